@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/**
+ * Schema-level message for a bad value that leaves a missing one to the parse's error map, so a
+ * missing field still reads "required" (see `safeParseRequest`) rather than "must be a UUID".
+ */
+export function unlessMissing(message: string): z.core.$ZodErrorMap {
+  return (issue) => (issue.input === undefined ? undefined : message);
+}
+
+/**
+ * Any 8-4-4-4-12 hex id, as PostgreSQL's `uuid` type accepts: a well-formed id that is not RFC 9562
+ * (version/variant bits) must reach the lookup and get a 404, not a 400.
+ */
+export const uuid = z.guid({ error: unlessMissing('Must be a UUID') });
+
+/** Money in minor units (cents), never negative (interface.md 1: every `*_amount` is integer cents). */
+export const cents = z.int().min(0);
+
+/** Largest amount the API accepts or shows (decisions.md 5: gross between 1 and 999999999999 cents). */
+export const MAX_AMOUNT = 999_999_999_999;
+
+/** Output datetime: ISO 8601 UTC with milliseconds and `Z`, exactly what `Date#toISOString()` gives. */
+export const datetime = z.iso.datetime({ precision: 3 });
+
+/** Input datetime: ISO 8601 with `Z` or an offset, any precision, since clients write it by hand. */
+export const datetimeInput = z.iso.datetime({ offset: true });
+
+/**
+ * Only web links: URLs here are fetched by the platform (webhooks) or shown to people (images), so
+ * `javascript:`, `file:` and the like have no place. Whether `live` needs https is a domain rule.
+ */
+export const httpUrl = z.url({ protocol: /^https?$/, error: unlessMissing('Must be an http or https URL') });
+
+/** Calendar date `YYYY-MM-DD` (decisions.md 4). */
+export const date = z.iso.date();
+
+/** Input that may be a date alone or a datetime (filters, expiration_date). */
+export const dateOrDatetimeInput = z
+  .string()
+  .refine((value) => date.safeParse(value).success || datetimeInput.safeParse(value).success, {
+    error: 'Must be an ISO 8601 date (YYYY-MM-DD) or datetime',
+  })
+  .meta({ description: 'ISO 8601 date (YYYY-MM-DD) or datetime' });
+
+export const Environment = z.enum(['test', 'live']);
+export type Environment = z.infer<typeof Environment>;
+
+export const Role = z.enum(['seller', 'operator']);
+export type Role = z.infer<typeof Role>;
+
+/** CPF or CNPJ, as `customer.tax_id_type` spells it (interface.md 2.3). */
+export const TaxIdType = z.enum(['CPF', 'CNPJ']);
+export type TaxIdType = z.infer<typeof TaxIdType>;
+
+export const LIST_LIMIT_DEFAULT = 20;
+export const LIST_LIMIT_MAX = 100;
+
+/** Query of every list route; values arrive as strings, hence the coercion (decisions.md 4). */
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT),
+  cursor: z.string().min(1).optional(),
+});
+export type ListQuery = z.infer<typeof ListQuery>;
+
+/** `data` of every list response: newest first, `next_cursor` null on the last page. */
+export function listResponse<T extends z.ZodType>(item: T) {
+  return z.object({ results: z.array(item), next_cursor: z.string().nullable() });
+}
+export type ListResponse<T> = { results: T[]; next_cursor: string | null };
+
+/** Body of a success without content, e.g. tracking update or an action route. */
+export const MessageResponse = z.object({ message: z.string() });
+export type MessageResponse = z.infer<typeof MessageResponse>;
+/** Alias in the lower-case helper style of `dataResponse`. */
+export const messageResponse = MessageResponse;
+
+/** Body of a success with content: `{message, data}` (interface.md 4). */
+export function dataResponse<T extends z.ZodType>(data: T) {
+  return z.object({ message: z.string(), data });
+}
+export type DataResponse<T> = { message: string; data: T };
+
+/** Kinds of PIX key a withdrawal pays to (interface.md 6.5, decisions.md 7). */
+export const PixKeyType = z.enum(['email', 'cpf', 'phone', 'random']);
+export type PixKeyType = z.infer<typeof PixKeyType>;

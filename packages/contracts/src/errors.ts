@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/** Machine-readable `code` of every error body (decisions.md 4), plus the gateway's 502/504. */
+export const ERROR_CODES = [
+  'validation_error',
+  'invalid_json',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'idempotency_conflict',
+  'payload_too_large',
+  'rate_limited',
+  'service_unavailable',
+  'internal_error',
+  'bad_gateway',
+  'gateway_timeout',
+] as const;
+export const ErrorCode = z.enum(ERROR_CODES);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** HTTP status that goes with each code, so every service answers the same pair. */
+export const ERROR_STATUS: { readonly [K in ErrorCode]: number } = {
+  validation_error: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal_error: 500,
+  bad_gateway: 502,
+  service_unavailable: 503,
+  gateway_timeout: 504,
+};
+
+/** Every error body; `request_id` is always set on 5xx (decisions.md 4). */
+export const ErrorBody = z.object({
+  message: z.string(),
+  code: ErrorCode,
+  request_id: z.string().optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** Key under which issues about the whole body (no field path) are reported (interface.md 7). */
+export const NON_FIELD_ERRORS = 'non_field_errors';
+
+/** 400 body: `data` maps a dotted field path (`customer.email`, `items.0.quantity`) to its messages. */
+export const ValidationErrorBody = z.object({
+  message: z.string(),
+  code: z.literal('validation_error'),
+  data: z.record(z.string(), z.array(z.string())),
+  request_id: z.string().optional(),
+});
+export type ValidationErrorBody = z.infer<typeof ValidationErrorBody>;
+
+/** Maps EVERY issue (not only the first) to its dotted path; root issues go to `non_field_errors`. */
+export function zodIssuesToFieldErrors(error: z.ZodError): Record<string, string[]> {
+  // A Map, then fromEntries: a path such as `__proto__` becomes a plain own key, never the prototype.
+  const fields = new Map<string, string[]>();
+  for (const issue of error.issues) {
+    const key = issue.path.length === 0 ? NON_FIELD_ERRORS : issue.path.map((part) => String(part)).join('.');
+    const messages = fields.get(key) ?? [];
+    if (!messages.includes(issue.message)) messages.push(issue.message);
+    fields.set(key, messages);
+  }
+  return Object.fromEntries(fields);
+}
+
+export const VALIDATION_ERROR_MESSAGE = 'Validation error';
+
+/** Builds the 400 body from a failed parse, so every service words it the same way. */
+export function validationErrorBody(
+  error: z.ZodError,
+  message: string = VALIDATION_ERROR_MESSAGE,
+  requestId?: string,
+): ValidationErrorBody {
+  const body: ValidationErrorBody = {
+    message,
+    code: 'validation_error',
+    data: zodIssuesToFieldErrors(error),
+  };
+  if (requestId !== undefined) body.request_id = requestId;
+  return body;
+}
+
+export const REQUIRED_MESSAGE = 'This field is required';
+
+/**
+ * Per-parse error map: "This field is required" for a missing field instead of zod's
+ * "expected string, received undefined". Messages set on a schema still win over it.
+ */
+export const requestErrorMap: z.core.$ZodErrorMap = (issue) =>
+  issue.code === 'invalid_type' && issue.input === undefined ? REQUIRED_MESSAGE : undefined;
+
+/** `safeParse` with the request error map: use it on bodies, queries and path parameters. */
+export function safeParseRequest<T extends z.ZodType>(
+  schema: T,
+  data: unknown,
+): z.ZodSafeParseResult<z.output<T>> {
+  return schema.safeParse(data, { error: requestErrorMap });
+}

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import {
+  ListQuery,
+  MAX_AMOUNT,
+  PixKeyType,
+  cents,
+  dataResponse,
+  datetime,
+  listResponse,
+  uuid,
+} from './common';
+import { cleanTaxId, isValidCpf } from './taxid';
+
+/** Withdrawal statuses and their events (decisions.md 7). */
+export const WithdrawalStatus = z.enum(['PENDING', 'APPROVED', 'DENIED', 'PROCESSING', 'PAID', 'FAILED']);
+export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
+
+/**
+ * `GET /finance/balance/` data. `available_amount` may go below zero: a refund or chargeback debits
+ * money the seller may already have withdrawn. `pending_amount` sums withdrawals in flight.
+ */
+export const Balance = z.object({
+  available_amount: z.int(),
+  pending_amount: cents,
+  currency: z.literal('BRL'),
+});
+export type Balance = z.infer<typeof Balance>;
+export const BalanceResponse = dataResponse(Balance);
+export type BalanceResponse = z.infer<typeof BalanceResponse>;
+
+const PHONE_KEY = /^\+55\d{10,11}$/;
+const UUID_KEY = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const emailKey = z.email();
+
+/** Why `key` is not a valid PIX key of `type`, or null when it is (decisions.md 7). */
+export function pixKeyProblem(key: string, type: PixKeyType): string | null {
+  switch (type) {
+    case 'email':
+      return emailKey.safeParse(key).success ? null : 'Must be a valid e-mail address';
+    case 'cpf':
+      return isValidCpf(cleanTaxId(key)) ? null : 'Must be a valid CPF (11 digits with valid check digits)';
+    case 'phone':
+      return PHONE_KEY.test(key) ? null : 'Must be +55 followed by 10 or 11 digits';
+    case 'random':
+      return UUID_KEY.test(key) ? null : 'Must be a UUID';
+  }
+}
+
+/** Stored form of a key: a CPF keeps its 11 digits only; a random key is lowercased as the DICT has it. */
+export function normalizePixKey(key: string, type: PixKeyType): string {
+  if (type === 'cpf') return cleanTaxId(key);
+  if (type === 'random') return key.toLowerCase();
+  return key;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `POST /finance/withdrawals/` body. The minimum (`WITHDRAWAL_MIN_AMOUNT`) and the available balance
+ * are configuration and state, so the domain checks them (a 400 on `amount`).
+ */
+export const CreateWithdrawalRequest = z
+  .object({
+    amount: z.int().min(1).max(MAX_AMOUNT),
+    // 77 characters is the DICT's longest key (an e-mail).
+    pix_key: z.string().trim().min(1).max(77),
+    pix_key_type: PixKeyType,
+  })
+  .superRefine(
+    (body, ctx) => {
+      const problem = pixKeyProblem(body.pix_key, body.pix_key_type);
+      if (problem !== null) ctx.addIssue({ code: 'custom', path: ['pix_key'], message: problem });
+    },
+    // Runs when the key and its type are readable even if `amount` failed, to report both at once.
+    {
+      when: (payload) =>
+        isRecord(payload.value) &&
+        typeof payload.value.pix_key === 'string' &&
+        PixKeyType.safeParse(payload.value.pix_key_type).success,
+    },
+  )
+  .transform((body) => ({ ...body, pix_key: normalizePixKey(body.pix_key, body.pix_key_type) }));
+export type CreateWithdrawalRequest = z.infer<typeof CreateWithdrawalRequest>;
+export type CreateWithdrawalInput = z.input<typeof CreateWithdrawalRequest>;
+
+/** A withdrawal as every finance and ops route shows it; `pix_key` is always masked. */
+export const Withdrawal = z.object({
+  uuid,
+  status: WithdrawalStatus,
+  amount: cents,
+  pix_key: z.string().meta({ description: 'Masked according to pix_key_type' }),
+  pix_key_type: PixKeyType,
+  requested_at: datetime,
+  decided_at: datetime.nullable(),
+  paid_at: datetime.nullable(),
+  failure_reason: z.string().nullable(),
+  deny_reason: z.string().nullable(),
+});
+export type Withdrawal = z.infer<typeof Withdrawal>;
+export const WithdrawalResponse = dataResponse(Withdrawal);
+export type WithdrawalResponse = z.infer<typeof WithdrawalResponse>;
+
+export const WithdrawalList = listResponse(Withdrawal);
+export type WithdrawalList = z.infer<typeof WithdrawalList>;
+export const WithdrawalListResponse = dataResponse(WithdrawalList);
+export type WithdrawalListResponse = z.infer<typeof WithdrawalListResponse>;
+
+export const WithdrawalListQuery = ListQuery.extend({ status: WithdrawalStatus.optional() });
+export type WithdrawalListQuery = z.infer<typeof WithdrawalListQuery>;
+
+export const WithdrawalPathParams = z.object({ uuid });
+export type WithdrawalPathParams = z.infer<typeof WithdrawalPathParams>;
+
+/**
+ * `POST /ops/withdrawals/{uuid}/deny/` body. `reason` is optional because action routes accept an
+ * empty body (decisions.md 4); it becomes `deny_reason`.
+ */
+export const DenyWithdrawalRequest = z.object({
+  reason: z.string().trim().min(1).max(500).optional(),
+});
+export type DenyWithdrawalRequest = z.infer<typeof DenyWithdrawalRequest>;

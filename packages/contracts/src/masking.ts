@@ -1,0 +1,71 @@
+import type { PixKeyType } from './common';
+import { cleanTaxId, taxIdTypeOf } from './taxid';
+
+/**
+ * Masking of personal data in event payloads (interface.md 6.6, decisions.md 8). Every function keeps
+ * the length of what it hides (one `*` per hidden character) and, on input it does not recognise,
+ * hides everything but the edges rather than leak it.
+ */
+
+/** Keeps `start` leading and `end` trailing characters; all stars when nothing would stay hidden. */
+export function maskMiddle(value: string, start: number, end: number): string {
+  if (value.length <= start + end) return '*'.repeat(value.length);
+  return value.slice(0, start) + '*'.repeat(value.length - start - end) + value.slice(value.length - end);
+}
+
+/** CPF as `123.***.***-00`: first 3 and last 2 digits. */
+export function maskCpf(value: string): string {
+  const clean = cleanTaxId(value);
+  if (!/^\d{11}$/.test(clean)) return maskMiddle(clean, 3, 2);
+  return `${clean.slice(0, 3)}.***.***-${clean.slice(9)}`;
+}
+
+// CNPJ (numeric or alphanumeric) as 12.3**.***/****-00: first 3 and last 2 characters.
+export function maskCnpj(value: string): string {
+  const clean = cleanTaxId(value);
+  if (!/^[0-9A-Z]{14}$/.test(clean)) return maskMiddle(clean, 3, 2);
+  return `${clean.slice(0, 2)}.${clean.slice(2, 3)}**.***/****-${clean.slice(12)}`;
+}
+
+/** CPF or CNPJ, whichever the cleaned length says. */
+export function maskTaxId(value: string): string {
+  const clean = cleanTaxId(value);
+  return taxIdTypeOf(clean) === 'CNPJ' ? maskCnpj(clean) : maskCpf(clean);
+}
+
+/** Keeps the first 3 characters of the local part (1 when it has 3 or fewer) and the domain. */
+export function maskEmail(value: string): string {
+  const at = value.lastIndexOf('@');
+  const local = at === -1 ? value : value.slice(0, at);
+  const domain = at === -1 ? '' : value.slice(at);
+  // Literal rule: a one-character local part stays as is (decisions.md 8 keeps one character).
+  const keep = local.length <= 3 ? 1 : 3;
+  return local.slice(0, keep) + '*'.repeat(Math.max(0, local.length - keep)) + domain;
+}
+
+/** Phone key `+55` + area code + number: keeps `+55`, the area code and the last 4 digits. */
+export function maskPhone(value: string): string {
+  const match = /^\+55(\d{2})(\d{8,9})$/.exec(value);
+  if (!match) return maskMiddle(value, 3, 4);
+  const [, area = '', number = ''] = match;
+  return `+55${area}${maskMiddle(number, 0, 4)}`;
+}
+
+/** Random (EVP) key: keeps the first 4 and last 4 characters. */
+export function maskRandomKey(value: string): string {
+  return maskMiddle(value, 4, 4);
+}
+
+/** PIX key masked according to its type. */
+export function maskPixKey(key: string, type: PixKeyType): string {
+  switch (type) {
+    case 'email':
+      return maskEmail(key);
+    case 'cpf':
+      return maskCpf(key);
+    case 'phone':
+      return maskPhone(key);
+    case 'random':
+      return maskRandomKey(key);
+  }
+}

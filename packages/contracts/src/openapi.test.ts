@@ -1,0 +1,197 @@
+import { EVENT_NAMES } from './events';
+import { type OpenApiDocument, buildOpenApiDocument, renderDocsHtml, routes, toExpressPath } from './openapi';
+
+/** Every public route of interface.md and decisions.md, written out independently of the registry. */
+const EXPECTED = [
+  'POST /sellers/orders/',
+  'GET /sellers/orders/',
+  'GET /sellers/orders/{uuid}/',
+  'PATCH /sellers/orders/{uuid}/tracking/',
+  'POST /sellers/orders/{uuid}/cancel/',
+  'POST /sellers/orders/{uuid}/refund/',
+  'POST /sellers/products/',
+  'GET /sellers/products/',
+  'POST /sandbox/orders/{uuid}/pay/',
+  'POST /sandbox/orders/{uuid}/expire/',
+  'POST /sandbox/orders/{uuid}/med/',
+  'POST /sandbox/orders/{uuid}/med/resolve/',
+  'POST /sandbox/orders/{uuid}/chargeback/',
+  'POST /config/webhooks/',
+  'GET /config/webhooks/',
+  'GET /config/webhooks/{id}/',
+  'PATCH /config/webhooks/{id}/',
+  'DELETE /config/webhooks/{id}/',
+  'GET /config/webhooks/{id}/deliveries/',
+  'POST /config/webhooks/{id}/deliveries/{delivery_id}/resend/',
+  'POST /config/webhooks/{id}/deliveries/resend/',
+  'GET /finance/balance/',
+  'POST /finance/withdrawals/',
+  'GET /finance/withdrawals/',
+  'GET /finance/withdrawals/{uuid}/',
+  'POST /ops/withdrawals/{uuid}/approve/',
+  'POST /ops/withdrawals/{uuid}/deny/',
+  'POST /psp/webhook/pix',
+  'GET /openapi.json',
+  'GET /docs',
+];
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+function operations(doc: OpenApiDocument) {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => {
+      const op = item[method];
+      return op ? [{ key: `${method.toUpperCase()} ${path}`, path, op }] : [];
+    }),
+  );
+}
+
+/** Every `$ref` string anywhere in a JSON value. */
+function refsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(refsIn);
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, inner]) =>
+    key === '$ref' && typeof inner === 'string' ? [inner] : refsIn(inner),
+  );
+}
+
+function resolve(doc: OpenApiDocument, ref: string): unknown {
+  return ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce<unknown>(
+      (node, part) =>
+        typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined,
+      doc,
+    );
+}
+
+describe('buildOpenApiDocument', () => {
+  const doc = buildOpenApiDocument();
+
+  it('is an OpenAPI 3.1.0 document served under /api/v1 with bearer API keys', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers[0]?.url).toBe('/api/v1');
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.info.title).toBeTruthy();
+  });
+
+  it('has every public route and nothing else', () => {
+    expect(
+      operations(doc)
+        .map((o) => o.key)
+        .sort(),
+    ).toEqual([...EXPECTED].sort());
+    expect(routes).toHaveLength(EXPECTED.length);
+  });
+
+  it('gives each operation a unique id, a summary and a 2xx response', () => {
+    const ops = operations(doc);
+    expect(new Set(ops.map((o) => o.op.operationId)).size).toBe(ops.length);
+    for (const { key, op } of ops) {
+      expect({ key, summary: op.summary.length > 0 }).toEqual({ key, summary: true });
+      expect({ key, ok: Object.keys(op.responses).some((status) => status.startsWith('2')) }).toEqual({
+        key,
+        ok: true,
+      });
+    }
+  });
+
+  it('documents 401, 403, 404 and 429 on authenticated routes only', () => {
+    for (const { key, op } of operations(doc)) {
+      const statuses = ['401', '403', '404', '429'].filter((status) => status in op.responses);
+      const expected = op.security.length > 0 ? ['401', '403', '404', '429'] : [];
+      expect({ key, statuses }).toEqual({ key, statuses: expected });
+    }
+    expect(doc.paths['/psp/webhook/pix']?.post?.security).toEqual([]);
+    expect(doc.paths['/sellers/orders/']?.post?.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it('describes validation errors with ValidationErrorBody on routes that take input', () => {
+    const create = doc.paths['/sellers/orders/']?.post;
+    expect(refsIn(create?.responses['400'])).toContain('#/components/schemas/ValidationErrorBody');
+    expect(refsIn(create?.responses['401'])).toContain('#/components/schemas/ErrorBody');
+  });
+
+  it('declares path parameters from the path template, all required', () => {
+    for (const { key, path, op } of operations(doc)) {
+      const inPath = [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]).sort();
+      const declared = op.parameters.filter((p) => p.in === 'path');
+      expect({ key, names: declared.map((p) => p.name).sort() }).toEqual({ key, names: inPath });
+      expect(declared.every((p) => p.required)).toBe(true);
+    }
+  });
+
+  it('converts the create-order body from the zod schema, input side', () => {
+    const schema = doc.paths['/sellers/orders/']?.post?.requestBody?.content['application/json']?.schema;
+    expect(schema).toMatchObject({ type: 'object', required: ['customer', 'payment'] });
+    expect(Object.keys((schema?.properties ?? {}) as object)).toEqual(
+      expect.arrayContaining(['customer', 'items', 'payment', 'postback_url']),
+    );
+    const limit = doc.paths['/sellers/orders/']?.get?.parameters.find((p) => p.name === 'limit');
+    expect(limit).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', default: 20, maximum: 100 },
+    });
+  });
+
+  it('resolves every $ref inside the document and embeds no $defs or $schema', () => {
+    const refs = refsIn(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs))
+      expect({ ref, found: resolve(doc, ref) !== undefined }).toEqual({ ref, found: true });
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain('"$defs"');
+    expect(text).not.toContain('"$schema"');
+    expect(JSON.parse(text)).toEqual(doc);
+  });
+
+  it('documents the delivery of every event under webhooks', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_NAMES].sort());
+    const body = doc.webhooks['order.paid']?.post?.requestBody?.content['application/json']?.schema;
+    expect(body).toMatchObject({
+      required: expect.arrayContaining(['event', 'occurred_at', 'delivery_attempt', 'data']),
+    });
+  });
+});
+
+describe('renderDocsHtml', () => {
+  const doc = buildOpenApiDocument();
+  const html = renderDocsHtml(doc);
+
+  it('lists every operation, grouped by tag, with schemas in <pre>', () => {
+    for (const key of EXPECTED) {
+      const [method = '', path = ''] = key.split(' ');
+      expect(html).toContain(
+        `<span class="method ${method.toLowerCase()}">${method}</span> <code>${path}</code>`,
+      );
+    }
+    expect(html).toContain('<h2 id="tag-Orders">Orders</h2>');
+    expect(html).toContain('<pre>');
+    expect(html).toContain('&quot;postback_url&quot;');
+  });
+
+  it('is self-contained: no script, no external stylesheet, image or font', () => {
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
+    expect(html).not.toMatch(/(src|href)="https?:/i);
+  });
+
+  it('escapes text taken from the document', () => {
+    const evil = buildOpenApiDocument();
+    const op = evil.paths['/sellers/orders/']?.post;
+    if (!op) throw new Error('missing operation');
+    op.summary = '<script>alert("x")</script>';
+    const page = renderDocsHtml(evil);
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+  });
+});
+
+describe('toExpressPath', () => {
+  it('turns {param} into :param', () => {
+    expect(toExpressPath('/config/webhooks/{id}/deliveries/{delivery_id}/resend/')).toBe(
+      '/config/webhooks/:id/deliveries/:delivery_id/resend/',
+    );
+  });
+});

@@ -1,0 +1,397 @@
+import { z } from 'zod';
+import {
+  ListQuery,
+  MAX_AMOUNT,
+  TaxIdType,
+  cents,
+  dataResponse,
+  date,
+  dateOrDatetimeInput,
+  datetime,
+  httpUrl,
+  listResponse,
+  unlessMissing,
+  uuid,
+} from './common';
+import { PaymentMethod, PixCharge } from './payments';
+import { cleanTaxId, isValidCnpj, isValidCpf, taxIdTypeOf } from './taxid';
+
+// ---------------------------------------------------------------------------------------------------
+// Statuses
+// ---------------------------------------------------------------------------------------------------
+
+/** Order status in event spelling (CANCELLED, two L); MED is internal: it has no event (decisions.md 5). */
+export const OrderStatus = z.enum([
+  'PENDING',
+  'PAID',
+  'EXPIRED',
+  'CANCELLED',
+  'REFUNDED',
+  'CHARGEBACK',
+  'MED',
+]);
+export type OrderStatus = z.infer<typeof OrderStatus>;
+
+/** `payment.status` of the order detail, detail spelling (CANCELED, one L) (interface.md 2.4). */
+export const PaymentStatus = z.enum([
+  'PROCESSING',
+  'PENDING',
+  'PAID',
+  'REFUSED',
+  'REFUNDED',
+  'CANCELED',
+  'EXPIRED',
+  'MED',
+  'CHARGEBACK',
+]);
+export type PaymentStatus = z.infer<typeof PaymentStatus>;
+
+/** The detail's `payment.status` for each order status: the spellings differ only for cancel. */
+export const PAYMENT_STATUS_OF_ORDER: { readonly [K in OrderStatus]: PaymentStatus } = {
+  PENDING: 'PENDING',
+  PAID: 'PAID',
+  EXPIRED: 'EXPIRED',
+  CANCELLED: 'CANCELED',
+  REFUNDED: 'REFUNDED',
+  CHARGEBACK: 'CHARGEBACK',
+  MED: 'MED',
+};
+
+/** Shipping status of items (interface.md 3.2). */
+export const ShippingStatus = z.enum(['AWAITING_SHIPMENT', 'SHIPPED', 'DELIVERED', 'RETURNED', 'LOST']);
+export type ShippingStatus = z.infer<typeof ShippingStatus>;
+
+// ---------------------------------------------------------------------------------------------------
+// Create order (interface.md 2.9 and 4.1, decisions.md 5)
+// ---------------------------------------------------------------------------------------------------
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const text = z.string().trim().min(1).max(255);
+
+/**
+ * A CPF or CNPJ: punctuation removed, then length and check digits verified, so the issue lands on
+ * the field itself (`customer.tax_id`, `payment.debtor_document`). The output is the cleaned value.
+ */
+export const taxIdInput = z
+  .string()
+  .overwrite(cleanTaxId)
+  .superRefine((clean, ctx) => {
+    const type = taxIdTypeOf(clean);
+    if (type === null) {
+      ctx.addIssue({ code: 'custom', message: 'Must have 11 digits (CPF) or 14 characters (CNPJ)' });
+    } else if (!(type === 'CPF' ? isValidCpf(clean) : isValidCnpj(clean))) {
+      ctx.addIssue({ code: 'custom', message: `Invalid ${type}: check digits do not match` });
+    }
+  })
+  .meta({ description: 'CPF (11 digits) or CNPJ (14 characters); punctuation is ignored' });
+
+/** `12345678` or `12345-678`; stored and shown as `12345-678` (decisions.md 5). */
+const postalCode = z
+  .string()
+  .regex(/^\d{5}-?\d{3}$/, { error: 'Must be in the format 12345-678 or 8 digits' })
+  .overwrite((value) => (/^\d{8}$/.test(value) ? `${value.slice(0, 5)}-${value.slice(5)}` : value));
+
+export const AddressInput = z.object({
+  street: text,
+  number: z.string().trim().min(1).max(20).optional(),
+  complement: z.string().trim().max(255).nullable().optional(),
+  neighborhood: text,
+  city: text,
+  state: z.string().regex(/^[A-Z]{2}$/, { error: 'Must be 2 uppercase letters' }),
+  postal_code: postalCode,
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, { error: 'Must be an ISO 3166-1 alpha-2 code' })
+    .default('BR'),
+});
+export type AddressInput = z.infer<typeof AddressInput>;
+
+/**
+ * The single-string address of the detail: `street, number, neighborhood, city, state, postal_code,
+ * country`, number `S/N` when absent and the complement kept as `number - complement` (decisions.md 5).
+ */
+export function formatAddress(address: AddressInput): string {
+  const number = address.number ?? 'S/N';
+  const complement = address.complement?.trim();
+  return [
+    address.street,
+    complement ? `${number} - ${complement}` : number,
+    address.neighborhood,
+    address.city,
+    address.state,
+    address.postal_code,
+    address.country,
+  ].join(', ');
+}
+
+export const CustomerInput = z
+  .object({
+    name: text,
+    tax_id: taxIdInput,
+    tax_id_type: TaxIdType.optional(),
+    email: z.email({ error: unlessMissing('Must be a valid e-mail address') }).max(254),
+    // Shown as "" when none was sent (decisions.md 5).
+    phone: z.string().trim().max(40).default(''),
+    // Required for physical products, which only the domain can know (interface.md 4.1 rule 1).
+    address: AddressInput.nullable().optional(),
+  })
+  .superRefine(
+    (customer, ctx) => {
+      const deduced = taxIdTypeOf(cleanTaxId(customer.tax_id));
+      if (customer.tax_id_type !== undefined && deduced !== null && customer.tax_id_type !== deduced) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tax_id_type'],
+          message: `Does not match tax_id, which is a ${deduced}`,
+        });
+      }
+    },
+    // Runs even when other customer fields failed, so every problem is reported at once.
+    {
+      when: (payload) =>
+        isRecord(payload.value) &&
+        typeof payload.value.tax_id === 'string' &&
+        TaxIdType.safeParse(payload.value.tax_id_type).success,
+    },
+  )
+  // Deduce the type from the length when omitted: downstream code always gets it.
+  .transform((customer) => ({
+    ...customer,
+    tax_id_type: customer.tax_id_type ?? taxIdTypeOf(customer.tax_id) ?? 'CPF',
+  }));
+export type CustomerInput = z.infer<typeof CustomerInput>;
+
+export const OrderItemInput = z.object({
+  product_uuid: uuid,
+  quantity: z.int().min(1),
+});
+export type OrderItemInput = z.infer<typeof OrderItemInput>;
+
+export const MAX_ORDER_ITEMS = 100;
+
+export const OrderPaymentInput = z.object({
+  gross_amount: z.int().min(1).max(MAX_AMOUNT).optional().meta({
+    description: 'Cents. Required when items is empty or omitted; when omitted with items, computed',
+  }),
+  shipping_amount: cents.max(MAX_AMOUNT).default(0),
+  discount_amount: cents.max(MAX_AMOUNT).default(0),
+  // Future and at most 30 days away are checked by the domain, which knows the clock (decisions.md 5).
+  expiration_date: dateOrDatetimeInput.optional(),
+  debtor_name: text.optional(),
+  debtor_document: taxIdInput.optional(),
+});
+export type OrderPaymentInput = z.infer<typeof OrderPaymentInput>;
+
+export const GROSS_AMOUNT_REQUIRED_MESSAGE = 'Required when the order has no items';
+
+/**
+ * `POST /sellers/orders/` body. Rules that need product data (address for physical products,
+ * unknown `product_uuid`, discount above subtotal + shipping) are left to the domain.
+ */
+export const CreateOrderRequest = z
+  .object({
+    customer: CustomerInput,
+    items: z
+      .array(OrderItemInput)
+      .max(MAX_ORDER_ITEMS)
+      .default([])
+      .meta({ description: 'Omit or send [] for a standalone charge' }),
+    payment: OrderPaymentInput,
+    postback_url: httpUrl.max(2048).nullable().default(null),
+    // Extension: the affiliate link code a sale came through; shown as parties.affiliate.name.
+    affiliate_code: z.string().trim().min(1).max(64).optional(),
+  })
+  .superRefine(
+    (body, ctx) => {
+      // Read as unknown: with `when`, this also runs over a body whose other parts failed.
+      const raw: unknown = body;
+      if (!isRecord(raw) || !isRecord(raw.payment)) return;
+      const standalone = raw.items === undefined || (Array.isArray(raw.items) && raw.items.length === 0);
+      if (standalone && raw.payment.gross_amount === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['payment', 'gross_amount'],
+          message: GROSS_AMOUNT_REQUIRED_MESSAGE,
+        });
+      }
+    },
+    { when: (payload) => isRecord(payload.value) },
+  );
+export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
+export type CreateOrderInput = z.input<typeof CreateOrderRequest>;
+
+/** `data` of the 201 create-order response (interface.md 2.10). */
+export const CreatedOrder = z.object({
+  uuid,
+  status: OrderStatus,
+  gross_amount: cents,
+  postback_url: z.string().nullable(),
+  items: z.array(
+    z.object({
+      product_uuid: uuid,
+      name: z.string(),
+      quantity: z.int().min(1),
+      line_total_amount: cents,
+    }),
+  ),
+  customer: z.object({ uuid, name: z.string() }),
+  pix: PixCharge,
+});
+export type CreatedOrder = z.infer<typeof CreatedOrder>;
+export const CreateOrderResponse = dataResponse(CreatedOrder);
+export type CreateOrderResponse = z.infer<typeof CreateOrderResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// Order detail (interface.md 2.1 to 2.7)
+// ---------------------------------------------------------------------------------------------------
+
+export const OrderItemDetail = z.object({
+  uuid: uuid.nullable(),
+  name: z.string().nullable(),
+  images: z.array(z.string()),
+  price: cents,
+  quantity: z.int().min(1),
+  line_total_amount: cents,
+  commission_unit_amount: cents,
+  commission_total_amount: cents,
+  tracking_code: z.string().nullable(),
+  shipping_status: ShippingStatus.nullable(),
+});
+export type OrderItemDetail = z.infer<typeof OrderItemDetail>;
+
+export const OrderCustomerDetail = z.object({
+  name: z.string(),
+  tax_id: z.string(),
+  tax_id_type: TaxIdType,
+  email: z.string(),
+  phone: z.string(),
+  address: z.string().nullable(),
+});
+export type OrderCustomerDetail = z.infer<typeof OrderCustomerDetail>;
+
+export const OrderPaymentDetail = z.object({
+  subtotal_amount: cents,
+  shipping_amount: cents,
+  discount_amount: cents,
+  commission_amount: cents,
+  gross_amount: cents,
+  fee_amount: cents,
+  net_amount: cents,
+  method: PaymentMethod.nullable(),
+  status: PaymentStatus,
+  // Extension (decisions.md 5): when a PENDING order becomes EXPIRED.
+  expires_at: datetime,
+});
+export type OrderPaymentDetail = z.infer<typeof OrderPaymentDetail>;
+
+export const PartyName = z.object({ name: z.string() });
+export type PartyName = z.infer<typeof PartyName>;
+
+/** Sub-objects are absent (not null) when there is no data (interface.md 2.5). */
+export const OrderParties = z.object({
+  producer: PartyName.optional(),
+  seller: PartyName.optional(),
+  affiliate: PartyName.optional(),
+});
+export type OrderParties = z.infer<typeof OrderParties>;
+
+export const OrderTimestamps = z.object({
+  created_at: datetime,
+  paid_at: datetime.nullable(),
+});
+export type OrderTimestamps = z.infer<typeof OrderTimestamps>;
+
+export const OrderDelivery = z.object({
+  estimated_delivery_date: date.nullable(),
+  delivered_at: datetime.nullable(),
+  signed_by: z.string().nullable(),
+});
+export type OrderDelivery = z.infer<typeof OrderDelivery>;
+
+/** `data` of `GET /sellers/orders/{uuid}/`. */
+export const OrderDetail = z.object({
+  uuid,
+  items: z.array(OrderItemDetail),
+  customer: OrderCustomerDetail,
+  payment: OrderPaymentDetail,
+  parties: OrderParties,
+  timestamps: OrderTimestamps,
+  delivery: OrderDelivery,
+});
+export type OrderDetail = z.infer<typeof OrderDetail>;
+export const OrderDetailResponse = dataResponse(OrderDetail);
+export type OrderDetailResponse = z.infer<typeof OrderDetailResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// Order list (interface.md 2.8, decisions.md 5)
+// ---------------------------------------------------------------------------------------------------
+
+export const OrderListItem = z.object({
+  uuid,
+  status: OrderStatus,
+  created_at: datetime,
+  paid_at: datetime.nullable(),
+  customer: z.object({ name: z.string(), email: z.string() }),
+  payment: z.object({
+    status: PaymentStatus,
+    method: PaymentMethod.nullable(),
+    gross_amount: cents,
+    shipping_amount: cents,
+  }),
+  tracking: z.object({
+    tracking_code: z.string().nullable(),
+    shipping_status: ShippingStatus.nullable(),
+  }),
+});
+export type OrderListItem = z.infer<typeof OrderListItem>;
+
+export const OrderList = listResponse(OrderListItem);
+export type OrderList = z.infer<typeof OrderList>;
+export const OrderListResponse = dataResponse(OrderList);
+export type OrderListResponse = z.infer<typeof OrderListResponse>;
+
+/** `GET /sellers/orders/` query; a date alone in `created_from`/`created_to` is read by the domain. */
+export const OrderListQuery = ListQuery.extend({
+  status: OrderStatus.optional(),
+  shipping_status: ShippingStatus.optional(),
+  created_from: dateOrDatetimeInput.optional(),
+  created_to: dateOrDatetimeInput.optional(),
+});
+export type OrderListQuery = z.infer<typeof OrderListQuery>;
+
+/** `{uuid}` path parameter of every order route. */
+export const OrderPathParams = z.object({ uuid });
+export type OrderPathParams = z.infer<typeof OrderPathParams>;
+
+// ---------------------------------------------------------------------------------------------------
+// Tracking update (interface.md 2.11 and 4.2, decisions.md 5)
+// ---------------------------------------------------------------------------------------------------
+
+export const TRACKING_FIELD_REQUIRED_MESSAGE =
+  'At least one of tracking_code, shipping_status, signed_by or estimated_delivery_date must be sent';
+
+/** `PATCH /sellers/orders/{uuid}/tracking/` body; an empty body fails on `non_field_errors`. */
+export const TrackingUpdateRequest = z
+  .object({
+    tracking_code: z.string().trim().min(1).max(100).optional(),
+    shipping_status: ShippingStatus.optional(),
+    signed_by: z.string().trim().min(1).max(255).nullable().optional(),
+    // Extension (decisions.md 5): fills delivery.estimated_delivery_date; counts for "at least one".
+    estimated_delivery_date: date.optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    error: TRACKING_FIELD_REQUIRED_MESSAGE,
+    path: [],
+  });
+export type TrackingUpdateRequest = z.infer<typeof TrackingUpdateRequest>;
+
+// ---------------------------------------------------------------------------------------------------
+// Sandbox (decisions.md 9)
+// ---------------------------------------------------------------------------------------------------
+
+/** `POST /sandbox/orders/{uuid}/med/resolve/` body: who the MED was decided for. */
+export const MedResolveRequest = z.object({ outcome: z.enum(['refunded', 'rejected']) });
+export type MedResolveRequest = z.infer<typeof MedResolveRequest>;

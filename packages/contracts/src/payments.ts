@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { uuid } from './common';
+
+/** Payment transaction statuses (interface.md 3.3, decisions.md 6). */
+export const TransactionStatus = z.enum(['CREATED', 'APPROVED', 'REFUNDED']);
+export type TransactionStatus = z.infer<typeof TransactionStatus>;
+
+/** How an order was or will be paid (interface.md 2.4); PIX is the only method offered today. */
+export const PaymentMethod = z.enum(['PIX', 'CARD', 'BOLETO']);
+export type PaymentMethod = z.infer<typeof PaymentMethod>;
+
+/**
+ * PIX charge data in the create-order response (interface.md 2.10). `qr_code_image_base64` is a bare
+ * base64 PNG (no `data:` prefix), null only when `copy_and_paste` is unavailable.
+ */
+export const PixCharge = z.object({
+  qr_code_id: z.string(),
+  copy_and_paste: z.string(),
+  qr_code_image_base64: z.string().nullable(),
+  transaction_uuid: uuid.nullable(),
+});
+export type PixCharge = z.infer<typeof PixCharge>;
+
+/**
+ * One payment in a notification of the Central Bank's standard "API Pix" (`POST /psp/webhook/pix`,
+ * decisions.md 6). `valor` is a decimal string in reais, as the standard has it. Loose: PSPs add fields.
+ */
+export const PspPixPayment = z.looseObject({
+  endToEndId: z.string().min(1),
+  txid: z.string().min(1),
+  valor: z.string().regex(/^\d{1,10}\.\d{2}$/, { error: 'Must be a decimal amount with 2 places' }),
+  horario: z.iso.datetime({ offset: true }),
+});
+export type PspPixPayment = z.infer<typeof PspPixPayment>;
+
+export const PspPixNotification = z.looseObject({ pix: z.array(PspPixPayment) });
+export type PspPixNotification = z.infer<typeof PspPixNotification>;

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { ListQuery, dataResponse, datetime, datetimeInput, httpUrl, listResponse, uuid } from './common';
+import { EventName } from './events';
+
+/** A paused (DISABLED) webhook gets no new deliveries (decisions.md 8). */
+export const WebhookStatus = z.enum(['ACTIVE', 'DISABLED']);
+export type WebhookStatus = z.infer<typeof WebhookStatus>;
+
+/** Delivery states; lower case, as the `?status=` filter spells them (decisions.md 8). */
+export const DeliveryStatus = z.enum(['pending', 'delivered', 'dead']);
+export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
+
+/** `POST /config/webhooks/` body: one event per webhook (interface.md 6.1). */
+export const CreateWebhookRequest = z.object({
+  url: httpUrl.max(2048),
+  event: EventName,
+  description: z.string().trim().max(255).nullable().optional(),
+});
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequest>;
+
+/** A webhook as `GET` shows it: never with its secret. */
+export const Webhook = z.object({
+  id: uuid,
+  url: z.string(),
+  event: EventName,
+  description: z.string().nullable(),
+  status: WebhookStatus,
+  created_at: datetime,
+});
+export type Webhook = z.infer<typeof Webhook>;
+export const WebhookResponse = dataResponse(Webhook);
+export type WebhookResponse = z.infer<typeof WebhookResponse>;
+
+/** The 201 answer, the only one that shows `secret` (`whsec_` + base64url of >= 32 random bytes). */
+export const WebhookWithSecret = Webhook.extend({
+  secret: z.string().regex(/^whsec_[A-Za-z0-9_-]{43,}={0,2}$/),
+});
+export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
+export const CreateWebhookResponse = dataResponse(WebhookWithSecret);
+export type CreateWebhookResponse = z.infer<typeof CreateWebhookResponse>;
+
+export const WebhookList = listResponse(Webhook);
+export type WebhookList = z.infer<typeof WebhookList>;
+export const WebhookListResponse = dataResponse(WebhookList);
+export type WebhookListResponse = z.infer<typeof WebhookListResponse>;
+
+export const UPDATE_WEBHOOK_FIELD_REQUIRED_MESSAGE = 'At least one of url or status must be sent';
+
+/** `PATCH /config/webhooks/{id}/`: pause, resume or move a webhook; an empty body says nothing. */
+export const UpdateWebhookRequest = z
+  .object({
+    url: httpUrl.max(2048).optional(),
+    status: WebhookStatus.optional(),
+  })
+  .refine((body) => body.url !== undefined || body.status !== undefined, {
+    error: UPDATE_WEBHOOK_FIELD_REQUIRED_MESSAGE,
+    path: [],
+  });
+export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequest>;
+
+export const WebhookPathParams = z.object({ id: uuid });
+export type WebhookPathParams = z.infer<typeof WebhookPathParams>;
+
+export const DeliveryPathParams = z.object({ id: uuid, delivery_id: uuid });
+export type DeliveryPathParams = z.infer<typeof DeliveryPathParams>;
+
+/** One HTTP attempt of a delivery; `response_body` holds the first 1 KiB, `error` a network error. */
+export const DeliveryAttempt = z.object({
+  attempt: z.int().min(1),
+  started_at: datetime,
+  duration_ms: z.int().min(0),
+  response_status: z.int().nullable(),
+  response_body: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
+/** One event to one destination; `event_id` is the `X-Webhook-Event-Id` it is sent with. */
+export const WebhookDelivery = z.object({
+  id: uuid,
+  event: EventName,
+  event_id: z.string().regex(/^evt_[A-Za-z0-9_-]+$/),
+  status: DeliveryStatus,
+  created_at: datetime,
+  next_attempt_at: datetime.nullable(),
+  attempts: z.array(DeliveryAttempt),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const DeliveryList = listResponse(WebhookDelivery);
+export type DeliveryList = z.infer<typeof DeliveryList>;
+export const DeliveryListResponse = dataResponse(DeliveryList);
+export type DeliveryListResponse = z.infer<typeof DeliveryListResponse>;
+
+/** `GET /config/webhooks/{id}/deliveries/` query. */
+export const DeliveryListQuery = ListQuery.extend({ status: DeliveryStatus.optional() });
+export type DeliveryListQuery = z.infer<typeof DeliveryListQuery>;
+
+/** `POST /config/webhooks/{id}/deliveries/resend/`: re-queue every dead delivery in a time window. */
+export const BulkResendRequest = z
+  .object({
+    status: z.literal('dead'),
+    since: datetimeInput.optional(),
+    until: datetimeInput.optional(),
+  })
+  .refine((body) => !body.since || !body.until || Date.parse(body.since) <= Date.parse(body.until), {
+    error: 'Must not be before since',
+    path: ['until'],
+  });
+export type BulkResendRequest = z.infer<typeof BulkResendRequest>;
+
+export const BulkResendResult = z.object({ count: z.int().min(0) });
+export type BulkResendResult = z.infer<typeof BulkResendResult>;
+export const BulkResendResponse = dataResponse(BulkResendResult);
+export type BulkResendResponse = z.infer<typeof BulkResendResponse>;

@@ -1,0 +1,90 @@
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM, type EntitySchema, type Options } from '@mikro-orm/postgresql';
+import type { Migration } from '@mikro-orm/migrations';
+import { Client } from 'pg';
+import type { Logger } from './logger';
+import { OutboxMessageSchema } from './outbox';
+
+export type { MikroORM };
+export type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
+
+export interface DatabaseOptions {
+  url: string;
+  /** Each service owns one PostgreSQL schema; nobody else reads it. */
+  schema: string;
+  entities: EntitySchema[];
+  migrations: Array<{ name: string; class: MigrationClass }>;
+  poolMax?: number;
+  logger: Logger;
+}
+
+/** Development convenience: create the database named in the URL if it is missing. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!name) return;
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) {
+      await client.query(`create database "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+        // Another process created it first (42P04 duplicate_database, 23505 on the catalog).
+        if (err.code !== '42P04' && err.code !== '23505') throw err;
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> {
+  const config: Options = {
+    clientUrl: options.url,
+    schema: options.schema,
+    entities: [OutboxMessageSchema, ...options.entities],
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: options.migrations,
+      tableName: 'schema_migrations',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+    },
+    discovery: { warnWhenNoEntities: false },
+    pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000 },
+    driverOptions: { connection: { application_name: options.schema, connectionTimeoutMillis: 5_000 } },
+    allowGlobalContext: false,
+    ensureDatabase: false,
+    forceUtcTimezone: true,
+    debug: false,
+    logger: (message) => options.logger.debug({ orm: message }, 'orm'),
+  };
+  return MikroORM.init(config);
+}
+
+/** Apply pending migrations; safe to run on every start and from several replicas at once. */
+export async function migrate(orm: MikroORM, schema: string): Promise<string[]> {
+  const connection = orm.em.getConnection();
+  // One migrator at a time per schema, across replicas: a transaction-scoped advisory lock would be
+  // released too early, so take a session lock on a dedicated connection.
+  const knex = connection.getKnex();
+  const client = await knex.client.acquireConnection();
+  const lockKey = `migrate:${schema}`;
+  try {
+    await client.query('select pg_advisory_lock(hashtext($1))', [lockKey]);
+    await client.query(`create schema if not exists "${schema}"`);
+    const applied = await orm.getMigrator().up();
+    return applied.map((m) => m.name);
+  } finally {
+    await client.query('select pg_advisory_unlock(hashtext($1))', [lockKey]).catch(() => undefined);
+    await knex.client.releaseConnection(client);
+  }
+}
+
+export async function pingDatabase(orm: MikroORM): Promise<void> {
+  await orm.em.getConnection().execute('select 1');
+}

@@ -1,0 +1,66 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import type { Logger } from './logger';
+
+export async function listen(app: Express | http.RequestListener, port: number, host = '0.0.0.0'): Promise<http.Server> {
+  const server = http.createServer(app);
+  // Behind a load balancer with its own keep-alive, ours must outlive it to avoid resets.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
+
+export function portOf(server: http.Server): number {
+  return (server.address() as AddressInfo).port;
+}
+
+/** Stop accepting, let in-flight requests finish, then drop idle keep-alive connections. */
+export async function closeServer(server: http.Server, graceMs: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const force = setTimeout(() => {
+      server.closeAllConnections();
+      resolve();
+    }, graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * Two-phase shutdown on SIGTERM/SIGINT: phase one stops intake (HTTP, consumers) and waits for what is in
+ * flight; phase two closes connections. The process exits within `timeoutMs` whatever happens.
+ */
+export function handleSignals(logger: Logger, stop: () => Promise<void>, timeoutMs: number): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error('shutdown timed out, exiting');
+      process.exit(1);
+    }, timeoutMs);
+    deadline.unref();
+    stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

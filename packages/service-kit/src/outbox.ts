@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import { context, propagation } from '@opentelemetry/api';
+import { EntitySchema, type EntityManager, type EventSubscriber, type TransactionEventArgs } from '@mikro-orm/core';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Broker } from './broker';
+import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+
+export interface OutboxMessage {
+  id: string;
+  exchange: string;
+  routingKey: string;
+  payload: unknown;
+  headers: Record<string, string>;
+  createdAt: Date;
+}
+
+/** The outbox table lives in each service's own schema (see `outboxMigrationSql`). */
+export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
+  name: 'OutboxMessage',
+  tableName: 'outbox',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    exchange: { type: 'string' },
+    routingKey: { type: 'string' },
+    payload: { type: 'json' },
+    headers: { type: 'json' },
+    createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
+  },
+});
+
+/** Tables every service needs: the outbox it publishes from and the ids of messages it has consumed. */
+export function kitMigrationSql(schema: string): string[] {
+  return [
+    `create table if not exists "${schema}".outbox (
+      id uuid primary key,
+      exchange text not null,
+      routing_key text not null,
+      payload jsonb not null,
+      headers jsonb not null default '{}',
+      created_at timestamptz(3) not null default now()
+    )`,
+    `create index if not exists outbox_created_at_idx on "${schema}".outbox (created_at, id)`,
+    `create table if not exists "${schema}".processed_messages (
+      consumer text not null,
+      message_id text not null,
+      processed_at timestamptz(3) not null default now(),
+      primary key (consumer, message_id)
+    )`,
+  ];
+}
+
+export interface OutgoingMessage {
+  exchange: string;
+  /** The event name for public events, `internal.*` for the rest. */
+  routingKey: string;
+  payload: unknown;
+  /** Seller, environment and the like, carried as AMQP headers. */
+  headers?: Record<string, string>;
+  id?: string;
+}
+
+/**
+ * Adds a message to the caller's unit of work: it is stored by the same flush and transaction as the
+ * change that causes it, and published only after that commits.
+ */
+export function enqueue(em: EntityManager, message: OutgoingMessage): OutboxMessage {
+  const headers: Record<string, string> = { ...message.headers };
+  // The W3C trace context travels with the row so the consumer's span joins the producer's trace.
+  propagation.inject(context.active(), headers);
+  const row: OutboxMessage = {
+    id: message.id ?? randomUUID(),
+    exchange: message.exchange,
+    routingKey: message.routingKey,
+    payload: message.payload,
+    headers,
+    createdAt: new Date(),
+  };
+  em.persist(em.create(OutboxMessageSchema, row));
+  return row;
+}
+
+export interface OutboxRelayOptions {
+  orm: MikroORM;
+  schema: string;
+  broker: Broker;
+  logger: Logger;
+  metrics: Metrics;
+  batchSize?: number;
+  /** Fallback poll for rows committed by other replicas or left by a crash. */
+  pollIntervalMs?: number;
+}
+
+interface OutboxRow {
+  id: string;
+  exchange: string;
+  routing_key: string;
+  payload: unknown;
+  headers: Record<string, string>;
+  created_at: Date;
+}
+
+/**
+ * Publishes committed outbox rows with publisher confirms and deletes them in the same transaction.
+ * Rows are claimed with FOR UPDATE SKIP LOCKED, so replicas share the work without sending a row twice;
+ * a crash between confirm and commit can publish a row again, which idempotent consumers absorb.
+ */
+export class OutboxRelay {
+  private running = false;
+  private again = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<void> = Promise.resolve();
+  private readonly batchSize: number;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.batchSize = options.batchSize ?? 200;
+  }
+
+  start(): void {
+    const relay = this;
+    const subscriber: EventSubscriber = {
+      afterTransactionCommit(_args: TransactionEventArgs) {
+        relay.wake();
+      },
+    };
+    this.options.orm.em.getEventManager().registerSubscriber(subscriber);
+    this.options.broker.on('connected', () => this.wake());
+    this.schedule();
+    this.wake();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.wake();
+      this.schedule();
+    }, this.options.pollIntervalMs ?? 500);
+    this.timer.unref();
+  }
+
+  /** Runs a drain now, or right after the one in progress. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    this.current = this.drain().finally(() => {
+      this.running = false;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (!this.options.broker.isConnected()) return;
+    try {
+      while (!this.stopped && (await this.publishBatch()) === this.batchSize) {
+        // A full batch means there may be more.
+      }
+    } catch (err) {
+      this.options.logger.warn({ err: (err as Error).message }, 'outbox relay batch failed; rows stay for the next run');
+    }
+  }
+
+  private async publishBatch(): Promise<number> {
+    const { orm, schema, broker, metrics } = this.options;
+    const em = orm.em.fork();
+    return em.transactional(async (tx) => {
+      const rows = await tx.getConnection().execute<OutboxRow[]>(
+        `select id, exchange, routing_key, payload, headers, created_at from "${schema}".outbox
+         order by created_at, id limit ? for update skip locked`,
+        [this.batchSize],
+        'all',
+        tx.getTransactionContext(),
+      );
+      if (rows.length === 0) return 0;
+      await Promise.all(
+        rows.map((row) =>
+          broker.publish(row.exchange, row.routing_key, Buffer.from(JSON.stringify(row.payload)), {
+            messageId: row.id,
+            headers: row.headers,
+            timestamp: new Date(row.created_at).getTime(),
+          }),
+        ),
+      );
+      await tx.getConnection().execute(
+        `delete from "${schema}".outbox where id = any(?::uuid[])`,
+        [`{${rows.map((r) => r.id).join(',')}}`],
+        'run',
+        tx.getTransactionContext(),
+      );
+      const now = Date.now();
+      for (const row of rows) {
+        metrics.outboxPublished.inc({ exchange: row.exchange });
+        metrics.outboxLag.observe((now - new Date(row.created_at).getTime()) / 1000);
+      }
+      return rows.length;
+    });
+  }
+
+  /** Rows not yet published (for metrics and tests). */
+  async pending(): Promise<number> {
+    const rows = await this.options.orm.em
+      .getConnection()
+      .execute<Array<{ n: string }>>(`select count(*) as n from "${this.options.schema}".outbox`);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.current.catch(() => undefined);
+  }
+}

@@ -1,0 +1,120 @@
+import type http from 'node:http';
+import type { EntitySchema } from '@mikro-orm/postgresql';
+import type { Express } from 'express';
+import pino from 'pino';
+import { Broker, type Topology } from './broker';
+import { ensureDatabase, migrate, openDatabase, pingDatabase, type MigrationClass, type MikroORM } from './db';
+import { mountHealth, type Probe } from './health';
+import { closeServer, listen } from './lifecycle';
+import { createLogger, type Logger } from './logger';
+import { createMetrics, startMetricsServer, type Metrics } from './metrics';
+import { OutboxRelay } from './outbox';
+
+export interface RuntimeConfig {
+  NODE_ENV: string;
+  LOG_LEVEL: string;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_NAMESPACE: string;
+  MIGRATE_ON_START: boolean;
+  SHUTDOWN_TIMEOUT_MS: number;
+}
+
+export interface RuntimeOptions {
+  service: string;
+  config: RuntimeConfig;
+  schema: string;
+  entities: EntitySchema[];
+  migrations: Array<{ name: string; class: MigrationClass }>;
+  topology: Topology;
+  /** Tests pass a destination to read log lines. */
+  logDestination?: pino.DestinationStream;
+  poolMax?: number;
+}
+
+/** What every service holds: logger, metrics, database, broker and outbox relay, wired in that order. */
+export interface Runtime {
+  service: string;
+  logger: Logger;
+  metrics: Metrics;
+  orm: MikroORM;
+  broker: Broker;
+  relay: OutboxRelay;
+  schema: string;
+  isShuttingDown(): boolean;
+  /** Health routes for this service; `extra` adds probes such as Redis. */
+  mountHealth(app: Express, extra?: Record<string, Probe>): void;
+  /** Serve the app and, when `metricsPort` is given, `/metrics` on its own port. */
+  serve(app: Express, port: number, metricsPort?: number): Promise<{ server: http.Server; metricsServer?: http.Server }>;
+  /** Phase one: stop intake and wait for in-flight work. Phase two: close connections. */
+  stop(beforeClose?: () => Promise<void>): Promise<void>;
+}
+
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { config, schema } = options;
+  const logger = createLogger(options.service, config.LOG_LEVEL, options.logDestination);
+  const metrics = createMetrics(options.service);
+  if (config.NODE_ENV !== 'production') await ensureDatabase(config.DATABASE_URL);
+  const orm = await openDatabase({
+    url: config.DATABASE_URL,
+    schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    logger,
+    poolMax: options.poolMax,
+  });
+  if (config.MIGRATE_ON_START) {
+    const applied = await migrate(orm, schema);
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+  }
+  const broker = new Broker({ url: config.AMQP_URL, namespace: config.AMQP_NAMESPACE, logger, topology: options.topology });
+  broker.on('handled', (queue: string, outcome: string) => metrics.messagesConsumed.inc({ queue, outcome }));
+  await broker.start();
+  const relay = new OutboxRelay({ orm, schema, broker, logger, metrics });
+  relay.start();
+
+  let shuttingDown = false;
+  const servers: http.Server[] = [];
+  return {
+    service: options.service,
+    logger,
+    metrics,
+    orm,
+    broker,
+    relay,
+    schema,
+    isShuttingDown: () => shuttingDown,
+    mountHealth(app, extra = {}) {
+      mountHealth(
+        app,
+        {
+          postgres: () => pingDatabase(orm),
+          rabbitmq: async () => {
+            if (!broker.isConnected()) throw new Error('disconnected');
+          },
+          ...extra,
+        },
+        () => shuttingDown,
+      );
+    },
+    async serve(app, port, metricsPort) {
+      const server = await listen(app, port);
+      servers.push(server);
+      let metricsServer: http.Server | undefined;
+      if (metricsPort !== undefined) {
+        metricsServer = await startMetricsServer(metrics, metricsPort);
+        servers.push(metricsServer);
+      }
+      return { server, metricsServer };
+    },
+    async stop(beforeClose) {
+      shuttingDown = true;
+      const grace = Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 2_000);
+      await Promise.all(servers.map((s) => closeServer(s, grace)));
+      await relay.stop();
+      await beforeClose?.();
+      await broker.close();
+      await orm.close(true);
+    },
+  };
+}

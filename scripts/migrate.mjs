@@ -1,0 +1,27 @@
+// `npm run migrate`: apply every service's pending migrations once, then exit (Helm runs the same
+// thing as a pre-install/pre-upgrade Job). Services also migrate at start unless MIGRATE_ON_START=false.
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const kit = require(path.join(root, 'packages/service-kit/dist/index.js'));
+const SERVICES = ['gateway', 'orders', 'payments', 'withdrawals', 'webhook-dispatcher'];
+
+const config = kit.loadConfig({ DATABASE_URL: kit.commonEnv.DATABASE_URL, NODE_ENV: kit.commonEnv.NODE_ENV, LOG_LEVEL: kit.commonEnv.LOG_LEVEL });
+const logger = kit.createLogger('migrate', config.LOG_LEVEL);
+if (config.NODE_ENV !== 'production') await kit.ensureDatabase(config.DATABASE_URL);
+const only = process.argv[2];
+for (const name of SERVICES.filter((s) => !only || s === only)) {
+  const dir = path.join(root, 'services', name, 'dist', 'db');
+  const { SCHEMA, migrations } = require(path.join(dir, 'migrations.js'));
+  const { entities } = require(path.join(dir, 'entities.js'));
+  const orm = await kit.openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, entities, migrations, logger, poolMax: 2 });
+  try {
+    const applied = await kit.migrate(orm, SCHEMA);
+    console.log(`${name}: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
+  } finally {
+    await orm.close(true);
+  }
+}

@@ -1,0 +1,82 @@
+// Operator CLI: `npm run cli -- keys create ...` and `npm run cli -- users create ...` (decisions.md 2).
+// The plain key is printed alone on the last line of stdout; everything else goes to stderr.
+import { parseArgs } from 'node:util';
+import { Environment, Role } from '@seller-api/contracts';
+import { ConfigError, commonEnv, ensureDatabase, loadConfig, migrate, openDatabase, createLogger } from '@seller-api/service-kit';
+import { z } from 'zod';
+import { entities } from './db/entities';
+import { SCHEMA, migrations } from './db/migrations';
+import { ensureUser } from './domain/accounts';
+import { createApiKey } from './domain/api-keys';
+
+const USAGE = `usage:
+  cli keys create --email <e-mail> --env test|live [--label <text>] [--role seller|operator] [--seller-name <name>]
+  cli users create --email <e-mail> --password <password> [--role seller|operator] [--seller-name <name>]`;
+
+class UsageError extends Error {}
+
+const Email = z.email();
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      env: { type: 'string' },
+      label: { type: 'string' },
+      role: { type: 'string', default: 'seller' },
+      'seller-name': { type: 'string' },
+      password: { type: 'string' },
+    },
+  });
+  const [resource, action] = positionals;
+  if (action !== 'create' || (resource !== 'keys' && resource !== 'users')) throw new UsageError(USAGE);
+  const email = Email.safeParse(values.email);
+  if (!email.success) throw new UsageError('--email must be a valid e-mail address');
+  const role = Role.safeParse(values.role);
+  if (!role.success) throw new UsageError('--role must be seller or operator');
+  if (resource === 'keys') {
+    const env = Environment.safeParse(values.env);
+    if (!env.success) throw new UsageError('--env must be test or live');
+    return { resource, email: email.data, role: role.data, env: env.data, label: values.label ?? null, sellerName: values['seller-name'] } as const;
+  }
+  if (!values.password || values.password.length < 8) throw new UsageError('--password must have at least 8 characters');
+  return { resource, email: email.data, role: role.data, password: values.password, sellerName: values['seller-name'] } as const;
+}
+
+async function main(): Promise<void> {
+  const command = parse(process.argv.slice(2));
+  const config = loadConfig({ DATABASE_URL: commonEnv.DATABASE_URL, NODE_ENV: commonEnv.NODE_ENV });
+  const logger = createLogger('gateway-cli', 'warn', process.stderr as never);
+  if (config.NODE_ENV !== 'production') await ensureDatabase(config.DATABASE_URL);
+  const orm = await openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, entities, migrations, logger, poolMax: 2 });
+  try {
+    await migrate(orm, SCHEMA);
+    const em = orm.em.fork();
+    if (command.resource === 'users') {
+      const { user, created } = await ensureUser(em, { email: command.email, role: command.role, sellerName: command.sellerName, password: command.password });
+      process.stderr.write(`${created ? 'created' : 'updated'} ${user.role} user ${user.email}\n`);
+      process.stdout.write(`${user.id}\n`);
+      return;
+    }
+    const { user } = await ensureUser(em, { email: command.email, role: command.role, sellerName: command.sellerName });
+    const { key, record } = await createApiKey(em, user.id, command.env, command.label);
+    process.stderr.write(
+      `new ${record.environment} key ${record.prefix}…${record.last4} for ${user.email}; any previous ${record.environment} key of this user is revoked.\n` +
+        'The key is shown once: store it now.\n',
+    );
+    process.stdout.write(`${key}\n`);
+  } finally {
+    await orm.close(true);
+  }
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof UsageError || err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,26 @@
+import { commonEnv, env, loadConfig } from '@seller-api/service-kit';
+import { z } from 'zod';
+
+export const gatewayEnv = {
+  ...commonEnv,
+  PORT: env.port.default(8080),
+  METRICS_PORT: env.port.default(9080),
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key, so several deployments (or test workers) can share one Redis. */
+  REDIS_KEY_PREFIX: z.string().default('sa:'),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(300),
+  UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  ORDERS_URL: z.url().default('http://127.0.0.1:3001'),
+  PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
+  WITHDRAWALS_URL: z.url().default('http://127.0.0.1:3003'),
+  WEBHOOKS_URL: z.url().default('http://127.0.0.1:3004'),
+  /** A service that has not answered by then gets the client a 504, never a hang. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+};
+
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
+
+export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(gatewayEnv, source);
+}

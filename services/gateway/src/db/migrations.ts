@@ -1,0 +1,43 @@
+import { Migration } from '@mikro-orm/migrations';
+import { kitMigrationSql } from '@seller-api/service-kit';
+
+export const SCHEMA = 'gateway';
+
+class Migration20261123Init extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of kitMigrationSql(SCHEMA)) this.addSql(sql);
+    this.addSql(`create table if not exists gateway.sellers (
+      id uuid primary key,
+      name text not null,
+      status text not null default 'ACTIVE' check (status in ('ACTIVE', 'SUSPENDED')),
+      created_at timestamptz(3) not null default now()
+    )`);
+    this.addSql(`create table if not exists gateway.users (
+      id uuid primary key,
+      email text not null,
+      role text not null check (role in ('seller', 'operator')),
+      seller_id uuid references gateway.sellers (id),
+      password_hash text,
+      created_at timestamptz(3) not null default now(),
+      check ((role = 'seller') = (seller_id is not null))
+    )`);
+    this.addSql(`create unique index if not exists users_email_key on gateway.users (lower(email))`);
+    this.addSql(`create table if not exists gateway.api_keys (
+      id uuid primary key,
+      user_id uuid not null references gateway.users (id),
+      environment text not null check (environment in ('test', 'live')),
+      key_hash char(64) not null,
+      prefix text not null,
+      last4 char(4) not null,
+      label text,
+      created_at timestamptz(3) not null default now(),
+      revoked_at timestamptz(3)
+    )`);
+    this.addSql(`create unique index if not exists api_keys_hash_key on gateway.api_keys (key_hash)`);
+    // The database itself guarantees one active key per user and environment.
+    this.addSql(`create unique index if not exists api_keys_one_active on gateway.api_keys (user_id, environment)
+      where revoked_at is null`);
+  }
+}
+
+export const migrations = [{ name: 'Migration20261123Init', class: Migration20261123Init }];

@@ -1,0 +1,34 @@
+import type { Request } from 'express';
+import { HttpError, MAX_BODY_BYTES } from '@seller-api/service-kit';
+
+const tooLarge = () => new HttpError(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
+
+/** Reads the raw body, refusing more than 1 MiB as soon as it is announced or exceeded. */
+export async function readBody(req: Request): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    req.resume();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      req.resume();
+      throw tooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Action routes accept an empty body; anything else must be JSON. */
+export function assertJson(body: Buffer): void {
+  if (body.length === 0) return;
+  try {
+    JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'Request body is not valid JSON.');
+  }
+}

@@ -1,0 +1,106 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Identity } from '@seller-api/contracts';
+import { HttpError, signIdentity, type Logger } from '@seller-api/service-kit';
+import type { Request, Response } from 'express';
+import { authenticate, authorize, bearerToken } from './auth';
+import { assertJson, readBody } from './body';
+import { IdempotencyStore } from './idempotency';
+import { rateLimitHeaders, tooManyRequests, type RateLimiter } from './rate-limit';
+import { matchRoute, routeTemplate } from './routing';
+import { UpstreamClient, type UpstreamResponse } from './proxy';
+
+export interface GatewayDeps {
+  em: () => EntityManager;
+  keyLimiter: RateLimiter;
+  ipLimiter: RateLimiter;
+  idempotency: IdempotencyStore;
+  upstreams: UpstreamClient;
+  internalSecret: string;
+  logger: Logger;
+}
+
+/**
+ * The public API: match the route, authenticate the key, spend its rate budget, check the route's
+ * rules, read and check the body, apply Idempotency-Key, and forward with a signed identity.
+ */
+export function gatewayHandler(deps: GatewayDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const path = req.path;
+    res.locals.routeTemplate = `/api/v1${routeTemplate(path)}`;
+    const rule = matchRoute(path);
+    if (!rule) throw new HttpError(404, 'not_found', `Route ${req.method} /api/v1${path} not found.`);
+
+    let identity: Identity | null = null;
+    if (rule.role) {
+      identity = await authenticateLimited(deps, req);
+      const budget = await deps.keyLimiter.consume(`${identity.user_id}:${identity.environment}`);
+      res.set(rateLimitHeaders(budget));
+      if (!budget.allowed) throw tooManyRequests(budget);
+      authorize(identity as Identity & { suspended: boolean }, rule);
+      identity = { user_id: identity.user_id, seller_id: identity.seller_id, environment: identity.environment, role: identity.role };
+    }
+
+    const body = await readBody(req);
+    assertJson(body);
+
+    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+    const headers = forwardHeaders(deps, req, identity, path, body);
+    const idempotencyKey = req.headers['idempotency-key'];
+    if (req.method === 'POST' && identity && typeof idempotencyKey === 'string') {
+      IdempotencyStore.validateKey(idempotencyKey);
+      const claim = await deps.idempotency.claim(identity.user_id, req.method, path, idempotencyKey, body);
+      if (claim.kind === 'replay') {
+        res.set('Idempotent-Replayed', 'true');
+        if (claim.response.contentType) res.type(claim.response.contentType);
+        res.status(claim.response.status).send(Buffer.from(claim.response.body, 'base64'));
+        return;
+      }
+      let answer: UpstreamResponse;
+      try {
+        answer = await deps.upstreams.send(rule.upstream, req.method, path + query, headers, body);
+      } catch (err) {
+        await claim.release();
+        throw err;
+      }
+      if (answer.status >= 500) await claim.release();
+      else await claim.complete({ status: answer.status, contentType: answer.headers['content-type'] ?? null, body: answer.body.toString('base64') });
+      send(res, answer);
+      return;
+    }
+    send(res, await deps.upstreams.send(rule.upstream, req.method, path + query, headers, body));
+  };
+}
+
+/** Failed authentications spend the caller's IP budget, so keys cannot be guessed at speed. */
+async function authenticateLimited(deps: GatewayDeps, req: Request) {
+  const ip = req.ip ?? 'unknown';
+  const blocked = await deps.ipLimiter.isBlocked(ip);
+  if (blocked) throw tooManyRequests(blocked);
+  try {
+    return await authenticate(deps.em(), req.headers);
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 401) {
+      const budget = await deps.ipLimiter.consume(ip);
+      if (!budget.allowed) throw tooManyRequests(budget);
+      if (bearerToken(req.headers)) deps.logger.info({ ip }, 'rejected API key');
+    }
+    throw err;
+  }
+}
+
+function forwardHeaders(deps: GatewayDeps, req: Request, identity: Identity | null, path: string, body: Buffer) {
+  const extra: Record<string, string> = {
+    'x-request-id': req.requestId,
+    'x-forwarded-for': req.ip ?? '',
+    'x-forwarded-proto': req.protocol,
+  };
+  if (body.length > 0) extra['content-type'] = 'application/json';
+  if (identity) Object.assign(extra, signIdentity(deps.internalSecret, identity, req.method, path));
+  return UpstreamClient.forwardHeaders(req.headers, extra);
+}
+
+function send(res: Response, answer: UpstreamResponse): void {
+  res.status(answer.status);
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.end(answer.body);
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type Redis from 'ioredis';
+import { HttpError, serviceUnavailable } from '@seller-api/service-kit';
+
+export interface StoredResponse {
+  status: number;
+  contentType: string | null;
+  body: string; // base64
+}
+
+type Entry = { state: 'running'; fingerprint: string } | ({ state: 'done'; fingerprint: string } & StoredResponse);
+
+export type Claim = { kind: 'new'; release(): Promise<void>; complete(response: StoredResponse): Promise<void> } | { kind: 'replay'; response: StoredResponse };
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+// Long enough for any request to finish (the upstream timeout is shorter); a crashed gateway's claim
+// then expires instead of blocking the key for a day.
+const RUNNING_TTL_MS = 120_000;
+
+/**
+ * `Idempotency-Key` for every POST, in Redis: the same key and body replays the first answer for 24 h;
+ * another body, or a duplicate while the first is running, is a 409. Keys are scoped to the user and the
+ * route. 5xx answers are not kept, so a retry after an outage runs again.
+ */
+export class IdempotencyStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  static validateKey(key: string): void {
+    if (!KEY_PATTERN.test(key)) {
+      throw new HttpError(400, 'validation_error', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
+        'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters.'],
+      });
+    }
+  }
+
+  static fingerprint(body: Buffer): string {
+    return createHash('sha256').update(body).digest('hex');
+  }
+
+  async claim(userId: string, method: string, path: string, key: string, body: Buffer): Promise<Claim> {
+    const redisKey = `${this.prefix}idem:${userId}:${method} ${path}:${key}`;
+    const fingerprint = IdempotencyStore.fingerprint(body);
+    const running: Entry = { state: 'running', fingerprint };
+    let claimed: string | null;
+    try {
+      claimed = await this.redis.set(redisKey, JSON.stringify(running), 'PX', RUNNING_TTL_MS, 'NX');
+    } catch {
+      // Without Redis the promise "at most once" cannot be kept: refuse rather than risk a double charge.
+      throw serviceUnavailable('Idempotency store unavailable; retry the request shortly.');
+    }
+    if (claimed === 'OK') {
+      return {
+        kind: 'new',
+        release: async () => {
+          await this.redis.del(redisKey).catch(() => undefined);
+        },
+        complete: async (response) => {
+          const done: Entry = { state: 'done', fingerprint, ...response };
+          await this.redis.set(redisKey, JSON.stringify(done), 'EX', this.ttlSeconds).catch(() => undefined);
+        },
+      };
+    }
+    const raw = await this.redis.get(redisKey).catch(() => null);
+    if (!raw) {
+      // The first request ended without keeping an answer (5xx) just now: claim again.
+      return this.claim(userId, method, path, key, body);
+    }
+    const entry = JSON.parse(raw) as Entry;
+    if (entry.fingerprint !== fingerprint) {
+      throw new HttpError(409, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request body.');
+    }
+    if (entry.state === 'running') {
+      throw new HttpError(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still being processed.');
+    }
+    return { kind: 'replay', response: { status: entry.status, contentType: entry.contentType, body: entry.body } };
+  }
+}

@@ -1,0 +1,100 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Pool, errors as undiciErrors } from 'undici';
+import { HttpError } from '@seller-api/service-kit';
+import type { Upstream } from './routing';
+
+// Never forwarded: hop-by-hop headers, the caller's key (services trust the signed identity instead)
+// and any identity header a caller tries to smuggle in.
+const DROP_REQUEST = new Set([
+  'connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding',
+  'upgrade', 'host', 'authorization', 'content-length', 'expect', 'cookie',
+]);
+const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-request-id', 'date']);
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+const NAMES: Record<Upstream, string> = {
+  orders: 'orders',
+  payments: 'payments',
+  withdrawals: 'withdrawals',
+  webhooks: 'webhook-dispatcher',
+};
+
+/** Keep-alive connection pools to each service, with a hard deadline on every call. */
+export class UpstreamClient {
+  private readonly pools: Record<Upstream, Pool>;
+
+  constructor(
+    origins: Record<Upstream, string>,
+    private readonly timeoutMs: number,
+  ) {
+    const make = (origin: string) =>
+      new Pool(origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000, connectTimeout: Math.min(timeoutMs, 2_000) });
+    this.pools = {
+      orders: make(origins.orders),
+      payments: make(origins.payments),
+      withdrawals: make(origins.withdrawals),
+      webhooks: make(origins.webhooks),
+    };
+  }
+
+  static forwardHeaders(incoming: IncomingHttpHeaders, extra: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(incoming)) {
+      if (value === undefined || DROP_REQUEST.has(name) || name.startsWith('x-sa-')) continue;
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return { ...headers, ...extra };
+  }
+
+  async send(upstream: Upstream, method: string, path: string, headers: Record<string, string>, body: Buffer | null): Promise<UpstreamResponse> {
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    try {
+      const res = await this.pools[upstream].request({
+        path,
+        method: method as 'GET',
+        headers,
+        body: body && body.length > 0 ? body : null,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: deadline,
+      });
+      const chunks: Buffer[] = [];
+      for await (const chunk of res.body) chunks.push(chunk as Buffer);
+      const out: Record<string, string> = {};
+      for (const [name, value] of Object.entries(res.headers)) {
+        if (value === undefined || DROP_RESPONSE.has(name)) continue;
+        out[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      return { status: res.statusCode, headers: out, body: Buffer.concat(chunks) };
+    } catch (err) {
+      throw upstreamError(NAMES[upstream], err);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(Object.values(this.pools).map((p) => p.close().catch(() => undefined)));
+  }
+}
+
+function upstreamError(service: string, err: unknown): HttpError {
+  const code = (err as { code?: string }).code ?? '';
+  const name = (err as Error).name;
+  if (
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError ||
+    name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
+    return new HttpError(504, 'gateway_timeout', `The ${service} service did not answer in time. Retry later.`);
+  }
+  if (code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
+    return new HttpError(503, 'service_unavailable', `The ${service} service is unavailable. Retry later.`, undefined, { 'Retry-After': '5' });
+  }
+  return new HttpError(502, 'bad_gateway', `The ${service} service gave an invalid answer. Retry later.`);
+}

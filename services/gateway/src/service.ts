@@ -1,0 +1,78 @@
+import type http from 'node:http';
+import Redis from 'ioredis';
+import { createHttpApp, createRuntime, finishHttpApp, type Runtime } from '@seller-api/service-kit';
+import type pino from 'pino';
+import type { GatewayConfig } from './config';
+import { entities } from './db/entities';
+import { SCHEMA, migrations } from './db/migrations';
+import { mountDocs } from './http/docs';
+import { gatewayHandler } from './http/gateway';
+import { IdempotencyStore } from './http/idempotency';
+import { UpstreamClient } from './http/proxy';
+import { RateLimiter } from './http/rate-limit';
+
+export interface GatewayService {
+  runtime: Runtime;
+  redis: Redis;
+  server: http.Server;
+  metricsServer?: http.Server;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, options: { logDestination?: pino.DestinationStream; metrics?: boolean } = {}): Promise<GatewayService> {
+  const runtime = await createRuntime({
+    service: 'gateway',
+    config,
+    schema: SCHEMA,
+    entities,
+    migrations,
+    topology: { exchanges: [], queues: [] },
+    logDestination: options.logDestination,
+  });
+  // Fail fast while Redis is down (the limiter falls back to memory) instead of queueing commands.
+  const redis = new Redis(config.REDIS_URL, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+  });
+  redis.on('error', (err: Error) => runtime.logger.debug({ err: err.message }, 'redis error'));
+
+  const upstreams = new UpstreamClient(
+    { orders: config.ORDERS_URL, payments: config.PAYMENTS_URL, withdrawals: config.WITHDRAWALS_URL, webhooks: config.WEBHOOKS_URL },
+    config.UPSTREAM_TIMEOUT_MS,
+  );
+  const app = createHttpApp({ logger: runtime.logger, metrics: runtime.metrics, parseJson: false });
+  runtime.mountHealth(app, {
+    redis: async () => {
+      await redis.ping();
+    },
+  });
+  mountDocs(app);
+  app.use(
+    '/api/v1',
+    gatewayHandler({
+      em: () => runtime.orm.em.fork(),
+      keyLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:key`, config.RATE_LIMIT_PER_MINUTE),
+      ipLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:ip`, config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE),
+      idempotency: new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS),
+      upstreams,
+      internalSecret: config.INTERNAL_SECRET,
+      logger: runtime.logger,
+    }),
+  );
+  finishHttpApp(app, runtime.logger);
+  const { server, metricsServer } = await runtime.serve(app, config.PORT, options.metrics === false ? undefined : config.METRICS_PORT);
+  runtime.logger.info({ port: config.PORT }, 'gateway listening');
+  return {
+    runtime,
+    redis,
+    server,
+    metricsServer,
+    stop: () =>
+      runtime.stop(async () => {
+        await upstreams.close();
+        redis.disconnect();
+      }),
+  };
+}

@@ -1,0 +1,3 @@
+import type { EntitySchema } from '@mikro-orm/core';
+
+export const entities: EntitySchema[] = [];

@@ -1,0 +1,18 @@
+// Tracing first: it must patch http, express, pg and amqplib before they are loaded.
+import { startTracing } from '@seller-api/service-kit/tracing';
+startTracing('payments');
+
+import { ConfigError, handleSignals } from '@seller-api/service-kit';
+import { loadPaymentsConfig } from './config';
+import { startPayments } from './service';
+
+async function main(): Promise<void> {
+  const config = loadPaymentsConfig();
+  const service = await startPayments(config);
+  handleSignals(service.runtime.logger, service.stop, config.SHUTDOWN_TIMEOUT_MS);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

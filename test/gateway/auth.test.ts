@@ -1,0 +1,85 @@
+import { createApiKey } from '../../services/gateway/src/domain/api-keys';
+import { setSellerStatus } from '../../services/gateway/src/domain/accounts';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+
+let system: System;
+let gateway: RunningGateway;
+let second: RunningGateway;
+
+beforeAll(async () => {
+  system = await startSystem();
+  gateway = await system.startGateway();
+  second = await system.startGateway();
+});
+afterAll(() => system.stop());
+
+const balance = (g: RunningGateway, key?: string, headers?: Record<string, string>) =>
+  call(`${g.url}/finance/balance/`, { key, headers });
+
+describe('API key authentication', () => {
+  it('answers 401 with the documented body when the header is missing', async () => {
+    const res = await balance(gateway);
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/credentials/i) });
+  });
+
+  it.each([
+    ['a malformed header', { authorization: 'Token abc' }],
+    ['a key of the wrong format', { authorization: 'Bearer mk_prod_abcdefghijklmnopqrstuvwxyz0123456789' }],
+    ['an unknown key', { authorization: 'Bearer mk_test_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0123' }],
+    ['a basic credential', { authorization: 'Basic dXNlcjpwYXNz' }],
+  ])('answers 401 to %s', async (_name, headers) => {
+    const res = await balance(gateway, undefined, headers);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('unauthorized');
+  });
+
+  it('lets a valid key through to the service with the rate-limit headers', async () => {
+    const { key } = await createKey(gateway.service);
+    const res = await balance(gateway, key);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ message: expect.any(String), data: { available_amount: 0, pending_amount: 0, currency: 'BRL' } });
+    expect(res.headers.get('x-ratelimit-limit')).toBe('300');
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('299');
+    expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+  });
+
+  it('revokes the previous key of an environment on the very next request, on every gateway replica', async () => {
+    const first = await createKey(gateway.service);
+    const live = await createApiKey(gateway.service.runtime.orm.em.fork(), first.userId, 'live', null);
+    expect((await balance(gateway, first.key)).status).toBe(200);
+    expect((await balance(second, first.key)).status).toBe(200);
+
+    const rotated = await createApiKey(gateway.service.runtime.orm.em.fork(), first.userId, 'test', 'rotated');
+    expect((await balance(gateway, first.key)).status).toBe(401);
+    expect((await balance(second, first.key)).status).toBe(401);
+    expect((await balance(second, rotated.key)).status).toBe(200);
+    // The live key of the same user is untouched by a test rotation.
+    expect((await balance(second, live.key)).status).toBe(200);
+  });
+
+  it('refuses a live key on a sandbox route with 403', async () => {
+    const { key } = await createKey(gateway.service, { environment: 'live' });
+    const res = await call(`${gateway.url}/sandbox/orders/00000000-0000-4000-8000-000000000000/pay/`, { method: 'POST', key });
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('forbidden');
+  });
+
+  it('refuses a seller key on an operator route and an operator key on seller routes', async () => {
+    const seller = await createKey(gateway.service);
+    const operator = await createKey(gateway.service, { role: 'operator' });
+    const ops = await call(`${gateway.url}/ops/withdrawals/00000000-0000-4000-8000-000000000000/approve/`, { method: 'POST', key: seller.key });
+    expect(ops.status).toBe(403);
+    const sellerRoute = await balance(gateway, operator.key);
+    expect(sellerRoute.status).toBe(403);
+    expect(sellerRoute.body.message).toMatch(/operator/i);
+  });
+
+  it('refuses the keys of a suspended seller with 403', async () => {
+    const { key, sellerId } = await createKey(gateway.service);
+    await setSellerStatus(gateway.service.runtime.orm.em.fork(), sellerId as string, 'SUSPENDED');
+    const res = await balance(gateway, key);
+    expect(res.status).toBe(403);
+    expect(res.body.message).toMatch(/suspended/);
+  });
+});

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { Migration } from '@mikro-orm/migrations';
+import amqp from 'amqplib';
+import {
+  Broker,
+  OutboxRelay,
+  createLogger,
+  createMetrics,
+  enqueue,
+  idempotentHandler,
+  kitMigrationSql,
+  migrate,
+  openDatabase,
+  ensureDatabase,
+  type MikroORM,
+} from '@seller-api/service-kit';
+import { testEnv } from '../support/env';
+import { TcpProxy, hostPort, viaProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/wait';
+
+const SCHEMA = 'kit_outbox_test';
+const EXCHANGE = 'widgets.events';
+
+class Init extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of kitMigrationSql(SCHEMA)) this.addSql(sql);
+    this.addSql(`create table if not exists ${SCHEMA}.widgets (id uuid primary key, name text not null)`);
+    this.addSql(`create table if not exists ${SCHEMA}.effects (message_id text not null, widget_id uuid not null)`);
+  }
+}
+
+const env = testEnv();
+const logger = createLogger('outbox-test', 'silent');
+const metrics = createMetrics('outbox-test');
+const topology = {
+  exchanges: [EXCHANGE],
+  queues: [{ name: 'widgets.consumer', bindings: [{ exchange: EXCHANGE, pattern: 'widget.*' }], retryDelayMs: 50, maxAttempts: 3 }],
+};
+
+let orm: MikroORM;
+let proxy: TcpProxy;
+let producer: Broker;
+let consumer: Broker;
+let relay: OutboxRelay;
+let rawDeliveries: Map<string, number>;
+let rawConnection: amqp.ChannelModel;
+
+async function createWidget(name: string, fail = false): Promise<string> {
+  const id = randomUUID();
+  await orm.em.fork().transactional(async (em) => {
+    await em.execute(`insert into ${SCHEMA}.widgets (id, name) values (?, ?)`, [id, name]);
+    enqueue(em, { exchange: EXCHANGE, routingKey: 'widget.created', payload: { id, name }, headers: { 'x-seller-id': 's1' } });
+    if (fail) throw new Error('rolled back on purpose');
+  });
+  return id;
+}
+
+async function effectsFor(widgetId: string): Promise<number> {
+  const rows = await orm.em.fork().execute<Array<{ n: string }>>(`select count(*) as n from ${SCHEMA}.effects where widget_id = ?`, [widgetId]);
+  return Number(rows[0]?.n);
+}
+
+beforeAll(async () => {
+  await ensureDatabase(env.DATABASE_URL as string);
+  orm = await openDatabase({ url: env.DATABASE_URL as string, schema: SCHEMA, entities: [], migrations: [{ name: 'Init', class: Init }], logger });
+  await migrate(orm, SCHEMA);
+  const { host, port } = hostPort(env.AMQP_URL as string, 5672);
+  proxy = new TcpProxy(host, port);
+  await proxy.start();
+  producer = new Broker({ url: viaProxy(env.AMQP_URL as string, proxy.port), namespace: env.AMQP_NAMESPACE as string, logger, topology, reconnectDelayMs: 50 });
+  consumer = new Broker({ url: env.AMQP_URL as string, namespace: env.AMQP_NAMESPACE as string, logger, topology });
+  await producer.start();
+  await consumer.start();
+  await consumer.consume(
+    'widgets.consumer',
+    idempotentHandler(orm, SCHEMA, 'widgets.consumer', async (em, message) => {
+      const payload = message.payload as { id: string; name: string };
+      if (payload.name === 'poison') throw new Error('cannot handle this widget');
+      await em.execute(`insert into ${SCHEMA}.effects (message_id, widget_id) values (?, ?)`, [message.id, payload.id]);
+    }),
+  );
+  // A second, plain queue counts every copy the broker receives, to show the relay sends each row once.
+  rawDeliveries = new Map();
+  rawConnection = await amqp.connect(env.AMQP_URL as string);
+  const channel = await rawConnection.createChannel();
+  const { queue } = await channel.assertQueue('', { exclusive: true });
+  await channel.bindQueue(queue, `${env.AMQP_NAMESPACE}${EXCHANGE}`, '#');
+  await channel.consume(queue, (m) => {
+    if (!m) return;
+    const id = m.properties.messageId as string;
+    rawDeliveries.set(id, (rawDeliveries.get(id) ?? 0) + 1);
+    channel.ack(m);
+  });
+  relay = new OutboxRelay({ orm, schema: SCHEMA, broker: producer, logger, metrics, pollIntervalMs: 100 });
+  relay.start();
+});
+
+afterAll(async () => {
+  await relay.stop();
+  await producer.close();
+  await consumer.close();
+  await rawConnection.close();
+  await proxy.stop();
+  await orm.close(true);
+});
+
+describe('transactional outbox', () => {
+  it('publishes an event committed with its change, with its message id and headers', async () => {
+    const id = await createWidget('first');
+    await waitFor(() => effectsFor(id), { what: 'consumer effect' });
+    expect(await effectsFor(id)).toBe(1);
+  });
+
+  it('publishes nothing when the transaction rolls back', async () => {
+    const before = await relay.pending();
+    await expect(createWidget('never', true)).rejects.toThrow('rolled back');
+    expect(await relay.pending()).toBe(before);
+    const rows = await orm.em.fork().execute(`select 1 from ${SCHEMA}.widgets where name = 'never'`);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('keeps events while RabbitMQ is away and delivers each exactly once when it is back', async () => {
+    await proxy.cut();
+    await waitFor(() => !producer.isConnected(), { what: 'producer to notice the outage' });
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i += 1) ids.push(await createWidget(`outage-${i}`));
+    expect(await relay.pending()).toBeGreaterThanOrEqual(20);
+
+    await proxy.restore();
+    await waitFor(async () => (await Promise.all(ids.map(effectsFor))).every((n) => n === 1), { timeoutMs: 20_000, what: 'all effects' });
+    expect(await Promise.all(ids.map(effectsFor))).toEqual(ids.map(() => 1));
+    await waitFor(async () => (await relay.pending()) === 0 || null, { what: 'outbox drained' });
+  });
+
+  it('lets several relays share one outbox without publishing a row twice', async () => {
+    const second = new OutboxRelay({ orm, schema: SCHEMA, broker: consumer, logger, metrics, pollIntervalMs: 20 });
+    second.start();
+    try {
+      const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => createWidget(`replica-${i}`)));
+      await waitFor(async () => (await Promise.all(ids.map(effectsFor))).every((n) => n === 1), { what: 'effects' });
+      await waitFor(async () => (await relay.pending()) === 0 || null, { what: 'outbox drained' });
+      const rows = await orm.em.fork().execute<Array<{ message_id: string }>>(
+        `select message_id from ${SCHEMA}.effects where widget_id = any(?::uuid[])`,
+        [`{${ids.join(',')}}`],
+      );
+      for (const { message_id } of rows) expect(rawDeliveries.get(message_id)).toBe(1);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('idempotent consumer', () => {
+  it('applies a message delivered twice only once', async () => {
+    const widgetId = randomUUID();
+    const messageId = randomUUID();
+    const body = Buffer.from(JSON.stringify({ id: widgetId, name: 'dup' }));
+    await producer.waitUntilConnected(5_000);
+    await producer.publish(EXCHANGE, 'widget.created', body, { messageId });
+    await producer.publish(EXCHANGE, 'widget.created', body, { messageId });
+    await waitFor(() => (rawDeliveries.get(messageId) ?? 0) >= 2, { what: 'both copies delivered' });
+    await waitFor(() => effectsFor(widgetId), { what: 'effect' });
+    const processed = await orm.em.fork().execute<Array<{ n: string }>>(
+      `select count(*) as n from ${SCHEMA}.processed_messages where message_id = ?`,
+      [messageId],
+    );
+    expect(Number(processed[0]?.n)).toBe(1);
+    expect(await effectsFor(widgetId)).toBe(1);
+  });
+
+  it('retries a failing message and parks it in the dead-letter queue after the last attempt', async () => {
+    const messageId = randomUUID();
+    await producer.waitUntilConnected(5_000);
+    await producer.publish(EXCHANGE, 'widget.created', Buffer.from(JSON.stringify({ id: randomUUID(), name: 'poison' })), { messageId });
+    const connection = await amqp.connect(env.AMQP_URL as string);
+    try {
+      const channel = await connection.createChannel();
+      const dead = `${env.AMQP_NAMESPACE}widgets.consumer.dead`;
+      const parked = await waitFor(async () => channel.get(dead, { noAck: true }), { what: 'parked message' });
+      expect(parked.properties.messageId).toBe(messageId);
+      // maxAttempts is 3: two rejections went through the retry queue, the third attempt parked it.
+      const deaths = parked.properties.headers?.['x-death'] as Array<{ count: number; queue: string; reason: string }>;
+      const rejected = deaths.find((d) => d.queue === `${env.AMQP_NAMESPACE}widgets.consumer` && d.reason === 'rejected');
+      expect(Number(rejected?.count)).toBe(2);
+    } finally {
+      await connection.close();
+    }
+  });
+});

@@ -1,0 +1,126 @@
+import type pino from 'pino';
+import { loadGatewayConfig } from '../../services/gateway/src/config';
+import { startGateway, type GatewayService } from '../../services/gateway/src/service';
+import { ensureUser } from '../../services/gateway/src/domain/accounts';
+import { createApiKey } from '../../services/gateway/src/domain/api-keys';
+import { loadOrdersConfig } from '../../services/orders/src/config';
+import { startOrders } from '../../services/orders/src/service';
+import { loadPaymentsConfig } from '../../services/payments/src/config';
+import { startPayments } from '../../services/payments/src/service';
+import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
+import { startWithdrawals } from '../../services/withdrawals/src/service';
+import { loadDispatcherConfig } from '../../services/webhook-dispatcher/src/config';
+import { startDispatcher } from '../../services/webhook-dispatcher/src/service';
+import type { Environment, Role } from '@seller-api/contracts';
+import { testEnv } from './env';
+
+export interface Services {
+  orders: string;
+  payments: string;
+  withdrawals: string;
+  webhooks: string;
+}
+
+export interface System {
+  env: NodeJS.ProcessEnv;
+  services: Services;
+  stopServices(): Promise<void>;
+  startGateway(overrides?: Record<string, string>, logDestination?: pino.DestinationStream): Promise<RunningGateway>;
+  stop(): Promise<void>;
+}
+
+export interface RunningGateway {
+  url: string;
+  service: GatewayService;
+}
+
+/** The four services behind the gateway, in this process, on free ports. */
+export async function startSystem(overrides: Record<string, string> = {}, logDestination?: pino.DestinationStream): Promise<System> {
+  const env = testEnv(overrides);
+  const opts = { logDestination, metrics: false };
+  const [orders, payments, withdrawals, webhooks] = await Promise.all([
+    startOrders(loadOrdersConfig(env), opts),
+    startPayments(loadPaymentsConfig(env), opts),
+    startWithdrawals(loadWithdrawalsConfig(env), opts),
+    startDispatcher(loadDispatcherConfig(env), opts),
+  ]);
+  const services: Services = {
+    orders: `http://127.0.0.1:${orders.port}`,
+    payments: `http://127.0.0.1:${payments.port}`,
+    withdrawals: `http://127.0.0.1:${withdrawals.port}`,
+    webhooks: `http://127.0.0.1:${webhooks.port}`,
+  };
+  const gateways: GatewayService[] = [];
+  let servicesStopped = false;
+  const stopServices = async () => {
+    if (servicesStopped) return;
+    servicesStopped = true;
+    await Promise.all([orders.stop(), payments.stop(), withdrawals.stop(), webhooks.stop()]);
+  };
+  return {
+    env,
+    services,
+    stopServices,
+    async startGateway(gatewayOverrides = {}, destination = logDestination) {
+      const config = loadGatewayConfig({
+        ...env,
+        ORDERS_URL: services.orders,
+        PAYMENTS_URL: services.payments,
+        WITHDRAWALS_URL: services.withdrawals,
+        WEBHOOKS_URL: services.webhooks,
+        ...gatewayOverrides,
+      });
+      const service = await startGateway(config, { logDestination: destination, metrics: false });
+      gateways.push(service);
+      const address = service.server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      return { url: `http://127.0.0.1:${port}/api/v1`, service };
+    },
+    async stop() {
+      await Promise.all(gateways.map((g) => g.stop()));
+      await stopServices();
+    },
+  };
+}
+
+let counter = 0;
+/** A fresh e-mail per call, so tests never share users. */
+export function uniqueEmail(tag = 'seller'): string {
+  counter += 1;
+  return `${tag}-${process.pid}-${Date.now()}-${counter}@example.com`;
+}
+
+/** A user (and seller) with a new key, made the way the CLI makes them. */
+export async function createKey(
+  gateway: GatewayService,
+  options: { email?: string; environment?: Environment; role?: Role; label?: string } = {},
+): Promise<{ key: string; userId: string; sellerId: string | null; email: string }> {
+  const em = gateway.runtime.orm.em.fork();
+  const email = options.email ?? uniqueEmail(options.role ?? 'seller');
+  const { user } = await ensureUser(em, { email, role: options.role ?? 'seller' });
+  const { key } = await createApiKey(em, user.id, options.environment ?? 'test', options.label ?? null);
+  return { key, userId: user.id, sellerId: user.sellerId, email };
+}
+
+export async function call(
+  url: string,
+  options: { method?: string; key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown>; text: string }> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | Buffer | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(url, { method: options.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    parsed = {};
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
