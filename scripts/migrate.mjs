@@ -9,7 +9,11 @@ const require = createRequire(import.meta.url);
 const kit = require(path.join(root, 'packages/service-kit/dist/index.js'));
 const SERVICES = ['gateway', 'orders', 'payments', 'withdrawals', 'webhook-dispatcher'];
 
-const config = kit.loadConfig({ DATABASE_URL: kit.commonEnv.DATABASE_URL, NODE_ENV: kit.commonEnv.NODE_ENV, LOG_LEVEL: kit.commonEnv.LOG_LEVEL });
+const config = kit.loadConfig({
+  DATABASE_URL: kit.commonEnv.DATABASE_URL,
+  NODE_ENV: kit.commonEnv.NODE_ENV,
+  LOG_LEVEL: kit.commonEnv.LOG_LEVEL,
+});
 const logger = kit.createLogger('migrate', config.LOG_LEVEL);
 if (config.NODE_ENV !== 'production') await kit.ensureDatabase(config.DATABASE_URL);
 const only = process.argv[2];
@@ -17,7 +21,14 @@ for (const name of SERVICES.filter((s) => !only || s === only)) {
   const dir = path.join(root, 'services', name, 'dist', 'db');
   const { SCHEMA, migrations } = require(path.join(dir, 'migrations.js'));
   const { entities } = require(path.join(dir, 'entities.js'));
-  const orm = await kit.openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, entities, migrations, logger, poolMax: 2 });
+  const orm = await kit.openDatabase({
+    url: config.DATABASE_URL,
+    schema: SCHEMA,
+    entities,
+    migrations,
+    logger,
+    poolMax: 2,
+  });
   try {
     const applied = await kit.migrate(orm, SCHEMA);
     console.log(`${name}: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);

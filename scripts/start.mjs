@@ -59,8 +59,8 @@ function shutdown(code = 0) {
   for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
   const deadline = setTimeout(() => process.exit(code), 12_000);
   deadline.unref();
-  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r))))).then(() =>
-    process.exit(code),
+  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r))))).then(
+    () => process.exit(code),
   );
 }
 

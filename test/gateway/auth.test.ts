@@ -38,7 +38,10 @@ describe('API key authentication', () => {
     const { key } = await createKey(gateway.service);
     const res = await balance(gateway, key);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ message: expect.any(String), data: { available_amount: 0, pending_amount: 0, currency: 'BRL' } });
+    expect(res.body).toEqual({
+      message: expect.any(String),
+      data: { available_amount: 0, pending_amount: 0, currency: 'BRL' },
+    });
     expect(res.headers.get('x-ratelimit-limit')).toBe('300');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('299');
     expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
@@ -50,7 +53,12 @@ describe('API key authentication', () => {
     expect((await balance(gateway, first.key)).status).toBe(200);
     expect((await balance(second, first.key)).status).toBe(200);
 
-    const rotated = await createApiKey(gateway.service.runtime.orm.em.fork(), first.userId, 'test', 'rotated');
+    const rotated = await createApiKey(
+      gateway.service.runtime.orm.em.fork(),
+      first.userId,
+      'test',
+      'rotated',
+    );
     expect((await balance(gateway, first.key)).status).toBe(401);
     expect((await balance(second, first.key)).status).toBe(401);
     expect((await balance(second, rotated.key)).status).toBe(200);
@@ -60,7 +68,10 @@ describe('API key authentication', () => {
 
   it('refuses a live key on a sandbox route with 403', async () => {
     const { key } = await createKey(gateway.service, { environment: 'live' });
-    const res = await call(`${gateway.url}/sandbox/orders/00000000-0000-4000-8000-000000000000/pay/`, { method: 'POST', key });
+    const res = await call(`${gateway.url}/sandbox/orders/00000000-0000-4000-8000-000000000000/pay/`, {
+      method: 'POST',
+      key,
+    });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('forbidden');
   });
@@ -68,7 +79,10 @@ describe('API key authentication', () => {
   it('refuses a seller key on an operator route and an operator key on seller routes', async () => {
     const seller = await createKey(gateway.service);
     const operator = await createKey(gateway.service, { role: 'operator' });
-    const ops = await call(`${gateway.url}/ops/withdrawals/00000000-0000-4000-8000-000000000000/approve/`, { method: 'POST', key: seller.key });
+    const ops = await call(`${gateway.url}/ops/withdrawals/00000000-0000-4000-8000-000000000000/approve/`, {
+      method: 'POST',
+      key: seller.key,
+    });
     expect(ops.status).toBe(403);
     const sellerRoute = await balance(gateway, operator.key);
     expect(sellerRoute.status).toBe(403);

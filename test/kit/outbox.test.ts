@@ -25,7 +25,9 @@ class Init extends Migration {
   override async up(): Promise<void> {
     for (const sql of kitMigrationSql(SCHEMA)) this.addSql(sql);
     this.addSql(`create table if not exists ${SCHEMA}.widgets (id uuid primary key, name text not null)`);
-    this.addSql(`create table if not exists ${SCHEMA}.effects (message_id text not null, widget_id uuid not null)`);
+    this.addSql(
+      `create table if not exists ${SCHEMA}.effects (message_id text not null, widget_id uuid not null)`,
+    );
   }
 }
 
@@ -34,7 +36,14 @@ const logger = createLogger('outbox-test', 'silent');
 const metrics = createMetrics('outbox-test');
 const topology = {
   exchanges: [EXCHANGE],
-  queues: [{ name: 'widgets.consumer', bindings: [{ exchange: EXCHANGE, pattern: 'widget.*' }], retryDelayMs: 50, maxAttempts: 3 }],
+  queues: [
+    {
+      name: 'widgets.consumer',
+      bindings: [{ exchange: EXCHANGE, pattern: 'widget.*' }],
+      retryDelayMs: 50,
+      maxAttempts: 3,
+    },
+  ],
 };
 
 let orm: MikroORM;
@@ -49,26 +58,52 @@ async function createWidget(name: string, fail = false): Promise<string> {
   const id = randomUUID();
   await orm.em.fork().transactional(async (em) => {
     await em.execute(`insert into ${SCHEMA}.widgets (id, name) values (?, ?)`, [id, name]);
-    enqueue(em, { exchange: EXCHANGE, routingKey: 'widget.created', payload: { id, name }, headers: { 'x-seller-id': 's1' } });
+    enqueue(em, {
+      exchange: EXCHANGE,
+      routingKey: 'widget.created',
+      payload: { id, name },
+      headers: { 'x-seller-id': 's1' },
+    });
     if (fail) throw new Error('rolled back on purpose');
   });
   return id;
 }
 
 async function effectsFor(widgetId: string): Promise<number> {
-  const rows = await orm.em.fork().execute<Array<{ n: string }>>(`select count(*) as n from ${SCHEMA}.effects where widget_id = ?`, [widgetId]);
+  const rows = await orm.em
+    .fork()
+    .execute<Array<{ n: string }>>(`select count(*) as n from ${SCHEMA}.effects where widget_id = ?`, [
+      widgetId,
+    ]);
   return Number(rows[0]?.n);
 }
 
 beforeAll(async () => {
   await ensureDatabase(env.DATABASE_URL as string);
-  orm = await openDatabase({ url: env.DATABASE_URL as string, schema: SCHEMA, entities: [], migrations: [{ name: 'Init', class: Init }], logger });
+  orm = await openDatabase({
+    url: env.DATABASE_URL as string,
+    schema: SCHEMA,
+    entities: [],
+    migrations: [{ name: 'Init', class: Init }],
+    logger,
+  });
   await migrate(orm, SCHEMA);
   const { host, port } = hostPort(env.AMQP_URL as string, 5672);
   proxy = new TcpProxy(host, port);
   await proxy.start();
-  producer = new Broker({ url: viaProxy(env.AMQP_URL as string, proxy.port), namespace: env.AMQP_NAMESPACE as string, logger, topology, reconnectDelayMs: 50 });
-  consumer = new Broker({ url: env.AMQP_URL as string, namespace: env.AMQP_NAMESPACE as string, logger, topology });
+  producer = new Broker({
+    url: viaProxy(env.AMQP_URL as string, proxy.port),
+    namespace: env.AMQP_NAMESPACE as string,
+    logger,
+    topology,
+    reconnectDelayMs: 50,
+  });
+  consumer = new Broker({
+    url: env.AMQP_URL as string,
+    namespace: env.AMQP_NAMESPACE as string,
+    logger,
+    topology,
+  });
   await producer.start();
   await consumer.start();
   await consumer.consume(
@@ -76,7 +111,10 @@ beforeAll(async () => {
     idempotentHandler(orm, SCHEMA, 'widgets.consumer', async (em, message) => {
       const payload = message.payload as { id: string; name: string };
       if (payload.name === 'poison') throw new Error('cannot handle this widget');
-      await em.execute(`insert into ${SCHEMA}.effects (message_id, widget_id) values (?, ?)`, [message.id, payload.id]);
+      await em.execute(`insert into ${SCHEMA}.effects (message_id, widget_id) values (?, ?)`, [
+        message.id,
+        payload.id,
+      ]);
     }),
   );
   // A second, plain queue counts every copy the broker receives, to show the relay sends each row once.
@@ -127,22 +165,36 @@ describe('transactional outbox', () => {
     expect(await relay.pending()).toBeGreaterThanOrEqual(20);
 
     await proxy.restore();
-    await waitFor(async () => (await Promise.all(ids.map(effectsFor))).every((n) => n === 1), { timeoutMs: 20_000, what: 'all effects' });
+    await waitFor(async () => (await Promise.all(ids.map(effectsFor))).every((n) => n === 1), {
+      timeoutMs: 20_000,
+      what: 'all effects',
+    });
     expect(await Promise.all(ids.map(effectsFor))).toEqual(ids.map(() => 1));
     await waitFor(async () => (await relay.pending()) === 0 || null, { what: 'outbox drained' });
   });
 
   it('lets several relays share one outbox without publishing a row twice', async () => {
-    const second = new OutboxRelay({ orm, schema: SCHEMA, broker: consumer, logger, metrics, pollIntervalMs: 20 });
+    const second = new OutboxRelay({
+      orm,
+      schema: SCHEMA,
+      broker: consumer,
+      logger,
+      metrics,
+      pollIntervalMs: 20,
+    });
     second.start();
     try {
       const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => createWidget(`replica-${i}`)));
-      await waitFor(async () => (await Promise.all(ids.map(effectsFor))).every((n) => n === 1), { what: 'effects' });
+      await waitFor(async () => (await Promise.all(ids.map(effectsFor))).every((n) => n === 1), {
+        what: 'effects',
+      });
       await waitFor(async () => (await relay.pending()) === 0 || null, { what: 'outbox drained' });
-      const rows = await orm.em.fork().execute<Array<{ message_id: string }>>(
-        `select message_id from ${SCHEMA}.effects where widget_id = any(?::uuid[])`,
-        [`{${ids.join(',')}}`],
-      );
+      const rows = await orm.em
+        .fork()
+        .execute<Array<{ message_id: string }>>(
+          `select message_id from ${SCHEMA}.effects where widget_id = any(?::uuid[])`,
+          [`{${ids.join(',')}}`],
+        );
       for (const { message_id } of rows) expect(rawDeliveries.get(message_id)).toBe(1);
     } finally {
       await second.stop();
@@ -160,10 +212,12 @@ describe('idempotent consumer', () => {
     await producer.publish(EXCHANGE, 'widget.created', body, { messageId });
     await waitFor(() => (rawDeliveries.get(messageId) ?? 0) >= 2, { what: 'both copies delivered' });
     await waitFor(() => effectsFor(widgetId), { what: 'effect' });
-    const processed = await orm.em.fork().execute<Array<{ n: string }>>(
-      `select count(*) as n from ${SCHEMA}.processed_messages where message_id = ?`,
-      [messageId],
-    );
+    const processed = await orm.em
+      .fork()
+      .execute<Array<{ n: string }>>(
+        `select count(*) as n from ${SCHEMA}.processed_messages where message_id = ?`,
+        [messageId],
+      );
     expect(Number(processed[0]?.n)).toBe(1);
     expect(await effectsFor(widgetId)).toBe(1);
   });
@@ -171,16 +225,29 @@ describe('idempotent consumer', () => {
   it('retries a failing message and parks it in the dead-letter queue after the last attempt', async () => {
     const messageId = randomUUID();
     await producer.waitUntilConnected(5_000);
-    await producer.publish(EXCHANGE, 'widget.created', Buffer.from(JSON.stringify({ id: randomUUID(), name: 'poison' })), { messageId });
+    await producer.publish(
+      EXCHANGE,
+      'widget.created',
+      Buffer.from(JSON.stringify({ id: randomUUID(), name: 'poison' })),
+      { messageId },
+    );
     const connection = await amqp.connect(env.AMQP_URL as string);
     try {
       const channel = await connection.createChannel();
       const dead = `${env.AMQP_NAMESPACE}widgets.consumer.dead`;
-      const parked = await waitFor(async () => channel.get(dead, { noAck: true }), { what: 'parked message' });
+      const parked = await waitFor(async () => channel.get(dead, { noAck: true }), {
+        what: 'parked message',
+      });
       expect(parked.properties.messageId).toBe(messageId);
       // maxAttempts is 3: two rejections went through the retry queue, the third attempt parked it.
-      const deaths = parked.properties.headers?.['x-death'] as Array<{ count: number; queue: string; reason: string }>;
-      const rejected = deaths.find((d) => d.queue === `${env.AMQP_NAMESPACE}widgets.consumer` && d.reason === 'rejected');
+      const deaths = parked.properties.headers?.['x-death'] as Array<{
+        count: number;
+        queue: string;
+        reason: string;
+      }>;
+      const rejected = deaths.find(
+        (d) => d.queue === `${env.AMQP_NAMESPACE}widgets.consumer` && d.reason === 'rejected',
+      );
       expect(Number(rejected?.count)).toBe(2);
     } finally {
       await connection.close();

@@ -12,7 +12,10 @@ export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessE
   const worker = process.env.JEST_WORKER_ID ?? '0';
   const database = new URL(process.env.DATABASE_URL ?? DEFAULT_URLS.DATABASE_URL);
   database.pathname = `/seller_api_test_w${worker}`;
-  const file = path.basename(expect.getState().testPath ?? 'unknown', '.test.ts').replace(/[^a-z0-9]/gi, '').toLowerCase();
+  const file = path
+    .basename(expect.getState().testPath ?? 'unknown', '.test.ts')
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase();
   const run = randomBytes(4).toString('hex');
   return {
     NODE_ENV: 'test',

@@ -22,7 +22,9 @@ export default async function globalSetup(): Promise<void> {
   }
   const started = await startContainers().catch((err: Error) => err);
   if (started instanceof Error) {
-    const missing = ['PostgreSQL (DATABASE_URL)', 'Redis (REDIS_URL)', 'RabbitMQ (AMQP_URL)'].filter((_, i) => !checks[i]);
+    const missing = ['PostgreSQL (DATABASE_URL)', 'Redis (REDIS_URL)', 'RabbitMQ (AMQP_URL)'].filter(
+      (_, i) => !checks[i],
+    );
     throw new Error(
       `Integration tests need ${missing.join(', ')}, which did not answer, and no container runtime could start them ` +
         `(${started.message}). Start the servers (see README, "Running the tests") or set the URLs.`,
@@ -40,7 +42,10 @@ async function startContainers(): Promise<Record<string, string>> {
       .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
       .start(),
     new GenericContainer('redis:7').withExposedPorts(6379).start(),
-    new GenericContainer('rabbitmq:3.10').withExposedPorts(5672).withWaitStrategy(Wait.forLogMessage(/Server startup complete/)).start(),
+    new GenericContainer('rabbitmq:3.10')
+      .withExposedPorts(5672)
+      .withWaitStrategy(Wait.forLogMessage(/Server startup complete/))
+      .start(),
   ]);
   return {
     DATABASE_URL: `postgres://postgres@${pg.getHost()}:${pg.getMappedPort(5432)}/postgres`,

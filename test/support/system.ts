@@ -25,7 +25,10 @@ export interface System {
   env: NodeJS.ProcessEnv;
   services: Services;
   stopServices(): Promise<void>;
-  startGateway(overrides?: Record<string, string>, logDestination?: pino.DestinationStream): Promise<RunningGateway>;
+  startGateway(
+    overrides?: Record<string, string>,
+    logDestination?: pino.DestinationStream,
+  ): Promise<RunningGateway>;
   stop(): Promise<void>;
 }
 
@@ -35,7 +38,10 @@ export interface RunningGateway {
 }
 
 /** The four services behind the gateway, in this process, on free ports. */
-export async function startSystem(overrides: Record<string, string> = {}, logDestination?: pino.DestinationStream): Promise<System> {
+export async function startSystem(
+  overrides: Record<string, string> = {},
+  logDestination?: pino.DestinationStream,
+): Promise<System> {
   const env = testEnv(overrides);
   const opts = { logDestination, metrics: false };
   const [orders, payments, withdrawals, webhooks] = await Promise.all([
@@ -104,7 +110,13 @@ export async function createKey(
 
 export async function call(
   url: string,
-  options: { method?: string; key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+  options: {
+    method?: string;
+    key?: string;
+    body?: unknown;
+    rawBody?: string | Buffer;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<{ status: number; headers: Headers; body: Record<string, unknown>; text: string }> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;

@@ -98,10 +98,14 @@ export class Broker extends EventEmitter {
     let connection: ChannelModel | null = null;
     try {
       connection = await amqp.connect(this.options.url, { timeout: 5_000 });
-      connection.on('error', (err: Error) => this.options.logger.warn({ err: err.message }, 'amqp connection error'));
+      connection.on('error', (err: Error) =>
+        this.options.logger.warn({ err: err.message }, 'amqp connection error'),
+      );
       connection.on('close', () => this.onClosed(connection));
       const publisher = await connection.createConfirmChannel();
-      publisher.on('error', (err: Error) => this.options.logger.warn({ err: err.message }, 'amqp channel error'));
+      publisher.on('error', (err: Error) =>
+        this.options.logger.warn({ err: err.message }, 'amqp channel error'),
+      );
       await this.declare(publisher);
       this.connection = connection;
       this.publisher = publisher;
@@ -183,7 +187,9 @@ export class Broker extends EventEmitter {
     };
     return new Promise<void>((resolve, reject) => {
       try {
-        channel.publish(this.name(exchange), routingKey, body, properties, (err) => (err ? reject(err) : resolve()));
+        channel.publish(this.name(exchange), routingKey, body, properties, (err) =>
+          err ? reject(err) : resolve(),
+        );
       } catch (err) {
         reject(err as Error);
       }
@@ -207,7 +213,9 @@ export class Broker extends EventEmitter {
     if (!connection) return;
     const spec = this.queueSpec(queue);
     const channel = await connection.createChannel();
-    channel.on('error', (err: Error) => this.options.logger.warn({ err: err.message, queue }, 'consumer channel error'));
+    channel.on('error', (err: Error) =>
+      this.options.logger.warn({ err: err.message, queue }, 'consumer channel error'),
+    );
     await channel.prefetch(spec.prefetch ?? 16);
     const name = this.name(queue);
     const maxAttempts = spec.maxAttempts ?? 5;
@@ -221,13 +229,22 @@ export class Broker extends EventEmitter {
         } catch (err) {
           const attempts = deathCount(message, name) + 1;
           if (attempts >= maxAttempts) {
-            this.options.logger.error({ err, queue, messageId: message.properties.messageId, attempts }, 'message parked as dead');
+            this.options.logger.error(
+              { err, queue, messageId: message.properties.messageId, attempts },
+              'message parked as dead',
+            );
             // Park it with its properties so an operator can inspect and replay it.
-            channel.publish(this.name(DLX), `${name}.dead`, message.content, { ...message.properties, headers: message.properties.headers });
+            channel.publish(this.name(DLX), `${name}.dead`, message.content, {
+              ...message.properties,
+              headers: message.properties.headers,
+            });
             channel.ack(message);
             this.emit('handled', queue, 'dead');
           } else {
-            this.options.logger.warn({ err, queue, messageId: message.properties.messageId, attempts }, 'message failed, will retry');
+            this.options.logger.warn(
+              { err, queue, messageId: message.properties.messageId, attempts },
+              'message failed, will retry',
+            );
             channel.nack(message, false, false);
             this.emit('handled', queue, 'retried');
           }
@@ -251,7 +268,8 @@ export class Broker extends EventEmitter {
 }
 
 function deathCount(message: ConsumeMessage, queue: string): number {
-  const deaths = message.properties.headers?.['x-death'] as Array<{ queue?: string; count?: number }> | undefined;
+  const deaths = message.properties.headers?.['x-death'] as
+    Array<{ queue?: string; count?: number }> | undefined;
   if (!Array.isArray(deaths)) return 0;
   return deaths.filter((d) => d.queue === queue).reduce((sum, d) => sum + Number(d.count ?? 0), 0);
 }

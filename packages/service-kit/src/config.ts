@@ -21,7 +21,10 @@ export const commonEnv = {
   DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/seller_api'),
   AMQP_URL: z.url().default('amqp://guest:guest@127.0.0.1:5672'),
   /** Prefix of every exchange and queue name, so parallel test workers never share topology. */
-  AMQP_NAMESPACE: z.string().regex(/^[a-z0-9_.-]*$/).default(''),
+  AMQP_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9_.-]*$/)
+    .default(''),
   /** Shared with the gateway: services accept only identities it signed with this secret. */
   INTERNAL_SECRET: z.string().min(16).default('dev-internal-secret-change-me'),
   MIGRATE_ON_START: bool.default(true),

@@ -17,8 +17,9 @@ export class HttpError extends Error {
 
 export const badRequest = (message: string, data?: Record<string, string[]>) =>
   new HttpError(400, 'validation_error', message, data);
-export const unauthorized = (message = 'Invalid credentials: provide a valid API key as Authorization: Bearer mk_<env>_<token>.') =>
-  new HttpError(401, 'unauthorized', message);
+export const unauthorized = (
+  message = 'Invalid credentials: provide a valid API key as Authorization: Bearer mk_<env>_<token>.',
+) => new HttpError(401, 'unauthorized', message);
 export const forbidden = (message = 'You do not have permission to perform this action.') =>
   new HttpError(403, 'forbidden', message);
 export const notFound = (message = 'Not found.') => new HttpError(404, 'not_found', message);

@@ -20,7 +20,11 @@ async function withTimeout(probe: Probe, ms: number): Promise<void> {
  * `/healthz`: the process answers. `/readyz`: every dependency answers within a second, and the service
  * is not shutting down; the body names what failed, never how (no connection strings).
  */
-export function mountHealth(app: Express, probes: Record<string, Probe>, isShuttingDown: () => boolean): void {
+export function mountHealth(
+  app: Express,
+  probes: Record<string, Probe>,
+  isShuttingDown: () => boolean,
+): void {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -35,6 +39,8 @@ export function mountHealth(app: Express, probes: Record<string, Probe>, isShutt
       }),
     );
     const ready = !isShuttingDown() && Object.values(checks).every((c) => c === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks, shutting_down: isShuttingDown() });
+    res
+      .status(ready ? 200 : 503)
+      .json({ status: ready ? 'ready' : 'not_ready', checks, shutting_down: isShuttingDown() });
   });
 }

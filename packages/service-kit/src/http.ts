@@ -29,7 +29,9 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const end = metrics.httpDuration.startTimer();
     res.on('finish', () => {
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : res.locals.routeTemplate ?? 'unmatched';
+      const route = req.route?.path
+        ? `${req.baseUrl}${String(req.route.path)}`
+        : (res.locals.routeTemplate ?? 'unmatched');
       const labels = { method: req.method, route, status_code: String(res.statusCode) };
       end(labels);
       metrics.httpRequests.inc(labels);
@@ -75,18 +77,28 @@ interface BodyParserError extends Error {
 
 /** Must be the last middleware: unknown routes, then every error in the documented shape. */
 export function finishHttpApp(app: Express, logger: Logger): void {
-  app.use((req, _res, next) => next(new HttpError(404, 'not_found', `Route ${req.method} ${req.path} not found.`)));
+  app.use((req, _res, next) =>
+    next(new HttpError(404, 'not_found', `Route ${req.method} ${req.path} not found.`)),
+  );
   const handler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
     void _next;
     const body = (status: number, code: string, message: string, data?: unknown) =>
-      res.status(status).json(data === undefined ? { message, code, request_id: req.requestId } : { message, code, request_id: req.requestId, data });
+      res
+        .status(status)
+        .json(
+          data === undefined
+            ? { message, code, request_id: req.requestId }
+            : { message, code, request_id: req.requestId, data },
+        );
     if (err instanceof HttpError) {
       if (err.headers) res.set(err.headers);
       return body(err.status, err.code, err.message, err.data);
     }
     const parserError = err as BodyParserError;
-    if (parserError?.type === 'entity.parse.failed') return body(400, 'invalid_json', 'Request body is not valid JSON.');
-    if (parserError?.type === 'entity.too.large') return body(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
+    if (parserError?.type === 'entity.parse.failed')
+      return body(400, 'invalid_json', 'Request body is not valid JSON.');
+    if (parserError?.type === 'entity.too.large')
+      return body(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
     if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported')
       return body(415, 'validation_error', 'Unsupported body encoding.');
     if (parserError?.type === 'request.aborted') return body(400, 'validation_error', 'Request aborted.');

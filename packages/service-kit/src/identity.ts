@@ -13,7 +13,9 @@ export const IDENTITY_SIG_HEADER = 'x-sa-identity-sig';
 const MAX_SKEW_MS = 60_000;
 
 function mac(secret: string, ts: string, identity: string, method: string, path: string): string {
-  return createHmac('sha256', secret).update(`${ts}.${method.toUpperCase()}.${path}.${identity}`).digest('hex');
+  return createHmac('sha256', secret)
+    .update(`${ts}.${method.toUpperCase()}.${path}.${identity}`)
+    .digest('hex');
 }
 
 export function signIdentity(

@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from './logger';
 
-export async function listen(app: Express | http.RequestListener, port: number, host = '0.0.0.0'): Promise<http.Server> {
+export async function listen(
+  app: Express | http.RequestListener,
+  port: number,
+  host = '0.0.0.0',
+): Promise<http.Server> {
   const server = http.createServer(app);
   // Behind a load balancer with its own keep-alive, ours must outlive it to avoid resets.
   server.keepAliveTimeout = 65_000;

@@ -18,13 +18,29 @@ export function scrub(text: string): string {
   return out;
 }
 
-const SECRET_KEYS = new Set(['authorization', 'secret', 'password', 'api_key', 'apikey', 'x-webhook-signature', 'cookie', 'tax_id', 'debtor_document', 'pix_key', 'internal_secret']);
+const SECRET_KEYS = new Set([
+  'authorization',
+  'secret',
+  'password',
+  'api_key',
+  'apikey',
+  'x-webhook-signature',
+  'cookie',
+  'tax_id',
+  'debtor_document',
+  'pix_key',
+  'internal_secret',
+]);
 
 function scrubValue(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return scrub(value);
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
-    return { type: value.name, message: scrub(value.message), stack: value.stack ? scrub(value.stack) : undefined };
+    return {
+      type: value.name,
+      message: scrub(value.message),
+      stack: value.stack ? scrub(value.stack) : undefined,
+    };
   }
   if (Array.isArray(value)) return value.map((v) => scrubValue(v, depth + 1));
   const out: Record<string, unknown> = {};
@@ -47,7 +63,9 @@ export function createLogger(service: string, level: string, destination?: pino.
       hooks: {
         // Message strings are scrubbed too: an interpolated key must not slip through.
         logMethod(args, method) {
-          const scrubbed = args.map((a) => (typeof a === 'string' ? scrub(a) : a)) as Parameters<typeof method>;
+          const scrubbed = args.map((a) => (typeof a === 'string' ? scrub(a) : a)) as Parameters<
+            typeof method
+          >;
           return method.apply(this, scrubbed);
         },
       },

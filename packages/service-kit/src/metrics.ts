@@ -57,7 +57,9 @@ export function startMetricsServer(metrics: Metrics, port: number, host = '0.0.0
         });
       return;
     }
-    res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"message":"Not found","code":"not_found"}');
+    res
+      .writeHead(404, { 'Content-Type': 'application/json' })
+      .end('{"message":"Not found","code":"not_found"}');
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

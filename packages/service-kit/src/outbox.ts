@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { context, propagation } from '@opentelemetry/api';
-import { EntitySchema, type EntityManager, type EventSubscriber, type TransactionEventArgs } from '@mikro-orm/core';
+import {
+  EntitySchema,
+  type EntityManager,
+  type EventSubscriber,
+  type TransactionEventArgs,
+} from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Broker } from './broker';
 import type { Logger } from './logger';
@@ -118,10 +123,10 @@ export class OutboxRelay {
   }
 
   start(): void {
-    const relay = this;
+    const wake = () => this.wake();
     const subscriber: EventSubscriber = {
       afterTransactionCommit(_args: TransactionEventArgs) {
-        relay.wake();
+        wake();
       },
     };
     this.options.orm.em.getEventManager().registerSubscriber(subscriber);
@@ -163,7 +168,10 @@ export class OutboxRelay {
         // A full batch means there may be more.
       }
     } catch (err) {
-      this.options.logger.warn({ err: (err as Error).message }, 'outbox relay batch failed; rows stay for the next run');
+      this.options.logger.warn(
+        { err: (err as Error).message },
+        'outbox relay batch failed; rows stay for the next run',
+      );
     }
   }
 
@@ -188,12 +196,14 @@ export class OutboxRelay {
           }),
         ),
       );
-      await tx.getConnection().execute(
-        `delete from "${schema}".outbox where id = any(?::uuid[])`,
-        [`{${rows.map((r) => r.id).join(',')}}`],
-        'run',
-        tx.getTransactionContext(),
-      );
+      await tx
+        .getConnection()
+        .execute(
+          `delete from "${schema}".outbox where id = any(?::uuid[])`,
+          [`{${rows.map((r) => r.id).join(',')}}`],
+          'run',
+          tx.getTransactionContext(),
+        );
       const now = Date.now();
       for (const row of rows) {
         metrics.outboxPublished.inc({ exchange: row.exchange });

@@ -3,7 +3,14 @@ import type { EntitySchema } from '@mikro-orm/postgresql';
 import type { Express } from 'express';
 import pino from 'pino';
 import { Broker, type Topology } from './broker';
-import { ensureDatabase, migrate, openDatabase, pingDatabase, type MigrationClass, type MikroORM } from './db';
+import {
+  ensureDatabase,
+  migrate,
+  openDatabase,
+  pingDatabase,
+  type MigrationClass,
+  type MikroORM,
+} from './db';
 import { mountHealth, type Probe } from './health';
 import { closeServer, listen } from './lifecycle';
 import { createLogger, type Logger } from './logger';
@@ -45,7 +52,11 @@ export interface Runtime {
   /** Health routes for this service; `extra` adds probes such as Redis. */
   mountHealth(app: Express, extra?: Record<string, Probe>): void;
   /** Serve the app and, when `metricsPort` is given, `/metrics` on its own port. */
-  serve(app: Express, port: number, metricsPort?: number): Promise<{ server: http.Server; metricsServer?: http.Server }>;
+  serve(
+    app: Express,
+    port: number,
+    metricsPort?: number,
+  ): Promise<{ server: http.Server; metricsServer?: http.Server }>;
   /** Phase one: stop intake and wait for in-flight work. Phase two: close connections. */
   stop(beforeClose?: () => Promise<void>): Promise<void>;
 }
@@ -67,7 +78,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     const applied = await migrate(orm, schema);
     if (applied.length) logger.info({ applied }, 'migrations applied');
   }
-  const broker = new Broker({ url: config.AMQP_URL, namespace: config.AMQP_NAMESPACE, logger, topology: options.topology });
+  const broker = new Broker({
+    url: config.AMQP_URL,
+    namespace: config.AMQP_NAMESPACE,
+    logger,
+    topology: options.topology,
+  });
   broker.on('handled', (queue: string, outcome: string) => metrics.messagesConsumed.inc({ queue, outcome }));
   await broker.start();
   const relay = new OutboxRelay({ orm, schema, broker, logger, metrics });

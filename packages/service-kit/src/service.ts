@@ -14,7 +14,10 @@ export interface ServeOptions {
 }
 
 /** The HTTP side of a service behind the gateway: health, identity check, its routes, errors. */
-export async function serveService(runtime: Runtime, options: ServeOptions): Promise<{ app: Express; server: http.Server }> {
+export async function serveService(
+  runtime: Runtime,
+  options: ServeOptions,
+): Promise<{ app: Express; server: http.Server }> {
   const app = createHttpApp({ logger: runtime.logger, metrics: runtime.metrics });
   runtime.mountHealth(app);
   app.use(requireIdentity(options.internalSecret));

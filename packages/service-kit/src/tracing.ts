@@ -17,7 +17,9 @@ export function startTracing(serviceName: string, exporter?: SpanExporter): Node
     serviceName,
     traceExporter: exporter ?? new OTLPTraceExporter({ url: `${endpoint?.replace(/\/$/, '')}/v1/traces` }),
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz)/.test(req.url ?? '') }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz)/.test(req.url ?? ''),
+      }),
       new ExpressInstrumentation(),
       new PgInstrumentation(),
       new AmqplibInstrumentation(),

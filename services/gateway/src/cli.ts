@@ -2,7 +2,15 @@
 // The plain key is printed alone on the last line of stdout; everything else goes to stderr.
 import { parseArgs } from 'node:util';
 import { Environment, Role } from '@seller-api/contracts';
-import { ConfigError, commonEnv, ensureDatabase, loadConfig, migrate, openDatabase, createLogger } from '@seller-api/service-kit';
+import {
+  ConfigError,
+  commonEnv,
+  ensureDatabase,
+  loadConfig,
+  migrate,
+  openDatabase,
+  createLogger,
+} from '@seller-api/service-kit';
 import { z } from 'zod';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
@@ -39,10 +47,24 @@ function parse(argv: string[]) {
   if (resource === 'keys') {
     const env = Environment.safeParse(values.env);
     if (!env.success) throw new UsageError('--env must be test or live');
-    return { resource, email: email.data, role: role.data, env: env.data, label: values.label ?? null, sellerName: values['seller-name'] } as const;
+    return {
+      resource,
+      email: email.data,
+      role: role.data,
+      env: env.data,
+      label: values.label ?? null,
+      sellerName: values['seller-name'],
+    } as const;
   }
-  if (!values.password || values.password.length < 8) throw new UsageError('--password must have at least 8 characters');
-  return { resource, email: email.data, role: role.data, password: values.password, sellerName: values['seller-name'] } as const;
+  if (!values.password || values.password.length < 8)
+    throw new UsageError('--password must have at least 8 characters');
+  return {
+    resource,
+    email: email.data,
+    role: role.data,
+    password: values.password,
+    sellerName: values['seller-name'],
+  } as const;
 }
 
 async function main(): Promise<void> {
@@ -50,17 +72,33 @@ async function main(): Promise<void> {
   const config = loadConfig({ DATABASE_URL: commonEnv.DATABASE_URL, NODE_ENV: commonEnv.NODE_ENV });
   const logger = createLogger('gateway-cli', 'warn', process.stderr as never);
   if (config.NODE_ENV !== 'production') await ensureDatabase(config.DATABASE_URL);
-  const orm = await openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, entities, migrations, logger, poolMax: 2 });
+  const orm = await openDatabase({
+    url: config.DATABASE_URL,
+    schema: SCHEMA,
+    entities,
+    migrations,
+    logger,
+    poolMax: 2,
+  });
   try {
     await migrate(orm, SCHEMA);
     const em = orm.em.fork();
     if (command.resource === 'users') {
-      const { user, created } = await ensureUser(em, { email: command.email, role: command.role, sellerName: command.sellerName, password: command.password });
+      const { user, created } = await ensureUser(em, {
+        email: command.email,
+        role: command.role,
+        sellerName: command.sellerName,
+        password: command.password,
+      });
       process.stderr.write(`${created ? 'created' : 'updated'} ${user.role} user ${user.email}\n`);
       process.stdout.write(`${user.id}\n`);
       return;
     }
-    const { user } = await ensureUser(em, { email: command.email, role: command.role, sellerName: command.sellerName });
+    const { user } = await ensureUser(em, {
+      email: command.email,
+      role: command.role,
+      sellerName: command.sellerName,
+    });
     const { key, record } = await createApiKey(em, user.id, command.env, command.label);
     process.stderr.write(
       `new ${record.environment} key ${record.prefix}…${record.last4} for ${user.email}; any previous ${record.environment} key of this user is revoked.\n` +

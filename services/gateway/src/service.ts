@@ -19,7 +19,10 @@ export interface GatewayService {
   stop(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, options: { logDestination?: pino.DestinationStream; metrics?: boolean } = {}): Promise<GatewayService> {
+export async function startGateway(
+  config: GatewayConfig,
+  options: { logDestination?: pino.DestinationStream; metrics?: boolean } = {},
+): Promise<GatewayService> {
   const runtime = await createRuntime({
     service: 'gateway',
     config,
@@ -39,7 +42,12 @@ export async function startGateway(config: GatewayConfig, options: { logDestinat
   redis.on('error', (err: Error) => runtime.logger.debug({ err: err.message }, 'redis error'));
 
   const upstreams = new UpstreamClient(
-    { orders: config.ORDERS_URL, payments: config.PAYMENTS_URL, withdrawals: config.WITHDRAWALS_URL, webhooks: config.WEBHOOKS_URL },
+    {
+      orders: config.ORDERS_URL,
+      payments: config.PAYMENTS_URL,
+      withdrawals: config.WITHDRAWALS_URL,
+      webhooks: config.WEBHOOKS_URL,
+    },
     config.UPSTREAM_TIMEOUT_MS,
   );
   const app = createHttpApp({ logger: runtime.logger, metrics: runtime.metrics, parseJson: false });
@@ -54,7 +62,11 @@ export async function startGateway(config: GatewayConfig, options: { logDestinat
     gatewayHandler({
       em: () => runtime.orm.em.fork(),
       keyLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:key`, config.RATE_LIMIT_PER_MINUTE),
-      ipLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:ip`, config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE),
+      ipLimiter: new RateLimiter(
+        redis,
+        `${config.REDIS_KEY_PREFIX}rl:ip`,
+        config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
+      ),
       idempotency: new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS),
       upstreams,
       internalSecret: config.INTERNAL_SECRET,
@@ -62,7 +74,11 @@ export async function startGateway(config: GatewayConfig, options: { logDestinat
     }),
   );
   finishHttpApp(app, runtime.logger);
-  const { server, metricsServer } = await runtime.serve(app, config.PORT, options.metrics === false ? undefined : config.METRICS_PORT);
+  const { server, metricsServer } = await runtime.serve(
+    app,
+    config.PORT,
+    options.metrics === false ? undefined : config.METRICS_PORT,
+  );
   runtime.logger.info({ port: config.PORT }, 'gateway listening');
   return {
     runtime,

@@ -35,7 +35,8 @@ class Migration20261123Init extends Migration {
     )`);
     this.addSql(`create unique index if not exists api_keys_hash_key on gateway.api_keys (key_hash)`);
     // The database itself guarantees one active key per user and environment.
-    this.addSql(`create unique index if not exists api_keys_one_active on gateway.api_keys (user_id, environment)
+    this
+      .addSql(`create unique index if not exists api_keys_one_active on gateway.api_keys (user_id, environment)
       where revoked_at is null`);
   }
 }

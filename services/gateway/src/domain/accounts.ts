@@ -4,7 +4,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Role } from '@seller-api/contracts';
 import { SellerSchema, UserSchema, type User } from '../db/entities';
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: object,
+) => Promise<Buffer>;
 // scrypt is memory-hard: N=2^15, r=8 needs 32 MiB per hash.
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
@@ -39,7 +44,10 @@ export interface EnsureUserInput {
  * the e-mail unless a name is given. An existing user keeps its role; a password given here replaces
  * the old one.
  */
-export async function ensureUser(em: EntityManager, input: EnsureUserInput): Promise<{ user: User; created: boolean }> {
+export async function ensureUser(
+  em: EntityManager,
+  input: EnsureUserInput,
+): Promise<{ user: User; created: boolean }> {
   const email = input.email.trim().toLowerCase();
   const passwordHash = input.password ? await hashPassword(input.password) : undefined;
   return em.transactional(async (tx) => {
@@ -75,6 +83,10 @@ export async function ensureUser(em: EntityManager, input: EnsureUserInput): Pro
   });
 }
 
-export async function setSellerStatus(em: EntityManager, sellerId: string, status: 'ACTIVE' | 'SUSPENDED'): Promise<void> {
+export async function setSellerStatus(
+  em: EntityManager,
+  sellerId: string,
+  status: 'ACTIVE' | 'SUSPENDED',
+): Promise<void> {
   await em.execute('update gateway.sellers set status = ? where id = ?', [status, sellerId]);
 }

@@ -101,7 +101,12 @@ export async function findKeyHolder(em: EntityManager, key: string): Promise<Key
   const row = rows[0];
   if (!row || row.environment !== environment) return null;
   return {
-    identity: { user_id: row.user_id, seller_id: row.seller_id, environment: row.environment, role: row.role },
+    identity: {
+      user_id: row.user_id,
+      seller_id: row.seller_id,
+      environment: row.environment,
+      role: row.role,
+    },
     sellerStatus: row.seller_status,
   };
 }

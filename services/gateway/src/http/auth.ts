@@ -15,7 +15,10 @@ export function bearerToken(headers: IncomingHttpHeaders): string | null {
 }
 
 /** 401 for a missing, malformed, unknown or revoked key. */
-export async function authenticate(em: EntityManager, headers: IncomingHttpHeaders): Promise<Identity & { suspended: boolean }> {
+export async function authenticate(
+  em: EntityManager,
+  headers: IncomingHttpHeaders,
+): Promise<Identity & { suspended: boolean }> {
   const token = bearerToken(headers);
   if (!token) throw unauthorized();
   const holder = await findKeyHolder(em, token);

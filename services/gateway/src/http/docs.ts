@@ -12,7 +12,10 @@ export function mountDocs(app: Express): void {
   app.get('/api/v1/docs', (_req, res) => {
     res
       .type('html')
-      .set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'")
+      .set(
+        'Content-Security-Policy',
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'",
+      )
       .send(html);
   });
 }

@@ -37,7 +37,12 @@ export function gatewayHandler(deps: GatewayDeps) {
       res.set(rateLimitHeaders(budget));
       if (!budget.allowed) throw tooManyRequests(budget);
       authorize(identity as Identity & { suspended: boolean }, rule);
-      identity = { user_id: identity.user_id, seller_id: identity.seller_id, environment: identity.environment, role: identity.role };
+      identity = {
+        user_id: identity.user_id,
+        seller_id: identity.seller_id,
+        environment: identity.environment,
+        role: identity.role,
+      };
     }
 
     const body = await readBody(req);
@@ -63,7 +68,12 @@ export function gatewayHandler(deps: GatewayDeps) {
         throw err;
       }
       if (answer.status >= 500) await claim.release();
-      else await claim.complete({ status: answer.status, contentType: answer.headers['content-type'] ?? null, body: answer.body.toString('base64') });
+      else
+        await claim.complete({
+          status: answer.status,
+          contentType: answer.headers['content-type'] ?? null,
+          body: answer.body.toString('base64'),
+        });
       send(res, answer);
       return;
     }
@@ -88,7 +98,13 @@ async function authenticateLimited(deps: GatewayDeps, req: Request) {
   }
 }
 
-function forwardHeaders(deps: GatewayDeps, req: Request, identity: Identity | null, path: string, body: Buffer) {
+function forwardHeaders(
+  deps: GatewayDeps,
+  req: Request,
+  identity: Identity | null,
+  path: string,
+  body: Buffer,
+) {
   const extra: Record<string, string> = {
     'x-request-id': req.requestId,
     'x-forwarded-for': req.ip ?? '',

@@ -8,9 +8,12 @@ export interface StoredResponse {
   body: string; // base64
 }
 
-type Entry = { state: 'running'; fingerprint: string } | ({ state: 'done'; fingerprint: string } & StoredResponse);
+type Entry =
+  { state: 'running'; fingerprint: string } | ({ state: 'done'; fingerprint: string } & StoredResponse);
 
-export type Claim = { kind: 'new'; release(): Promise<void>; complete(response: StoredResponse): Promise<void> } | { kind: 'replay'; response: StoredResponse };
+export type Claim =
+  | { kind: 'new'; release(): Promise<void>; complete(response: StoredResponse): Promise<void> }
+  | { kind: 'replay'; response: StoredResponse };
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 // Long enough for any request to finish (the upstream timeout is shorter); a crashed gateway's claim
@@ -31,9 +34,14 @@ export class IdempotencyStore {
 
   static validateKey(key: string): void {
     if (!KEY_PATTERN.test(key)) {
-      throw new HttpError(400, 'validation_error', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
-        'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters.'],
-      });
+      throw new HttpError(
+        400,
+        'validation_error',
+        'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+        {
+          'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters.'],
+        },
+      );
     }
   }
 
@@ -71,11 +79,22 @@ export class IdempotencyStore {
     }
     const entry = JSON.parse(raw) as Entry;
     if (entry.fingerprint !== fingerprint) {
-      throw new HttpError(409, 'idempotency_conflict', 'This Idempotency-Key was already used with a different request body.');
+      throw new HttpError(
+        409,
+        'idempotency_conflict',
+        'This Idempotency-Key was already used with a different request body.',
+      );
     }
     if (entry.state === 'running') {
-      throw new HttpError(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still being processed.');
+      throw new HttpError(
+        409,
+        'idempotency_conflict',
+        'A request with this Idempotency-Key is still being processed.',
+      );
     }
-    return { kind: 'replay', response: { status: entry.status, contentType: entry.contentType, body: entry.body } };
+    return {
+      kind: 'replay',
+      response: { status: entry.status, contentType: entry.contentType, body: entry.body },
+    };
   }
 }

@@ -6,10 +6,28 @@ import type { Upstream } from './routing';
 // Never forwarded: hop-by-hop headers, the caller's key (services trust the signed identity instead)
 // and any identity header a caller tries to smuggle in.
 const DROP_REQUEST = new Set([
-  'connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding',
-  'upgrade', 'host', 'authorization', 'content-length', 'expect', 'cookie',
+  'connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'authorization',
+  'content-length',
+  'expect',
+  'cookie',
 ]);
-const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'x-request-id', 'date']);
+const DROP_RESPONSE = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'x-request-id',
+  'date',
+]);
 
 export interface UpstreamResponse {
   status: number;
@@ -33,7 +51,12 @@ export class UpstreamClient {
     private readonly timeoutMs: number,
   ) {
     const make = (origin: string) =>
-      new Pool(origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000, connectTimeout: Math.min(timeoutMs, 2_000) });
+      new Pool(origin, {
+        connections: 128,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        connectTimeout: Math.min(timeoutMs, 2_000),
+      });
     this.pools = {
       orders: make(origins.orders),
       payments: make(origins.payments),
@@ -42,7 +65,10 @@ export class UpstreamClient {
     };
   }
 
-  static forwardHeaders(incoming: IncomingHttpHeaders, extra: Record<string, string>): Record<string, string> {
+  static forwardHeaders(
+    incoming: IncomingHttpHeaders,
+    extra: Record<string, string>,
+  ): Record<string, string> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(incoming)) {
       if (value === undefined || DROP_REQUEST.has(name) || name.startsWith('x-sa-')) continue;
@@ -51,7 +77,13 @@ export class UpstreamClient {
     return { ...headers, ...extra };
   }
 
-  async send(upstream: Upstream, method: string, path: string, headers: Record<string, string>, body: Buffer | null): Promise<UpstreamResponse> {
+  async send(
+    upstream: Upstream,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: Buffer | null,
+  ): Promise<UpstreamResponse> {
     const deadline = AbortSignal.timeout(this.timeoutMs);
     try {
       const res = await this.pools[upstream].request({
@@ -91,10 +123,26 @@ function upstreamError(service: string, err: unknown): HttpError {
     code === 'UND_ERR_HEADERS_TIMEOUT' ||
     code === 'UND_ERR_BODY_TIMEOUT'
   ) {
-    return new HttpError(504, 'gateway_timeout', `The ${service} service did not answer in time. Retry later.`);
+    return new HttpError(
+      504,
+      'gateway_timeout',
+      `The ${service} service did not answer in time. Retry later.`,
+    );
   }
-  if (code === 'ECONNREFUSED' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
-    return new HttpError(503, 'service_unavailable', `The ${service} service is unavailable. Retry later.`, undefined, { 'Retry-After': '5' });
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'EHOSTUNREACH'
+  ) {
+    return new HttpError(
+      503,
+      'service_unavailable',
+      `The ${service} service is unavailable. Retry later.`,
+      undefined,
+      { 'Retry-After': '5' },
+    );
   }
   return new HttpError(502, 'bad_gateway', `The ${service} service gave an invalid answer. Retry later.`);
 }

@@ -28,7 +28,11 @@ export class RateLimiter {
       points: limit,
       duration: 60,
       rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${keyPrefix}:memory`, points: limit, duration: 60 }),
+      insuranceLimiter: new RateLimiterMemory({
+        keyPrefix: `${keyPrefix}:memory`,
+        points: limit,
+        duration: 60,
+      }),
     });
   }
 
@@ -68,8 +72,14 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
 }
 
 export function tooManyRequests(result: RateLimitResult): HttpError {
-  return new HttpError(429, 'rate_limited', `Rate limit of ${result.limit} requests per minute exceeded. Retry after ${result.resetSeconds} s.`, undefined, {
-    ...rateLimitHeaders(result),
-    'Retry-After': String(result.resetSeconds),
-  });
+  return new HttpError(
+    429,
+    'rate_limited',
+    `Rate limit of ${result.limit} requests per minute exceeded. Retry after ${result.resetSeconds} s.`,
+    undefined,
+    {
+      ...rateLimitHeaders(result),
+      'Retry-After': String(result.resetSeconds),
+    },
+  );
 }

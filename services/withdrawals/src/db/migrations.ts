@@ -16,7 +16,9 @@ class Migration20261123Init extends Migration {
       amount bigint not null,
       created_at timestamptz(3) not null default now()
     )`);
-    this.addSql(`create index if not exists ledger_lines_seller_idx on withdrawals.ledger_lines (seller_id, environment, account)`);
+    this.addSql(
+      `create index if not exists ledger_lines_seller_idx on withdrawals.ledger_lines (seller_id, environment, account)`,
+    );
   }
 }
 

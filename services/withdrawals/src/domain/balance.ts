@@ -13,12 +13,20 @@ export interface Balance {
 }
 
 /** The balance is derived from the journal on every read. */
-export async function balanceOf(em: EntityManager, sellerId: string, environment: Environment): Promise<Balance> {
+export async function balanceOf(
+  em: EntityManager,
+  sellerId: string,
+  environment: Environment,
+): Promise<Balance> {
   const rows = await em.execute<Array<{ account: string; total: string }>>(
     `select account, coalesce(sum(amount), 0) as total from withdrawals.ledger_lines
       where seller_id = ? and environment = ? and account in (?, ?) group by account`,
     [sellerId, environment, SELLER_AVAILABLE, SELLER_PENDING],
   );
   const total = (account: string) => Number(rows.find((r) => r.account === account)?.total ?? 0);
-  return { available_amount: total(SELLER_AVAILABLE), pending_amount: total(SELLER_PENDING), currency: 'BRL' };
+  return {
+    available_amount: total(SELLER_AVAILABLE),
+    pending_amount: total(SELLER_PENDING),
+    currency: 'BRL',
+  };
 }
