@@ -67,19 +67,38 @@ function parse(argv: string[]) {
   } as const;
 }
 
-async function main(): Promise<void> {
-  const command = parse(process.argv.slice(2));
-  const config = loadConfig({ DATABASE_URL: commonEnv.DATABASE_URL, NODE_ENV: commonEnv.NODE_ENV });
-  const logger = createLogger('gateway-cli', 'warn', process.stderr as never);
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+};
+
+/** Runs one command; returns the exit code (0 ok, 1 failure, 2 usage or configuration error). */
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  try {
+    await execute(parse(argv), io);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      io.stderr(`${err.message}\n`);
+      return 2;
+    }
+    io.stderr(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+async function execute(command: ReturnType<typeof parse>, io: CliIo): Promise<void> {
+  const config = loadConfig({ DATABASE_URL: commonEnv.DATABASE_URL, NODE_ENV: commonEnv.NODE_ENV }, io.env);
+  const logger = createLogger('gateway-cli', 'silent');
   if (config.NODE_ENV !== 'production') await ensureDatabase(config.DATABASE_URL);
-  const orm = await openDatabase({
-    url: config.DATABASE_URL,
-    schema: SCHEMA,
-    entities,
-    migrations,
-    logger,
-    poolMax: 2,
-  });
+  const orm = await openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, entities, migrations, logger, poolMax: 2 });
   try {
     await migrate(orm, SCHEMA);
     const em = orm.em.fork();
@@ -90,31 +109,22 @@ async function main(): Promise<void> {
         sellerName: command.sellerName,
         password: command.password,
       });
-      process.stderr.write(`${created ? 'created' : 'updated'} ${user.role} user ${user.email}\n`);
-      process.stdout.write(`${user.id}\n`);
+      io.stderr(`${created ? 'created' : 'updated'} ${user.role} user ${user.email}\n`);
+      io.stdout(`${user.id}\n`);
       return;
     }
-    const { user } = await ensureUser(em, {
-      email: command.email,
-      role: command.role,
-      sellerName: command.sellerName,
-    });
+    const { user } = await ensureUser(em, { email: command.email, role: command.role, sellerName: command.sellerName });
     const { key, record } = await createApiKey(em, user.id, command.env, command.label);
-    process.stderr.write(
+    io.stderr(
       `new ${record.environment} key ${record.prefix}…${record.last4} for ${user.email}; any previous ${record.environment} key of this user is revoked.\n` +
         'The key is shown once: store it now.\n',
     );
-    process.stdout.write(`${key}\n`);
+    io.stdout(`${key}\n`);
   } finally {
     await orm.close(true);
   }
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`error: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  void runCli(process.argv.slice(2)).then((code) => process.exit(code));
+}

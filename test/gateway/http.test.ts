@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { signIdentity, verifyIdentity } from '@seller-api/service-kit';
+import { INTERNAL_SECRET } from '../support/env';
+import { json, startFakeUpstream } from '../support/fake-upstream';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+
+let system: System;
+let gateway: RunningGateway;
+let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
+let key: string;
+
+beforeAll(async () => {
+  system = await startSystem();
+  // The orders routes go to a recorder, to see exactly what the gateway forwards.
+  upstream = await startFakeUpstream((req, res) => {
+    if (req.url.startsWith('/sellers/slow/')) return; // never answers
+    json(res, 200, { message: 'ok', data: { method: req.method, body: req.body } });
+  });
+  gateway = await system.startGateway({ ORDERS_URL: upstream.url, UPSTREAM_TIMEOUT_MS: '400' });
+  ({ key } = await createKey(gateway.service));
+});
+afterAll(async () => {
+  await system.stop();
+  await upstream.close();
+});
+
+describe('request ids', () => {
+  it('creates an X-Request-Id for every response, errors included', async () => {
+    const res = await call(`${gateway.url}/nowhere/`);
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('echoes the client request id and passes it to the service', async () => {
+    const id = `client-${randomUUID()}`;
+    const res = await call(`${gateway.url}/sellers/orders/`, { key, headers: { 'x-request-id': id } });
+    expect(res.headers.get('x-request-id')).toBe(id);
+    expect(upstream.received.at(-1)?.headers['x-request-id']).toBe(id);
+  });
+
+  it('replaces a request id that is not a sane token', async () => {
+    const res = await call(`${gateway.url}/sellers/orders/`, { key, headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(res.headers.get('x-request-id')).not.toBe('bad id with spaces');
+  });
+});
+
+describe('forwarding', () => {
+  it('passes a signed identity, the path and the query, and never the API key', async () => {
+    const res = await call(`${gateway.url}/sellers/orders/?limit=5&status=PAID`, { key });
+    expect(res.status).toBe(200);
+    const seen = upstream.received.at(-1);
+    expect(seen?.url).toBe('/sellers/orders/?limit=5&status=PAID');
+    expect(seen?.headers.authorization).toBeUndefined();
+    const identity = verifyIdentity(INTERNAL_SECRET, seen?.headers ?? {}, 'GET', '/sellers/orders/');
+    expect(identity).toMatchObject({ environment: 'test', role: 'seller', seller_id: expect.any(String) });
+  });
+
+  it('drops identity headers a caller tries to smuggle in', async () => {
+    const forged = signIdentity('not-the-secret-at-all', { user_id: randomUUID(), seller_id: randomUUID(), environment: 'live', role: 'operator' }, 'GET', '/sellers/orders/');
+    await call(`${gateway.url}/sellers/orders/`, { key, headers: forged });
+    const identity = verifyIdentity(INTERNAL_SECRET, upstream.received.at(-1)?.headers ?? {}, 'GET', '/sellers/orders/');
+    expect(identity?.role).toBe('seller');
+    expect(identity?.environment).toBe('test');
+  });
+
+  it('accepts an empty body on an action route, with or without Content-Type', async () => {
+    const bare = await call(`${gateway.url}/sellers/orders/${randomUUID()}/cancel/`, { method: 'POST', key });
+    expect(bare.status).toBe(200);
+    const typed = await call(`${gateway.url}/sellers/orders/${randomUUID()}/cancel/`, { method: 'POST', key, headers: { 'content-type': 'application/json' } });
+    expect(typed.status).toBe(200);
+  });
+});
+
+describe('bad input', () => {
+  it('answers 400 invalid_json to a body that is not JSON', async () => {
+    const res = await call(`${gateway.url}/sellers/orders/`, { method: 'POST', key, rawBody: '{"customer":', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid_json', message: expect.any(String) });
+  });
+
+  it('answers 413 to a body over 1 MiB', async () => {
+    const res = await call(`${gateway.url}/sellers/orders/`, {
+      method: 'POST',
+      key,
+      rawBody: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('payload_too_large');
+  });
+
+  it('answers 404 with the documented body to an unknown route, with or without a key', async () => {
+    for (const k of [undefined, key]) {
+      const res = await call(`${gateway.url}/nothing/here/`, { key: k });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ code: 'not_found', message: expect.any(String) });
+    }
+    expect((await call(`${gateway.url.replace('/api/v1', '')}/other`)).status).toBe(404);
+  });
+});
+
+describe('services that are down or slow', () => {
+  it('answers 504 within the upstream timeout when a service does not answer', async () => {
+    const started = Date.now();
+    const res = await call(`${gateway.url}/sellers/slow/`, { key });
+    expect(res.status).toBe(504);
+    expect(res.body).toMatchObject({ code: 'gateway_timeout', message: expect.stringContaining('orders') });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('answers 503 at once when a service is down', async () => {
+    const g = await system.startGateway({ WITHDRAWALS_URL: 'http://127.0.0.1:1' });
+    const started = Date.now();
+    const res = await call(`${g.url}/finance/balance/`, { key });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: 'service_unavailable', message: expect.stringContaining('withdrawals') });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
+
+describe('public documents and health', () => {
+  it('serves the OpenAPI document without a key', async () => {
+    const res = await call(`${gateway.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths as object)).toEqual(expect.arrayContaining(['/sellers/orders/', '/sellers/orders/{uuid}/tracking/', '/config/webhooks/']));
+  });
+
+  it('serves a reference page that loads nothing from the internet', async () => {
+    const res = await fetch(`${gateway.url}/docs`);
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(html).toContain('/sellers/orders/');
+    expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']?https?:/i);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
+  it('answers /healthz and /readyz without a key', async () => {
+    const base = gateway.url.replace('/api/v1', '');
+    expect((await call(`${base}/healthz`)).status).toBe(200);
+    const ready = await call(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toEqual({ postgres: 'ok', rabbitmq: 'ok', redis: 'ok' });
+  });
+});
+
+describe('services refuse requests that bypass the gateway', () => {
+  const direct = (headers: Record<string, string>) => call(`${system.services.withdrawals}/finance/balance/`, { headers });
+  const identity = () => ({ user_id: randomUUID(), seller_id: randomUUID(), environment: 'test' as const, role: 'seller' as const });
+
+  it('refuses a request with no identity', async () => {
+    const res = await direct({});
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('unauthorized');
+  });
+
+  it('refuses an identity signed with another secret, for another path, or too long ago', async () => {
+    const wrongSecret = signIdentity('someone-elses-secret-123', identity(), 'GET', '/finance/balance/');
+    const otherPath = signIdentity(INTERNAL_SECRET, identity(), 'GET', '/finance/withdrawals/');
+    const stale = signIdentity(INTERNAL_SECRET, identity(), 'GET', '/finance/balance/', Date.now() - 5 * 60_000);
+    for (const headers of [wrongSecret, otherPath, stale]) expect((await direct(headers)).status).toBe(401);
+  });
+
+  it('accepts the identity the gateway signs', async () => {
+    const res = await direct(signIdentity(INTERNAL_SECRET, identity(), 'GET', '/finance/balance/'));
+    expect(res.status).toBe(200);
+  });
+});
