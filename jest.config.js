@@ -12,6 +12,8 @@ const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironm
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Integration tests start real services; unit tests finish far below this.
+  testTimeout: 30000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{packages,services}/*/src/**/*.test.ts'] },
     {
@@ -19,7 +21,6 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
-      testTimeout: 30000,
     },
   ],
 };

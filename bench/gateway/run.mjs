@@ -4,7 +4,8 @@
 // gateway would add), then through the gateway (auth lookup, Redis rate limit, signing, proxy).
 // The result is a report: exit code 0 whether the targets pass or not, non-zero only if the bench broke.
 //
-// Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 32), BENCH_WARMUP (s, default 3).
+// Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 32), BENCH_WARMUP (s, default 3),
+// BENCH_VERBOSE=1 to stream the services' log lines as they come instead of a summary at the end.
 /* global fetch, AbortSignal */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -34,6 +35,7 @@ const MAX_RUN_SECONDS = 50;
 const DURATION = intFromEnv('BENCH_DURATION', 10, MAX_RUN_SECONDS);
 const CONNECTIONS = intFromEnv('BENCH_CONNECTIONS', 32, 10_000);
 const WARMUP = intFromEnv('BENCH_WARMUP', 3, MAX_RUN_SECONDS);
+const VERBOSE = process.env.BENCH_VERBOSE === '1';
 
 function intFromEnv(name, fallback, max) {
   const raw = process.env[name];
@@ -62,15 +64,55 @@ function startService(name, env) {
   const main = path.join(ROOT, 'services', name, 'dist', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [main], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  // LOG_LEVEL is warn, so whatever a service prints deserves to be seen.
+  // LOG_LEVEL is warn, so whatever a service prints deserves to be seen, but one line per request
+  // would bury the report: keep them, summarise them at the end, print the last ones on failure.
+  const logs = [];
   for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (line) => process.stderr.write(`[${name}] ${line}\n`));
+    createInterface({ input: stream }).on('line', (line) => {
+      logs.push(line);
+      if (VERBOSE) process.stderr.write(`[${name}] ${line}\n`);
+    });
   }
   child.on('exit', (code, signal) => {
     if (!stopping) crash(new Error(`${name} exited unexpectedly (${signal ?? `code ${code}`})`));
   });
-  children.push({ name, child });
+  children.push({ name, child, logs });
   return child;
+}
+
+/** Log lines grouped by message (pino JSON: `msg` and the error's message), most frequent first. */
+function printLogSummary() {
+  const groups = [];
+  for (const { name, logs } of children) {
+    const counts = new Map();
+    for (const line of logs) {
+      let key = line.slice(0, 160);
+      try {
+        const entry = JSON.parse(line);
+        key = `${entry.level ?? '?'}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message})` : ''}`;
+      } catch {
+        // Not JSON (a stack trace, a warning from Node): counted as it is.
+      }
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    for (const [key, count] of counts) groups.push({ name, key, count });
+  }
+  if (groups.length === 0) {
+    console.log('\nservice logs: nothing at warn level or above');
+    return;
+  }
+  console.log('\nservice logs at warn level or above (BENCH_VERBOSE=1 shows every line):');
+  for (const { name, key, count } of groups.sort((a, b) => b.count - a.count).slice(0, 10)) {
+    console.log(`  ${name.padEnd(11)} ${String(count).padStart(7)} x ${key}`);
+  }
+}
+
+function printLogTails() {
+  for (const { name, logs } of children) {
+    if (logs.length === 0) continue;
+    console.error(`\nlast log lines of ${name}:`);
+    for (const line of logs.slice(-15)) console.error(`  ${line.slice(0, 500)}`);
+  }
 }
 
 async function stopChildren() {
@@ -196,6 +238,14 @@ function cpuUsage(before, after, wallMs) {
   return usage;
 }
 
+/** Runs `fn` and measures the CPU used meanwhile by each process and by the whole machine. */
+async function withCpu(fn) {
+  const before = cpuSnapshot();
+  const started = Date.now();
+  const value = await fn();
+  return { value, cpu: cpuUsage(before, cpuSnapshot(), Date.now() - started) };
+}
+
 function percentile(sorted, q) {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
@@ -216,17 +266,14 @@ async function load(target, seconds) {
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
   });
-  const cpuBefore = cpuSnapshot();
-  const started = Date.now();
-  const result = await instance;
-  const cpu = cpuUsage(cpuBefore, cpuSnapshot(), Date.now() - started);
+  const { value: result, cpu } = await withCpu(() => instance);
   currentRun = null;
   if (stopping) throw new Error('interrupted');
 
   const problems = ['errors', 'timeouts', 'non2xx', 'mismatches']
     .filter((field) => result[field] > 0)
     .map((field) => `${result[field]} ${field}`);
-  if (problems.length || result.totalCompletedRequests === 0) {
+  if (problems.length || result.requests.total === 0) {
     const codes = JSON.stringify(result.statusCodeStats ?? {});
     throw new Error(
       `${target.name}: ${problems.join(', ') || 'no request completed'} (status codes: ${codes})`,
@@ -237,7 +284,7 @@ async function load(target, seconds) {
     rps: result.requests.mean,
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
-    total: result.totalCompletedRequests,
+    total: result.requests.total,
     cpu,
   };
 }
@@ -245,7 +292,7 @@ async function load(target, seconds) {
 // ---------------------------------------------------------------------------------------------------
 // Report.
 
-function report(direct, gateway) {
+function report(direct, gateway, idleCpu) {
   const rows = [
     ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'requests'],
     ...[
@@ -278,13 +325,17 @@ function report(direct, gateway) {
   console.log(`overall                    ${verdict(ratioOk && latencyOk)}`);
 
   // Not a target: where the CPU went, to tell a slow gateway from a saturated machine.
-  if (direct.cpu && gateway.cpu) {
+  // The idle row is the baseline: what the services burn with no request at all.
+  if (idleCpu && direct.cpu && gateway.cpu) {
     const names = Object.keys(gateway.cpu);
-    console.log('\nCPU during each run, % of one core:');
+    console.log(`\nCPU, % of one core (the machine has ${os.availableParallelism()}):`);
     const cpuRows = [
       ['', ...names],
-      ['direct', ...names.map((n) => (direct.cpu[n] ?? 0).toFixed(0))],
-      ['gateway', ...names.map((n) => gateway.cpu[n].toFixed(0))],
+      ...[
+        ['idle (no load)', idleCpu],
+        ['direct run', direct.cpu],
+        ['gateway run', gateway.cpu],
+      ].map(([label, cpu]) => [label, ...names.map((n) => (cpu[n] ?? 0).toFixed(0))]),
     ];
     const w = cpuRows[0].map((_, i) => Math.max(...cpuRows.map((row) => row[i].length)));
     for (const row of cpuRows) {
@@ -364,13 +415,15 @@ async function main() {
   };
 
   for (const target of [direct, gateway]) await preflight(target);
+  const { cpu: idleCpu } = await withCpu(() => sleep(2_000));
   console.error(`warming up (${WARMUP} s per target)...`);
   // JIT, connection pools and the gateway's upstream keep-alive sockets, before anything is counted.
   for (const target of [direct, gateway]) await load(target, WARMUP);
   console.error(`measuring (${DURATION} s per target, ${CONNECTIONS} connections)...`);
   const directResult = await load(direct, DURATION);
   const gatewayResult = await load(gateway, DURATION);
-  report(directResult, gatewayResult);
+  report(directResult, gatewayResult, idleCpu);
+  printLogSummary();
 }
 
 let exitCode = 0;
@@ -378,6 +431,7 @@ try {
   await Promise.race([main(), crashed]);
 } catch (err) {
   if (!stopping) {
+    printLogTails();
     console.error(`\nbench failed: ${err instanceof Error ? err.message : err}`);
     exitCode = 1;
   }

@@ -39,7 +39,10 @@ describe('request ids', () => {
   });
 
   it('replaces a request id that is not a sane token', async () => {
-    const res = await call(`${gateway.url}/sellers/orders/`, { key, headers: { 'x-request-id': 'bad id with spaces' } });
+    const res = await call(`${gateway.url}/sellers/orders/`, {
+      key,
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
     expect(res.headers.get('x-request-id')).not.toBe('bad id with spaces');
   });
 });
@@ -56,9 +59,19 @@ describe('forwarding', () => {
   });
 
   it('drops identity headers a caller tries to smuggle in', async () => {
-    const forged = signIdentity('not-the-secret-at-all', { user_id: randomUUID(), seller_id: randomUUID(), environment: 'live', role: 'operator' }, 'GET', '/sellers/orders/');
+    const forged = signIdentity(
+      'not-the-secret-at-all',
+      { user_id: randomUUID(), seller_id: randomUUID(), environment: 'live', role: 'operator' },
+      'GET',
+      '/sellers/orders/',
+    );
     await call(`${gateway.url}/sellers/orders/`, { key, headers: forged });
-    const identity = verifyIdentity(INTERNAL_SECRET, upstream.received.at(-1)?.headers ?? {}, 'GET', '/sellers/orders/');
+    const identity = verifyIdentity(
+      INTERNAL_SECRET,
+      upstream.received.at(-1)?.headers ?? {},
+      'GET',
+      '/sellers/orders/',
+    );
     expect(identity?.role).toBe('seller');
     expect(identity?.environment).toBe('test');
   });
@@ -66,14 +79,23 @@ describe('forwarding', () => {
   it('accepts an empty body on an action route, with or without Content-Type', async () => {
     const bare = await call(`${gateway.url}/sellers/orders/${randomUUID()}/cancel/`, { method: 'POST', key });
     expect(bare.status).toBe(200);
-    const typed = await call(`${gateway.url}/sellers/orders/${randomUUID()}/cancel/`, { method: 'POST', key, headers: { 'content-type': 'application/json' } });
+    const typed = await call(`${gateway.url}/sellers/orders/${randomUUID()}/cancel/`, {
+      method: 'POST',
+      key,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(typed.status).toBe(200);
   });
 });
 
 describe('bad input', () => {
   it('answers 400 invalid_json to a body that is not JSON', async () => {
-    const res = await call(`${gateway.url}/sellers/orders/`, { method: 'POST', key, rawBody: '{"customer":', headers: { 'content-type': 'application/json' } });
+    const res = await call(`${gateway.url}/sellers/orders/`, {
+      method: 'POST',
+      key,
+      rawBody: '{"customer":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'invalid_json', message: expect.any(String) });
   });
@@ -113,7 +135,10 @@ describe('services that are down or slow', () => {
     const started = Date.now();
     const res = await call(`${g.url}/finance/balance/`, { key });
     expect(res.status).toBe(503);
-    expect(res.body).toMatchObject({ code: 'service_unavailable', message: expect.stringContaining('withdrawals') });
+    expect(res.body).toMatchObject({
+      code: 'service_unavailable',
+      message: expect.stringContaining('withdrawals'),
+    });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 });
@@ -123,7 +148,9 @@ describe('public documents and health', () => {
     const res = await call(`${gateway.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
-    expect(Object.keys(res.body.paths as object)).toEqual(expect.arrayContaining(['/sellers/orders/', '/sellers/orders/{uuid}/tracking/', '/config/webhooks/']));
+    expect(Object.keys(res.body.paths as object)).toEqual(
+      expect.arrayContaining(['/sellers/orders/', '/sellers/orders/{uuid}/tracking/', '/config/webhooks/']),
+    );
   });
 
   it('serves a reference page that loads nothing from the internet', async () => {
@@ -146,8 +173,14 @@ describe('public documents and health', () => {
 });
 
 describe('services refuse requests that bypass the gateway', () => {
-  const direct = (headers: Record<string, string>) => call(`${system.services.withdrawals}/finance/balance/`, { headers });
-  const identity = () => ({ user_id: randomUUID(), seller_id: randomUUID(), environment: 'test' as const, role: 'seller' as const });
+  const direct = (headers: Record<string, string>) =>
+    call(`${system.services.withdrawals}/finance/balance/`, { headers });
+  const identity = () => ({
+    user_id: randomUUID(),
+    seller_id: randomUUID(),
+    environment: 'test' as const,
+    role: 'seller' as const,
+  });
 
   it('refuses a request with no identity', async () => {
     const res = await direct({});
@@ -158,7 +191,13 @@ describe('services refuse requests that bypass the gateway', () => {
   it('refuses an identity signed with another secret, for another path, or too long ago', async () => {
     const wrongSecret = signIdentity('someone-elses-secret-123', identity(), 'GET', '/finance/balance/');
     const otherPath = signIdentity(INTERNAL_SECRET, identity(), 'GET', '/finance/withdrawals/');
-    const stale = signIdentity(INTERNAL_SECRET, identity(), 'GET', '/finance/balance/', Date.now() - 5 * 60_000);
+    const stale = signIdentity(
+      INTERNAL_SECRET,
+      identity(),
+      'GET',
+      '/finance/balance/',
+      Date.now() - 5 * 60_000,
+    );
     for (const headers of [wrongSecret, otherPath, stale]) expect((await direct(headers)).status).toBe(401);
   });
 

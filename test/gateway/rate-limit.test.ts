@@ -46,10 +46,17 @@ describe('rate limiting', () => {
   });
 
   it('limits failed authentications per client IP, so keys cannot be guessed at speed', async () => {
-    const g = await system.startGateway({ UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '3', REDIS_KEY_PREFIX: `iplimit:${Date.now()}:` });
+    const g = await system.startGateway({
+      UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '3',
+      REDIS_KEY_PREFIX: `iplimit:${Date.now()}:`,
+    });
     const guesses = [];
     for (let i = 0; i < 4; i += 1) {
-      guesses.push(await call(`${g.url}/finance/balance/`, { headers: { authorization: `Bearer mk_test_${'x'.repeat(31)}${i}` } }));
+      guesses.push(
+        await call(`${g.url}/finance/balance/`, {
+          headers: { authorization: `Bearer mk_test_${'x'.repeat(31)}${i}` },
+        }),
+      );
     }
     expect(guesses.map((r) => r.status)).toEqual([401, 401, 401, 429]);
     expect(Number(guesses[3]?.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -71,7 +78,9 @@ describe('rate limiting', () => {
     const proxy = new TcpProxy(host, port);
     await proxy.start();
     try {
-      const g = await system.startGateway({ REDIS_URL: viaProxy(system.env.REDIS_URL as string, proxy.port) });
+      const g = await system.startGateway({
+        REDIS_URL: viaProxy(system.env.REDIS_URL as string, proxy.port),
+      });
       const { key } = await createKey(g.service);
       expect((await balance(g, key)).status).toBe(200);
       await proxy.cut();
@@ -79,7 +88,9 @@ describe('rate limiting', () => {
       expect(during.status).toBe(200);
       expect(during.headers.get('x-ratelimit-limit')).toBe('300');
       await proxy.restore();
-      await waitFor(async () => (await call(g.url.replace('/api/v1', '/readyz'))).status === 200, { what: 'redis back' });
+      await waitFor(async () => (await call(g.url.replace('/api/v1', '/readyz'))).status === 200, {
+        what: 'redis back',
+      });
       // The shared budget still counts the request made before the outage.
       const after = await balance(g, key);
       expect(Number(after.headers.get('x-ratelimit-remaining'))).toBeLessThanOrEqual(298);

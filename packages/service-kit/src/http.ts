@@ -24,8 +24,11 @@ export function requestId(): RequestHandler {
   };
 }
 
-/** Duration histogram and counter labelled by route template, never by raw path (bounded cardinality). */
-export function httpMetrics(metrics: Metrics): RequestHandler {
+/**
+ * Duration histogram and counter labelled by route template, never by raw path (bounded cardinality),
+ * and one access-log line per request (the logger scrubs keys from paths and queries).
+ */
+export function httpMetrics(metrics: Metrics, logger: Logger): RequestHandler {
   return (req, res, next) => {
     const end = metrics.httpDuration.startTimer();
     res.on('finish', () => {
@@ -33,8 +36,21 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
         ? `${req.baseUrl}${String(req.route.path)}`
         : (res.locals.routeTemplate ?? 'unmatched');
       const labels = { method: req.method, route, status_code: String(res.statusCode) };
-      end(labels);
+      const seconds = end(labels);
       metrics.httpRequests.inc(labels);
+      if (route !== '/healthz' && route !== '/readyz' && logger.isLevelEnabled('info')) {
+        logger.info(
+          {
+            request_id: req.requestId,
+            method: req.method,
+            path: req.originalUrl,
+            route,
+            status: res.statusCode,
+            duration_ms: Math.round(seconds * 10_000) / 10,
+          },
+          'request',
+        );
+      }
     });
     next();
   };
@@ -60,12 +76,12 @@ export interface HttpAppOptions {
 }
 
 /** The express app every service starts from: request id, metrics, JSON body parsing with a limit. */
-export function createHttpApp({ metrics, parseJson = true }: HttpAppOptions): Express {
+export function createHttpApp({ metrics, logger, parseJson = true }: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
-  app.use(requestId(), httpMetrics(metrics));
+  app.use(requestId(), httpMetrics(metrics, logger));
   if (parseJson) app.use(jsonParser());
   return app;
 }

@@ -23,16 +23,19 @@ export function portOf(server: http.Server): number {
   return (server.address() as AddressInfo).port;
 }
 
-/** Stop accepting, let in-flight requests finish, then drop idle keep-alive connections. */
+/** Stop accepting, let in-flight requests finish, then drop keep-alive connections as they go idle. */
 export async function closeServer(server: http.Server, graceMs: number): Promise<void> {
   await new Promise<void>((resolve) => {
+    // A keep-alive connection that finishes its request after close() would otherwise linger until
+    // the client drops it.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     const force = setTimeout(() => {
       server.closeAllConnections();
-      resolve();
     }, graceMs);
     force.unref();
     server.close(() => {
       clearTimeout(force);
+      clearInterval(sweep);
       resolve();
     });
     server.closeIdleConnections();

@@ -98,7 +98,14 @@ async function execute(command: ReturnType<typeof parse>, io: CliIo): Promise<vo
   const config = loadConfig({ DATABASE_URL: commonEnv.DATABASE_URL, NODE_ENV: commonEnv.NODE_ENV }, io.env);
   const logger = createLogger('gateway-cli', 'silent');
   if (config.NODE_ENV !== 'production') await ensureDatabase(config.DATABASE_URL);
-  const orm = await openDatabase({ url: config.DATABASE_URL, schema: SCHEMA, entities, migrations, logger, poolMax: 2 });
+  const orm = await openDatabase({
+    url: config.DATABASE_URL,
+    schema: SCHEMA,
+    entities,
+    migrations,
+    logger,
+    poolMax: 2,
+  });
   try {
     await migrate(orm, SCHEMA);
     const em = orm.em.fork();
@@ -113,7 +120,11 @@ async function execute(command: ReturnType<typeof parse>, io: CliIo): Promise<vo
       io.stdout(`${user.id}\n`);
       return;
     }
-    const { user } = await ensureUser(em, { email: command.email, role: command.role, sellerName: command.sellerName });
+    const { user } = await ensureUser(em, {
+      email: command.email,
+      role: command.role,
+      sellerName: command.sellerName,
+    });
     const { key, record } = await createApiKey(em, user.id, command.env, command.label);
     io.stderr(
       `new ${record.environment} key ${record.prefix}…${record.last4} for ${user.email}; any previous ${record.environment} key of this user is revoked.\n` +

@@ -40,6 +40,10 @@ export async function startGateway(
     retryStrategy: (times) => Math.min(times * 200, 2_000),
   });
   redis.on('error', (err: Error) => runtime.logger.debug({ err: err.message }, 'redis error'));
+  // Serve with the shared limiter from the first request when Redis is there; start anyway when not.
+  await waitForRedis(redis, 2_000).catch(() =>
+    runtime.logger.warn('Redis unreachable at start; rate limits fall back to memory'),
+  );
 
   const upstreams = new UpstreamClient(
     {
@@ -91,4 +95,23 @@ export async function startGateway(
         redis.disconnect();
       }),
   };
+}
+
+/** Resolves when Redis is ready; rejects at its first connection error or after `timeoutMs`. */
+function waitForRedis(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('error', onError);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onError = (err: Error) => done(err);
+    const timer = setTimeout(() => done(new Error('redis not ready')), timeoutMs);
+    redis.once('ready', onReady);
+    redis.once('error', onError);
+  });
 }

@@ -1,0 +1,85 @@
+import { runCli } from '../../services/gateway/src/cli';
+import { call, startSystem, uniqueEmail, type RunningGateway, type System } from '../support/system';
+
+let system: System;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  system = await startSystem();
+  gateway = await system.startGateway();
+});
+afterAll(() => system.stop());
+
+async function cli(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    env: system.env,
+  });
+  return { code, stdout, stderr, lastLine: stdout.trimEnd().split('\n').at(-1) ?? '' };
+}
+
+describe('operator CLI', () => {
+  it('creates the user, its seller and a key, printing the key alone on the last line', async () => {
+    const email = uniqueEmail();
+    const res = await cli(['keys', 'create', '--email', email, '--env', 'test', '--label', 'ci']);
+    expect(res.code).toBe(0);
+    expect(res.lastLine).toMatch(/^mk_test_[A-Za-z0-9]{32,}$/);
+    expect(res.stderr).not.toContain(res.lastLine);
+    const balance = await call(`${gateway.url}/finance/balance/`, { key: res.lastLine });
+    expect(balance.status).toBe(200);
+  });
+
+  it('revokes the previous key of the same environment when a new one is created', async () => {
+    const email = uniqueEmail();
+    const first = (await cli(['keys', 'create', '--email', email, '--env', 'live'])).lastLine;
+    const second = (await cli(['keys', 'create', '--email', email, '--env', 'live'])).lastLine;
+    expect(first).not.toBe(second);
+    expect((await call(`${gateway.url}/finance/balance/`, { key: first })).status).toBe(401);
+    expect((await call(`${gateway.url}/finance/balance/`, { key: second })).status).toBe(200);
+  });
+
+  it('creates operator keys that reach only operator routes', async () => {
+    const key = (
+      await cli(['keys', 'create', '--email', uniqueEmail('op'), '--env', 'live', '--role', 'operator'])
+    ).lastLine;
+    expect((await call(`${gateway.url}/finance/balance/`, { key })).status).toBe(403);
+    const ops = await call(`${gateway.url}/ops/withdrawals/`, { key });
+    expect(ops.status).not.toBe(403);
+    expect(ops.status).not.toBe(401);
+  });
+
+  it('creates panel users with a hashed password', async () => {
+    const email = uniqueEmail();
+    const res = await cli([
+      'users',
+      'create',
+      '--email',
+      email,
+      '--password',
+      'correct horse battery',
+      '--seller-name',
+      'Loja Azul',
+    ]);
+    expect(res.code).toBe(0);
+    const rows = await gateway.service.runtime.orm.em
+      .fork()
+      .execute<Array<{ password_hash: string; name: string }>>(
+        'select u.password_hash, s.name from gateway.users u join gateway.sellers s on s.id = u.seller_id where u.email = ?',
+        [email],
+      );
+    expect(rows[0]?.name).toBe('Loja Azul');
+    expect(rows[0]?.password_hash).toMatch(/^scrypt\$/);
+    expect(rows[0]?.password_hash).not.toContain('correct horse');
+  });
+
+  it('explains bad usage with exit code 2', async () => {
+    expect((await cli(['keys', 'create', '--email', 'nope', '--env', 'test'])).code).toBe(2);
+    expect((await cli(['keys', 'create', '--email', uniqueEmail(), '--env', 'prod'])).stderr).toMatch(
+      /--env/,
+    );
+    expect((await cli(['keys', 'delete'])).code).toBe(2);
+  });
+});
