@@ -5,17 +5,17 @@ import { DEFAULT_URLS } from './servers';
 export const INTERNAL_SECRET = 'test-internal-secret-0123456789';
 
 /**
- * Each jest worker gets its own database; each test file its own exchange and queue names and Redis key
- * prefix, so tests never see each other's data or messages.
+ * Each test file gets its own database (so a worker never shares one between files, nor two jest runs
+ * at once), its own exchange and queue names and its own Redis key prefix: tests never see each other's
+ * data or messages, and no outbox relay of one file can publish another file's rows.
  */
 export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const worker = process.env.JEST_WORKER_ID ?? '0';
+  const testPath = expect.getState().testPath ?? 'unknown';
+  const slug = (text: string) => text.replace(/[^a-z0-9]/gi, '').toLowerCase();
+  const file = slug(path.basename(testPath, '.test.ts'));
+  const folder = slug(path.basename(path.dirname(testPath)));
   const database = new URL(process.env.DATABASE_URL ?? DEFAULT_URLS.DATABASE_URL);
-  database.pathname = `/seller_api_test_w${worker}`;
-  const file = path
-    .basename(expect.getState().testPath ?? 'unknown', '.test.ts')
-    .replace(/[^a-z0-9]/gi, '')
-    .toLowerCase();
+  database.pathname = `/sa_test_${folder}_${file}`.slice(0, 63);
   const run = randomBytes(4).toString('hex');
   return {
     NODE_ENV: 'test',
@@ -24,7 +24,7 @@ export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessE
     REDIS_URL: process.env.REDIS_URL ?? DEFAULT_URLS.REDIS_URL,
     REDIS_KEY_PREFIX: `test:${file}:${run}:`,
     AMQP_URL: process.env.AMQP_URL ?? DEFAULT_URLS.AMQP_URL,
-    AMQP_NAMESPACE: `test.${file}.`,
+    AMQP_NAMESPACE: `test.${folder}.${file}.`,
     INTERNAL_SECRET,
     PORT: '0',
     METRICS_PORT: '0',

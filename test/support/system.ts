@@ -41,18 +41,23 @@ export interface RunningGateway {
 export async function startSystem(
   overrides: Record<string, string> = {},
   logDestination?: pino.DestinationStream,
+  options: { wrapPayments?: (url: string) => Promise<string> } = {},
 ): Promise<System> {
   const env = testEnv(overrides);
   const opts = { logDestination, metrics: false };
-  const [orders, payments, withdrawals, webhooks] = await Promise.all([
-    startOrders(loadOrdersConfig(env), opts),
-    startPayments(loadPaymentsConfig(env), opts),
+  // Payments first: orders calls it, possibly through a proxy a test can cut.
+  const payments = await startPayments(loadPaymentsConfig(env), opts);
+  const paymentsUrl = `http://127.0.0.1:${payments.port}`;
+  const ordersPaymentsUrl =
+    overrides.PAYMENTS_URL ?? (await (options.wrapPayments?.(paymentsUrl) ?? paymentsUrl));
+  const [orders, withdrawals, webhooks] = await Promise.all([
+    startOrders(loadOrdersConfig({ ...env, PAYMENTS_URL: ordersPaymentsUrl }), opts),
     startWithdrawals(loadWithdrawalsConfig(env), opts),
     startDispatcher(loadDispatcherConfig(env), opts),
   ]);
   const services: Services = {
     orders: `http://127.0.0.1:${orders.port}`,
-    payments: `http://127.0.0.1:${payments.port}`,
+    payments: paymentsUrl,
     withdrawals: `http://127.0.0.1:${withdrawals.port}`,
     webhooks: `http://127.0.0.1:${webhooks.port}`,
   };

@@ -22,5 +22,7 @@ export const Identity = z.object({
   seller_id: uuid.nullable(),
   environment: Environment,
   role: Role,
+  /** The seller's display name, for `parties.seller.name` and event payloads; absent for operators. */
+  seller_name: z.string().nullable().optional(),
 });
 export type Identity = z.infer<typeof Identity>;

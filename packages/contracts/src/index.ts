@@ -4,6 +4,7 @@ export * from './taxid';
 export * from './masking';
 export * from './auth';
 export * from './products';
+export * from './affiliates';
 export * from './payments';
 export * from './orders';
 export * from './finance';

@@ -24,6 +24,12 @@ import {
 import { PspPixNotification } from './payments';
 import { CreateProductRequest, ProductListQuery, ProductListResponse, ProductResponse } from './products';
 import {
+  AffiliateListQuery,
+  AffiliateListResponse,
+  CreateAffiliateRequest,
+  AffiliateResponse,
+} from './affiliates';
+import {
   BulkResendRequest,
   BulkResendResponse,
   CreateWebhookRequest,
@@ -189,6 +195,36 @@ export const routes: RouteDoc[] = [
     auth: true,
     query: ProductListQuery,
     responses: { 200: ok(ProductListResponse) },
+  },
+  {
+    method: 'get',
+    path: '/sellers/products/{uuid}/',
+    operationId: 'getProduct',
+    summary: 'Read one product',
+    tag: 'Products',
+    auth: true,
+    params: OrderPathParams,
+    responses: { 200: ok(ProductResponse) },
+  },
+  {
+    method: 'post',
+    path: '/sellers/affiliates/',
+    operationId: 'createAffiliate',
+    summary: 'Register an affiliate (extension); orders name it with affiliate_code',
+    tag: 'Products',
+    auth: true,
+    body: CreateAffiliateRequest,
+    responses: { 201: ok(AffiliateResponse, 'Affiliate registered') },
+  },
+  {
+    method: 'get',
+    path: '/sellers/affiliates/',
+    operationId: 'listAffiliates',
+    summary: 'List affiliates, newest first',
+    tag: 'Products',
+    auth: true,
+    query: AffiliateListQuery,
+    responses: { 200: ok(AffiliateListResponse) },
   },
   // Sandbox
   sandboxRoute('pay', 'sandboxPayOrder', 'Pay a test order as the PSP would'),

@@ -35,3 +35,34 @@ export type PspPixPayment = z.infer<typeof PspPixPayment>;
 
 export const PspPixNotification = z.looseObject({ pix: z.array(PspPixPayment) });
 export type PspPixNotification = z.infer<typeof PspPixNotification>;
+
+/**
+ * Internal: orders asks payments for the PIX charge of a new order (`POST /internal/charges/`, never
+ * routed by the gateway). Idempotent on `order_uuid`: asking again returns the same charge.
+ */
+export const CreateChargeRequest = z.object({
+  order_uuid: uuid,
+  gross_amount: z.number().int().min(1).max(999_999_999_999),
+  expires_at: z.iso.datetime(),
+  seller_name: z.string().nullable(),
+  debtor_name: z.string().nullable(),
+  debtor_document: z.string().nullable(),
+});
+export type CreateChargeRequest = z.infer<typeof CreateChargeRequest>;
+
+/** Internal: the charge as payments made it; orders copies what the order detail and response show. */
+export const Charge = z.object({
+  transaction_uuid: uuid,
+  order_uuid: uuid,
+  status: TransactionStatus,
+  method: PaymentMethod,
+  txid: z.string(),
+  copy_and_paste: z.string(),
+  qr_code_image_base64: z.string().nullable(),
+  gross_amount: z.number().int(),
+  fee_amount: z.number().int(),
+  net_amount: z.number().int(),
+  expires_at: z.iso.datetime(),
+  created_at: z.iso.datetime(),
+});
+export type Charge = z.infer<typeof Charge>;

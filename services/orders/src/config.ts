@@ -1,9 +1,13 @@
 import { commonEnv, env, loadConfig } from '@seller-api/service-kit';
+import { z } from 'zod';
 
 export const ordersEnv = {
   ...commonEnv,
   PORT: env.port.default(3001),
   METRICS_PORT: env.port.default(9001),
+  PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
+  /** How long a create-order waits for the PIX charge before answering 503. */
+  PAYMENTS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
 };
 
 export type OrdersConfig = ReturnType<typeof loadOrdersConfig>;

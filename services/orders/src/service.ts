@@ -5,6 +5,7 @@ import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import { topology } from './events/topology';
 import { mountRoutes } from './http/routes';
+import { PaymentsClient } from './clients/payments';
 
 export interface OrdersService {
   runtime: Runtime;
@@ -25,16 +26,21 @@ export async function startOrders(
     topology,
     logDestination: options.logDestination,
   });
+  const payments = new PaymentsClient(
+    config.PAYMENTS_URL,
+    config.INTERNAL_SECRET,
+    config.PAYMENTS_TIMEOUT_MS,
+  );
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
     internalSecret: config.INTERNAL_SECRET,
-    mount: (app) => mountRoutes(app, runtime),
+    mount: (app) => mountRoutes(app, { runtime, payments }),
   });
   const address = server.address();
   return {
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
-    stop: () => runtime.stop(),
+    stop: () => runtime.stop(() => payments.close()),
   };
 }

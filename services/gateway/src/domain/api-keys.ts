@@ -81,6 +81,7 @@ interface KeyRow {
   environment: Environment;
   role: Role;
   seller_status: 'ACTIVE' | 'SUSPENDED' | null;
+  seller_name: string | null;
 }
 
 /**
@@ -91,7 +92,7 @@ export async function findKeyHolder(em: EntityManager, key: string): Promise<Key
   const environment = environmentOfKey(key);
   if (!environment) return null;
   const rows = await em.execute<KeyRow[]>(
-    `select u.id as user_id, u.seller_id, k.environment, u.role, s.status as seller_status
+    `select u.id as user_id, u.seller_id, k.environment, u.role, s.status as seller_status, s.name as seller_name
        from gateway.api_keys k
        join gateway.users u on u.id = k.user_id
        left join gateway.sellers s on s.id = u.seller_id

@@ -42,6 +42,7 @@ export function gatewayHandler(deps: GatewayDeps) {
         seller_id: identity.seller_id,
         environment: identity.environment,
         role: identity.role,
+        seller_name: identity.seller_name ?? null,
       };
     }
 

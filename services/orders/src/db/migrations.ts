@@ -9,4 +9,118 @@ class Migration20261123Init extends Migration {
   }
 }
 
-export const migrations = [{ name: 'Migration20261123Init', class: Migration20261123Init }];
+class Migration20261123Orders extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table orders.products (
+      id uuid primary key,
+      seller_id uuid not null,
+      environment text not null check (environment in ('test', 'live')),
+      name text not null,
+      price bigint not null check (price >= 0),
+      images jsonb not null default '[]',
+      type text not null check (type in ('PHYSICAL', 'DIGITAL')),
+      commission_unit_amount bigint not null default 0,
+      producer_name text,
+      created_at timestamptz(3) not null
+    )`);
+    this.addSql(
+      `create index products_seller_idx on orders.products (seller_id, environment, created_at desc, id desc)`,
+    );
+    this.addSql(`create table orders.affiliates (
+      id uuid primary key,
+      seller_id uuid not null,
+      environment text not null,
+      code text not null,
+      name text not null,
+      created_at timestamptz(3) not null,
+      unique (seller_id, environment, code)
+    )`);
+    this.addSql(`create table orders.customers (
+      id uuid primary key,
+      seller_id uuid not null,
+      environment text not null,
+      tax_id text not null,
+      tax_id_type text not null,
+      name text not null,
+      email text not null,
+      phone text not null,
+      address jsonb,
+      created_at timestamptz(3) not null,
+      updated_at timestamptz(3) not null,
+      unique (seller_id, environment, tax_id)
+    )`);
+    this.addSql(`create table orders.orders (
+      id uuid primary key,
+      seller_id uuid not null,
+      environment text not null,
+      seller_name text,
+      customer_id uuid not null references orders.customers (id),
+      customer_name text not null,
+      customer_email text not null,
+      customer_phone text not null,
+      customer_tax_id text not null,
+      customer_tax_id_type text not null,
+      address jsonb,
+      address_text text,
+      status text not null,
+      method text,
+      subtotal_amount bigint not null,
+      shipping_amount bigint not null,
+      discount_amount bigint not null,
+      commission_amount bigint not null,
+      gross_amount bigint not null,
+      fee_amount bigint not null,
+      net_amount bigint not null,
+      postback_url text,
+      affiliate_name text,
+      producer_name text,
+      debtor_name text,
+      debtor_document text,
+      transaction_id uuid not null,
+      pix_txid text not null,
+      pix_copy_and_paste text not null,
+      expires_at timestamptz(3) not null,
+      created_at timestamptz(3) not null,
+      paid_at timestamptz(3),
+      tracking_code text,
+      shipping_status text,
+      estimated_delivery_date date,
+      delivered_at timestamptz(3),
+      signed_by text
+    )`);
+    // Keyset pagination, newest first, with and without the filters the list offers.
+    this.addSql(
+      `create index orders_list_idx on orders.orders (seller_id, environment, created_at desc, id desc)`,
+    );
+    this.addSql(
+      `create index orders_status_idx on orders.orders (seller_id, environment, status, created_at desc, id desc)`,
+    );
+    this.addSql(
+      `create index orders_shipping_idx on orders.orders (seller_id, environment, shipping_status, created_at desc, id desc)`,
+    );
+    this.addSql(`create table orders.order_items (
+      id uuid primary key,
+      order_id uuid not null references orders.orders (id) deferrable initially deferred,
+      position int not null,
+      product_id uuid not null,
+      product_type text not null,
+      name text not null,
+      images jsonb not null,
+      price bigint not null,
+      quantity int not null check (quantity >= 1),
+      line_total_amount bigint not null,
+      commission_unit_amount bigint not null,
+      commission_total_amount bigint not null,
+      tracking_code text,
+      shipping_status text,
+      shipped_at timestamptz(3),
+      delivered_at timestamptz(3),
+      unique (order_id, position)
+    )`);
+  }
+}
+
+export const migrations = [
+  { name: 'Migration20261123Init', class: Migration20261123Init },
+  { name: 'Migration20261123Orders', class: Migration20261123Orders },
+];

@@ -1,5 +1,149 @@
-import type { Runtime } from '@seller-api/service-kit';
-import type { Express } from 'express';
+import {
+  CreateAffiliateRequest,
+  CreateProductRequest,
+  ListQuery,
+  OrderListQuery,
+  OrderPathParams,
+  TrackingUpdateRequest,
+} from '@seller-api/contracts';
+import { forbidden, identityOf, parseOrThrow, route, type Runtime } from '@seller-api/service-kit';
+import type { Express, Request } from 'express';
+import type { PaymentsClient } from '../clients/payments';
+import { createAffiliate, listAffiliates } from '../domain/affiliates';
+import { createOrder } from '../domain/create-order';
+import { getOrder, listOrders } from '../domain/orders';
+import { createProduct, getProduct, listProducts } from '../domain/products';
+import type { Scope } from '../domain/scope';
+import { updateTracking } from '../domain/tracking';
+import {
+  presentAffiliate,
+  presentCreatedOrder,
+  presentOrderDetail,
+  presentOrderListItem,
+  presentProduct,
+} from './presenters';
 
-/** The public routes of this service arrive with their capability issues. */
-export function mountRoutes(_app: Express, _runtime: Runtime): void {}
+export interface RouteDeps {
+  runtime: Runtime;
+  payments: PaymentsClient;
+}
+
+function scopeOf(req: Request): Scope {
+  const identity = identityOf(req);
+  if (!identity.seller_id) throw forbidden('Only seller keys may use seller routes.');
+  return {
+    sellerId: identity.seller_id,
+    environment: identity.environment,
+    sellerName: identity.seller_name ?? null,
+  };
+}
+
+const orderId = (req: Request) => parseOrThrow(OrderPathParams, req.params, 'Invalid order id.').uuid;
+
+export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): void {
+  const em = () => runtime.orm.em.fork();
+
+  app.post(
+    '/sellers/products/',
+    route(async (req, res) => {
+      const product = await createProduct(
+        em(),
+        scopeOf(req),
+        parseOrThrow(CreateProductRequest, req.body, 'Invalid product.'),
+      );
+      res.status(201).json({ message: 'Product created.', data: presentProduct(product) });
+    }),
+  );
+  app.get(
+    '/sellers/products/',
+    route(async (req, res) => {
+      const { rows, next } = await listProducts(
+        em(),
+        scopeOf(req),
+        parseOrThrow(ListQuery, req.query, 'Invalid query.'),
+      );
+      res.json({
+        message: 'Products retrieved.',
+        data: { results: rows.map(presentProduct), next_cursor: next },
+      });
+    }),
+  );
+  app.get(
+    '/sellers/products/:uuid/',
+    route(async (req, res) => {
+      const id = parseOrThrow(OrderPathParams, req.params, 'Invalid product id.').uuid;
+      res.json({
+        message: 'Product retrieved.',
+        data: presentProduct(await getProduct(em(), scopeOf(req), id)),
+      });
+    }),
+  );
+
+  app.post(
+    '/sellers/affiliates/',
+    route(async (req, res) => {
+      const affiliate = await createAffiliate(
+        em(),
+        scopeOf(req),
+        parseOrThrow(CreateAffiliateRequest, req.body, 'Invalid affiliate.'),
+      );
+      res.status(201).json({ message: 'Affiliate created.', data: presentAffiliate(affiliate) });
+    }),
+  );
+  app.get(
+    '/sellers/affiliates/',
+    route(async (req, res) => {
+      const { rows, next } = await listAffiliates(
+        em(),
+        scopeOf(req),
+        parseOrThrow(ListQuery, req.query, 'Invalid query.'),
+      );
+      res.json({
+        message: 'Affiliates retrieved.',
+        data: { results: rows.map(presentAffiliate), next_cursor: next },
+      });
+    }),
+  );
+
+  app.post(
+    '/sellers/orders/',
+    route(async (req, res) => {
+      const identity = identityOf(req);
+      const result = await createOrder(em(), scopeOf(req), req.body, {
+        requestCharge: (request) => payments.createCharge(identity, request),
+      });
+      res.status(201).json({ message: 'Order created.', data: presentCreatedOrder(result) });
+    }),
+  );
+  app.get(
+    '/sellers/orders/',
+    route(async (req, res) => {
+      const { rows, next } = await listOrders(
+        em(),
+        scopeOf(req),
+        parseOrThrow(OrderListQuery, req.query, 'Invalid query.'),
+      );
+      res.json({
+        message: 'Orders retrieved.',
+        data: { results: rows.map(presentOrderListItem), next_cursor: next },
+      });
+    }),
+  );
+  app.get(
+    '/sellers/orders/:uuid/',
+    route(async (req, res) => {
+      const { order, items } = await getOrder(em(), scopeOf(req), orderId(req));
+      res.json({ message: 'Order retrieved.', data: presentOrderDetail(order, items) });
+    }),
+  );
+  app.patch(
+    '/sellers/orders/:uuid/tracking/',
+    route(async (req, res) => {
+      const scope = scopeOf(req);
+      const id = orderId(req);
+      const update = parseOrThrow(TrackingUpdateRequest, req.body, 'Invalid tracking update.');
+      await updateTracking(em(), scope, id, update);
+      res.json({ message: 'Tracking updated.' });
+    }),
+  );
+}

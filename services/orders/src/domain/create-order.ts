@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  CreateOrderRequest,
+  OrderEvents,
+  formatAddress,
+  zodIssuesToFieldErrors,
+  type Charge,
+  type CreateChargeRequest,
+} from '@seller-api/contracts';
+import { badRequest, enqueue } from '@seller-api/service-kit';
+import {
+  OrderItemSchema,
+  OrderSchema,
+  type OrderItemRow,
+  type OrderRow,
+  type ProductRow,
+} from '../db/entities';
+import { EXCHANGE } from '../events/topology';
+import { orderEventData, orderHeaders } from '../events/payloads';
+import { findAffiliateByCode } from './affiliates';
+import { resolveExpiration } from './dates';
+import { priceOrder, type FieldErrors } from './pricing';
+import { findProducts } from './products';
+import type { Scope } from './scope';
+
+export interface CreateOrderDeps {
+  /** Asks payments for the PIX charge; throws a 503 when payments cannot answer. */
+  requestCharge(request: CreateChargeRequest): Promise<Charge>;
+  now?: () => Date;
+}
+
+export interface CreatedOrderResult {
+  order: OrderRow;
+  items: OrderItemRow[];
+  customerId: string;
+  charge: Charge;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function addError(errors: FieldErrors, field: string, message: string): void {
+  const list = (errors[field] ??= []);
+  if (!list.includes(message)) list.push(message);
+}
+
+/**
+ * The rules that need the seller's data or the clock (unknown products, address for physical
+ * products, affiliate code, expiration). They read the raw body, so they are reported together with
+ * the schema's violations: every problem of a request comes back at once.
+ */
+async function checkAgainstData(
+  em: EntityManager,
+  scope: Scope,
+  body: unknown,
+  errors: FieldErrors,
+  now: Date,
+) {
+  const raw = isRecord(body) ? body : {};
+  const items = Array.isArray(raw.items) ? raw.items : [];
+  const ids = items.map((item) =>
+    isRecord(item) && typeof item.product_uuid === 'string' && UUID.test(item.product_uuid)
+      ? item.product_uuid
+      : null,
+  );
+  const products = await findProducts(
+    em,
+    scope,
+    ids.filter((id): id is string => id !== null),
+  );
+  ids.forEach((id, i) => {
+    if (id !== null && !products.has(id)) addError(errors, `items.${i}.product_uuid`, 'Unknown product');
+  });
+  const customer = isRecord(raw.customer) ? raw.customer : null;
+  const physical = [...products.values()].some((p) => p.type === 'PHYSICAL');
+  if (physical && customer && (customer.address === undefined || customer.address === null)) {
+    addError(errors, 'customer.address', 'Required when the order has a physical product');
+  }
+  let affiliateName: string | null = null;
+  if (typeof raw.affiliate_code === 'string' && raw.affiliate_code.trim()) {
+    const affiliate = await findAffiliateByCode(em, scope, raw.affiliate_code.trim());
+    if (!affiliate) addError(errors, 'affiliate_code', 'Unknown affiliate code');
+    affiliateName = affiliate?.name ?? null;
+  }
+  const payment = isRecord(raw.payment) ? raw.payment : {};
+  let expiresAt: Date | null = null;
+  if (!errors['payment.expiration_date']) {
+    const expiration = resolveExpiration(
+      typeof payment.expiration_date === 'string' ? payment.expiration_date : undefined,
+      now,
+    );
+    if ('error' in expiration) addError(errors, 'payment.expiration_date', expiration.error);
+    else expiresAt = expiration.expiresAt;
+  }
+  return { products, affiliateName, expiresAt };
+}
+
+/**
+ * `POST /sellers/orders/`: validate, price, obtain the PIX charge from payments, then store customer,
+ * order, items and the order.created event in one transaction. Nothing is stored when payments fails.
+ */
+export async function createOrder(
+  em: EntityManager,
+  scope: Scope,
+  body: unknown,
+  deps: CreateOrderDeps,
+): Promise<CreatedOrderResult> {
+  const now = deps.now?.() ?? new Date();
+  const parsed = CreateOrderRequest.safeParse(body);
+  const errors: FieldErrors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
+  const data = await checkAgainstData(em, scope, body, errors, now);
+  if (!parsed.success || Object.keys(errors).length > 0 || !data.expiresAt)
+    throw badRequest('Invalid order.', errors);
+  const input = parsed.data;
+
+  const priced = priceOrder({
+    lines: input.items.map((item) => ({
+      product: data.products.get(item.product_uuid) as ProductRow,
+      quantity: item.quantity,
+    })),
+    grossAmount: input.payment.gross_amount,
+    shippingAmount: input.payment.shipping_amount,
+    discountAmount: input.payment.discount_amount,
+  });
+  if ('errors' in priced) throw badRequest('Invalid order.', priced.errors);
+
+  const orderId = randomUUID();
+  const charge = await deps.requestCharge({
+    order_uuid: orderId,
+    gross_amount: priced.amounts.grossAmount,
+    expires_at: data.expiresAt.toISOString(),
+    seller_name: scope.sellerName,
+    debtor_name: input.payment.debtor_name ?? null,
+    debtor_document: input.payment.debtor_document ?? null,
+  });
+
+  const { customer } = input;
+  const address = customer.address ?? null;
+  return em.transactional(async (tx) => {
+    // Customers are kept per seller and reused by tax id; the latest contact data wins.
+    const [row] = await tx.execute<Array<{ id: string }>>(
+      `insert into orders.customers (id, seller_id, environment, tax_id, tax_id_type, name, email, phone, address, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       on conflict (seller_id, environment, tax_id) do update set
+         tax_id_type = excluded.tax_id_type, name = excluded.name, email = excluded.email, phone = excluded.phone,
+         address = coalesce(excluded.address, orders.customers.address), updated_at = excluded.updated_at
+       returning id`,
+      [
+        randomUUID(),
+        scope.sellerId,
+        scope.environment,
+        customer.tax_id,
+        customer.tax_id_type,
+        customer.name,
+        customer.email,
+        customer.phone,
+        address ? JSON.stringify(address) : null,
+        now,
+        now,
+      ],
+    );
+    const customerId = (row as { id: string }).id;
+    const hasPhysical = priced.lines.some((l) => l.product.type === 'PHYSICAL');
+    const order = tx.create(OrderSchema, {
+      id: orderId,
+      sellerId: scope.sellerId,
+      environment: scope.environment,
+      sellerName: scope.sellerName,
+      customerId,
+      customerName: customer.name,
+      customerEmail: customer.email,
+      customerPhone: customer.phone,
+      customerTaxId: customer.tax_id,
+      customerTaxIdType: customer.tax_id_type,
+      address,
+      addressText: address ? formatAddress(address) : null,
+      status: 'PENDING',
+      method: charge.method,
+      ...priced.amounts,
+      feeAmount: charge.fee_amount,
+      netAmount: charge.net_amount,
+      postbackUrl: input.postback_url,
+      affiliateName: data.affiliateName,
+      producerName: priced.lines.find((l) => l.product.producerName)?.product.producerName ?? null,
+      debtorName: input.payment.debtor_name ?? null,
+      debtorDocument: input.payment.debtor_document ?? null,
+      transactionId: charge.transaction_uuid,
+      pixTxid: charge.txid,
+      pixCopyAndPaste: charge.copy_and_paste,
+      expiresAt: new Date(charge.expires_at),
+      createdAt: now,
+      paidAt: null,
+      trackingCode: null,
+      shippingStatus: hasPhysical ? 'AWAITING_SHIPMENT' : null,
+      estimatedDeliveryDate: null,
+      deliveredAt: null,
+      signedBy: null,
+    });
+    const items = priced.lines.map((line) =>
+      tx.create(OrderItemSchema, {
+        id: randomUUID(),
+        orderId,
+        position: line.position,
+        productId: line.product.id,
+        productType: line.product.type,
+        name: line.product.name,
+        images: line.product.images,
+        price: line.product.price,
+        quantity: line.quantity,
+        lineTotalAmount: line.lineTotalAmount,
+        commissionUnitAmount: line.product.commissionUnitAmount,
+        commissionTotalAmount: line.commissionTotalAmount,
+        trackingCode: null,
+        // Physical items wait for shipment; digital ones have no shipping.
+        shippingStatus: line.product.type === 'PHYSICAL' ? 'AWAITING_SHIPMENT' : null,
+        shippedAt: null,
+        deliveredAt: null,
+      }),
+    );
+    tx.persist([order, ...items]);
+    enqueue(tx, {
+      exchange: EXCHANGE,
+      routingKey: OrderEvents.CREATED,
+      payload: orderEventData(order, items),
+      headers: orderHeaders(order),
+    });
+    return { order, items, customerId, charge };
+  });
+}

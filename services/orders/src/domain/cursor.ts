@@ -1,0 +1,39 @@
+import { badRequest } from '@seller-api/service-kit';
+
+/** Keyset position in a newest-first list: the last row's creation time and id. */
+export interface Cursor {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(`${cursor.createdAt.toISOString()}|${cursor.id}`).toString('base64url');
+}
+
+/** Cursors are opaque to clients; a tampered one is a 400 on `cursor`, never a 500. */
+export function decodeCursor(value: string): Cursor {
+  const [iso, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  if (!id || !/^[0-9a-f-]{36}$/i.test(id) || Number.isNaN(createdAt.getTime())) {
+    throw badRequest('Invalid cursor.', { cursor: ['Must be a next_cursor value returned by this list'] });
+  }
+  return { createdAt, id };
+}
+
+/** Splits a page fetched with one extra row into results and the next cursor. */
+export function page<T extends { createdAt: Date; id: string }>(
+  rows: T[],
+  limit: number,
+): { rows: T[]; next: string | null } {
+  if (rows.length <= limit) return { rows, next: null };
+  const kept = rows.slice(0, limit);
+  const last = kept[kept.length - 1] as T;
+  return { rows: kept, next: encodeCursor({ createdAt: last.createdAt, id: last.id }) };
+}
+
+/** The filter for rows after `cursor` in newest-first order (empty on the first page). */
+export function olderThan(cursor: string | undefined) {
+  if (!cursor) return {};
+  const { createdAt, id } = decodeCursor(cursor);
+  return { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] };
+}

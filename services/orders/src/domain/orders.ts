@@ -1,0 +1,53 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OrderListQuery } from '@seller-api/contracts';
+import { OrderItemSchema, OrderSchema, type OrderItemRow, type OrderRow } from '../db/entities';
+import { olderThan, page } from './cursor';
+import { endOfDayOrInstant, startOfDayOrInstant } from './dates';
+import { assertOwned, type Scope } from './scope';
+
+export async function getOrder(
+  em: EntityManager,
+  scope: Scope,
+  id: string,
+): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
+  const order = assertOwned(await em.findOne(OrderSchema, { id }), scope, 'Order');
+  const items = await em.find(OrderItemSchema, { orderId: id }, { orderBy: { position: 'asc' } });
+  return { order, items };
+}
+
+/** Newest first, keyset-paginated on (created_at, id) so pages stay fast and stable at any depth. */
+export async function listOrders(em: EntityManager, scope: Scope, query: OrderListQuery) {
+  const createdAt = {
+    ...(query.created_from ? { $gte: startOfDayOrInstant(query.created_from) } : {}),
+    ...(query.created_to ? { $lte: endOfDayOrInstant(query.created_to) } : {}),
+  };
+  const rows = await em.find(
+    OrderSchema,
+    {
+      sellerId: scope.sellerId,
+      environment: scope.environment,
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.shipping_status ? { shippingStatus: query.shipping_status } : {}),
+      ...(Object.keys(createdAt).length ? { createdAt } : {}),
+      ...olderThan(query.cursor),
+    },
+    {
+      orderBy: { createdAt: 'desc', id: 'desc' },
+      limit: query.limit + 1,
+      fields: [
+        'id',
+        'status',
+        'createdAt',
+        'paidAt',
+        'customerName',
+        'customerEmail',
+        'method',
+        'grossAmount',
+        'shippingAmount',
+        'trackingCode',
+        'shippingStatus',
+      ],
+    },
+  );
+  return page(rows, query.limit);
+}

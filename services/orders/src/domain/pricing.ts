@@ -1,0 +1,76 @@
+import { MAX_AMOUNT, type ProductType } from '@seller-api/contracts';
+
+export interface PricedProduct {
+  id: string;
+  name: string;
+  price: number;
+  images: string[];
+  type: ProductType;
+  commissionUnitAmount: number;
+  producerName: string | null;
+}
+
+export interface PricedLine {
+  position: number;
+  product: PricedProduct;
+  quantity: number;
+  lineTotalAmount: number;
+  commissionTotalAmount: number;
+}
+
+export interface OrderAmounts {
+  subtotalAmount: number;
+  shippingAmount: number;
+  discountAmount: number;
+  commissionAmount: number;
+  grossAmount: number;
+}
+
+export interface PricingInput {
+  lines: Array<{ product: PricedProduct; quantity: number }>;
+  grossAmount?: number;
+  shippingAmount: number;
+  discountAmount: number;
+}
+
+/** Field errors keyed like the validation body (`payment.discount_amount`). */
+export type FieldErrors = Record<string, string[]>;
+
+/**
+ * Prices an order (decisions.md 5): line totals and commissions per item; gross is subtotal + shipping
+ * - discount unless sent; the discount may not exceed subtotal + shipping; gross stays within limits.
+ */
+export function priceOrder(
+  input: PricingInput,
+): { lines: PricedLine[]; amounts: OrderAmounts } | { errors: FieldErrors } {
+  const lines = input.lines.map((line, position) => ({
+    position,
+    product: line.product,
+    quantity: line.quantity,
+    lineTotalAmount: line.product.price * line.quantity,
+    commissionTotalAmount: line.product.commissionUnitAmount * line.quantity,
+  }));
+  const subtotalAmount = lines.reduce((sum, l) => sum + l.lineTotalAmount, 0);
+  const commissionAmount = lines.reduce((sum, l) => sum + l.commissionTotalAmount, 0);
+  const errors: FieldErrors = {};
+  if (input.discountAmount > subtotalAmount + input.shippingAmount) {
+    errors['payment.discount_amount'] = ['May not exceed the subtotal plus shipping'];
+  }
+  const grossAmount = input.grossAmount ?? subtotalAmount + input.shippingAmount - input.discountAmount;
+  if (input.grossAmount === undefined && !errors['payment.discount_amount']) {
+    if (grossAmount < 1) errors['payment.gross_amount'] = ['The computed amount must be at least 1 cent'];
+    else if (grossAmount > MAX_AMOUNT)
+      errors['payment.gross_amount'] = [`The computed amount exceeds ${MAX_AMOUNT} cents`];
+  }
+  if (Object.keys(errors).length > 0) return { errors };
+  return {
+    lines,
+    amounts: {
+      subtotalAmount,
+      shippingAmount: input.shippingAmount,
+      discountAmount: input.discountAmount,
+      commissionAmount,
+      grossAmount,
+    },
+  };
+}

@@ -1,0 +1,399 @@
+import { randomUUID } from 'node:crypto';
+import { CreatedOrder, OrderEventData } from '@seller-api/contracts';
+import { captureEvents } from '../support/events';
+import { hostPort, TcpProxy } from '../support/tcp-proxy';
+import { checkBrCode, decodeQrPng } from '../support/pix';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { CNPJ, CPF, address, createOrder, createProduct, customer, standaloneOrder } from './fixtures';
+
+let system: System;
+let gateway: RunningGateway;
+let key: string;
+let paymentsProxy: TcpProxy;
+
+beforeAll(async () => {
+  system = await startSystem({}, undefined, {
+    wrapPayments: async (url) => {
+      const { host, port } = hostPort(url, 80);
+      paymentsProxy = new TcpProxy(host, port);
+      return `http://127.0.0.1:${await paymentsProxy.start()}`;
+    },
+  });
+  gateway = await system.startGateway();
+  ({ key } = await createKey(gateway.service));
+});
+afterAll(async () => {
+  await system.stop();
+  await paymentsProxy.stop();
+});
+
+const detail = async (uuid: string, k = key) =>
+  (await call(`${gateway.url}/sellers/orders/${uuid}/`, { key: k })).body.data as Record<string, any>;
+
+describe('create order: standalone charge', () => {
+  it('answers 201 with exactly the documented body, a valid BR Code and a QR image of it', async () => {
+    const res = await createOrder(
+      gateway.url,
+      key,
+      standaloneOrder({ postback_url: 'https://example.com/hook?token=abc' }),
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.message).toEqual(expect.any(String));
+    const data = CreatedOrder.strict().parse(res.body.data);
+    expect(data).toMatchObject({
+      status: 'PENDING',
+      gross_amount: 15000,
+      postback_url: 'https://example.com/hook?token=abc',
+      items: [],
+      customer: { name: 'Maria Silva' },
+    });
+    expect(data.pix.transaction_uuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(data.pix.qr_code_id).toMatch(/^[A-Za-z0-9]{1,25}$/);
+    const { ours, theirs } = checkBrCode(data.pix.copy_and_paste);
+    expect(ours.valid).toBe(true);
+    expect(ours.fields['54']).toBe('150.00');
+    expect(theirs.transactionAmount).toBe(150);
+    expect(data.pix.qr_code_image_base64).not.toMatch(/^data:/);
+    expect(decodeQrPng(data.pix.qr_code_image_base64 as string)).toBe(data.pix.copy_and_paste);
+  });
+
+  it('requires gross_amount when there are no items', async () => {
+    const res = await createOrder(gateway.url, key, { customer: customer(), payment: {} });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_error');
+    expect(res.body.data).toHaveProperty(['payment.gross_amount']);
+  });
+
+  it('needs no address for a charge without products, and shows the phone as "" when none was sent', async () => {
+    const res = await createOrder(
+      gateway.url,
+      key,
+      standaloneOrder({ customer: customer({ phone: undefined }) }),
+    );
+    expect(res.status).toBe(201);
+    const order = await detail((res.body.data as { uuid: string }).uuid);
+    expect(order.customer).toMatchObject({ address: null, phone: '' });
+    expect(order.items).toEqual([]);
+  });
+});
+
+describe('create order: with products', () => {
+  it('computes gross from the items, shipping and discount, and lists the items', async () => {
+    const shirt = await createProduct(gateway.url, key, { price: 5000, commission_unit_amount: 500 });
+    const ebook = await createProduct(gateway.url, key, {
+      name: 'E-book',
+      price: 1990,
+      type: 'DIGITAL',
+      commission_unit_amount: 0,
+      producer_name: null,
+    });
+    const res = await createOrder(gateway.url, key, {
+      customer: customer({ address: address() }),
+      items: [
+        { product_uuid: shirt, quantity: 2 },
+        { product_uuid: ebook, quantity: 1 },
+      ],
+      payment: { shipping_amount: 1500, discount_amount: 490 },
+    });
+    expect(res.status).toBe(201);
+    const data = CreatedOrder.parse(res.body.data);
+    expect(data.gross_amount).toBe(10000 + 1990 + 1500 - 490);
+    expect(data.items).toEqual([
+      { product_uuid: shirt, name: 'Camiseta', quantity: 2, line_total_amount: 10000 },
+      { product_uuid: ebook, name: 'E-book', quantity: 1, line_total_amount: 1990 },
+    ]);
+    const order = await detail(data.uuid);
+    expect(order.payment).toMatchObject({
+      subtotal_amount: 11990,
+      shipping_amount: 1500,
+      discount_amount: 490,
+      commission_amount: 1000,
+      gross_amount: 13000,
+    });
+  });
+
+  it('uses gross_amount as sent when it is sent', async () => {
+    const shirt = await createProduct(gateway.url, key);
+    const res = await createOrder(gateway.url, key, {
+      customer: customer({ address: address() }),
+      items: [{ product_uuid: shirt, quantity: 1 }],
+      payment: { gross_amount: 4242 },
+    });
+    expect(CreatedOrder.parse(res.body.data).gross_amount).toBe(4242);
+  });
+
+  it('requires an address when a product is physical, not when all are digital', async () => {
+    const shirt = await createProduct(gateway.url, key);
+    const ebook = await createProduct(gateway.url, key, { type: 'DIGITAL' });
+    const physical = await createOrder(gateway.url, key, {
+      customer: customer(),
+      items: [{ product_uuid: shirt, quantity: 1 }],
+      payment: {},
+    });
+    expect(physical.status).toBe(400);
+    expect(physical.body.data).toEqual({ 'customer.address': [expect.any(String)] });
+    const digital = await createOrder(gateway.url, key, {
+      customer: customer(),
+      items: [{ product_uuid: ebook, quantity: 1 }],
+      payment: {},
+    });
+    expect(digital.status).toBe(201);
+  });
+
+  it('reports every violation of a body at once, with field paths', async () => {
+    const shirt = await createProduct(gateway.url, key);
+    const res = await createOrder(gateway.url, key, {
+      customer: {
+        name: 'Ana',
+        tax_id: '123',
+        email: 'not-an-email',
+        address: address({ state: 'sp', postal_code: '1234' }),
+      },
+      items: [
+        { product_uuid: shirt, quantity: 0 },
+        { product_uuid: randomUUID(), quantity: 1 },
+      ],
+      payment: { gross_amount: -5, expiration_date: '2020-01-01' },
+    });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.data as object).sort()).toEqual(
+      [
+        'customer.tax_id',
+        'customer.email',
+        'customer.address.state',
+        'customer.address.postal_code',
+        'items.0.quantity',
+        'items.1.product_uuid',
+        'payment.gross_amount',
+        'payment.expiration_date',
+      ].sort(),
+    );
+    for (const messages of Object.values(res.body.data as Record<string, unknown>))
+      expect(messages).toEqual([expect.any(String)]);
+  });
+
+  it('refuses a discount above subtotal plus shipping, more than 100 items and a product of another seller', async () => {
+    const shirt = await createProduct(gateway.url, key, { price: 1000 });
+    const discount = await createOrder(gateway.url, key, {
+      customer: customer({ address: address() }),
+      items: [{ product_uuid: shirt, quantity: 1 }],
+      payment: { shipping_amount: 100, discount_amount: 1101 },
+    });
+    expect(discount.body.data).toEqual({ 'payment.discount_amount': [expect.any(String)] });
+    const many = await createOrder(gateway.url, key, {
+      customer: customer({ address: address() }),
+      items: Array.from({ length: 101 }, () => ({ product_uuid: shirt, quantity: 1 })),
+      payment: {},
+    });
+    expect(many.status).toBe(400);
+    expect(many.body.data).toHaveProperty(['items']);
+    const other = await createKey(gateway.service);
+    const foreign = await createOrder(gateway.url, other.key, {
+      customer: customer({ address: address() }),
+      items: [{ product_uuid: shirt, quantity: 1 }],
+      payment: {},
+    });
+    expect(foreign.body.data).toEqual({ 'items.0.product_uuid': [expect.any(String)] });
+  });
+});
+
+describe('create order: customer data', () => {
+  it('cleans the tax id, deduces its type and keeps the canonical address string', async () => {
+    const res = await createOrder(
+      gateway.url,
+      key,
+      standaloneOrder({
+        customer: customer({ tax_id: CNPJ, address: address({ complement: 'Apto 4', number: undefined }) }),
+      }),
+    );
+    const order = await detail((res.body.data as { uuid: string }).uuid);
+    expect(order.customer).toMatchObject({
+      tax_id: '11222333000181',
+      tax_id_type: 'CNPJ',
+      address: 'Rua das Flores, S/N - Apto 4, Centro, São Paulo, SP, 01001-000, BR',
+    });
+  });
+
+  it('accepts the alphanumeric CNPJ and refuses wrong check digits, repeated digits and a contradicting type', async () => {
+    expect(
+      (
+        await createOrder(
+          gateway.url,
+          key,
+          standaloneOrder({ customer: customer({ tax_id: '12.ABC.345/01DE-35' }) }),
+        )
+      ).status,
+    ).toBe(201);
+    const wrong = await createOrder(
+      gateway.url,
+      key,
+      standaloneOrder({ customer: customer({ tax_id: '529.982.247-26' }) }),
+    );
+    expect(wrong.body.data).toEqual({ 'customer.tax_id': [expect.any(String)] });
+    const repeated = await createOrder(
+      gateway.url,
+      key,
+      standaloneOrder({ customer: customer({ tax_id: '111.111.111-11' }) }),
+    );
+    expect(repeated.body.data).toEqual({ 'customer.tax_id': [expect.any(String)] });
+    const contradiction = await createOrder(
+      gateway.url,
+      key,
+      standaloneOrder({ customer: customer({ tax_id: CPF, tax_id_type: 'CNPJ' }) }),
+    );
+    expect(contradiction.body.data).toEqual({ 'customer.tax_id_type': [expect.any(String)] });
+  });
+
+  it('reuses the customer of the same tax id for the same seller', async () => {
+    const first = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+    const second = CreatedOrder.parse(
+      (
+        await createOrder(
+          gateway.url,
+          key,
+          standaloneOrder({ customer: customer({ tax_id: '52998224725', name: 'Maria S.' }) }),
+        )
+      ).body.data,
+    );
+    expect(second.customer.uuid).toBe(first.customer.uuid);
+    expect(second.customer.name).toBe('Maria S.');
+    const other = await createKey(gateway.service);
+    const third = CreatedOrder.parse(
+      (await createOrder(gateway.url, other.key, standaloneOrder())).body.data,
+    );
+    expect(third.customer.uuid).not.toBe(first.customer.uuid);
+  });
+
+  it('checks the debtor document', async () => {
+    const res = await createOrder(
+      gateway.url,
+      key,
+      standaloneOrder({ payment: { gross_amount: 100, debtor_document: '000.000.000-01' } }),
+    );
+    expect(res.body.data).toEqual({ 'payment.debtor_document': [expect.any(String)] });
+  });
+});
+
+describe('create order: expiration', () => {
+  it('defaults to 24 hours and reads a date alone as the end of that day in São Paulo', async () => {
+    const before = Date.now();
+    const plain = await detail(
+      CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data).uuid,
+    );
+    const expires = new Date(plain.payment.expires_at).getTime();
+    expect(expires - before).toBeGreaterThanOrEqual(24 * 3600_000 - 5_000);
+    expect(expires - before).toBeLessThanOrEqual(24 * 3600_000 + 5_000);
+
+    const day = new Date(Date.now() + 3 * 86400_000).toISOString().slice(0, 10);
+    const dated = await detail(
+      CreatedOrder.parse(
+        (
+          await createOrder(
+            gateway.url,
+            key,
+            standaloneOrder({ payment: { gross_amount: 100, expiration_date: day } }),
+          )
+        ).body.data,
+      ).uuid,
+    );
+    const next = new Date(`${day}T00:00:00Z`);
+    next.setUTCDate(next.getUTCDate() + 1);
+    expect(dated.payment.expires_at).toBe(`${next.toISOString().slice(0, 10)}T02:59:59.999Z`);
+  });
+
+  it('refuses an expiration in the past or more than 30 days away', async () => {
+    const past = await createOrder(
+      gateway.url,
+      key,
+      standaloneOrder({
+        payment: { gross_amount: 100, expiration_date: new Date(Date.now() - 60_000).toISOString() },
+      }),
+    );
+    expect(past.body.data).toEqual({ 'payment.expiration_date': [expect.stringMatching(/future/)] });
+    const far = await createOrder(
+      gateway.url,
+      key,
+      standaloneOrder({
+        payment: { gross_amount: 100, expiration_date: new Date(Date.now() + 31 * 86400_000).toISOString() },
+      }),
+    );
+    expect(far.body.data).toEqual({ 'payment.expiration_date': [expect.stringMatching(/30 days/)] });
+  });
+});
+
+describe('create order: events and failures', () => {
+  it('publishes order.created and payment.pix_qr_code_created through the outboxes', async () => {
+    const orders = await captureEvents(
+      system.env.AMQP_URL as string,
+      system.env.AMQP_NAMESPACE as string,
+      'orders.events',
+      'order.*',
+    );
+    const payments = await captureEvents(
+      system.env.AMQP_URL as string,
+      system.env.AMQP_NAMESPACE as string,
+      'payments.events',
+      'payment.*',
+    );
+    try {
+      const created = CreatedOrder.parse(
+        (await createOrder(gateway.url, key, standaloneOrder({ postback_url: 'https://example.com/p' }))).body
+          .data,
+      );
+      const [event] = await orders.waitFor(
+        (m) =>
+          m.routingKey === 'order.created' && (m.payload.order as { uuid: string }).uuid === created.uuid,
+      );
+      const data = OrderEventData.parse(event?.payload);
+      expect(data.order).toMatchObject({
+        status: 'PENDING',
+        gross_amount: 15000,
+        method: 'PIX',
+        paid_at: null,
+      });
+      expect(data.customer).toEqual({
+        name: 'Maria Silva',
+        tax_id: '529.***.***-25',
+        tax_id_type: 'CPF',
+        email: 'mar********@example.com',
+      });
+      expect(event?.headers).toMatchObject({
+        'x-environment': 'test',
+        'x-postback-url': 'https://example.com/p',
+      });
+      const [charge] = await payments.waitFor(
+        (m) => (m.payload.order as { uuid: string } | undefined)?.uuid === created.uuid,
+      );
+      expect(charge?.routingKey).toBe('payment.pix_qr_code_created');
+    } finally {
+      await orders.close();
+      await payments.close();
+    }
+  });
+
+  it('answers 503 and stores nothing when payments cannot answer; a retry with the same Idempotency-Key succeeds once', async () => {
+    const k = await createKey(gateway.service);
+    const idem = randomUUID();
+    await paymentsProxy.cut();
+    const failed = await createOrder(gateway.url, k.key, standaloneOrder(), { 'idempotency-key': idem });
+    expect(failed.status).toBe(503);
+    expect(failed.body).toMatchObject({
+      code: 'service_unavailable',
+      message: expect.stringMatching(/not created/),
+    });
+    const none = (await call(`${gateway.url}/sellers/orders/`, { key: k.key })).body.data as {
+      results: unknown[];
+    };
+    expect(none.results).toHaveLength(0);
+
+    await paymentsProxy.restore();
+    const retried = await createOrder(gateway.url, k.key, standaloneOrder(), { 'idempotency-key': idem });
+    expect(retried.status).toBe(201);
+    const replayed = await createOrder(gateway.url, k.key, standaloneOrder(), { 'idempotency-key': idem });
+    expect(replayed.text).toBe(retried.text);
+    const one = (await call(`${gateway.url}/sellers/orders/`, { key: k.key })).body.data as {
+      results: unknown[];
+    };
+    expect(one.results).toHaveLength(1);
+  });
+});
