@@ -9,7 +9,7 @@
 /* global fetch, AbortSignal */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
@@ -42,7 +42,8 @@ function intFromEnv(name, fallback, max) {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1 || value > max) {
-    throw new Error(`${name} must be an integer between 1 and ${max}, got "${raw}"`);
+    console.error(`${name} must be an integer between 1 and ${max}, got "${raw}"`);
+    process.exit(1);
   }
   return value;
 }
@@ -65,11 +66,14 @@ function startService(name, env) {
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [main], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   // LOG_LEVEL is warn, so whatever a service prints deserves to be seen, but one line per request
-  // would bury the report: keep them, summarise them at the end, print the last ones on failure.
-  const logs = [];
+  // would bury the report: count them by message for a summary, keep the last ones for a failure.
+  const logs = { counts: new Map(), tail: [] };
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
-      logs.push(line);
+      const key = logKey(line);
+      logs.counts.set(key, (logs.counts.get(key) ?? 0) + 1);
+      logs.tail.push(line);
+      if (logs.tail.length > 15) logs.tail.shift();
       if (VERBOSE) process.stderr.write(`[${name}] ${line}\n`);
     });
   }
@@ -80,22 +84,21 @@ function startService(name, env) {
   return child;
 }
 
-/** Log lines grouped by message (pino JSON: `msg` and the error's message), most frequent first. */
+/** What a log line is about: level, message and error message of a pino line, else the line itself. */
+function logKey(line) {
+  try {
+    const entry = JSON.parse(line);
+    return `${entry.level ?? '?'}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message})` : ''}`;
+  } catch {
+    return line.slice(0, 160); // not JSON: a stack trace, a warning from Node
+  }
+}
+
+/** Log lines grouped by what they are about, most frequent first. */
 function printLogSummary() {
   const groups = [];
   for (const { name, logs } of children) {
-    const counts = new Map();
-    for (const line of logs) {
-      let key = line.slice(0, 160);
-      try {
-        const entry = JSON.parse(line);
-        key = `${entry.level ?? '?'}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message})` : ''}`;
-      } catch {
-        // Not JSON (a stack trace, a warning from Node): counted as it is.
-      }
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-    for (const [key, count] of counts) groups.push({ name, key, count });
+    for (const [key, count] of logs.counts) groups.push({ name, key, count });
   }
   if (groups.length === 0) {
     console.log('\nservice logs: nothing at warn level or above');
@@ -109,9 +112,9 @@ function printLogSummary() {
 
 function printLogTails() {
   for (const { name, logs } of children) {
-    if (logs.length === 0) continue;
+    if (logs.tail.length === 0) continue;
     console.error(`\nlast log lines of ${name}:`);
-    for (const line of logs.slice(-15)) console.error(`  ${line.slice(0, 500)}`);
+    for (const line of logs.tail) console.error(`  ${line.slice(0, 500)}`);
   }
 }
 
@@ -205,37 +208,62 @@ async function preflight(target) {
 // ---------------------------------------------------------------------------------------------------
 // Measuring.
 
-/** CPU jiffies per process and for the machine, from /proc; null where that is not available (not Linux). */
+// Shared servers whose CPU counts too, summed over their processes (PostgreSQL forks one per connection).
+const SERVERS = { postgres: 'postgres', redis: 'redis-server' };
+
+/** A process's name and its CPU time so far (user + system, in jiffies), from /proc/<pid>/stat. */
+function procStat(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const close = stat.lastIndexOf(')'); // the name may hold spaces and parentheses
+  // After "pid (comm) ", field N of proc(5) is at index N - 3: utime (14) and stime (15).
+  const fields = stat.slice(close + 2).split(' ');
+  return { comm: stat.slice(stat.indexOf('(') + 1, close), jiffies: Number(fields[11]) + Number(fields[12]) };
+}
+
+/** CPU jiffies per process group and for the machine; null where /proc is not available (not Linux). */
 function cpuSnapshot() {
   try {
-    const perProcess = {};
-    for (const { name, child } of children) {
-      // After "pid (comm) ", field N of proc(5) is at index N - 3: utime (14) and stime (15), in jiffies.
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      perProcess[name] = Number(fields[11]) + Number(fields[12]);
+    const groups = {}; // group name -> Map(pid -> jiffies)
+    const add = (group, pid, jiffies) => (groups[group] ??= new Map()).set(String(pid), jiffies);
+    for (const { name, child } of children) add(name, child.pid, procStat(child.pid).jiffies);
+    for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+      try {
+        const { comm, jiffies } = procStat(pid);
+        const group = Object.keys(SERVERS).find((key) => SERVERS[key] === comm);
+        if (group) add(group, pid, jiffies);
+      } catch {
+        // The process ended in the meantime.
+      }
     }
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
     const total = cpu.reduce((a, b) => a + b, 0);
     const idle = cpu[3] + cpu[4]; // idle + iowait
-    return { perProcess, total, busy: total - idle, self: process.cpuUsage() };
+    return { groups, total, busy: total - idle, self: process.cpuUsage() };
   } catch {
     return null;
   }
 }
 
-/** CPU use between two snapshots, in % of one core (so 200 % is both cores of a 2-core machine). */
+/**
+ * CPU use between two snapshots, in % of one core (so 200 % is both cores of a 2-core machine).
+ * `other` is what the machine spent outside the processes named here: the kernel, other work.
+ */
 function cpuUsage(before, after, wallMs) {
   if (!before || !after) return null;
-  const cores = os.availableParallelism();
-  const jiffiesPerCore = (after.total - before.total) / cores;
+  const jiffiesPerCore = (after.total - before.total) / os.availableParallelism();
   const share = (jiffies) => (100 * jiffies) / jiffiesPerCore;
-  const usage = { machine: share(after.busy - before.busy) };
-  for (const name of Object.keys(after.perProcess)) {
-    usage[name] = share(after.perProcess[name] - before.perProcess[name]);
+  const usage = {};
+  for (const [group, pids] of Object.entries(after.groups)) {
+    let jiffies = 0;
+    // A process started during the run counts from zero; one that ended during it is lost.
+    for (const [pid, now] of pids) jiffies += now - (before.groups[group]?.get(pid) ?? 0);
+    usage[group] = share(jiffies);
   }
   const self = after.self.user + after.self.system - (before.self.user + before.self.system);
   usage['load generator'] = (100 * self) / 1000 / wallMs;
-  return usage;
+  const machine = share(after.busy - before.busy);
+  const named = Object.values(usage).reduce((a, b) => a + b, 0);
+  return { machine, ...usage, other: Math.max(0, machine - named) };
 }
 
 /** Runs `fn` and measures the CPU used meanwhile by each process and by the whole machine. */
@@ -292,16 +320,17 @@ async function load(target, seconds) {
 // ---------------------------------------------------------------------------------------------------
 // Report.
 
-function report(direct, gateway, idleCpu) {
-  const rows = [
-    ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'requests'],
-    ...[
-      ['direct (withdrawals)', direct],
-      ['gateway -> withdrawals', gateway],
-    ].map(([label, r]) => [label, r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.total)]),
-  ];
+/** Columns aligned; the first one to the left, the figures to the right. */
+function printTable(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])));
+  for (const row of rows) {
+    console.log(
+      row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '),
+    );
+  }
+}
+
+function report(direct, gateway, idleCpu) {
   const ratio = gateway.rps / direct.rps;
   const addedP50 = gateway.p50 - direct.p50;
   const ratioOk = ratio >= TARGET_MIN_RATIO;
@@ -312,7 +341,13 @@ function report(direct, gateway, idleCpu) {
     `\nGET ${BALANCE_PATH} - ${CONNECTIONS} connections, ${DURATION} s per target ` +
       `(after ${WARMUP} s warm-up each), ${os.availableParallelism()} CPU cores shared with the load generator\n`,
   );
-  for (const row of rows) console.log(line(row).join('  '));
+  printTable([
+    ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'requests'],
+    ...[
+      ['direct (withdrawals)', direct],
+      ['gateway -> withdrawals', gateway],
+    ].map(([label, r]) => [label, r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.total)]),
+  ]);
   console.log('');
   console.log(
     `gateway/direct throughput  ${(100 * ratio).toFixed(1).padStart(6)} %   ` +
@@ -324,23 +359,19 @@ function report(direct, gateway, idleCpu) {
   );
   console.log(`overall                    ${verdict(ratioOk && latencyOk)}`);
 
-  // Not a target: where the CPU went, to tell a slow gateway from a saturated machine.
-  // The idle row is the baseline: what the services burn with no request at all.
+  // Not a target: where the CPU went, to tell a slow gateway from a saturated machine. The idle row
+  // is the baseline: what runs with no request at all (background loops, other work on the machine).
   if (idleCpu && direct.cpu && gateway.cpu) {
     const names = Object.keys(gateway.cpu);
     console.log(`\nCPU, % of one core (the machine has ${os.availableParallelism()}):`);
-    const cpuRows = [
+    printTable([
       ['', ...names],
       ...[
         ['idle (no load)', idleCpu],
         ['direct run', direct.cpu],
         ['gateway run', gateway.cpu],
       ].map(([label, cpu]) => [label, ...names.map((n) => (cpu[n] ?? 0).toFixed(0))]),
-    ];
-    const w = cpuRows[0].map((_, i) => Math.max(...cpuRows.map((row) => row[i].length)));
-    for (const row of cpuRows) {
-      console.log(row.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  '));
-    }
+    ]);
   }
 }
 

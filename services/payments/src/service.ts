@@ -1,8 +1,9 @@
-import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { ConfigError, createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
-import type { PaymentsConfig } from './config';
+import { BACEN_API_PIX_UNAVAILABLE, type PaymentsConfig } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
+import { sandboxPsp, type PspAdapter } from './domain/psp';
 import { topology } from './events/topology';
 import { mountRoutes } from './http/routes';
 
@@ -12,10 +13,26 @@ export interface PaymentsService {
   stop(): Promise<void>;
 }
 
+/** The PSP adapter named by PIX_PSP (decisions.md 6). */
+export function pspFromConfig(config: PaymentsConfig): PspAdapter {
+  switch (config.PIX_PSP) {
+    case 'sandbox':
+      return sandboxPsp({
+        pixKey: config.PIX_KEY,
+        merchantName: config.PIX_MERCHANT_NAME,
+        merchantCity: config.PIX_MERCHANT_CITY,
+      });
+    case 'bacen-api-pix':
+      throw new ConfigError([BACEN_API_PIX_UNAVAILABLE]);
+  }
+}
+
 export async function startPayments(
   config: PaymentsConfig,
   options: { logDestination?: pino.DestinationStream; metrics?: boolean } = {},
 ): Promise<PaymentsService> {
+  // Before any connection is opened: a PSP that cannot be built is a configuration error.
+  const psp = pspFromConfig(config);
   const runtime = await createRuntime({
     service: 'payments',
     config,
@@ -29,7 +46,12 @@ export async function startPayments(
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
     internalSecret: config.INTERNAL_SECRET,
-    mount: (app) => mountRoutes(app, runtime),
+    mount: (app) =>
+      mountRoutes(app, runtime, {
+        psp,
+        feeBps: config.PLATFORM_FEE_BPS,
+        feeFixedAmount: config.PLATFORM_FEE_FIXED_AMOUNT,
+      }),
   });
   const address = server.address();
   return {

@@ -107,6 +107,7 @@ export async function findKeyHolder(em: EntityManager, key: string): Promise<Key
       seller_id: row.seller_id,
       environment: row.environment,
       role: row.role,
+      seller_name: row.seller_name,
     },
     sellerStatus: row.seller_status,
   };

@@ -1,3 +1,58 @@
-import type { EntitySchema } from '@mikro-orm/core';
+import { BigIntType, EntitySchema } from '@mikro-orm/core';
+import type { Environment, PaymentMethod, TransactionStatus } from '@seller-api/contracts';
 
-export const entities: EntitySchema[] = [];
+/** A payment transaction: the PIX charge of one order and what became of it (decisions.md 6). */
+export interface Transaction {
+  id: string;
+  orderId: string;
+  sellerId: string;
+  environment: Environment;
+  sellerName: string | null;
+  status: TransactionStatus;
+  method: PaymentMethod;
+  /** Ours, sent to the PSP and carried back by its notifications; unique. */
+  txid: string;
+  copyAndPaste: string;
+  /** Cents. The columns are bigint; every amount fits in 2^53, so they are read as numbers. */
+  grossAmount: number;
+  feeAmount: number;
+  netAmount: number;
+  expiresAt: Date;
+  createdAt: Date;
+  approvedAt: Date | null;
+  refundedAt: Date | null;
+  endToEndId: string | null;
+  debtorName: string | null;
+  debtorDocument: string | null;
+}
+
+const cents = () => ({ type: new BigIntType('number'), columnType: 'bigint' });
+const timestamp = { type: 'Date', columnType: 'timestamptz(3)' } as const;
+
+export const TransactionSchema = new EntitySchema<Transaction>({
+  name: 'Transaction',
+  tableName: 'transactions',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    orderId: { type: 'uuid', unique: true },
+    sellerId: { type: 'uuid' },
+    environment: { type: 'string' },
+    sellerName: { type: 'string', nullable: true },
+    status: { type: 'string' },
+    method: { type: 'string' },
+    txid: { type: 'string', unique: true },
+    copyAndPaste: { type: 'string' },
+    grossAmount: cents(),
+    feeAmount: cents(),
+    netAmount: cents(),
+    expiresAt: { ...timestamp },
+    createdAt: { ...timestamp },
+    approvedAt: { ...timestamp, nullable: true },
+    refundedAt: { ...timestamp, nullable: true },
+    endToEndId: { type: 'string', nullable: true },
+    debtorName: { type: 'string', nullable: true },
+    debtorDocument: { type: 'string', nullable: true },
+  },
+});
+
+export const entities = [TransactionSchema];

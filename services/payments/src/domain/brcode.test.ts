@@ -129,9 +129,10 @@ describe('buildStaticBrCode', () => {
     const { fields } = parseBrCode(code);
     expect(fields['59']).toBe('Padaria Pao de Acucar Fil');
     expect(fields['60']).toBe('Sao Joao da Boa');
-    const pix = parsePixOrFail(code);
-    expect(pix.merchantName).toBe('Padaria Pao de Acucar Fil');
-    expect(pix.merchantCity).toBe('Sao Joao da Boa');
+    expect(parsePixOrFail(code)).toMatchObject({
+      merchantName: 'Padaria Pao de Acucar Fil',
+      merchantCity: 'Sao Joao da Boa',
+    });
   });
 
   it('normalises the txid', () => {

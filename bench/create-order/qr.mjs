@@ -1,0 +1,77 @@
+// Mean time per PIX QR image: our renderQrPng (services/payments/src/domain/qr-png.ts) against
+// qrcode.toBuffer, on a typical BR Code. Needs the compiled service:
+//   npm run build -w @seller-api/payments && node bench/create-order/qr.mjs [iterations]
+// Wall time is what a request waits; CPU time (process-wide) is steadier when the box is busy.
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+
+// Resolve from the payments package, whose dependency `qrcode` is.
+const require = createRequire(new URL('../../services/payments/package.json', import.meta.url));
+const QRCode = require('qrcode');
+const { renderQrPng } = require('./dist/domain/qr-png.js');
+const { qrMatrix } = require('./dist/domain/qr-matrix.js');
+const { buildStaticBrCode } = require('./dist/domain/brcode.js');
+
+const iterations = Number(process.argv[2] ?? 2000);
+// Long enough for the optimising compiler to be done, or its threads show up in the CPU time.
+const warmup = Math.max(1000, Math.floor(iterations / 2));
+
+// A typical sandbox charge: UUID key, amount, name, city, 25-character txid.
+const text = buildStaticBrCode({
+  pixKey: '123e4567-e12b-12d1-a456-426655440000',
+  amountCents: 15000,
+  merchantName: 'Fulano de Tal',
+  merchantCity: 'BRASILIA',
+  txid: '7f3a9c2e1b4d4e8f9a0b1c2d3e',
+});
+
+// `await` only for the async ones, so the sync ones are not charged a microtask each.
+async function measure(fn, isAsync) {
+  const run = isAsync
+    ? async (n) => {
+        for (let i = 0; i < n; i++) await fn();
+      }
+    : async (n) => {
+        for (let i = 0; i < n; i++) fn();
+      };
+  await run(warmup);
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await run(iterations);
+  const wallUs = ((performance.now() - start) * 1000) / iterations;
+  const used = process.cpuUsage(cpu);
+  return { wallUs, cpuUs: (used.user + used.system) / iterations };
+}
+
+const toBufferScale6 = { errorCorrectionLevel: 'M', margin: 4, scale: 6 };
+const cases = [
+  ['renderQrPng (scale 6)', () => renderQrPng(text), false, renderQrPng(text)],
+  ['  of which qrMatrix', () => qrMatrix(text), false],
+  ['QRCode.create, for reference', () => QRCode.create(text, { errorCorrectionLevel: 'M' }), false],
+  ['qrcode.toBuffer (defaults)', () => QRCode.toBuffer(text), true, await QRCode.toBuffer(text)],
+  [
+    'qrcode.toBuffer (scale 6)',
+    () => QRCode.toBuffer(text, toBufferScale6),
+    true,
+    await QRCode.toBuffer(text, toBufferScale6),
+  ],
+];
+
+console.log(`BR Code of ${text.length} characters; ${iterations} iterations after ${warmup} of warm-up`);
+const results = [];
+for (const [name, fn, isAsync, png] of cases) {
+  const r = await measure(fn, isAsync);
+  results.push(r);
+  const image = png ? `   ${png.readUInt32BE(16)} px, ${png.length} B` : '';
+  console.log(
+    `${name.padEnd(30)} wall ${r.wallUs.toFixed(1).padStart(8)} µs   cpu ${r.cpuUs.toFixed(1).padStart(8)} µs${image}`,
+  );
+}
+const [ours, , , defaults, scale6] = results;
+const factor = (them, key) => (them[key] / ours[key]).toFixed(1);
+console.log(
+  `speed-up vs toBuffer (defaults): ${factor(defaults, 'wallUs')}x wall, ${factor(defaults, 'cpuUs')}x cpu`,
+);
+console.log(
+  `speed-up vs toBuffer (scale 6):  ${factor(scale6, 'wallUs')}x wall, ${factor(scale6, 'cpuUs')}x cpu`,
+);

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  PaymentEvents,
+  PaymentPixQrCodeCreatedData,
+  type Charge,
+  type CreateChargeRequest,
+  type Environment,
+} from '@seller-api/contracts';
+import { conflict, enqueue } from '@seller-api/service-kit';
+import { TransactionSchema, type Transaction } from '../db/entities';
+import { EXCHANGE } from '../events/topology';
+import { computeFee } from './fees';
+import type { PspAdapter } from './psp';
+import { renderQrPngBase64 } from './qr-png';
+import { newTxid } from './txid';
+
+/** Who asks for the charge: the seller of the order, in one environment (the gateway's signed identity). */
+export interface ChargeOwner {
+  sellerId: string;
+  environment: Environment;
+  /** The seller's display name from the identity, used when the request carries none. */
+  sellerName: string | null;
+}
+
+export interface ChargeDeps {
+  psp: PspAdapter;
+  feeBps: number;
+  feeFixedAmount: number;
+  now?: () => Date;
+  txid?: () => string;
+}
+
+export interface ChargeResult {
+  transaction: Transaction;
+  /** False when the order already had its charge and that one is returned. */
+  created: boolean;
+}
+
+/**
+ * The PIX charge of an order, idempotent on the order: the existing transaction is returned when the
+ * same seller asks again, and a concurrent duplicate loses the race on the unique order index and reads
+ * the winner's row. The transaction and its `payment.pix_qr_code_created` event commit together.
+ */
+export async function createCharge(
+  em: EntityManager,
+  owner: ChargeOwner,
+  input: CreateChargeRequest,
+  deps: ChargeDeps,
+): Promise<ChargeResult> {
+  const existing = await findByOrder(em.fork(), input.order_uuid);
+  if (existing) return { transaction: ownedBy(existing, owner), created: false };
+
+  const now = deps.now?.() ?? new Date();
+  const txid = deps.txid?.() ?? newTxid();
+  const expiresAt = new Date(input.expires_at);
+  const { fee_amount, net_amount } = computeFee(input.gross_amount, deps.feeBps, deps.feeFixedAmount);
+  // Asked before the database transaction opens, so no connection waits on the PSP.
+  const psp = await deps.psp.createCharge({
+    txid,
+    amountCents: input.gross_amount,
+    expiresAt,
+    debtorName: input.debtor_name,
+    debtorDocument: input.debtor_document,
+  });
+  const transaction: Transaction = {
+    id: randomUUID(),
+    orderId: input.order_uuid,
+    sellerId: owner.sellerId,
+    environment: owner.environment,
+    sellerName: input.seller_name ?? owner.sellerName,
+    status: 'CREATED',
+    method: 'PIX',
+    txid,
+    copyAndPaste: psp.copyAndPaste,
+    grossAmount: input.gross_amount,
+    feeAmount: fee_amount,
+    netAmount: net_amount,
+    expiresAt,
+    createdAt: now,
+    approvedAt: null,
+    refundedAt: null,
+    endToEndId: null,
+    debtorName: input.debtor_name,
+    debtorDocument: input.debtor_document,
+  };
+  // Validated before anything is written: a payload the contract refuses is a bug, not a charge.
+  const payload = PaymentPixQrCodeCreatedData.parse(pixQrCodeCreatedData(transaction));
+
+  try {
+    await em.fork().transactional(async (tx) => {
+      tx.persist(tx.create(TransactionSchema, transaction));
+      enqueue(tx, {
+        exchange: EXCHANGE,
+        routingKey: PaymentEvents.PIX_QR_CODE_CREATED,
+        payload,
+        headers: eventHeaders(transaction),
+      });
+    });
+  } catch (err) {
+    if (!(err instanceof UniqueConstraintViolationException)) throw err;
+    // Another request for the same order committed first: answer with its charge.
+    const winner = await findByOrder(em.fork(), input.order_uuid);
+    if (!winner) throw err;
+    return { transaction: ownedBy(winner, owner), created: false };
+  }
+  return { transaction, created: true };
+}
+
+function findByOrder(em: EntityManager, orderId: string): Promise<Transaction | null> {
+  return em.findOne(TransactionSchema, { orderId });
+}
+
+function ownedBy(transaction: Transaction, owner: ChargeOwner): Transaction {
+  if (transaction.sellerId !== owner.sellerId || transaction.environment !== owner.environment) {
+    throw conflict('This order already has a charge that belongs to another seller or environment.');
+  }
+  return transaction;
+}
+
+/** AMQP headers of this transaction's events: consumers route and partition on them. */
+export function eventHeaders(transaction: Transaction): Record<string, string> {
+  return {
+    'x-seller-id': transaction.sellerId,
+    'x-environment': transaction.environment,
+    'x-order-uuid': transaction.orderId,
+  };
+}
+
+/** `data` of `payment.pix_qr_code_created`; the order is PENDING while its charge is new. */
+export function pixQrCodeCreatedData(transaction: Transaction): PaymentPixQrCodeCreatedData {
+  return {
+    transaction: {
+      id: transaction.id,
+      method: transaction.method,
+      status: transaction.status,
+      gross_amount: transaction.grossAmount,
+      fee_amount: transaction.feeAmount,
+      net_amount: transaction.netAmount,
+      created_at: transaction.createdAt.toISOString(),
+      expires_at: transaction.expiresAt.toISOString(),
+    },
+    order: { uuid: transaction.orderId, status: 'PENDING' },
+    seller: { name: transaction.sellerName ?? '' },
+  };
+}
+
+/** The charge as the internal API shows it, with the QR image rendered from copy_and_paste (~0.1 ms). */
+export function toCharge(transaction: Transaction): Charge {
+  return {
+    transaction_uuid: transaction.id,
+    order_uuid: transaction.orderId,
+    status: transaction.status,
+    method: transaction.method,
+    txid: transaction.txid,
+    copy_and_paste: transaction.copyAndPaste,
+    qr_code_image_base64: transaction.copyAndPaste ? renderQrPngBase64(transaction.copyAndPaste) : null,
+    gross_amount: transaction.grossAmount,
+    fee_amount: transaction.feeAmount,
+    net_amount: transaction.netAmount,
+    expires_at: transaction.expiresAt.toISOString(),
+    created_at: transaction.createdAt.toISOString(),
+  };
+}

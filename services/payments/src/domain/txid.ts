@@ -1,0 +1,20 @@
+import { randomBytes } from 'node:crypto';
+
+/** The BR Code static txid limit (field 62/05): up to 25 letters and digits. */
+export const TXID_LENGTH = 25;
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+// Largest multiple of 62 below 256: bytes at or above it are dropped so every character is equally likely.
+const LIMIT = 256 - (256 % ALPHABET.length);
+
+/** A txid of 25 characters from [A-Za-z0-9], drawn from the CSPRNG without modulo bias (~148 bits). */
+export function newTxid(): string {
+  let out = '';
+  while (out.length < TXID_LENGTH) {
+    for (const byte of randomBytes(32)) {
+      if (byte >= LIMIT) continue;
+      out += ALPHABET[byte % ALPHABET.length];
+      if (out.length === TXID_LENGTH) break;
+    }
+  }
+  return out;
+}
