@@ -52,7 +52,8 @@ describe('create order: standalone charge', () => {
     const { ours, theirs } = checkBrCode(data.pix.copy_and_paste);
     expect(ours.valid).toBe(true);
     expect(ours.fields['54']).toBe('150.00');
-    expect(theirs.transactionAmount).toBe(150);
+    expect(theirs.type).toBe('STATIC');
+    expect('transactionAmount' in theirs && theirs.transactionAmount).toBe(150);
     expect(data.pix.qr_code_image_base64).not.toMatch(/^data:/);
     expect(decodeQrPng(data.pix.qr_code_image_base64 as string)).toBe(data.pix.copy_and_paste);
   });

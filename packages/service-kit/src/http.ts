@@ -117,7 +117,15 @@ export function finishHttpApp(app: Express, logger: Logger): void {
       return body(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
     if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported')
       return body(415, 'validation_error', 'Unsupported body encoding.');
-    if (parserError?.type === 'request.aborted') return body(400, 'validation_error', 'Request aborted.');
+    // A client that hangs up mid-body is not a server fault: no error log, and nobody to answer.
+    if (
+      parserError?.type === 'request.aborted' ||
+      (err as { code?: string })?.code === 'ECONNRESET' ||
+      parserError?.message === 'aborted'
+    ) {
+      logger.debug({ request_id: req.requestId }, 'client aborted the request');
+      return res.headersSent ? undefined : body(400, 'validation_error', 'Request aborted.');
+    }
     logger.error({ err, request_id: req.requestId, method: req.method, path: req.path }, 'unhandled error');
     return body(500, 'internal_error', 'Internal server error.');
   };

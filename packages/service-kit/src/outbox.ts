@@ -4,6 +4,7 @@ import {
   EntitySchema,
   type EntityManager,
   type EventSubscriber,
+  type FlushEventArgs,
   type TransactionEventArgs,
 } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -123,9 +124,18 @@ export class OutboxRelay {
   }
 
   start(): void {
+    // Wake after a commit that stored outbox rows. Waking on every commit would include the relay's
+    // own transactions and spin forever; the flag is set only by a flush that inserted an OutboxMessage.
+    let stored = false;
     const wake = () => this.wake();
     const subscriber: EventSubscriber = {
+      afterFlush(args: FlushEventArgs) {
+        if (args.uow.getChangeSets().some((cs) => cs.name === OutboxMessageSchema.meta.className))
+          stored = true;
+      },
       afterTransactionCommit(_args: TransactionEventArgs) {
+        if (!stored) return;
+        stored = false;
         wake();
       },
     };

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import Redis from 'ioredis';
+import { Pool } from 'pg';
 import { createHttpApp, createRuntime, finishHttpApp, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { GatewayConfig } from './config';
@@ -45,6 +46,8 @@ export async function startGateway(
     runtime.logger.warn('Redis unreachable at start; rate limits fall back to memory'),
   );
 
+  const keys = new Pool({ connectionString: config.DATABASE_URL, max: 10, application_name: 'gateway-auth' });
+  keys.on('error', (err) => runtime.logger.warn({ err: err.message }, 'key lookup pool error'));
   const upstreams = new UpstreamClient(
     {
       orders: config.ORDERS_URL,
@@ -64,7 +67,7 @@ export async function startGateway(
   app.use(
     '/api/v1',
     gatewayHandler({
-      em: () => runtime.orm.em.fork(),
+      keys,
       keyLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:key`, config.RATE_LIMIT_PER_MINUTE),
       ipLimiter: new RateLimiter(
         redis,
@@ -92,6 +95,7 @@ export async function startGateway(
     stop: () =>
       runtime.stop(async () => {
         await upstreams.close();
+        await keys.end();
         redis.disconnect();
       }),
   };

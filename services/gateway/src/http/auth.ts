@@ -1,7 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Identity } from '@seller-api/contracts';
 import { forbidden, unauthorized } from '@seller-api/service-kit';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Pool } from 'pg';
 import { findKeyHolder } from '../domain/api-keys';
 import type { RouteRule } from './routing';
 
@@ -16,12 +16,12 @@ export function bearerToken(headers: IncomingHttpHeaders): string | null {
 
 /** 401 for a missing, malformed, unknown or revoked key. */
 export async function authenticate(
-  em: EntityManager,
+  pool: Pool,
   headers: IncomingHttpHeaders,
 ): Promise<Identity & { suspended: boolean }> {
   const token = bearerToken(headers);
   if (!token) throw unauthorized();
-  const holder = await findKeyHolder(em, token);
+  const holder = await findKeyHolder(pool, token);
   if (!holder) throw unauthorized();
   return { ...holder.identity, suspended: holder.sellerStatus === 'SUSPENDED' };
 }

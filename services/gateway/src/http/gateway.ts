@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import type { Identity } from '@seller-api/contracts';
 import { HttpError, signIdentity, type Logger } from '@seller-api/service-kit';
 import type { Request, Response } from 'express';
@@ -10,7 +10,7 @@ import { matchRoute, routeTemplate } from './routing';
 import { UpstreamClient, type UpstreamResponse } from './proxy';
 
 export interface GatewayDeps {
-  em: () => EntityManager;
+  keys: Pool;
   keyLimiter: RateLimiter;
   ipLimiter: RateLimiter;
   idempotency: IdempotencyStore;
@@ -85,10 +85,10 @@ export function gatewayHandler(deps: GatewayDeps) {
 /** Failed authentications spend the caller's IP budget, so keys cannot be guessed at speed. */
 async function authenticateLimited(deps: GatewayDeps, req: Request) {
   const ip = req.ip ?? 'unknown';
-  const blocked = await deps.ipLimiter.isBlocked(ip);
+  const blocked = deps.ipLimiter.isBlocked(ip);
   if (blocked) throw tooManyRequests(blocked);
   try {
-    return await authenticate(deps.em(), req.headers);
+    return await authenticate(deps.keys, req.headers);
   } catch (err) {
     if (err instanceof HttpError && err.status === 401) {
       const budget = await deps.ipLimiter.consume(ip);

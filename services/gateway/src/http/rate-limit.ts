@@ -16,6 +16,7 @@ export interface RateLimitResult {
  */
 export class RateLimiter {
   private readonly limiter: RateLimiterRedis;
+  private readonly blockedUntil = new Map<string, number>();
 
   constructor(
     redis: Redis,
@@ -41,16 +42,27 @@ export class RateLimiter {
       const res = await this.limiter.consume(key, 1);
       return this.result(res, true);
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return this.result(rejection, false);
-      throw rejection;
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      if (this.blockedUntil.size > 10_000) this.blockedUntil.clear(); // bounded memory under a flood
+      this.blockedUntil.set(key, Date.now() + rejection.msBeforeNext);
+      return this.result(rejection, false);
     }
   }
 
-  /** Whether the key is over its budget, without spending a point. */
-  async isBlocked(key: string): Promise<RateLimitResult | null> {
-    const res = await this.limiter.get(key).catch(() => null);
-    if (!res || res.consumedPoints <= this.limit) return null;
-    return this.result(res, false);
+  /**
+   * Whether this replica has seen the key go over its budget, without asking Redis: the hot path of
+   * every authenticated request stays at one Redis call. A replica learns of a block from its own
+   * `consume` answers, which reflect the budget shared in Redis.
+   */
+  isBlocked(key: string): RateLimitResult | null {
+    const until = this.blockedUntil.get(key);
+    if (until === undefined) return null;
+    const ms = until - Date.now();
+    if (ms <= 0) {
+      this.blockedUntil.delete(key);
+      return null;
+    }
+    return { limit: this.limit, remaining: 0, resetSeconds: Math.ceil(ms / 1000), allowed: false };
   }
 
   private result(res: RateLimiterRes, allowed: boolean): RateLimitResult {
