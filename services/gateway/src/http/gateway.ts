@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { Identity } from '@seller-api/contracts';
-import { HttpError, signIdentity, type Logger } from '@seller-api/service-kit';
+import { HttpError, signIdentity, unauthorized, type Logger } from '@seller-api/service-kit';
+import { environmentOfKey, hashApiKey } from '../domain/api-keys';
 import type { Request, Response } from 'express';
 import { authenticate, authorize, bearerToken } from './auth';
 import { assertJson, readBody } from './body';
@@ -32,8 +33,15 @@ export function gatewayHandler(deps: GatewayDeps) {
 
     let identity: Identity | null = null;
     if (rule.role) {
-      identity = await authenticateLimited(deps, req);
-      const budget = await deps.keyLimiter.consume(`${identity.user_id}:${identity.environment}`);
+      // The key lookup and its rate budget at once: both are round trips, and the budget belongs to
+      // the API key itself (its hash), so it does not need the lookup's answer.
+      const token = bearerToken(req.headers);
+      const [caller, budget] = await Promise.all([
+        authenticateLimited(deps, req),
+        token && environmentOfKey(token) ? deps.keyLimiter.consume(hashApiKey(token)) : null,
+      ]);
+      identity = caller;
+      if (!budget) throw unauthorized();
       res.set(rateLimitHeaders(budget));
       if (!budget.allowed) throw tooManyRequests(budget);
       authorize(identity as Identity & { suspended: boolean }, rule);
