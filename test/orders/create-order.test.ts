@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreatedOrder, OrderEventData } from '@seller-api/contracts';
+import { CreatedOrder, OrderEventData, type OrderDetail } from '@seller-api/contracts';
 import { captureEvents } from '../support/events';
 import { hostPort, TcpProxy } from '../support/tcp-proxy';
 import { checkBrCode, decodeQrPng } from '../support/pix';
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 const detail = async (uuid: string, k = key) =>
-  (await call(`${gateway.url}/sellers/orders/${uuid}/`, { key: k })).body.data as Record<string, any>;
+  (await call(`${gateway.url}/sellers/orders/${uuid}/`, { key: k })).body.data as OrderDetail;
 
 describe('create order: standalone charge', () => {
   it('answers 201 with exactly the documented body, a valid BR Code and a QR image of it', async () => {

@@ -28,6 +28,10 @@ export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessE
     INTERNAL_SECRET,
     PORT: '0',
     METRICS_PORT: '0',
+    // Receivers in tests listen on loopback, and retries run in milliseconds.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '50ms',
+    WEBHOOK_POLL_INTERVAL_MS: '100',
     ...overrides,
   };
 }

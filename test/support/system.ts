@@ -10,7 +10,8 @@ import { startPayments } from '../../services/payments/src/service';
 import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
 import { startWithdrawals } from '../../services/withdrawals/src/service';
 import { loadDispatcherConfig } from '../../services/webhook-dispatcher/src/config';
-import { startDispatcher } from '../../services/webhook-dispatcher/src/service';
+import { startDispatcher, type DispatcherService } from '../../services/webhook-dispatcher/src/service';
+import type { Resolver } from '@seller-api/service-kit';
 import type { Environment, Role } from '@seller-api/contracts';
 import { testEnv } from './env';
 
@@ -24,6 +25,9 @@ export interface Services {
 export interface System {
   env: NodeJS.ProcessEnv;
   services: Services;
+  dispatcher: DispatcherService;
+  /** Another dispatcher replica on the same database and queue (stopped with the system). */
+  startDispatcherReplica(overrides?: Record<string, string>): Promise<DispatcherService>;
   stopServices(): Promise<void>;
   startGateway(
     overrides?: Record<string, string>,
@@ -41,7 +45,7 @@ export interface RunningGateway {
 export async function startSystem(
   overrides: Record<string, string> = {},
   logDestination?: pino.DestinationStream,
-  options: { wrapPayments?: (url: string) => Promise<string> } = {},
+  options: { wrapPayments?: (url: string) => Promise<string>; resolve?: Resolver } = {},
 ): Promise<System> {
   const env = testEnv(overrides);
   const opts = { logDestination, metrics: false };
@@ -53,7 +57,7 @@ export async function startSystem(
   const [orders, withdrawals, webhooks] = await Promise.all([
     startOrders(loadOrdersConfig({ ...env, PAYMENTS_URL: ordersPaymentsUrl }), opts),
     startWithdrawals(loadWithdrawalsConfig(env), opts),
-    startDispatcher(loadDispatcherConfig(env), opts),
+    startDispatcher(loadDispatcherConfig(env), { ...opts, resolve: options.resolve }),
   ]);
   const services: Services = {
     orders: `http://127.0.0.1:${orders.port}`,
@@ -68,9 +72,19 @@ export async function startSystem(
     servicesStopped = true;
     await Promise.all([orders.stop(), payments.stop(), withdrawals.stop(), webhooks.stop()]);
   };
+  const replicas: DispatcherService[] = [];
   return {
     env,
     services,
+    dispatcher: webhooks,
+    async startDispatcherReplica(replicaOverrides = {}) {
+      const replica = await startDispatcher(loadDispatcherConfig({ ...env, ...replicaOverrides }), {
+        ...opts,
+        resolve: options.resolve,
+      });
+      replicas.push(replica);
+      return replica;
+    },
     stopServices,
     async startGateway(gatewayOverrides = {}, destination = logDestination) {
       const config = loadGatewayConfig({
@@ -89,6 +103,7 @@ export async function startSystem(
     },
     async stop() {
       await Promise.all(gateways.map((g) => g.stop()));
+      await Promise.all(replicas.map((r) => r.stop().catch(() => undefined)));
       await stopServices();
     },
   };

@@ -12,3 +12,6 @@ export * from './outbox';
 export * from './consumer';
 export * from './runtime';
 export * from './service';
+export * from './scope';
+export * from './pagination';
+export * from './targets';

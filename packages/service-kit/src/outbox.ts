@@ -71,7 +71,9 @@ export interface OutgoingMessage {
  * change that causes it, and published only after that commits.
  */
 export function enqueue(em: EntityManager, message: OutgoingMessage): OutboxMessage {
-  const headers: Record<string, string> = { ...message.headers };
+  const createdAt = new Date();
+  // When the change happened, to the millisecond: the webhook envelope's occurred_at.
+  const headers: Record<string, string> = { 'x-occurred-at': createdAt.toISOString(), ...message.headers };
   // The W3C trace context travels with the row so the consumer's span joins the producer's trace.
   propagation.inject(context.active(), headers);
   const row: OutboxMessage = {
@@ -80,7 +82,7 @@ export function enqueue(em: EntityManager, message: OutgoingMessage): OutboxMess
     routingKey: message.routingKey,
     payload: message.payload,
     headers,
-    createdAt: new Date(),
+    createdAt,
   };
   em.persist(em.create(OutboxMessageSchema, row));
   return row;

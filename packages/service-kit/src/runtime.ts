@@ -90,6 +90,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   relay.start();
 
   let shuttingDown = false;
+  let stopping: Promise<void> | null = null;
   const servers: http.Server[] = [];
   return {
     service: options.service,
@@ -123,14 +124,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       }
       return { server, metricsServer };
     },
-    async stop(beforeClose) {
-      shuttingDown = true;
-      const grace = Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 2_000);
-      await Promise.all(servers.map((s) => closeServer(s, grace)));
-      await relay.stop();
-      await beforeClose?.();
-      await broker.close();
-      await orm.close(true);
+    stop(beforeClose) {
+      // Idempotent: a second call (a signal during shutdown, a test) waits for the first.
+      stopping ??= (async () => {
+        shuttingDown = true;
+        const grace = Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 2_000);
+        await Promise.all(servers.map((s) => closeServer(s, grace)));
+        await relay.stop();
+        await beforeClose?.();
+        await broker.close();
+        await orm.close(true);
+      })();
+      return stopping;
     },
   };
 }

@@ -8,6 +8,8 @@ export const ordersEnv = {
   PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
   /** How long a create-order waits for the PIX charge before answering 503. */
   PAYMENTS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** `true` lets `test` orders name loopback and private postback URLs (as for webhooks). */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool.default(false),
 };
 
 export type OrdersConfig = ReturnType<typeof loadOrdersConfig>;

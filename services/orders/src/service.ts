@@ -35,7 +35,12 @@ export async function startOrders(
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
     internalSecret: config.INTERNAL_SECRET,
-    mount: (app) => mountRoutes(app, { runtime, payments }),
+    mount: (app) =>
+      mountRoutes(app, {
+        runtime,
+        payments,
+        targets: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
+      }),
   });
   const address = server.address();
   return {

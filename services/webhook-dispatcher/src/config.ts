@@ -1,13 +1,24 @@
 import { commonEnv, env, loadConfig } from '@seller-api/service-kit';
+import { z } from 'zod';
+import { RetryScheduleEnv } from './domain/retry';
 
-export const webhooksEnv = {
+export const dispatcherEnv = {
   ...commonEnv,
   PORT: env.port.default(3004),
   METRICS_PORT: env.port.default(9004),
+  /** Delays before attempts 2 to 8, e.g. `30s,2m,10m,30m,1h,2h,4h` (tests use milliseconds). */
+  WEBHOOK_RETRY_SCHEDULE: RetryScheduleEnv,
+  /** `true` lets `test` webhooks reach loopback and private addresses; `live` never may. */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool.default(false),
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(128),
+  WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  /** Fallback poll for due deliveries (new ones and retries also wake the sender directly). */
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
 };
 
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
 
 export function loadDispatcherConfig(source: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(webhooksEnv, source);
+  return loadConfig(dispatcherEnv, source);
 }

@@ -1,20 +1,25 @@
-import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { createRuntime, idempotentHandler, serveService, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { DispatcherConfig } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
-import { topology } from './events/topology';
+import type { Resolver } from '@seller-api/service-kit';
+import { intakeHandler } from './events/intake';
+import { createDispatcherMetrics } from './events/metrics';
+import { DeliverySender } from './events/sender';
+import { INTAKE_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
 
 export interface DispatcherService {
   runtime: Runtime;
+  sender: DeliverySender;
   port: number;
   stop(): Promise<void>;
 }
 
 export async function startDispatcher(
   config: DispatcherConfig,
-  options: { logDestination?: pino.DestinationStream; metrics?: boolean } = {},
+  options: { logDestination?: pino.DestinationStream; metrics?: boolean; resolve?: Resolver } = {},
 ): Promise<DispatcherService> {
   const runtime = await createRuntime({
     service: 'webhook-dispatcher',
@@ -25,16 +30,36 @@ export async function startDispatcher(
     topology,
     logDestination: options.logDestination,
   });
+  const sender = new DeliverySender({
+    orm: runtime.orm,
+    logger: runtime.logger,
+    metrics: createDispatcherMetrics(runtime.metrics),
+    schedule: config.WEBHOOK_RETRY_SCHEDULE,
+    attemptTimeoutMs: config.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    destinationConcurrency: config.WEBHOOK_DESTINATION_CONCURRENCY,
+    pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    resolve: options.resolve,
+  });
+  const policy = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, resolve: options.resolve };
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
     internalSecret: config.INTERNAL_SECRET,
-    mount: (app) => mountRoutes(app, runtime),
+    mount: (app) => mountRoutes(app, { runtime, policy, onRequeued: () => sender.wake() }),
   });
+  const intake = idempotentHandler(runtime.orm, SCHEMA, INTAKE_QUEUE, intakeHandler(runtime.logger));
+  await runtime.broker.consume(INTAKE_QUEUE, async (message) => {
+    await intake(message);
+    sender.wake();
+  });
+  sender.start();
   const address = server.address();
   return {
     runtime,
+    sender,
     port: typeof address === 'object' && address ? address.port : config.PORT,
-    stop: () => runtime.stop(),
+    stop: () => runtime.stop(() => sender.stop()),
   };
 }

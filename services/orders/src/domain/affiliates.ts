@@ -4,8 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateAffiliateRequest, ListQuery } from '@seller-api/contracts';
 import { conflict } from '@seller-api/service-kit';
 import { AffiliateSchema, type AffiliateRow } from '../db/entities';
-import { olderThan, page } from './cursor';
-import type { Scope } from './scope';
+import { olderThan, page } from '@seller-api/service-kit';
+import type { Scope } from '@seller-api/service-kit';
 
 export async function createAffiliate(
   em: EntityManager,

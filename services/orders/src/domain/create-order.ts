@@ -8,7 +8,7 @@ import {
   type Charge,
   type CreateChargeRequest,
 } from '@seller-api/contracts';
-import { badRequest, enqueue } from '@seller-api/service-kit';
+import { badRequest, checkTarget, enqueue, type TargetPolicy } from '@seller-api/service-kit';
 import {
   OrderItemSchema,
   OrderSchema,
@@ -22,11 +22,13 @@ import { findAffiliateByCode } from './affiliates';
 import { resolveExpiration } from './dates';
 import { priceOrder, type FieldErrors } from './pricing';
 import { findProducts } from './products';
-import type { Scope } from './scope';
+import type { Scope } from '@seller-api/service-kit';
 
 export interface CreateOrderDeps {
   /** Asks payments for the PIX charge; throws a 503 when payments cannot answer. */
   requestCharge(request: CreateChargeRequest): Promise<Charge>;
+  /** postback_url follows the webhooks' target rules (decisions.md 8). */
+  targets: Omit<TargetPolicy, 'environment'>;
   now?: () => Date;
 }
 
@@ -57,8 +59,13 @@ async function checkAgainstData(
   body: unknown,
   errors: FieldErrors,
   now: Date,
+  targets: CreateOrderDeps['targets'],
 ) {
   const raw = isRecord(body) ? body : {};
+  if (typeof raw.postback_url === 'string' && !errors.postback_url && URL.canParse(raw.postback_url)) {
+    const verdict = await checkTarget(raw.postback_url, { ...targets, environment: scope.environment });
+    if (!verdict.ok) addError(errors, 'postback_url', verdict.reason);
+  }
   const items = Array.isArray(raw.items) ? raw.items : [];
   const ids = items.map((item) =>
     isRecord(item) && typeof item.product_uuid === 'string' && UUID.test(item.product_uuid)
@@ -110,7 +117,7 @@ export async function createOrder(
   const now = deps.now?.() ?? new Date();
   const parsed = CreateOrderRequest.safeParse(body);
   const errors: FieldErrors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
-  const data = await checkAgainstData(em, scope, body, errors, now);
+  const data = await checkAgainstData(em, scope, body, errors, now, deps.targets);
   if (!parsed.success || Object.keys(errors).length > 0 || !data.expiresAt)
     throw badRequest('Invalid order.', errors);
   const input = parsed.data;

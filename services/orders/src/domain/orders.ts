@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OrderListQuery } from '@seller-api/contracts';
 import { OrderItemSchema, OrderSchema, type OrderItemRow, type OrderRow } from '../db/entities';
-import { olderThan, page } from './cursor';
+import { olderThan, page } from '@seller-api/service-kit';
 import { endOfDayOrInstant, startOfDayOrInstant } from './dates';
-import { assertOwned, type Scope } from './scope';
+import { assertOwned, type Scope } from '@seller-api/service-kit';
 
 export async function getOrder(
   em: EntityManager,

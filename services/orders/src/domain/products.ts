@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateProductRequest, ListQuery } from '@seller-api/contracts';
 import { ProductSchema, type ProductRow } from '../db/entities';
-import { olderThan, page } from './cursor';
-import { assertOwned, type Scope } from './scope';
+import { olderThan, page } from '@seller-api/service-kit';
+import { assertOwned, type Scope } from '@seller-api/service-kit';
 
 export async function createProduct(
   em: EntityManager,

@@ -5,7 +5,7 @@ import { badRequest, enqueue } from '@seller-api/service-kit';
 import { OrderItemSchema, OrderSchema, type OrderItemRow, type OrderRow } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { itemEventData, orderHeaders, type ItemEventName } from '../events/payloads';
-import { assertOwned, type Scope } from './scope';
+import { assertOwned, type Scope } from '@seller-api/service-kit';
 
 export interface ItemChange {
   item: OrderItemRow;

@@ -6,14 +6,14 @@ import {
   OrderPathParams,
   TrackingUpdateRequest,
 } from '@seller-api/contracts';
-import { forbidden, identityOf, parseOrThrow, route, type Runtime } from '@seller-api/service-kit';
+import { identityOf, parseOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
 import type { PaymentsClient } from '../clients/payments';
 import { createAffiliate, listAffiliates } from '../domain/affiliates';
-import { createOrder } from '../domain/create-order';
+import { createOrder, type CreateOrderDeps } from '../domain/create-order';
 import { getOrder, listOrders } from '../domain/orders';
 import { createProduct, getProduct, listProducts } from '../domain/products';
-import type { Scope } from '../domain/scope';
+
 import { updateTracking } from '../domain/tracking';
 import {
   presentAffiliate,
@@ -26,21 +26,12 @@ import {
 export interface RouteDeps {
   runtime: Runtime;
   payments: PaymentsClient;
-}
-
-function scopeOf(req: Request): Scope {
-  const identity = identityOf(req);
-  if (!identity.seller_id) throw forbidden('Only seller keys may use seller routes.');
-  return {
-    sellerId: identity.seller_id,
-    environment: identity.environment,
-    sellerName: identity.seller_name ?? null,
-  };
+  targets: CreateOrderDeps['targets'];
 }
 
 const orderId = (req: Request) => parseOrThrow(OrderPathParams, req.params, 'Invalid order id.').uuid;
 
-export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): void {
+export function mountRoutes(app: Express, { runtime, payments, targets }: RouteDeps): void {
   const em = () => runtime.orm.em.fork();
 
   app.post(
@@ -48,7 +39,7 @@ export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): voi
     route(async (req, res) => {
       const product = await createProduct(
         em(),
-        scopeOf(req),
+        sellerScope(req),
         parseOrThrow(CreateProductRequest, req.body, 'Invalid product.'),
       );
       res.status(201).json({ message: 'Product created.', data: presentProduct(product) });
@@ -59,7 +50,7 @@ export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): voi
     route(async (req, res) => {
       const { rows, next } = await listProducts(
         em(),
-        scopeOf(req),
+        sellerScope(req),
         parseOrThrow(ListQuery, req.query, 'Invalid query.'),
       );
       res.json({
@@ -74,7 +65,7 @@ export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): voi
       const id = parseOrThrow(OrderPathParams, req.params, 'Invalid product id.').uuid;
       res.json({
         message: 'Product retrieved.',
-        data: presentProduct(await getProduct(em(), scopeOf(req), id)),
+        data: presentProduct(await getProduct(em(), sellerScope(req), id)),
       });
     }),
   );
@@ -84,7 +75,7 @@ export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): voi
     route(async (req, res) => {
       const affiliate = await createAffiliate(
         em(),
-        scopeOf(req),
+        sellerScope(req),
         parseOrThrow(CreateAffiliateRequest, req.body, 'Invalid affiliate.'),
       );
       res.status(201).json({ message: 'Affiliate created.', data: presentAffiliate(affiliate) });
@@ -95,7 +86,7 @@ export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): voi
     route(async (req, res) => {
       const { rows, next } = await listAffiliates(
         em(),
-        scopeOf(req),
+        sellerScope(req),
         parseOrThrow(ListQuery, req.query, 'Invalid query.'),
       );
       res.json({
@@ -109,8 +100,9 @@ export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): voi
     '/sellers/orders/',
     route(async (req, res) => {
       const identity = identityOf(req);
-      const result = await createOrder(em(), scopeOf(req), req.body, {
+      const result = await createOrder(em(), sellerScope(req), req.body, {
         requestCharge: (request) => payments.createCharge(identity, request),
+        targets,
       });
       res.status(201).json({ message: 'Order created.', data: presentCreatedOrder(result) });
     }),
@@ -120,7 +112,7 @@ export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): voi
     route(async (req, res) => {
       const { rows, next } = await listOrders(
         em(),
-        scopeOf(req),
+        sellerScope(req),
         parseOrThrow(OrderListQuery, req.query, 'Invalid query.'),
       );
       res.json({
@@ -132,14 +124,14 @@ export function mountRoutes(app: Express, { runtime, payments }: RouteDeps): voi
   app.get(
     '/sellers/orders/:uuid/',
     route(async (req, res) => {
-      const { order, items } = await getOrder(em(), scopeOf(req), orderId(req));
+      const { order, items } = await getOrder(em(), sellerScope(req), orderId(req));
       res.json({ message: 'Order retrieved.', data: presentOrderDetail(order, items) });
     }),
   );
   app.patch(
     '/sellers/orders/:uuid/tracking/',
     route(async (req, res) => {
-      const scope = scopeOf(req);
+      const scope = sellerScope(req);
       const id = orderId(req);
       const update = parseOrThrow(TrackingUpdateRequest, req.body, 'Invalid tracking update.');
       await updateTracking(em(), scope, id, update);

@@ -9,4 +9,72 @@ class Migration20261123Init extends Migration {
   }
 }
 
-export const migrations = [{ name: 'Migration20261123Init', class: Migration20261123Init }];
+class Migration20261123Webhooks extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table webhooks.webhooks (
+      id uuid primary key,
+      seller_id uuid not null,
+      environment text not null check (environment in ('test', 'live')),
+      url text not null,
+      event text not null,
+      description text,
+      status text not null check (status in ('ACTIVE', 'DISABLED', 'RETIRED', 'DELETED')),
+      secret text not null,
+      created_at timestamptz(3) not null,
+      updated_at timestamptz(3) not null
+    )`);
+    // Who gets an event: the active webhooks of one seller, environment and event.
+    this.addSql(
+      `create index webhooks_subscribers_idx on webhooks.webhooks (seller_id, environment, event) where status = 'ACTIVE'`,
+    );
+    this.addSql(
+      `create index webhooks_list_idx on webhooks.webhooks (seller_id, environment, created_at desc, id desc)`,
+    );
+    // One live registration per (url, event): registering it again retires the old one.
+    this
+      .addSql(`create unique index webhooks_url_event_key on webhooks.webhooks (seller_id, environment, url, event)
+      where status in ('ACTIVE', 'DISABLED')`);
+    this.addSql(`create table webhooks.deliveries (
+      id uuid primary key,
+      event_id text not null unique,
+      webhook_id uuid references webhooks.webhooks (id),
+      order_id uuid,
+      seller_id uuid not null,
+      environment text not null,
+      event text not null,
+      url text not null,
+      signed boolean not null,
+      payload jsonb not null,
+      occurred_at timestamptz(3) not null,
+      status text not null check (status in ('pending', 'delivered', 'dead')),
+      attempts int not null default 0,
+      max_attempts int not null default 8,
+      next_attempt_at timestamptz(3),
+      lease_until timestamptz(3),
+      created_at timestamptz(3) not null,
+      delivered_at timestamptz(3),
+      check ((webhook_id is null) <> signed)
+    )`);
+    this.addSql(
+      `create index deliveries_due_idx on webhooks.deliveries (next_attempt_at) where status = 'pending'`,
+    );
+    this.addSql(
+      `create index deliveries_list_idx on webhooks.deliveries (webhook_id, created_at desc, id desc)`,
+    );
+    this.addSql(`create table webhooks.delivery_attempts (
+      delivery_id uuid not null references webhooks.deliveries (id),
+      attempt int not null,
+      started_at timestamptz(3) not null,
+      duration_ms int not null,
+      response_status int,
+      response_body text,
+      error text,
+      primary key (delivery_id, attempt)
+    )`);
+  }
+}
+
+export const migrations = [
+  { name: 'Migration20261123Init', class: Migration20261123Init },
+  { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
+];

@@ -1,5 +1,129 @@
-import type { Runtime } from '@seller-api/service-kit';
-import type { Express } from 'express';
+import {
+  BulkResendRequest,
+  CreateWebhookRequest,
+  DeliveryListQuery,
+  DeliveryPathParams,
+  ListQuery,
+  UpdateWebhookRequest,
+  WebhookPathParams,
+  type Webhook,
+} from '@seller-api/contracts';
+import { parseOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
+import type { Express, Request } from 'express';
+import type { WebhookRow } from '../db/entities';
+import { listDeliveries, resendDead, resendDelivery } from '../domain/deliveries';
+import {
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  registerWebhook,
+  updateWebhook,
+  type TargetPolicy,
+} from '../domain/registrations';
 
-/** The public routes of this service arrive with their capability issues. */
-export function mountRoutes(_app: Express, _runtime: Runtime): void {}
+export interface RouteDeps {
+  runtime: Runtime;
+  policy: TargetPolicy;
+  /** Re-queued deliveries are due now: wake the sender. */
+  onRequeued(): void;
+}
+
+function present(w: WebhookRow): Webhook {
+  return {
+    id: w.id,
+    url: w.url,
+    event: w.event,
+    description: w.description,
+    status: w.status === 'DISABLED' ? 'DISABLED' : 'ACTIVE',
+    created_at: w.createdAt.toISOString(),
+  };
+}
+
+const webhookId = (req: Request) => parseOrThrow(WebhookPathParams, req.params, 'Invalid webhook id.').id;
+
+export function mountRoutes(app: Express, { runtime, policy, onRequeued }: RouteDeps): void {
+  const em = () => runtime.orm.em.fork();
+
+  app.post(
+    '/config/webhooks/',
+    route(async (req, res) => {
+      const input = parseOrThrow(CreateWebhookRequest, req.body, 'Invalid webhook.');
+      const webhook = await registerWebhook(em(), sellerScope(req), input, policy);
+      // The only answer that ever shows the secret.
+      res
+        .status(201)
+        .json({
+          message: 'Webhook registered. Store the secret now: it is not shown again.',
+          data: { ...present(webhook), secret: webhook.secret },
+        });
+    }),
+  );
+  app.get(
+    '/config/webhooks/',
+    route(async (req, res) => {
+      const { rows, next } = await listWebhooks(
+        em(),
+        sellerScope(req),
+        parseOrThrow(ListQuery, req.query, 'Invalid query.'),
+      );
+      res.json({ message: 'Webhooks retrieved.', data: { results: rows.map(present), next_cursor: next } });
+    }),
+  );
+  app.get(
+    '/config/webhooks/:id/',
+    route(async (req, res) => {
+      res.json({
+        message: 'Webhook retrieved.',
+        data: present(await getWebhook(em(), sellerScope(req), webhookId(req))),
+      });
+    }),
+  );
+  app.patch(
+    '/config/webhooks/:id/',
+    route(async (req, res) => {
+      const scope = sellerScope(req);
+      const id = webhookId(req);
+      const input = parseOrThrow(UpdateWebhookRequest, req.body, 'Invalid webhook update.');
+      const webhook = await updateWebhook(em(), scope, id, input, policy);
+      if (webhook.status === 'ACTIVE') onRequeued();
+      res.json({ message: 'Webhook updated.', data: present(webhook) });
+    }),
+  );
+  app.delete(
+    '/config/webhooks/:id/',
+    route(async (req, res) => {
+      await deleteWebhook(em(), sellerScope(req), webhookId(req));
+      res.status(204).end();
+    }),
+  );
+  app.get(
+    '/config/webhooks/:id/deliveries/',
+    route(async (req, res) => {
+      const scope = sellerScope(req);
+      const id = webhookId(req);
+      const query = parseOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
+      res.json({ message: 'Deliveries retrieved.', data: await listDeliveries(em(), scope, id, query) });
+    }),
+  );
+  app.post(
+    '/config/webhooks/:id/deliveries/resend/',
+    route(async (req, res) => {
+      const scope = sellerScope(req);
+      const id = webhookId(req);
+      const input = parseOrThrow(BulkResendRequest, req.body, 'Invalid resend request.');
+      const count = await resendDead(em(), scope, id, input);
+      onRequeued();
+      res.json({ message: `${count} deliveries re-queued.`, data: { count } });
+    }),
+  );
+  app.post(
+    '/config/webhooks/:id/deliveries/:delivery_id/resend/',
+    route(async (req, res) => {
+      const scope = sellerScope(req);
+      const params = parseOrThrow(DeliveryPathParams, req.params, 'Invalid delivery id.');
+      await resendDelivery(em(), scope, params.id, params.delivery_id);
+      onRequeued();
+      res.json({ message: 'Delivery re-queued.' });
+    }),
+  );
+}

@@ -1,5 +1,7 @@
 import type { Environment } from '@seller-api/contracts';
-import { forbidden, notFound } from '@seller-api/service-kit';
+import type { Request } from 'express';
+import { forbidden, notFound } from './errors';
+import { identityOf } from './identity';
 
 /** Whose data a request may see: one seller, in one environment. */
 export interface Scope {
@@ -21,4 +23,15 @@ export function assertOwned<T extends { sellerId: string; environment: Environme
   if (row.sellerId !== scope.sellerId)
     throw forbidden(`This ${what.toLowerCase()} belongs to another seller.`);
   return row;
+}
+
+/** The seller scope of a request behind the gateway; operator keys have none (403). */
+export function sellerScope(req: Request): Scope {
+  const identity = identityOf(req);
+  if (!identity.seller_id) throw forbidden('Only seller keys may use seller routes.');
+  return {
+    sellerId: identity.seller_id,
+    environment: identity.environment,
+    sellerName: identity.seller_name ?? null,
+  };
 }

@@ -1,4 +1,4 @@
-import { badRequest } from '@seller-api/service-kit';
+import { badRequest } from './errors';
 
 /** Keyset position in a newest-first list: the last row's creation time and id. */
 export interface Cursor {

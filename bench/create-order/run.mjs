@@ -1,0 +1,350 @@
+// `npm run bench:create-order`: what a create-order costs end to end. It starts payments, orders and
+// the gateway from their builds, creates a test key and one PHYSICAL product, then loads
+// `POST /api/v1/sellers/orders/` (one item, an address) through the gateway with autocannon: key
+// lookup, rate limit, proxy, validation, pricing, the PIX charge from payments (BR Code, QR image,
+// its own transaction and outbox row), then the order's transaction and outbox row. The same body
+// then goes to the floor (floor.mjs): bare Express and one INSERT, the least a create-order can cost
+// here. Last, the QR render time per image against qrcode.toBuffer (qr.mjs, fewer iterations).
+// The result is a report: exit code 0 whether the targets pass or not, non-zero only if the bench broke.
+//
+// Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_WARMUP (s, default 3),
+// BENCH_VERBOSE=1 to stream the children's log lines as they come instead of a summary at the end,
+// BENCH_PROFILE=<dir> to write a V8 CPU profile of each child there (<name>.cpuprofile, overwritten
+// by the next run) and print where each one spent its CPU. The plumbing is in ../lib.mjs.
+/* global fetch, AbortSignal */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ROOT,
+  childList,
+  createKey,
+  freePort,
+  intFromEnv,
+  load,
+  preflight,
+  printCpuTable,
+  printLogSummary,
+  printTable,
+  runBench,
+  startProcess,
+  startService,
+  waitReady,
+  withCpu,
+} from '../lib.mjs';
+
+const TARGET_MIN_RATIO = 1 / 3; // create-order keeps at least a third of the floor's throughput...
+const TARGET_MAX_P99_MS = 100; // ...and its p99 stays under 100 ms.
+const MAX_RUN_SECONDS = 600;
+const POOL_MAX = 10; // the services' pool size (service-kit openDatabase), given to the floor too
+const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/seller_api_bench_orders';
+
+const DURATION = intFromEnv('BENCH_DURATION', 10, MAX_RUN_SECONDS);
+const CONNECTIONS = intFromEnv('BENCH_CONNECTIONS', 50, 10_000);
+const WARMUP = intFromEnv('BENCH_WARMUP', 3, MAX_RUN_SECONDS);
+const PROFILE_DIR = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : null;
+
+/** The body of every order: one physical item, a customer with a CPF and an address. */
+function orderBody(productId) {
+  return {
+    customer: {
+      name: 'Maria Silva',
+      tax_id: '529.982.247-25',
+      email: 'maria.silva@example.com',
+      phone: '+5511999990000',
+      address: {
+        street: 'Rua das Flores',
+        number: '123',
+        complement: 'Apto 42',
+        neighborhood: 'Centro',
+        city: 'São Paulo',
+        state: 'SP',
+        postal_code: '01001-000',
+      },
+    },
+    items: [{ product_uuid: productId, quantity: 1 }],
+    payment: { shipping_amount: 1500 },
+  };
+}
+
+async function postJson(url, headers, body) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // Reported with the text below.
+  }
+  return { status: res.status, json, text };
+}
+
+async function createProduct(apiUrl, key) {
+  const res = await postJson(
+    `${apiUrl}/sellers/products/`,
+    { authorization: `Bearer ${key}` },
+    {
+      name: 'Camiseta',
+      price: 5000,
+      type: 'PHYSICAL',
+      images: ['https://cdn.example.com/camiseta.png'],
+      commission_unit_amount: 500,
+      producer_name: 'Produtora X',
+    },
+  );
+  const id = res.json?.data?.uuid;
+  if (res.status !== 201 || !id) {
+    throw new Error(`creating the product answered ${res.status}: ${res.text.slice(0, 500)}`);
+  }
+  return id;
+}
+
+/** One order before the load: a 201 with the PIX charge, or the bench stops with the answer. */
+async function checkOrder(target) {
+  const res = await postJson(target.url, target.headers(), JSON.parse(target.body));
+  const pix = res.json?.data?.pix;
+  if (res.status !== 201 || !pix?.copy_and_paste || !pix?.qr_code_image_base64) {
+    throw new Error(`${target.name}: POST ${target.url} answered ${res.status}: ${res.text.slice(0, 500)}`);
+  }
+  return res.text.length;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Report.
+
+function report({ createOrder, floor, idleCpu, responseBytes, qr }) {
+  const ratio = createOrder.rps / floor.rps;
+  const ratioOk = ratio >= TARGET_MIN_RATIO;
+  const p99Ok = createOrder.p99 < TARGET_MAX_P99_MS;
+  const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+
+  console.log(
+    `\nPOST /sellers/orders/ (1 physical item, address) - ${CONNECTIONS} connections, ${DURATION} s per ` +
+      `target (after ${WARMUP} s warm-up each), ${os.availableParallelism()} CPU cores shared with the ` +
+      `load generator\n`,
+  );
+  printTable([
+    ['target', 'orders/s (mean)', 'p50 ms', 'p99 ms', 'orders'],
+    ...[
+      ['create-order (gateway -> orders -> payments)', createOrder],
+      ['floor (Express + 1 INSERT)', floor],
+    ].map(([label, r]) => [label, r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.total)]),
+  ]);
+  console.log(
+    `\nevery answer was a 201; a create-order answer is ${responseBytes} bytes (QR image included)`,
+  );
+  console.log('');
+  console.log(
+    `create-order/floor throughput  ${(100 * ratio).toFixed(1).padStart(6)} %   ` +
+      `target >= ${(100 * TARGET_MIN_RATIO).toFixed(1)} %   ${verdict(ratioOk)}`,
+  );
+  console.log(
+    `create-order p99              ${createOrder.p99.toFixed(1).padStart(6)} ms  ` +
+      `target < ${TARGET_MAX_P99_MS} ms      ${verdict(p99Ok)}`,
+  );
+  console.log(`overall                        ${verdict(ratioOk && p99Ok)}`);
+
+  // Not a target: the QR image is drawn on every create-order, so its cost is one line of the budget.
+  const [ours, ...theirs] = qr;
+  console.log(
+    `\nQR image per create-order (mean per image, ${qr.map((r) => r.iterations).join('/')} iterations):`,
+  );
+  printTable([
+    ['renderer', 'wall µs', 'cpu µs', 'image', 'vs ours (cpu)'],
+    ...qr.map((r) => [
+      r.name,
+      r.wallUs.toFixed(1),
+      r.cpuUs.toFixed(1),
+      `${r.width} px, ${r.bytes} B`,
+      r === ours ? '1.0x' : `${(r.cpuUs / ours.cpuUs).toFixed(1)}x`,
+    ]),
+  ]);
+  const budgetUs = (1e6 * os.availableParallelism()) / createOrder.rps;
+  console.log(
+    `renderQrPng is ${((100 * ours.cpuUs) / budgetUs).toFixed(1)} % of the machine's CPU per create-order ` +
+      `at the measured rate; qrcode.toBuffer at scale 6 would be ` +
+      `${((100 * theirs[theirs.length - 1].cpuUs) / budgetUs).toFixed(1)} %`,
+  );
+
+  // Not a target: where the CPU went, to tell slow code from a saturated machine. The idle row is the
+  // baseline: what runs with no request at all (outbox polls, other work on the machine).
+  printCpuTable([
+    ['idle (no load)', idleCpu],
+    ['create-order run', createOrder.cpu],
+    ['floor run', floor.cpu],
+  ]);
+}
+
+async function measureQrImages() {
+  // Imported here: qr.mjs needs the payments build, which the services' start has just checked.
+  const { measureQr } = await import('./qr.mjs');
+  // Ours is cheap: many iterations. qrcode.toBuffer takes milliseconds: fewer, warmed up too.
+  const ours = await measureQr({ iterations: 1000, warmup: 1000, only: ['renderQrPng (scale 6)'] });
+  const theirs = await measureQr({
+    iterations: 100,
+    warmup: 100,
+    only: ['qrcode.toBuffer (defaults)', 'qrcode.toBuffer (scale 6)'],
+  });
+  return [
+    ...ours.map((r) => ({ ...r, iterations: 1000 })),
+    ...theirs.map((r) => ({ ...r, iterations: 100 })),
+  ];
+}
+
+// The measured runs, on the monotonic clock the CPU profiles use, to leave out start-up and warm-up.
+const windows = { createOrder: null, floor: null };
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+async function timed(fn) {
+  const from = nowUs();
+  const result = await fn();
+  return { ...result, window: [from, nowUs()] };
+}
+
+async function printProfiles() {
+  if (!PROFILE_DIR) return;
+  const { printProfile } = await import('./profile.mjs');
+  console.log(
+    `\nCPU profiles in ${PROFILE_DIR}: self time during the measured run (the floor's for the floor, ` +
+      "the create-order run's for the services). A whole process: node bench/create-order/profile.mjs <file>",
+  );
+  for (const { name } of childList()) {
+    const file = path.join(PROFILE_DIR, `${name}.cpuprofile`);
+    const window = name === 'floor' ? windows.floor : windows.createOrder;
+    if (existsSync(file)) printProfile(name, file, 12, window);
+    else console.log(`\n${name}: no profile written (stopped before it could write one?)`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function main() {
+  const taken = new Set();
+  const ports = {
+    payments: await freePort(13002, taken),
+    paymentsMetrics: await freePort(19002, taken),
+    orders: await freePort(13001, taken),
+    ordersMetrics: await freePort(19001, taken),
+    gateway: await freePort(18080, taken),
+    gatewayMetrics: await freePort(19080, taken),
+    floor: await freePort(13090, taken),
+  };
+  const secret = randomBytes(24).toString('hex');
+  const url = (port) => `http://127.0.0.1:${port}`;
+  const paymentsUrl = url(ports.payments);
+  const ordersUrl = url(ports.orders);
+  const gatewayUrl = url(ports.gateway);
+  const floorUrl = url(ports.floor);
+  if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+  const profileName = (name) => ({ profileName: `${name}.cpuprofile` });
+
+  const common = {
+    ...process.env,
+    // The database must be created on the fly, which the services only do outside production.
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL,
+    AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+    AMQP_NAMESPACE: 'bench.orders.',
+    INTERNAL_SECRET: secret,
+    SHUTDOWN_TIMEOUT_MS: '5000',
+  };
+  // Tracing would export a span per request and measure the exporter; keep it off whatever the shell says.
+  delete common.OTEL_EXPORTER_OTLP_ENDPOINT;
+
+  console.error(
+    `starting payments on ${ports.payments}, orders on ${ports.orders} and the gateway on ${ports.gateway}...`,
+  );
+  startService(
+    'payments',
+    { ...common, PORT: String(ports.payments), METRICS_PORT: String(ports.paymentsMetrics) },
+    profileName('payments'),
+  );
+  startService(
+    'orders',
+    {
+      ...common,
+      PORT: String(ports.orders),
+      METRICS_PORT: String(ports.ordersMetrics),
+      PAYMENTS_URL: paymentsUrl,
+    },
+    profileName('orders'),
+  );
+  startService(
+    'gateway',
+    {
+      ...common,
+      PORT: String(ports.gateway),
+      METRICS_PORT: String(ports.gatewayMetrics),
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      // A fresh prefix: no rate-limit counters left over from another run or deployment.
+      REDIS_KEY_PREFIX: `bench:${randomBytes(6).toString('hex')}:`,
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      ORDERS_URL: ordersUrl,
+      PAYMENTS_URL: paymentsUrl,
+      // Not called by this bench; pointed at orders so nothing reaches a stray local process.
+      WITHDRAWALS_URL: ordersUrl,
+      WEBHOOKS_URL: ordersUrl,
+    },
+    profileName('gateway'),
+  );
+  await Promise.all([
+    waitReady('payments', paymentsUrl),
+    waitReady('orders', ordersUrl),
+    waitReady('gateway', gatewayUrl),
+  ]);
+  // The services have created the database by now; the floor makes its own schema in it.
+  startProcess(
+    'floor',
+    path.join(ROOT, 'bench/create-order/floor.mjs'),
+    { ...common, PORT: String(ports.floor), POOL_MAX: String(POOL_MAX) },
+    profileName('floor'),
+  );
+  await waitReady('floor', floorUrl);
+
+  const key = await createKey(common);
+  const productId = await createProduct(`${gatewayUrl}/api/v1`, key);
+  const body = JSON.stringify(orderBody(productId));
+
+  const createOrder = {
+    name: 'create-order',
+    url: `${gatewayUrl}/api/v1/sellers/orders/`,
+    method: 'POST',
+    body,
+    headers: () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' }),
+    status: 201,
+  };
+  const floor = {
+    name: 'floor',
+    url: `${floorUrl}/orders`,
+    method: 'POST',
+    body,
+    headers: () => ({ 'content-type': 'application/json' }),
+    status: 201,
+  };
+
+  const responseBytes = await checkOrder(createOrder);
+  await preflight(floor);
+  const { cpu: idleCpu } = await withCpu(() => sleep(2_000));
+  console.error(`warming up (${WARMUP} s per target)...`);
+  // JIT, connection pools and the upstream keep-alive sockets, before anything is counted.
+  for (const target of [createOrder, floor]) await load(target, WARMUP, CONNECTIONS);
+  console.error(`measuring (${DURATION} s per target, ${CONNECTIONS} connections)...`);
+  const createOrderResult = await timed(() => load(createOrder, DURATION, CONNECTIONS));
+  const floorResult = await timed(() => load(floor, DURATION, CONNECTIONS));
+  windows.createOrder = createOrderResult.window;
+  windows.floor = floorResult.window;
+  console.error('measuring the QR image...');
+  const qr = await measureQrImages();
+  report({ createOrder: createOrderResult, floor: floorResult, idleCpu, responseBytes, qr });
+  printLogSummary();
+}
+
+await runBench(main, { afterStop: printProfiles });

@@ -1,0 +1,349 @@
+/**
+ * SSRF guard for webhook and postback targets (decisions.md 8).
+ *
+ * - `classifyAddress` names the forbidden range an IP address falls in (pure bit arithmetic).
+ * - `checkTarget` applies the registration rules to a URL: scheme, literal address, resolved addresses.
+ * - `guardedLookup` is a `net.LookupFunction` for undici's `connect: { lookup }`: the address it checks is the
+ *   address the socket connects to, so a DNS answer that changes between check and connect (rebinding)
+ *   cannot slip through.
+ *
+ * Node's `net.connect` does not call `lookup` when the host is already an IP literal, so every delivery must
+ * also run `checkTarget` (which classifies literals) before connecting; `guardedLookup` covers host names.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+
+export type ForbiddenRange =
+  'unspecified' | 'loopback' | 'private' | 'link-local' | 'cgnat' | 'metadata' | 'multicast' | 'reserved';
+
+/** Resolves a host name to its IP addresses (IPv4 and IPv6). Rejects with an error `code` such as ENOTFOUND. */
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+export const defaultResolver: Resolver = async (hostname) => {
+  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
+  return answers.map((answer) => answer.address);
+};
+
+export interface TargetPolicy {
+  environment: 'test' | 'live';
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: lets `test` webhooks reach loopback and private addresses. */
+  allowPrivate: boolean;
+  /** DNS resolution; `defaultResolver` unless injected (tests). */
+  resolve?: Resolver;
+}
+
+export type CheckTargetResult = { ok: true; unresolved?: boolean } | { ok: false; reason: string };
+
+/** `code` of the error `guardedLookup` calls back for a forbidden address. */
+export const FORBIDDEN_TARGET_CODE = 'EFORBIDDENTARGET';
+
+export class ForbiddenTargetError extends Error {
+  override readonly name = 'ForbiddenTargetError';
+  readonly code = FORBIDDEN_TARGET_CODE;
+
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+    readonly range: ForbiddenRange,
+  ) {
+    super(
+      hostname === address
+        ? `Refused to connect to ${hostname}, ${describeRange(range)}, which webhooks may not target`
+        : `Refused to connect to ${hostname}: it resolves to ${describeRange(range)} (${address}), ` +
+            'which webhooks may not target',
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Classification
+// ---------------------------------------------------------------------------------------------------
+
+const RANGE_DESCRIPTIONS: Record<ForbiddenRange, string> = {
+  unspecified: 'an unspecified address',
+  loopback: 'a loopback address',
+  private: 'a private address',
+  'link-local': 'a link-local address',
+  cgnat: 'a carrier-grade NAT (CGNAT) address',
+  metadata: 'a cloud metadata address',
+  multicast: 'a multicast address',
+  reserved: 'a reserved address',
+};
+
+/** "a private address", "a loopback address", ... for messages. */
+export function describeRange(range: ForbiddenRange): string {
+  return RANGE_DESCRIPTIONS[range];
+}
+
+type Rule = { network: bigint; prefix: number; range: ForbiddenRange };
+
+function ipv4ToInt(ip: string): number {
+  const parts = ip.split('.').map(Number);
+  return (((parts[0] ?? 0) << 24) | ((parts[1] ?? 0) << 16) | ((parts[2] ?? 0) << 8) | (parts[3] ?? 0)) >>> 0;
+}
+
+function ipv4Rule(cidr: string, range: ForbiddenRange): Rule {
+  const [ip = '', prefix = '32'] = cidr.split('/');
+  return { network: BigInt(ipv4ToInt(ip)), prefix: Number(prefix), range };
+}
+
+/** Parses a valid IPv6 address (as `isIP` accepts it, zone id removed) into its 128 bits. */
+function ipv6ToBigInt(ip: string): bigint {
+  let text = ip;
+  let tail: number[] = [];
+  if (text.includes('.')) {
+    // A dotted IPv4 tail (::ffff:10.0.0.1) stands for the last two groups.
+    const lastColon = text.lastIndexOf(':');
+    const v4 = ipv4ToInt(text.slice(lastColon + 1));
+    tail = [v4 >>> 16, v4 & 0xffff];
+    text = text.slice(0, lastColon + 1);
+    if (!text.endsWith('::')) text = text.slice(0, -1);
+  }
+  const toGroups = (part: string): number[] =>
+    part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16));
+  let groups: number[];
+  const doubleColon = text.indexOf('::');
+  if (doubleColon >= 0) {
+    const head = toGroups(text.slice(0, doubleColon));
+    const rest = toGroups(text.slice(doubleColon + 2));
+    const zeros = new Array<number>(8 - head.length - rest.length - tail.length).fill(0);
+    groups = [...head, ...zeros, ...rest, ...tail];
+  } else {
+    groups = [...toGroups(text), ...tail];
+  }
+  return groups.reduce((acc, group) => (acc << 16n) | BigInt(group), 0n);
+}
+
+function ipv6Rule(cidr: string, range: ForbiddenRange): Rule {
+  const [ip = '', prefix = '128'] = cidr.split('/');
+  return { network: ipv6ToBigInt(ip), prefix: Number(prefix), range };
+}
+
+function matches(value: bigint, bits: number, rule: Rule): boolean {
+  const shift = BigInt(bits - rule.prefix);
+  return value >> shift === rule.network >> shift;
+}
+
+// First match wins: specific names (metadata) before the ranges that contain them.
+const IPV4_RULES: Rule[] = [
+  ipv4Rule('169.254.169.254/32', 'metadata'), // AWS, GCP, Azure, OpenStack, ...
+  ipv4Rule('169.254.170.2/32', 'metadata'), // AWS ECS task metadata
+  ipv4Rule('100.100.100.200/32', 'metadata'), // Alibaba Cloud
+  ipv4Rule('168.63.129.16/32', 'metadata'), // Azure WireServer (a public address reachable only in Azure)
+  ipv4Rule('0.0.0.0/8', 'unspecified'),
+  ipv4Rule('127.0.0.0/8', 'loopback'),
+  ipv4Rule('10.0.0.0/8', 'private'),
+  ipv4Rule('172.16.0.0/12', 'private'),
+  ipv4Rule('192.168.0.0/16', 'private'),
+  ipv4Rule('169.254.0.0/16', 'link-local'),
+  ipv4Rule('100.64.0.0/10', 'cgnat'),
+  ipv4Rule('224.0.0.0/4', 'multicast'),
+  ipv4Rule('255.255.255.255/32', 'reserved'),
+  ipv4Rule('240.0.0.0/4', 'reserved'),
+  ipv4Rule('192.0.0.0/24', 'reserved'),
+  ipv4Rule('198.18.0.0/15', 'reserved'),
+];
+
+const IPV6_RULES: Rule[] = [
+  ipv6Rule('fd00:ec2::254/128', 'metadata'), // AWS over IPv6
+  ipv6Rule('::/128', 'unspecified'),
+  ipv6Rule('::1/128', 'loopback'),
+  ipv6Rule('fc00::/7', 'private'), // unique local
+  ipv6Rule('fec0::/10', 'private'), // deprecated site-local
+  ipv6Rule('fe80::/10', 'link-local'),
+  ipv6Rule('ff00::/8', 'multicast'),
+  ipv6Rule('::/96', 'reserved'), // deprecated IPv4-compatible addresses
+  ipv6Rule('100::/64', 'reserved'), // discard-only
+  ipv6Rule('2001:db8::/32', 'reserved'), // documentation
+];
+
+const MAPPED_IPV4 = ipv6Rule('::ffff:0:0/96', 'reserved');
+const NAT64 = ipv6Rule('64:ff9b::/96', 'reserved');
+const SIX_TO_FOUR = ipv6Rule('2002::/16', 'reserved');
+
+function classifyIpv4(value: number): ForbiddenRange | null {
+  const bits = BigInt(value);
+  return IPV4_RULES.find((rule) => matches(bits, 32, rule))?.range ?? null;
+}
+
+/**
+ * The forbidden range `ip` falls in, or null for a public address. IPv4-mapped IPv6 addresses
+ * (`::ffff:10.0.0.1`, `::ffff:a00:1`) are classified as their IPv4 address, and so are the IPv4 addresses
+ * embedded in NAT64 (`64:ff9b::/96`) and 6to4 (`2002::/16`) addresses. Throws a TypeError for anything that
+ * is not an IP address (never "public" by mistake).
+ */
+export function classifyAddress(ip: string): ForbiddenRange | null {
+  const address = ip.trim().replace(/^\[(.*)\]$/, '$1');
+  const unzoned = address.replace(/%.*$/, '');
+  const version = isIP(unzoned);
+  if (version === 4) return classifyIpv4(ipv4ToInt(unzoned));
+  if (version !== 6) throw new TypeError(`Not an IP address: ${JSON.stringify(ip)}`);
+
+  const value = ipv6ToBigInt(unzoned.toLowerCase());
+  if (matches(value, 128, MAPPED_IPV4) || matches(value, 128, NAT64)) {
+    return classifyIpv4(Number(value & 0xffffffffn));
+  }
+  if (matches(value, 128, SIX_TO_FOUR)) {
+    return classifyIpv4(Number((value >> 80n) & 0xffffffffn));
+  }
+  return IPV6_RULES.find((rule) => matches(value, 128, rule))?.range ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Policy
+// ---------------------------------------------------------------------------------------------------
+
+/** Resolver failures that mean "does not resolve (yet)": accepted at registration, checked at delivery. */
+const UNRESOLVED_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA']);
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  const { code } = error as { code: unknown };
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Lowercase, without IPv6 brackets or a trailing root dot. */
+function normaliseHost(hostname: string): string {
+  return hostname
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
+}
+
+function isLocalhostName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
+/**
+ * Whether an address of `range` (null: public) may be targeted under `policy`. Live webhooks never reach a
+ * forbidden range; test webhooks do when the operator allows private targets, except cloud metadata, which
+ * stays refused everywhere.
+ */
+export function targetAllowed(
+  range: ForbiddenRange | null,
+  policy: Pick<TargetPolicy, 'environment' | 'allowPrivate'>,
+): boolean {
+  if (range === null) return true;
+  return policy.environment === 'test' && policy.allowPrivate && range !== 'metadata';
+}
+
+function permitted(range: ForbiddenRange, policy: TargetPolicy): boolean {
+  return targetAllowed(range, policy);
+}
+
+function refusal(range: ForbiddenRange, address: string, resolved: boolean): { ok: false; reason: string } {
+  const verb = resolved ? 'Resolves to' : 'Points to';
+  return {
+    ok: false,
+    reason: `${verb} ${describeRange(range)} (${address}), which webhooks may not target`,
+  };
+}
+
+/**
+ * Applies decisions.md 8 to a webhook or postback URL: `live` needs `https:`, `test` allows `http:` too;
+ * a literal address, `localhost` (and `*.localhost`) or a host name resolving to any forbidden address is
+ * refused unless `environment` is `test` and `allowPrivate` is set. A host name that does not resolve is
+ * accepted with `unresolved: true` (every delivery checks again). `reason` is a sentence for a 400 message.
+ * Other resolver failures (a broken resolver, say) are thrown.
+ */
+export async function checkTarget(url: string, options: TargetPolicy): Promise<CheckTargetResult> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: 'Must be an absolute http or https URL' };
+  }
+  if (options.environment === 'live' && parsed.protocol !== 'https:') {
+    return { ok: false, reason: 'Live webhooks must use an https URL' };
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    return { ok: false, reason: 'Must be an http or https URL' };
+  }
+
+  const host = normaliseHost(parsed.hostname);
+  if (host === '') return { ok: false, reason: 'Must name a host' };
+
+  if (isIP(host) !== 0) {
+    const range = classifyAddress(host);
+    if (range !== null && !permitted(range, options)) return refusal(range, host, false);
+    return { ok: true };
+  }
+
+  if (isLocalhostName(host)) {
+    if (permitted('loopback', options)) return { ok: true };
+    return { ok: false, reason: `${host} is ${describeRange('loopback')}, which webhooks may not target` };
+  }
+
+  let addresses: string[];
+  try {
+    addresses = await (options.resolve ?? defaultResolver)(host);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== undefined && UNRESOLVED_CODES.has(code)) return { ok: true, unresolved: true };
+    throw error;
+  }
+  if (addresses.length === 0) return { ok: true, unresolved: true };
+
+  for (const address of addresses) {
+    const range = classifyAddress(address);
+    if (range !== null && !permitted(range, options)) return refusal(range, address, true);
+  }
+  return { ok: true };
+}
+
+function requestedFamily(options: LookupOptions): 4 | 6 | 0 {
+  const family: unknown = options.family;
+  if (family === 4 || family === 'IPv4') return 4;
+  if (family === 6 || family === 'IPv6') return 6;
+  return 0;
+}
+
+/**
+ * A `net.LookupFunction` for undici (`new Agent({ connect: { lookup: guardedLookup(policy) } })`): resolves
+ * `hostname`, calls back a `ForbiddenTargetError` (`code` EFORBIDDENTARGET) when any answer is forbidden
+ * under `policy`, and otherwise the allowed addresses: every one when `options.all` is set, else the first.
+ * Resolver errors (ENOTFOUND, ...) are called back unchanged.
+ */
+export function guardedLookup(policy: TargetPolicy): LookupFunction {
+  const resolve = policy.resolve ?? defaultResolver;
+
+  async function allowedAddresses(hostname: string, family: 4 | 6 | 0): Promise<LookupAddress[]> {
+    const host = normaliseHost(hostname);
+    if (isLocalhostName(host) && !permitted('loopback', policy)) {
+      throw new ForbiddenTargetError(host, host, 'loopback');
+    }
+    const resolved = isIP(host) !== 0 ? [host] : await resolve(host);
+    for (const address of resolved) {
+      const range = classifyAddress(address);
+      if (range !== null && !permitted(range, policy)) throw new ForbiddenTargetError(host, address, range);
+    }
+    const answers = resolved
+      .map((address) => ({ address, family: isIP(address) }))
+      .filter((answer) => family === 0 || answer.family === family);
+    if (answers.length === 0) {
+      const error: NodeJS.ErrnoException = new Error(
+        `No ${family === 0 ? '' : `IPv${family} `}address for ${host}`,
+      );
+      error.code = 'ENOTFOUND';
+      throw error;
+    }
+    return answers;
+  }
+
+  return (hostname, options, callback) => {
+    allowedAddresses(hostname, requestedFamily(options ?? {})).then(
+      (answers) => {
+        const first = answers[0] as LookupAddress;
+        if (options?.all) callback(null, answers);
+        else callback(null, first.address, first.family);
+      },
+      (error: unknown) => {
+        const failure: NodeJS.ErrnoException =
+          error instanceof Error ? error : new Error(`DNS lookup of ${hostname} failed: ${String(error)}`);
+        callback(failure, options?.all ? [] : '');
+      },
+    );
+  };
+}

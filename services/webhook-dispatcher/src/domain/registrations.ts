@@ -1,0 +1,129 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CreateWebhookRequest, ListQuery, UpdateWebhookRequest } from '@seller-api/contracts';
+import { assertOwned, badRequest, olderThan, page, type Scope } from '@seller-api/service-kit';
+import { WebhookSchema, type WebhookRow } from '../db/entities';
+import { checkTarget, type Resolver } from '@seller-api/service-kit';
+
+export interface TargetPolicy {
+  allowPrivate: boolean;
+  resolve?: Resolver;
+}
+
+/** `whsec_` + 32 random bytes in base64url (decisions.md 8). */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/** A URL a webhook of this environment may target (decisions.md 8); a 400 on `field` otherwise. */
+export async function assertTarget(
+  url: string,
+  scope: Scope,
+  policy: TargetPolicy,
+  field = 'url',
+): Promise<void> {
+  const verdict = await checkTarget(url, {
+    environment: scope.environment,
+    allowPrivate: policy.allowPrivate,
+    resolve: policy.resolve,
+  });
+  if (!verdict.ok) throw badRequest('Invalid webhook URL.', { [field]: [verdict.reason] });
+}
+
+/**
+ * Registers a webhook. The same (url, event) again retires the previous registration and its secret;
+ * its pending deliveries move to the new one and are signed with the new secret from then on.
+ */
+export async function registerWebhook(
+  em: EntityManager,
+  scope: Scope,
+  input: CreateWebhookRequest,
+  policy: TargetPolicy,
+): Promise<WebhookRow> {
+  await assertTarget(input.url, scope, policy);
+  return em.transactional(async (tx) => {
+    // Serialise registrations of one (url, event) so two at once cannot both stay live.
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [
+      `${scope.sellerId}:${scope.environment}:${input.url}:${input.event}`,
+    ]);
+    const previous = await tx.findOne(WebhookSchema, {
+      sellerId: scope.sellerId,
+      environment: scope.environment,
+      url: input.url,
+      event: input.event,
+      status: { $in: ['ACTIVE', 'DISABLED'] },
+    });
+    const now = new Date();
+    if (previous) {
+      previous.status = 'RETIRED';
+      previous.updatedAt = now;
+      await tx.flush();
+    }
+    const webhook = tx.create(WebhookSchema, {
+      id: randomUUID(),
+      sellerId: scope.sellerId,
+      environment: scope.environment,
+      url: input.url,
+      event: input.event,
+      description: input.description ?? null,
+      status: 'ACTIVE',
+      secret: generateSecret(),
+      createdAt: now,
+      updatedAt: now,
+    });
+    await tx.persist(webhook).flush();
+    if (previous) {
+      await tx.execute(
+        `update webhooks.deliveries set webhook_id = ? where webhook_id = ? and status = 'pending'`,
+        [webhook.id, previous.id],
+      );
+    }
+    return webhook;
+  });
+}
+
+/** Retired and deleted registrations are gone for the seller: 404. */
+export async function getWebhook(em: EntityManager, scope: Scope, id: string): Promise<WebhookRow> {
+  const row = await em.findOne(WebhookSchema, { id, status: { $in: ['ACTIVE', 'DISABLED'] } });
+  return assertOwned(row, scope, 'Webhook');
+}
+
+export async function listWebhooks(em: EntityManager, scope: Scope, query: ListQuery) {
+  const rows = await em.find(
+    WebhookSchema,
+    {
+      sellerId: scope.sellerId,
+      environment: scope.environment,
+      status: { $in: ['ACTIVE', 'DISABLED'] },
+      ...olderThan(query.cursor),
+    },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit + 1 },
+  );
+  return page(rows, query.limit);
+}
+
+/** Pause (DISABLED: no new deliveries, pending ones wait), resume, or point at another URL. */
+export async function updateWebhook(
+  em: EntityManager,
+  scope: Scope,
+  id: string,
+  input: UpdateWebhookRequest,
+  policy: TargetPolicy,
+): Promise<WebhookRow> {
+  const webhook = await getWebhook(em, scope, id);
+  if (input.url !== undefined && input.url !== webhook.url) {
+    await assertTarget(input.url, scope, policy);
+    webhook.url = input.url;
+  }
+  if (input.status !== undefined) webhook.status = input.status;
+  webhook.updatedAt = new Date();
+  await em.flush();
+  return webhook;
+}
+
+export async function deleteWebhook(em: EntityManager, scope: Scope, id: string): Promise<void> {
+  const webhook = await getWebhook(em, scope, id);
+  webhook.status = 'DELETED';
+  webhook.updatedAt = new Date();
+  await em.flush();
+}

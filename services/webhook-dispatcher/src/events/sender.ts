@@ -1,0 +1,323 @@
+import { isIP } from 'node:net';
+import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-api/contracts';
+import type { Logger, MikroORM } from '@seller-api/service-kit';
+import { signatureFor } from '@seller-api/webhook-verify';
+import { Agent, request } from 'undici';
+import { retryAfterDelay, scheduledDelay } from '../domain/retry';
+import {
+  classifyAddress,
+  describeRange,
+  guardedLookup,
+  targetAllowed,
+  type Resolver,
+} from '@seller-api/service-kit';
+import type { DispatcherMetrics } from './metrics';
+
+export interface SenderOptions {
+  orm: MikroORM;
+  logger: Logger;
+  metrics: DispatcherMetrics;
+  schedule: number[];
+  attemptTimeoutMs: number;
+  /** Attempts in flight in this process, and at most this many to one destination. */
+  concurrency: number;
+  destinationConcurrency: number;
+  pollIntervalMs: number;
+  allowPrivateTargets: boolean;
+  resolve?: Resolver;
+}
+
+interface ClaimedDelivery {
+  id: string;
+  event_id: string;
+  event: string;
+  url: string;
+  signed: boolean;
+  secret: string | null;
+  environment: Environment;
+  payload: unknown;
+  occurred_at: Date;
+  created_at: Date;
+  attempts: number;
+  max_attempts: number;
+}
+
+const RESPONSE_EXCERPT_BYTES = 1024;
+// Longer than any attempt can last: a delivery claimed by a replica that died is retried after it.
+const LEASE_SECONDS = 60;
+
+/**
+ * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
+ * never send the same attempt; each destination has its own small concurrency budget, so a slow or
+ * failing receiver never holds up the others (its deliveries wait in the database, not in a queue).
+ */
+export class DeliverySender {
+  private inFlight = 0;
+  private readonly perDestination = new Map<string, number>();
+  private readonly attempts = new Set<Promise<void>>();
+  private running = false;
+  private again = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
+  private readonly agents: Record<Environment, Agent>;
+
+  constructor(private readonly options: SenderOptions) {
+    const agent = (environment: Environment) =>
+      new Agent({
+        connect: {
+          timeout: options.attemptTimeoutMs,
+          // The address checked is the address connected to: no window for DNS rebinding.
+          lookup: guardedLookup({
+            environment,
+            allowPrivate: options.allowPrivateTargets,
+            resolve: options.resolve,
+          }),
+        },
+        keepAliveTimeout: 10_000,
+        connections: options.destinationConcurrency,
+      });
+    this.agents = { test: agent('test'), live: agent('live') };
+  }
+
+  start(): void {
+    this.wakeAt(Date.now());
+  }
+
+  /** Claims and sends now, or right after the round in progress. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.round()
+      .catch((err: unknown) =>
+        this.options.logger.warn({ err: (err as Error).message }, 'delivery round failed'),
+      )
+      .finally(() => {
+        this.running = false;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else {
+          this.wakeAt(Date.now() + this.options.pollIntervalMs);
+        }
+      });
+  }
+
+  /** Keeps one timer, at the earliest time something is known to be due (or the poll interval). */
+  private wakeAt(at: number): void {
+    if (this.stopped || at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        this.wake();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    this.timer.unref();
+  }
+
+  private async round(): Promise<void> {
+    const capacity = this.options.concurrency - this.inFlight;
+    if (capacity <= 0) return;
+    const saturated = [...this.perDestination]
+      .filter(([, n]) => n >= this.options.destinationConcurrency)
+      .map(([url]) => url);
+    const claimed = await this.claim(capacity, saturated);
+    const release: string[] = [];
+    for (const delivery of claimed) {
+      const busy = this.perDestination.get(delivery.url) ?? 0;
+      if (busy >= this.options.destinationConcurrency) {
+        release.push(delivery.id);
+        continue;
+      }
+      this.perDestination.set(delivery.url, busy + 1);
+      this.inFlight += 1;
+      const attempt = this.attempt(delivery)
+        .catch((err: unknown) =>
+          this.options.logger.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly'),
+        )
+        .finally(() => {
+          this.inFlight -= 1;
+          const left = (this.perDestination.get(delivery.url) ?? 1) - 1;
+          if (left <= 0) this.perDestination.delete(delivery.url);
+          else this.perDestination.set(delivery.url, left);
+          this.attempts.delete(attempt);
+          this.wake();
+        });
+      this.attempts.add(attempt);
+    }
+    if (release.length) {
+      await this.options.orm.em
+        .fork()
+        .execute(`update webhooks.deliveries set lease_until = null where id = any(?::uuid[])`, [
+          `{${release.join(',')}}`,
+        ]);
+    }
+    if (claimed.length === capacity && release.length === 0) this.again = true;
+  }
+
+  private async claim(limit: number, saturated: string[]): Promise<ClaimedDelivery[]> {
+    return this.options.orm.em.fork().execute<ClaimedDelivery[]>(
+      `with due as (
+         select d.id, w.url as webhook_url, w.secret from webhooks.deliveries d
+           left join webhooks.webhooks w on w.id = d.webhook_id
+          where d.status = 'pending' and d.next_attempt_at <= now()
+            and (d.lease_until is null or d.lease_until < now())
+            and (d.webhook_id is null or w.status = 'ACTIVE')
+            and coalesce(w.url, d.url) <> all(?::text[])
+          order by d.next_attempt_at
+          limit ?
+          for update of d skip locked)
+       update webhooks.deliveries d set lease_until = now() + interval '${LEASE_SECONDS} seconds'
+         from due
+        where d.id = due.id
+       returning d.id, d.event_id, d.event, coalesce(due.webhook_url, d.url) as url, d.signed, due.secret,
+                 d.environment, d.payload, d.occurred_at, d.created_at, d.attempts, d.max_attempts`,
+      [`{${saturated.map((u) => `"${u.replace(/["\\]/g, '\\$&')}"`).join(',')}}`, limit],
+    );
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const number = delivery.attempts + 1;
+    const body = JSON.stringify({
+      event: delivery.event,
+      occurred_at: new Date(delivery.occurred_at).toISOString(),
+      delivery_attempt: number,
+      data: delivery.payload,
+    });
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': WEBHOOK_USER_AGENT,
+      [WEBHOOK_HEADERS.EVENT]: delivery.event,
+      [WEBHOOK_HEADERS.EVENT_ID]: delivery.event_id,
+    };
+    if (delivery.signed && delivery.secret) {
+      const timestamp = Math.floor(Date.now() / 1000);
+      headers[WEBHOOK_HEADERS.TIMESTAMP] = String(timestamp);
+      headers[WEBHOOK_HEADERS.SIGNATURE] = signatureFor(delivery.secret, delivery.event_id, timestamp, body);
+    }
+    const startedAt = new Date();
+    let status: number | null = null;
+    let excerpt: string | null = null;
+    let error: string | null = null;
+    let retryAfter: string | null = null;
+    try {
+      this.assertLiteralTarget(delivery);
+      const res = await request(delivery.url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: this.agents[delivery.environment],
+        headersTimeout: this.options.attemptTimeoutMs,
+        bodyTimeout: this.options.attemptTimeoutMs,
+        signal: AbortSignal.timeout(this.options.attemptTimeoutMs),
+      });
+      status = res.statusCode;
+      const header = res.headers['retry-after'];
+      retryAfter = Array.isArray(header) ? (header[0] ?? null) : (header ?? null);
+      excerpt = await readExcerpt(res.body);
+    } catch (err) {
+      error = describeError(err, this.options.attemptTimeoutMs);
+    }
+    const durationMs = Date.now() - startedAt.getTime();
+    const delivered = status !== null && status >= 200 && status < 300;
+    if (number === 1)
+      this.options.metrics.firstAttemptLag.observe(
+        (startedAt.getTime() - new Date(delivery.occurred_at).getTime()) / 1000,
+      );
+    let nextAttemptAt: Date | null = null;
+    if (!delivered && number < delivery.max_attempts) {
+      const scheduled = scheduledDelay(number, this.options.schedule);
+      if (scheduled !== null) nextAttemptAt = new Date(Date.now() + retryAfterDelay(retryAfter, scheduled));
+    }
+    const outcome = delivered ? 'delivered' : nextAttemptAt ? 'retry' : 'dead';
+    this.options.metrics.deliveries.inc({ outcome });
+    this.options.metrics.attemptDuration.observe(durationMs / 1000);
+    await this.options.orm.em.fork().transactional(async (tx) => {
+      await tx.execute(
+        `insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
+         values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+        [delivery.id, number, startedAt, durationMs, status, excerpt, error],
+      );
+      await tx.execute(
+        `update webhooks.deliveries
+            set attempts = ?, status = ?, next_attempt_at = ?, lease_until = null,
+                delivered_at = case when ? then now() else delivered_at end
+          where id = ?`,
+        [
+          number,
+          delivered ? 'delivered' : nextAttemptAt ? 'pending' : 'dead',
+          nextAttemptAt,
+          delivered,
+          delivery.id,
+        ],
+      );
+    });
+    if (nextAttemptAt) this.wakeAt(nextAttemptAt.getTime());
+  }
+
+  /** A literal IP never goes through the resolver, so it is checked here, by the same rule. */
+  private assertLiteralTarget(delivery: ClaimedDelivery): void {
+    const host = new URL(delivery.url).hostname.replace(/^\[|\]$/g, '');
+    if (!isIP(host)) return;
+    const range = classifyAddress(host);
+    if (
+      !targetAllowed(range, {
+        environment: delivery.environment,
+        allowPrivate: this.options.allowPrivateTargets,
+      })
+    ) {
+      throw Object.assign(
+        new Error(
+          `Target ${host} is ${range ? describeRange(range) : 'not allowed'}, which webhooks may not reach`,
+        ),
+        {
+          code: 'EFORBIDDENTARGET',
+        },
+      );
+    }
+  }
+
+  /** Finishes the attempts in flight (their outcome is recorded), then closes the connections. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([...this.attempts]);
+    await Promise.all([this.agents.test.close(), this.agents.live.close()]);
+  }
+}
+
+async function readExcerpt(body: AsyncIterable<Buffer | Uint8Array> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(Buffer.from(chunk));
+    size += chunk.length;
+    if (size >= RESPONSE_EXCERPT_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+}
+
+function describeError(err: unknown, timeoutMs: number): string {
+  const e = err as {
+    code?: string;
+    name?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
+  const code = e.code ?? e.cause?.code;
+  if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return `timeout after ${timeoutMs} ms`;
+  if (code === 'EFORBIDDENTARGET') return e.message ?? e.cause?.message ?? 'forbidden target';
+  return [code, e.message ?? e.cause?.message].filter(Boolean).join(': ') || 'network error';
+}

@@ -1,0 +1,160 @@
+import { OrderEventData } from '@seller-api/contracts';
+import { verifyWebhook } from '@seller-api/webhook-verify';
+import { startReceiver } from '../support/receiver';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { waitFor } from '../support/wait';
+import { deliveries, placeOrder, register } from './helpers';
+
+let system: System;
+let gateway: RunningGateway;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+beforeAll(async () => {
+  system = await startSystem();
+  gateway = await system.startGateway();
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await system.stop();
+  await receiver.close();
+});
+
+const forOrder = (uuid: string, event: string) =>
+  receiver.received.filter(
+    (h) => h.body.event === event && (h.body.data.order as { uuid?: string } | undefined)?.uuid === uuid,
+  );
+
+describe('deliveries to global webhooks', () => {
+  it('sends the envelope with the documented headers, signed, verifiable with the receiver helper', async () => {
+    const { key } = await createKey(gateway.service);
+    const hook = await register(gateway.url, key, `${receiver.url}/global`, 'order.created');
+    const order = await placeOrder(gateway.url, key);
+    const [hit] = await waitFor(
+      () => (forOrder(order, 'order.created').length ? forOrder(order, 'order.created') : null),
+      { what: 'delivery' },
+    );
+    expect(hit?.path).toBe('/global');
+    expect(hit?.headers).toMatchObject({
+      'content-type': 'application/json',
+      'user-agent': 'Webhooks/1.0',
+      'x-webhook-event': 'order.created',
+      'x-webhook-event-id': expect.stringMatching(/^evt_[A-Za-z0-9]+$/),
+      'x-webhook-timestamp': expect.stringMatching(/^\d{10}$/),
+      'x-webhook-signature': expect.stringMatching(/^sha256=[0-9a-f]{64}$/),
+    });
+    const verified = verifyWebhook({
+      secret: hook.secret,
+      headers: hit?.headers ?? {},
+      rawBody: hit?.rawBody ?? '',
+    });
+    expect(verified.event).toBe('order.created');
+    expect(hit?.body).toEqual({
+      event: 'order.created',
+      occurred_at: expect.stringMatching(/\.\d{3}Z$/),
+      delivery_attempt: 1,
+      data: expect.any(Object),
+    });
+    // Masked as interface.md 6.6 says; no internal ids.
+    const data = OrderEventData.parse(hit?.body.data);
+    expect(data.customer).toMatchObject({ tax_id: '529.***.***-25', email: 'mar********@example.com' });
+    expect(hit?.rawBody).not.toMatch(/seller_id|52998224725/);
+    expect(() =>
+      verifyWebhook({ secret: 'whsec_wrong', headers: hit?.headers ?? {}, rawBody: hit?.rawBody ?? '' }),
+    ).toThrow();
+
+    const [delivery] = await deliveries(gateway.url, key, hook.id);
+    expect(delivery).toMatchObject({
+      event: 'order.created',
+      event_id: hit?.headers['x-webhook-event-id'],
+      status: 'delivered',
+      next_attempt_at: null,
+    });
+    expect(delivery?.attempts).toEqual([
+      {
+        attempt: 1,
+        started_at: expect.any(String),
+        duration_ms: expect.any(Number),
+        response_status: 200,
+        response_body: 'ok',
+        error: null,
+      },
+    ]);
+  });
+
+  it('sends each event only to webhooks of that event, seller and environment', async () => {
+    const mine = await createKey(gateway.service);
+    const other = await createKey(gateway.service);
+    await register(gateway.url, mine.key, `${receiver.url}/mine-paid`, 'order.paid');
+    await register(gateway.url, other.key, `${receiver.url}/other-created`, 'order.created');
+    const marker = await register(gateway.url, mine.key, `${receiver.url}/mine-created`, 'order.created');
+    const order = await placeOrder(gateway.url, mine.key);
+    await waitFor(() => forOrder(order, 'order.created').length > 0, { what: 'marker delivery' });
+    const paths = receiver.received
+      .filter((h) => (h.body.data.order as { uuid?: string } | undefined)?.uuid === order)
+      .map((h) => h.path);
+    expect(paths).toEqual(['/mine-created']);
+    expect(await deliveries(gateway.url, mine.key, marker.id)).toHaveLength(1);
+  });
+});
+
+describe('postback_url', () => {
+  it('gets the order events of its order, unsigned, while global webhooks keep theirs', async () => {
+    const { key } = await createKey(gateway.service);
+    await register(gateway.url, key, `${receiver.url}/global-shipped`, 'order_item.shipped');
+    const product = await call(`${gateway.url}/sellers/products/`, {
+      method: 'POST',
+      key,
+      body: { name: 'Livro', price: 2000, type: 'PHYSICAL' },
+    });
+    const productId = (product.body.data as { uuid: string }).uuid;
+    const res = await call(`${gateway.url}/sellers/orders/`, {
+      method: 'POST',
+      key,
+      body: {
+        customer: {
+          name: 'Ana',
+          tax_id: '52998224725',
+          email: 'ana@example.com',
+          address: { street: 'Rua A', neighborhood: 'B', city: 'C', state: 'SP', postal_code: '01001000' },
+        },
+        items: [{ product_uuid: productId, quantity: 1 }],
+        payment: {},
+        postback_url: `${receiver.url}/postback?token=s3cr3t`,
+      },
+    });
+    const order = (res.body.data as { uuid: string }).uuid;
+    await call(`${gateway.url}/sellers/orders/${order}/tracking/`, {
+      method: 'PATCH',
+      key,
+      body: { tracking_code: 'BR1', shipping_status: 'SHIPPED' },
+    });
+    const postbacks = await waitFor(
+      () => {
+        const hits = receiver.received.filter(
+          (h) =>
+            h.path === '/postback?token=s3cr3t' && (h.body.data.order as { uuid?: string })?.uuid === order,
+        );
+        return hits.length >= 2 ? hits : null;
+      },
+      { what: 'postbacks' },
+    );
+    expect(postbacks.map((h) => h.body.event).sort()).toEqual(['order.created', 'order_item.shipped']);
+    for (const hit of postbacks) {
+      expect(hit.headers['x-webhook-signature']).toBeUndefined();
+      expect(hit.headers['x-webhook-timestamp']).toBeUndefined();
+      expect(hit.headers['x-webhook-event-id']).toMatch(/^evt_/);
+      expect(hit.headers['user-agent']).toBe('Webhooks/1.0');
+    }
+    const global = await waitFor(
+      () =>
+        forOrder(order, 'order_item.shipped').filter((h) => h.path === '/global-shipped').length === 1 ||
+        null,
+      { what: 'global shipped' },
+    );
+    expect(global).toBe(true);
+    // payment.* events are not order events: the postback never gets them.
+    expect(
+      receiver.received.filter((h) => h.path.startsWith('/postback') && h.body.event.startsWith('payment.')),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { Webhook, WebhookList } from '@seller-api/contracts';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { register } from './helpers';
+
+let system: System;
+let gateway: RunningGateway;
+
+// DNS as the tests want it: public names, one that resolves to a private address, one that does not resolve.
+const hosts: Record<string, string[]> = {
+  'hooks.example.com': ['93.184.216.34'],
+  'internal.example.com': ['10.1.2.3'],
+  'mixed.example.com': ['93.184.216.34', '192.168.1.10'],
+  'cgnat.example.com': ['100.64.0.7'],
+};
+const resolve = async (host: string) => {
+  const found = hosts[host];
+  if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return found;
+};
+
+beforeAll(async () => {
+  system = await startSystem({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' }, undefined, { resolve });
+  gateway = await system.startGateway();
+});
+afterAll(() => system.stop());
+
+const post = (key: string, body: unknown) =>
+  call(`${gateway.url}/config/webhooks/`, { method: 'POST', key, body });
+
+describe('webhook registration', () => {
+  it('shows the secret once, at creation, and never again', async () => {
+    const { key } = await createKey(gateway.service);
+    const created = await register(gateway.url, key, 'https://hooks.example.com/a', 'order.paid');
+    expect(created).toMatchObject({
+      url: 'https://hooks.example.com/a',
+      event: 'order.paid',
+      status: 'ACTIVE',
+      description: null,
+    });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const read = await call(`${gateway.url}/config/webhooks/${created.id}/`, { key });
+    const { secret: _secret, ...shown } = created;
+    expect(Webhook.strict().parse(read.body.data)).toEqual(shown);
+    const list = WebhookList.parse((await call(`${gateway.url}/config/webhooks/`, { key })).body.data);
+    expect(list.results.map((w) => w.id)).toEqual([created.id]);
+    expect(JSON.stringify(list)).not.toContain('whsec_');
+  });
+
+  it('rotates: the same url and event again give a new webhook and secret and retire the old one', async () => {
+    const { key } = await createKey(gateway.service);
+    const first = await register(gateway.url, key, 'https://hooks.example.com/rotate', 'order.paid');
+    const second = await register(gateway.url, key, 'https://hooks.example.com/rotate', 'order.paid');
+    expect(second.id).not.toBe(first.id);
+    expect(second.secret).not.toBe(first.secret);
+    expect((await call(`${gateway.url}/config/webhooks/${first.id}/`, { key })).status).toBe(404);
+    const list = WebhookList.parse((await call(`${gateway.url}/config/webhooks/`, { key })).body.data);
+    expect(list.results.map((w) => w.id)).toEqual([second.id]);
+  });
+
+  it('pauses, resumes and deletes', async () => {
+    const { key } = await createKey(gateway.service);
+    const hook = await register(gateway.url, key, 'https://hooks.example.com/p', 'order.paid');
+    const paused = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+      method: 'PATCH',
+      key,
+      body: { status: 'DISABLED' },
+    });
+    expect(paused.body.data).toMatchObject({ status: 'DISABLED' });
+    const resumed = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+      method: 'PATCH',
+      key,
+      body: { status: 'ACTIVE' },
+    });
+    expect(resumed.body.data).toMatchObject({ status: 'ACTIVE' });
+    const empty = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+      method: 'PATCH',
+      key,
+      body: {},
+    });
+    expect(empty.status).toBe(400);
+    const deleted = await call(`${gateway.url}/config/webhooks/${hook.id}/`, { method: 'DELETE', key });
+    expect(deleted.status).toBe(204);
+    expect((await call(`${gateway.url}/config/webhooks/${hook.id}/`, { key })).status).toBe(404);
+  });
+
+  it('refuses an unknown event and a malformed URL with the field named', async () => {
+    const { key } = await createKey(gateway.service);
+    const res = await post(key, { url: 'not a url', event: 'order.teleported' });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.data as object).sort()).toEqual(['event', 'url']);
+  });
+
+  it('keeps webhooks per seller (403) and per environment (404)', async () => {
+    const a = await createKey(gateway.service);
+    const hook = await register(gateway.url, a.key, 'https://hooks.example.com/mine', 'order.paid');
+    const b = await createKey(gateway.service);
+    expect((await call(`${gateway.url}/config/webhooks/${hook.id}/`, { key: b.key })).status).toBe(403);
+    const live = await createKey(gateway.service, { email: a.email, environment: 'live' });
+    expect((await call(`${gateway.url}/config/webhooks/${hook.id}/`, { key: live.key })).status).toBe(404);
+    expect((await call(`${gateway.url}/config/webhooks/${randomUUID()}/`, { key: a.key })).status).toBe(404);
+  });
+});
+
+describe('webhook targets (SSRF guard)', () => {
+  it.each([
+    ['http for live', 'http://hooks.example.com/x'],
+    ['loopback', 'https://127.0.0.1/x'],
+    ['loopback by name', 'https://localhost:8443/x'],
+    ['IPv6 loopback', 'https://[::1]/x'],
+    ['private', 'https://10.0.0.1/x'],
+    ['private 172.16/12', 'https://172.20.1.1/x'],
+    ['private 192.168/16', 'https://192.168.0.10/x'],
+    ['link-local', 'https://169.254.10.10/x'],
+    ['cloud metadata', 'https://169.254.169.254/latest/meta-data'],
+    ['CGNAT', 'https://100.64.0.1/x'],
+    ['IPv4-mapped IPv6', 'https://[::ffff:10.0.0.1]/x'],
+    ['a name resolving to a private address', 'https://internal.example.com/x'],
+    ['a name with one private answer among public ones', 'https://mixed.example.com/x'],
+    ['a name resolving to CGNAT', 'https://cgnat.example.com/x'],
+  ])('refuses %s for a live webhook', async (_name, url) => {
+    const live = await createKey(gateway.service, { environment: 'live' });
+    const res = await post(live.key, { url, event: 'order.paid' });
+    expect(res.status).toBe(400);
+    expect(res.body.data).toEqual({ url: [expect.any(String)] });
+  });
+
+  it('accepts a public https target and a name that does not resolve yet (checked again at delivery)', async () => {
+    const live = await createKey(gateway.service, { environment: 'live' });
+    expect((await post(live.key, { url: 'https://hooks.example.com/ok', event: 'order.paid' })).status).toBe(
+      201,
+    );
+    expect(
+      (await post(live.key, { url: 'https://not-yet.example.net/hook', event: 'order.paid' })).status,
+    ).toBe(201);
+  });
+
+  it('lets test webhooks use http but not private targets unless the operator allows them', async () => {
+    const { key } = await createKey(gateway.service);
+    expect((await post(key, { url: 'http://hooks.example.com/t', event: 'order.paid' })).status).toBe(201);
+    expect((await post(key, { url: 'http://127.0.0.1:9/t', event: 'order.paid' })).status).toBe(400);
+  });
+
+  it('checks the postback_url of live orders the same way', async () => {
+    const live = await createKey(gateway.service, { environment: 'live' });
+    const body = {
+      customer: { name: 'Ana', tax_id: '52998224725', email: 'ana@example.com' },
+      payment: { gross_amount: 100 },
+    };
+    const res = await call(`${gateway.url}/sellers/orders/`, {
+      method: 'POST',
+      key: live.key,
+      body: { ...body, postback_url: 'https://10.0.0.8/cb' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.data).toEqual({ postback_url: [expect.any(String)] });
+    const http = await call(`${gateway.url}/sellers/orders/`, {
+      method: 'POST',
+      key: live.key,
+      body: { ...body, postback_url: 'http://hooks.example.com/cb' },
+    });
+    expect(http.body.data).toEqual({ postback_url: [expect.any(String)] });
+  });
+});

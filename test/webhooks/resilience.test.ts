@@ -1,0 +1,83 @@
+import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
+import { createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { waitFor } from '../support/wait';
+import { placeOrder, register } from './helpers';
+
+let system: System;
+let gateway: RunningGateway;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const replies = new Map<string, (hook: ReceivedHook) => Reply>();
+
+beforeAll(async () => {
+  system = await startSystem();
+  gateway = await system.startGateway();
+  receiver = await startReceiver((hook) => replies.get(hook.path)?.(hook) ?? { status: 200 });
+});
+afterAll(async () => {
+  await system.stop();
+  await receiver.close();
+});
+
+const ordersAt = (path: string) =>
+  new Set(
+    receiver.received.filter((h) => h.path === path).map((h) => (h.body.data.order as { uuid: string }).uuid),
+  );
+
+describe('dispatcher resilience', () => {
+  it('two dispatcher replicas never send the same delivery twice', async () => {
+    const replica = await system.startDispatcherReplica();
+    try {
+      const { key } = await createKey(gateway.service);
+      await register(gateway.url, key, `${receiver.url}/replicas`);
+      const orders = await Promise.all(Array.from({ length: 30 }, () => placeOrder(gateway.url, key)));
+      await waitFor(() => orders.every((o) => ordersAt('/replicas').has(o)) || null, {
+        timeoutMs: 20_000,
+        what: 'all deliveries',
+      });
+      const hits = receiver.received.filter((h) => h.path === '/replicas');
+      const ids = hits.map((h) => h.headers['x-webhook-event-id']);
+      expect(new Set(ids).size).toBe(30);
+      expect(ids).toHaveLength(30);
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  it('keeps a slow destination from delaying a healthy one', async () => {
+    replies.set('/slow', () => ({ status: 200, delayMs: 4_000 }));
+    const slowSeller = await createKey(gateway.service);
+    const fastSeller = await createKey(gateway.service);
+    await register(gateway.url, slowSeller.key, `${receiver.url}/slow`);
+    await register(gateway.url, fastSeller.key, `${receiver.url}/fast`);
+    // Enough slow deliveries to fill the slow destination's budget several times over.
+    await Promise.all(Array.from({ length: 24 }, () => placeOrder(gateway.url, slowSeller.key)));
+    const fast = await Promise.all(Array.from({ length: 5 }, () => placeOrder(gateway.url, fastSeller.key)));
+    const created = Date.now();
+    await waitFor(() => fast.every((o) => ordersAt('/fast').has(o)) || null, { what: 'fast deliveries' });
+    // Behind the slow receiver (4 s per answer, 24 of them) they would wait many seconds.
+    expect(Date.now() - created).toBeLessThan(2_500);
+    expect(receiver.received.filter((h) => h.path === '/slow').length).toBeLessThan(24);
+  });
+
+  it('loses nothing when the dispatcher stops mid-flight: deliveries due while it was down go out when it is back', async () => {
+    const { key } = await createKey(gateway.service);
+    await register(gateway.url, key, `${receiver.url}/restart`);
+    const before = await placeOrder(gateway.url, key);
+    await system.dispatcher.stop();
+    // Events keep coming while no dispatcher runs: they wait in RabbitMQ.
+    const during = await Promise.all(Array.from({ length: 5 }, () => placeOrder(gateway.url, key)));
+    const replacement = await system.startDispatcherReplica();
+    expect(replacement.port).toBeGreaterThan(0);
+    await waitFor(() => [before, ...during].every((o) => ordersAt('/restart').has(o)) || null, {
+      timeoutMs: 20_000,
+      what: 'deliveries after restart',
+    });
+    const perOrder = [before, ...during].map(
+      (o) =>
+        receiver.received.filter(
+          (h) => h.path === '/restart' && (h.body.data.order as { uuid: string }).uuid === o,
+        ).length,
+    );
+    expect(perOrder.every((n) => n >= 1)).toBe(true);
+  });
+});
