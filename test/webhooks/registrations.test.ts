@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook, WebhookList } from '@seller-api/contracts';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
-import { register } from './helpers';
+import { waitFor } from '../support/wait';
+import { deliveries, placeOrder, register } from './helpers';
 
 let system: System;
 let gateway: RunningGateway;
@@ -160,5 +161,25 @@ describe('webhook targets (SSRF guard)', () => {
       body: { ...body, postback_url: 'http://hooks.example.com/cb' },
     });
     expect(http.body.data).toEqual({ postback_url: [expect.any(String)] });
+  });
+
+  it('checks the target again at every delivery: a name that now resolves to a private address is refused', async () => {
+    const live = await createKey(gateway.service, { environment: 'live' });
+    hosts['rebind.example.com'] = ['93.184.216.34'];
+    const hook = await register(gateway.url, live.key, 'https://rebind.example.com/hook', 'order.created');
+    // DNS changes after registration (DNS rebinding): the delivery must not connect.
+    hosts['rebind.example.com'] = ['10.9.9.9'];
+    await placeOrder(gateway.url, live.key);
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveries(gateway.url, live.key, hook.id);
+        return list[0]?.attempts.length ? list : null;
+      },
+      { what: 'a refused attempt' },
+    );
+    expect(delivery?.attempts[0]).toMatchObject({
+      response_status: null,
+      error: expect.stringMatching(/private/),
+    });
   });
 });

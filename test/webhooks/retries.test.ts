@@ -174,4 +174,20 @@ describe('retries', () => {
     expect(await deliveries(gateway.url, key, rotated.id)).toHaveLength(1);
     expect(old.id).not.toBe(rotated.id);
   });
+
+  it('does not follow redirects: a 3xx is a failed attempt and the other address gets nothing', async () => {
+    replies.set('/moved', () => ({ status: 302, headers: { location: `${receiver.url}/elsewhere` } }));
+    const { key } = await createKey(gateway.service);
+    const hook = await register(gateway.url, key, `${receiver.url}/moved`);
+    await placeOrder(gateway.url, key);
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveries(gateway.url, key, hook.id);
+        return (list[0]?.attempts.length ?? 0) >= 2 ? list : null;
+      },
+      { what: 'retried after a redirect' },
+    );
+    expect(delivery?.attempts[0]).toMatchObject({ response_status: 302 });
+    expect(hitsAt('/elsewhere')).toEqual([]);
+  });
 });
