@@ -1,9 +1,9 @@
-import { ConfigError, createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
-import { BACEN_API_PIX_UNAVAILABLE, type PaymentsConfig } from './config';
+import type { PaymentsConfig } from './config';
+import { pspFromConfig } from './clients/psp-factory';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
-import { sandboxPsp, type PspAdapter } from './domain/psp';
 import { topology } from './events/topology';
 import { mountRoutes } from './http/routes';
 
@@ -11,20 +11,6 @@ export interface PaymentsService {
   runtime: Runtime;
   port: number;
   stop(): Promise<void>;
-}
-
-/** The PSP adapter named by PIX_PSP (decisions.md 6). */
-export function pspFromConfig(config: PaymentsConfig): PspAdapter {
-  switch (config.PIX_PSP) {
-    case 'sandbox':
-      return sandboxPsp({
-        pixKey: config.PIX_KEY,
-        merchantName: config.PIX_MERCHANT_NAME,
-        merchantCity: config.PIX_MERCHANT_CITY,
-      });
-    case 'bacen-api-pix':
-      throw new ConfigError([BACEN_API_PIX_UNAVAILABLE]);
-  }
 }
 
 export async function startPayments(
