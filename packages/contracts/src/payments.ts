@@ -66,3 +66,33 @@ export const Charge = z.object({
   created_at: z.iso.datetime(),
 });
 export type Charge = z.infer<typeof Charge>;
+
+/**
+ * Internal (never a webhook): the money state of an order as payments decided it, published on
+ * `payments.events` with routing keys `internal.charge.<status>` and returned by the internal action
+ * routes. `version` grows with every change, so a consumer can ignore a late, older message.
+ */
+export const ChargeState = z.object({
+  order_uuid: uuid,
+  status: z.enum(['PENDING', 'PAID', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'MED', 'CHARGEBACK']),
+  previous_status: z
+    .enum(['PENDING', 'PAID', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'MED', 'CHARGEBACK'])
+    .nullable(),
+  version: z.int().min(0),
+  paid_at: z.iso.datetime().nullable(),
+  changed_at: z.iso.datetime(),
+});
+export type ChargeState = z.infer<typeof ChargeState>;
+
+/** Internal action routes of payments: `POST /internal/charges/{order_uuid}/{action}/`. */
+export const CHARGE_ACTIONS = [
+  'cancel',
+  'refund',
+  'sandbox-pay',
+  'sandbox-expire',
+  'sandbox-med',
+  'sandbox-med-refunded',
+  'sandbox-med-rejected',
+  'sandbox-chargeback',
+] as const;
+export type ChargeAction = (typeof CHARGE_ACTIONS)[number];

@@ -11,6 +11,8 @@ export interface ServeOptions {
   internalSecret: string;
   /** Mounts the service's routes; every one of them sits behind the gateway's signed identity. */
   mount(app: Express): void;
+  /** Routes that authenticate themselves (a PSP's notifications), mounted before the identity check. */
+  mountPublic?(app: Express): void;
 }
 
 /** The HTTP side of a service behind the gateway: health, identity check, its routes, errors. */
@@ -20,6 +22,7 @@ export async function serveService(
 ): Promise<{ app: Express; server: http.Server }> {
   const app = createHttpApp({ logger: runtime.logger, metrics: runtime.metrics });
   runtime.mountHealth(app);
+  options.mountPublic?.(app);
   app.use(requireIdentity(options.internalSecret));
   options.mount(app);
   finishHttpApp(app, runtime.logger);

@@ -50,12 +50,10 @@ export function mountRoutes(app: Express, { runtime, policy, onRequeued }: Route
       const input = parseOrThrow(CreateWebhookRequest, req.body, 'Invalid webhook.');
       const webhook = await registerWebhook(em(), sellerScope(req), input, policy);
       // The only answer that ever shows the secret.
-      res
-        .status(201)
-        .json({
-          message: 'Webhook registered. Store the secret now: it is not shown again.',
-          data: { ...present(webhook), secret: webhook.secret },
-        });
+      res.status(201).json({
+        message: 'Webhook registered. Store the secret now: it is not shown again.',
+        data: { ...present(webhook), secret: webhook.secret },
+      });
     }),
   );
   app.get(
