@@ -32,6 +32,8 @@ export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessE
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_RETRY_SCHEDULE: '50ms',
     WEBHOOK_POLL_INTERVAL_MS: '100',
+    EXPIRY_INTERVAL_MS: '100',
+    PSP_WEBHOOK_SECRET: 'test-psp-webhook-secret',
     ...overrides,
   };
 }

@@ -6,7 +6,7 @@ import { createApiKey } from '../../services/gateway/src/domain/api-keys';
 import { loadOrdersConfig } from '../../services/orders/src/config';
 import { startOrders } from '../../services/orders/src/service';
 import { loadPaymentsConfig } from '../../services/payments/src/config';
-import { startPayments } from '../../services/payments/src/service';
+import { startPayments, type PaymentsService } from '../../services/payments/src/service';
 import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
 import { startWithdrawals } from '../../services/withdrawals/src/service';
 import { loadDispatcherConfig } from '../../services/webhook-dispatcher/src/config';
@@ -26,6 +26,9 @@ export interface System {
   env: NodeJS.ProcessEnv;
   services: Services;
   dispatcher: DispatcherService;
+  /** Another payments replica on the same database (stopped with the system). */
+  startPaymentsReplica(overrides?: Record<string, string>): Promise<PaymentsService>;
+  payments: PaymentsService;
   /** Another dispatcher replica on the same database and queue (stopped with the system). */
   startDispatcherReplica(overrides?: Record<string, string>): Promise<DispatcherService>;
   stopServices(): Promise<void>;
@@ -72,11 +75,17 @@ export async function startSystem(
     servicesStopped = true;
     await Promise.all([orders.stop(), payments.stop(), withdrawals.stop(), webhooks.stop()]);
   };
-  const replicas: DispatcherService[] = [];
+  const replicas: Array<{ stop(): Promise<void> }> = [];
   return {
     env,
     services,
     dispatcher: webhooks,
+    payments,
+    async startPaymentsReplica(replicaOverrides = {}) {
+      const replica = await startPayments(loadPaymentsConfig({ ...env, ...replicaOverrides }), opts);
+      replicas.push(replica);
+      return replica;
+    },
     async startDispatcherReplica(replicaOverrides = {}) {
       const replica = await startDispatcher(loadDispatcherConfig({ ...env, ...replicaOverrides }), {
         ...opts,

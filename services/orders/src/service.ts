@@ -1,9 +1,10 @@
-import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { createRuntime, idempotentHandler, serveService, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { OrdersConfig } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
-import { topology } from './events/topology';
+import { CHARGES_QUEUE, topology } from './events/topology';
+import { chargeStateHandler } from './events/charges';
 import { mountRoutes } from './http/routes';
 import { PaymentsClient } from './clients/payments';
 
@@ -42,6 +43,10 @@ export async function startOrders(
         targets: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
       }),
   });
+  await runtime.broker.consume(
+    CHARGES_QUEUE,
+    idempotentHandler(runtime.orm, SCHEMA, CHARGES_QUEUE, chargeStateHandler),
+  );
   const address = server.address();
   return {
     runtime,

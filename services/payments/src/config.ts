@@ -9,6 +9,8 @@ export type PixPspName = (typeof PIX_PSPS)[number];
 /** The sandbox's receiving key: a fixed random-type (UUID) PIX key, so sandbox codes stay recognisable. */
 export const DEFAULT_PIX_KEY = '7d9f0335-8dcd-4b5c-9b3e-2f6a4c1e8a52';
 
+const httpUrl = z.url({ protocol: /^https?$/, error: 'Must be an http or https URL' });
+
 const nonNegativeInt = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 // What the BR Code writer would print must not be empty once accents and control characters are gone.
@@ -33,17 +35,83 @@ export const paymentsEnv = {
   PLATFORM_FEE_BPS: nonNegativeInt.default(399),
   /** Fixed platform fee in cents, added to the proportional part. */
   PLATFORM_FEE_FIXED_AMOUNT: nonNegativeInt.default(0),
+  /** How often the scheduler looks for PENDING charges past their expiry (decisions.md 5). */
+  EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  /** bacen-api-pix: base URL of the PSP's API Pix, e.g. https://pix.example-psp.com/api/v2. */
+  PSP_API_URL: httpUrl.optional(),
+  /** bacen-api-pix: the OAuth2 token endpoint; `${PSP_API_URL}/oauth/token` when unset. */
+  PSP_TOKEN_URL: httpUrl.optional(),
+  /** bacen-api-pix: OAuth2 client credentials, sent with HTTP Basic to the token endpoint. */
+  PSP_CLIENT_ID: z.string().optional(),
+  PSP_CLIENT_SECRET: z.string().optional(),
+  /**
+   * bacen-api-pix: client certificate and key (PEM file paths) for the mutual TLS most PSPs demand on
+   * API Pix; both or neither.
+   */
+  PSP_TLS_CERT_FILE: z.string().optional(),
+  PSP_TLS_KEY_FILE: z.string().optional(),
+  /**
+   * The per-PSP secret the PSP's notifications to POST /api/v1/psp/webhook/pix must carry (see
+   * clients/bacen-api-pix.ts, PSP_NOTIFICATION_SECRET_HEADER). Required for bacen-api-pix.
+   */
+  PSP_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, { error: 'Must be 16 to 256 printable ASCII characters, no spaces' })
+    .optional(),
+  /** Deadline of each HTTP request to the PSP, token requests included. */
+  PSP_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(5000),
 };
 
-export const BACEN_API_PIX_UNAVAILABLE =
-  'PIX_PSP: bacen-api-pix is not available yet; it arrives with the payment-lifecycle work. Use sandbox.';
+/** Variables bacen-api-pix cannot work without. */
+const BACEN_REQUIRED = ['PSP_API_URL', 'PSP_CLIENT_ID', 'PSP_CLIENT_SECRET', 'PSP_WEBHOOK_SECRET'] as const;
 
 export type PaymentsConfig = ReturnType<typeof loadPaymentsConfig>;
 
+/**
+ * The payments configuration, every bad variable named in one ConfigError: the shape's own checks
+ * plus what depends on PIX_PSP (bacen-api-pix needs its PSP's URL, credentials and webhook secret).
+ */
 export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
-  const config = loadConfig(paymentsEnv, source);
-  if (config.PIX_PSP === 'bacen-api-pix') {
-    throw new ConfigError([BACEN_API_PIX_UNAVAILABLE]);
+  let config: ReturnType<typeof loadConfig<typeof paymentsEnv>> | null = null;
+  const problems: string[] = [];
+  try {
+    config = loadConfig(paymentsEnv, source);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
   }
-  return config;
+  const named = (name: string) => problems.some((problem) => problem.startsWith(`${name}:`));
+  const given = (name: string) => (source[name] ?? '') !== '';
+
+  if (source.PIX_PSP === 'bacen-api-pix') {
+    for (const name of BACEN_REQUIRED) {
+      if (!given(name) && !named(name)) problems.push(`${name}: Required when PIX_PSP is bacen-api-pix`);
+    }
+    for (const [name, other] of [
+      ['PSP_TLS_CERT_FILE', 'PSP_TLS_KEY_FILE'],
+      ['PSP_TLS_KEY_FILE', 'PSP_TLS_CERT_FILE'],
+    ] as const) {
+      if (given(other) && !given(name)) problems.push(`${name}: Required when ${other} is set`);
+    }
+    if (source.NODE_ENV === 'production') {
+      // Client secret and payer data must not cross the network in clear text.
+      for (const name of ['PSP_API_URL', 'PSP_TOKEN_URL'] as const) {
+        const value = source[name];
+        if (value && !named(name) && !value.toLowerCase().startsWith('https://')) {
+          problems.push(`${name}: Must be an https URL in production`);
+        }
+      }
+      if ((source.PIX_KEY ?? '') === '' || source.PIX_KEY === DEFAULT_PIX_KEY) {
+        problems.push("PIX_KEY: Must be set to the merchant's key at the PSP in production");
+      }
+    }
+  }
+  if (problems.length > 0 || config === null) throw new ConfigError(problems);
+
+  const apiUrl = config.PSP_API_URL?.replace(/\/+$/, '');
+  return {
+    ...config,
+    PSP_API_URL: apiUrl,
+    PSP_TOKEN_URL: config.PSP_TOKEN_URL ?? (apiUrl === undefined ? undefined : `${apiUrl}/oauth/token`),
+  };
 }

@@ -5,7 +5,8 @@ import { pspFromConfig } from './clients/psp-factory';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import { topology } from './events/topology';
-import { mountRoutes } from './http/routes';
+import { mountPublicRoutes, mountRoutes } from './http/routes';
+import { ExpiryScheduler } from './events/expiry';
 
 export interface PaymentsService {
   runtime: Runtime;
@@ -28,21 +29,25 @@ export async function startPayments(
     topology,
     logDestination: options.logDestination,
   });
+  const lifecycle = { psp, logger: runtime.logger };
+  const routeDeps = {
+    charges: { psp, feeBps: config.PLATFORM_FEE_BPS, feeFixedAmount: config.PLATFORM_FEE_FIXED_AMOUNT },
+    lifecycle,
+    pspWebhookSecret: config.PSP_WEBHOOK_SECRET ?? null,
+  };
+  const expiry = new ExpiryScheduler(runtime.orm, lifecycle, config.EXPIRY_INTERVAL_MS, runtime.logger);
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
     internalSecret: config.INTERNAL_SECRET,
-    mount: (app) =>
-      mountRoutes(app, runtime, {
-        psp,
-        feeBps: config.PLATFORM_FEE_BPS,
-        feeFixedAmount: config.PLATFORM_FEE_FIXED_AMOUNT,
-      }),
+    mountPublic: (app) => mountPublicRoutes(app, runtime, routeDeps),
+    mount: (app) => mountRoutes(app, runtime, routeDeps),
   });
+  expiry.start();
   const address = server.address();
   return {
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
-    stop: () => runtime.stop(),
+    stop: () => runtime.stop(() => expiry.stop()),
   };
 }

@@ -1,5 +1,11 @@
-import { Charge, type CreateChargeRequest, type Identity } from '@seller-api/contracts';
-import { serviceUnavailable, signIdentity } from '@seller-api/service-kit';
+import {
+  Charge,
+  ChargeState,
+  type ChargeAction,
+  type CreateChargeRequest,
+  type Identity,
+} from '@seller-api/contracts';
+import { HttpError, serviceUnavailable, signIdentity } from '@seller-api/service-kit';
 import { Pool } from 'undici';
 
 const PATH = '/internal/charges/';
@@ -45,6 +51,48 @@ export class PaymentsClient {
     const parsed = Charge.safeParse((JSON.parse(text) as { data?: unknown }).data);
     if (!parsed.success) throw unavailable();
     return parsed.data;
+  }
+
+  /**
+   * An action on the order's charge (cancel, refund, a sandbox simulation). Payments' refusals (409,
+   * 404, 403) reach the client as they are; anything else is a 503.
+   */
+  async act(
+    identity: Identity,
+    orderId: string,
+    action: ChargeAction,
+  ): Promise<{ message: string; state: ChargeState | null }> {
+    const path = `/internal/charges/${orderId}/${action}/`;
+    let status: number;
+    let text: string;
+    try {
+      const res = await this.pool.request({
+        path,
+        method: 'POST',
+        headers: signIdentity(this.secret, identity, 'POST', path),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      status = res.statusCode;
+      text = await res.body.text();
+    } catch {
+      throw serviceUnavailable(
+        'The payments service did not answer; nothing was changed. Retry the request.',
+      );
+    }
+    const body = JSON.parse(text || '{}') as { message?: string; code?: string; data?: unknown };
+    if (status === 409 || status === 404 || status === 403) {
+      throw new HttpError(
+        status,
+        status === 409 ? 'conflict' : status === 404 ? 'not_found' : 'forbidden',
+        body.message ?? 'Refused.',
+      );
+    }
+    if (status !== 200)
+      throw serviceUnavailable('The payments service could not complete the action; retry the request.');
+    const state = body.data === null || body.data === undefined ? null : ChargeState.parse(body.data);
+    return { message: body.message ?? '', state };
   }
 
   async close(): Promise<void> {

@@ -104,6 +104,8 @@ export interface OrderRow {
   estimatedDeliveryDate: string | null;
   deliveredAt: Date | null;
   signedBy: string | null;
+  /** The payments version of the status shown here (domain/order-status.ts). */
+  chargeVersion: number;
 }
 
 export const OrderSchema = new EntitySchema<OrderRow>({
@@ -147,6 +149,7 @@ export const OrderSchema = new EntitySchema<OrderRow>({
     estimatedDeliveryDate: { type: 'string', columnType: 'date', nullable: true },
     deliveredAt: timestamp(true),
     signedBy: { type: 'string', nullable: true },
+    chargeVersion: { type: 'integer' },
   },
 });
 

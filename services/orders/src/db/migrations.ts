@@ -120,7 +120,15 @@ class Migration20261123Orders extends Migration {
   }
 }
 
+class Migration20261125ChargeVersion extends Migration {
+  override async up(): Promise<void> {
+    // The version of the money state last mirrored from payments: older messages are ignored.
+    this.addSql(`alter table orders.orders add column charge_version int not null default 0`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Orders', class: Migration20261123Orders },
+  { name: 'Migration20261125ChargeVersion', class: Migration20261125ChargeVersion },
 ];

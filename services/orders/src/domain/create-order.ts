@@ -204,6 +204,7 @@ export async function createOrder(
       estimatedDeliveryDate: null,
       deliveredAt: null,
       signedBy: null,
+      chargeVersion: 0,
     });
     const items = priced.lines.map((line) =>
       tx.create(OrderItemSchema, {

@@ -3,8 +3,10 @@ import {
   CreateProductRequest,
   ListQuery,
   OrderListQuery,
+  MedResolveRequest,
   OrderPathParams,
   TrackingUpdateRequest,
+  type ChargeAction,
 } from '@seller-api/contracts';
 import { identityOf, parseOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
@@ -15,6 +17,7 @@ import { getOrder, listOrders } from '../domain/orders';
 import { createProduct, getProduct, listProducts } from '../domain/products';
 
 import { updateTracking } from '../domain/tracking';
+import { applyChargeState } from '../domain/order-status';
 import {
   presentAffiliate,
   presentCreatedOrder,
@@ -136,6 +139,45 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       const update = parseOrThrow(TrackingUpdateRequest, req.body, 'Invalid tracking update.');
       await updateTracking(em(), scope, id, update);
       res.json({ message: 'Tracking updated.' });
+    }),
+  );
+
+  // Seller actions and sandbox simulations: payments decides on the charge, the answer is mirrored
+  // here at once (the internal event that follows changes nothing more).
+  const action = (path: string, name: ChargeAction, done: string) =>
+    app.post(
+      path,
+      route(async (req, res) => {
+        const identity = identityOf(req);
+        const scope = sellerScope(req);
+        const id = orderId(req);
+        await getOrder(em(), scope, id);
+        const { state } = await payments.act(identity, id, name);
+        if (state) await applyChargeState(em(), state);
+        res.json({ message: done });
+      }),
+    );
+  action('/sellers/orders/:uuid/cancel/', 'cancel', 'Order cancelled.');
+  action('/sellers/orders/:uuid/refund/', 'refund', 'Order refunded.');
+  action('/sandbox/orders/:uuid/pay/', 'sandbox-pay', 'Payment simulated.');
+  action('/sandbox/orders/:uuid/expire/', 'sandbox-expire', 'Expiry simulated.');
+  action('/sandbox/orders/:uuid/med/', 'sandbox-med', 'MED opened.');
+  action('/sandbox/orders/:uuid/chargeback/', 'sandbox-chargeback', 'Chargeback opened.');
+  app.post(
+    '/sandbox/orders/:uuid/med/resolve/',
+    route(async (req, res) => {
+      const identity = identityOf(req);
+      const scope = sellerScope(req);
+      const id = orderId(req);
+      const { outcome } = parseOrThrow(MedResolveRequest, req.body, 'Invalid MED resolution.');
+      await getOrder(em(), scope, id);
+      const { state } = await payments.act(
+        identity,
+        id,
+        outcome === 'refunded' ? 'sandbox-med-refunded' : 'sandbox-med-rejected',
+      );
+      if (state) await applyChargeState(em(), state);
+      res.json({ message: outcome === 'refunded' ? 'MED decided for the payer.' : 'MED rejected.' });
     }),
   );
 }

@@ -1,5 +1,7 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
-import type { Environment, PaymentMethod, TransactionStatus } from '@seller-api/contracts';
+import type { ChargeState, Environment, PaymentMethod, TransactionStatus } from '@seller-api/contracts';
+
+export type ChargeStatus = ChargeState['status'];
 
 /** A payment transaction: the PIX charge of one order and what became of it (decisions.md 6). */
 export interface Transaction {
@@ -24,6 +26,10 @@ export interface Transaction {
   endToEndId: string | null;
   debtorName: string | null;
   debtorDocument: string | null;
+  /** The order's money state (domain/charge-state.ts); `version` grows with every change. */
+  chargeStatus: ChargeStatus;
+  version: number;
+  statusChangedAt: Date | null;
 }
 
 const cents = () => ({ type: new BigIntType('number'), columnType: 'bigint' });
@@ -52,6 +58,9 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     endToEndId: { type: 'string', nullable: true },
     debtorName: { type: 'string', nullable: true },
     debtorDocument: { type: 'string', nullable: true },
+    chargeStatus: { type: 'string' },
+    version: { type: 'integer' },
+    statusChangedAt: { ...timestamp, nullable: true },
   },
 });
 

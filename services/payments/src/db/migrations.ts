@@ -42,7 +42,36 @@ class Migration20261124Transactions extends Migration {
   }
 }
 
+class Migration20261125Lifecycle extends Migration {
+  override async up(): Promise<void> {
+    // The money state of the order, decided here and only here, on the charge row (docs/payments.md).
+    this.addSql(`alter table payments.transactions
+      add column charge_status text not null default 'PENDING'
+        check (charge_status in ('PENDING', 'PAID', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'MED', 'CHARGEBACK')),
+      add column version int not null default 0,
+      add column status_changed_at timestamptz(3)`);
+    this.addSql(
+      `create index transactions_due_idx on payments.transactions (expires_at) where charge_status = 'PENDING'`,
+    );
+    // Every payment the PSP reported, once per end-to-end id: a notification seen twice changes nothing.
+    this.addSql(`create table payments.psp_payments (
+      end_to_end_id text primary key,
+      txid text not null,
+      transaction_id uuid references payments.transactions (id),
+      amount bigint not null,
+      paid_at timestamptz(3) not null,
+      received_at timestamptz(3) not null default now(),
+      outcome text not null check (outcome in ('applied', 'late', 'refunded', 'amount_mismatch', 'unknown_txid', 'duplicate_charge')),
+      detail text
+    )`);
+    this.addSql(
+      `create index psp_payments_review_idx on payments.psp_payments (received_at) where outcome in ('amount_mismatch', 'unknown_txid', 'late')`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261124Transactions', class: Migration20261124Transactions },
+  { name: 'Migration20261125Lifecycle', class: Migration20261125Lifecycle },
 ];

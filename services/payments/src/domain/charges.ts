@@ -84,6 +84,9 @@ export async function createCharge(
     endToEndId: null,
     debtorName: input.debtor_name,
     debtorDocument: input.debtor_document,
+    chargeStatus: 'PENDING',
+    version: 0,
+    statusChangedAt: null,
   };
   // Validated before anything is written: a payload the contract refuses is a bug, not a charge.
   const payload = PaymentPixQrCodeCreatedData.parse(pixQrCodeCreatedData(transaction));

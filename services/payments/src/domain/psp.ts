@@ -2,12 +2,14 @@ import { buildStaticBrCode } from './brcode';
 
 /** What the payments service asks of a PSP when it creates a charge. */
 export interface PspChargeInput {
-  /** Ours, 25 letters and digits (see txid.ts); the PSP's records and notifications carry it back. */
+  /** Ours, letters and digits, `txidLength` of the adapter long (see txid.ts); notifications carry it back. */
   txid: string;
   amountCents: number;
   expiresAt: Date;
   debtorName: string | null;
   debtorDocument: string | null;
+  /** Free text shown to the payer (API Pix `solicitacaoPagador`, at most 140 characters); optional. */
+  description?: string | null;
 }
 
 export interface PspCharge {
@@ -17,10 +19,49 @@ export interface PspCharge {
   location: string | null;
 }
 
+export interface PspRefundInput {
+  /** The payment's end-to-end id, from the PSP's notification. */
+  endToEndId: string;
+  /** Ours, 1 to 35 letters and digits, unique per payment: asking again with it is the same refund. */
+  refundId: string;
+  amountCents: number;
+}
+
+export interface PspRefund {
+  /** REFUNDED: the money went back; PROCESSING: accepted, the PSP settles it later. */
+  status: 'REFUNDED' | 'PROCESSING';
+}
+
 /** The PSP behind the payments service (decisions.md 6); chosen by `PIX_PSP`. */
 export interface PspAdapter {
   readonly name: string;
+  /**
+   * Length of the txid to make for this PSP: 25 for the sandbox (the static BR Code's limit, field
+   * 62/05), 35 for API Pix, whose `PUT /cob/{txid}` takes 26 to 35 letters and digits only.
+   */
+  readonly txidLength: number;
+  /** Rejects with PspError when the PSP cannot or will not make the charge. */
   createCharge(input: PspChargeInput): Promise<PspCharge>;
+  /** Rejects with PspError when the PSP refuses the refund or cannot be asked. */
+  refund(input: PspRefundInput): Promise<PspRefund>;
+}
+
+/**
+ * A PSP call that failed. `retryable`: the PSP did not answer, timed out or failed on its side (5xx),
+ * so the same call may succeed later; otherwise it refused the request (4xx, a refused refund, an
+ * answer we cannot accept) and asking again the same way will not help. `status` is the PSP's HTTP
+ * status when there was one.
+ */
+export class PspError extends Error {
+  readonly retryable: boolean;
+  readonly status: number | null;
+
+  constructor(message: string, options: { retryable: boolean; status?: number | null; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'PspError';
+    this.retryable = options.retryable;
+    this.status = options.status ?? null;
+  }
 }
 
 export interface SandboxPspOptions {
@@ -32,11 +73,12 @@ export interface SandboxPspOptions {
 /**
  * The sandbox PSP makes a static BR Code locally: the receiving key, the amount and our txid, so the
  * code is one any bank app or parser accepts, and no money can move without the sandbox pay route.
- * Expiry and debtor stay with us: a static code has no room for them.
+ * Expiry and debtor stay with us: a static code has no room for them. Refunds succeed at once.
  */
 export function sandboxPsp(options: SandboxPspOptions): PspAdapter {
   return {
     name: 'sandbox',
+    txidLength: 25,
     async createCharge(input) {
       const copyAndPaste = buildStaticBrCode({
         pixKey: options.pixKey,
@@ -46,6 +88,9 @@ export function sandboxPsp(options: SandboxPspOptions): PspAdapter {
         txid: input.txid,
       });
       return { copyAndPaste, location: null };
+    },
+    async refund() {
+      return { status: 'REFUNDED' };
     },
   };
 }

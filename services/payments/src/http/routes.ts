@@ -1,9 +1,99 @@
-import { CreateChargeRequest } from '@seller-api/contracts';
-import { forbidden, identityOf, parseOrThrow, route, type Runtime } from '@seller-api/service-kit';
-import type { Express } from 'express';
-import { createCharge, toCharge, type ChargeDeps } from '../domain/charges';
+import { CreateChargeRequest, OrderPathParams, PspPixNotification } from '@seller-api/contracts';
+import {
+  forbidden,
+  identityOf,
+  parseOrThrow,
+  route,
+  unauthorized,
+  type Runtime,
+} from '@seller-api/service-kit';
+import type { Express, Request } from 'express';
+import { timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { createCharge, toCharge, type ChargeDeps, type ChargeOwner } from '../domain/charges';
+import type { ChargeAction } from '../domain/charge-state';
+import {
+  actOnCharge,
+  confirmPayment,
+  findCharge,
+  newEndToEndId,
+  type LifecycleDeps,
+} from '../domain/lifecycle';
 
-export type RouteDeps = ChargeDeps;
+export interface RouteDeps {
+  charges: ChargeDeps;
+  lifecycle: LifecycleDeps;
+  /** The per-PSP secret its notifications carry (null: the route refuses every notification). */
+  pspWebhookSecret: string | null;
+}
+
+function ownerOf(req: Request): ChargeOwner {
+  const identity = identityOf(req);
+  if (!identity.seller_id) throw forbidden('Only a seller identity can act on a charge.');
+  return {
+    sellerId: identity.seller_id,
+    environment: identity.environment,
+    sellerName: identity.seller_name ?? null,
+  };
+}
+
+/** Internal action names (orders calls them) and what they do to the charge. */
+const ACTIONS: Record<string, Exclude<ChargeAction, 'pay'> | 'pay'> = {
+  cancel: 'cancel',
+  refund: 'refund',
+  'sandbox-pay': 'pay',
+  'sandbox-expire': 'expire',
+  'sandbox-med': 'open_med',
+  'sandbox-med-refunded': 'med_refunded',
+  'sandbox-med-rejected': 'med_rejected',
+  'sandbox-chargeback': 'chargeback',
+};
+const ActionParams = OrderPathParams.extend({
+  action: z.enum(Object.keys(ACTIONS) as [string, ...string[]]),
+});
+
+/** Reais as API Pix writes them ("150.00") to integer cents, without floating point. */
+function reaisToCents(valor: string): number {
+  const [whole = '0', fraction = '00'] = valor.split('.');
+  return Number(whole) * 100 + Number(fraction.padEnd(2, '0').slice(0, 2));
+}
+
+function secretMatches(given: string | undefined, expected: string | null): boolean {
+  if (!given || !expected) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export const PSP_SECRET_HEADER = 'authorization';
+
+/** The PSP's notifications (decisions.md 6): the only payments route the gateway exposes publicly. */
+export function mountPublicRoutes(app: Express, runtime: Runtime, deps: RouteDeps): void {
+  app.post(
+    '/psp/webhook/pix',
+    route(async (req, res) => {
+      const given = req.headers[PSP_SECRET_HEADER];
+      const token = typeof given === 'string' ? given.replace(/^Bearer\s+/i, '') : undefined;
+      if (!secretMatches(token, deps.pspWebhookSecret)) throw unauthorized('Invalid PSP credentials.');
+      const notification = parseOrThrow(PspPixNotification, req.body, 'Invalid notification.');
+      const outcomes = [];
+      for (const pix of notification.pix) {
+        const { outcome } = await confirmPayment(
+          runtime.orm.em,
+          {
+            txid: pix.txid,
+            endToEndId: pix.endToEndId,
+            amountCents: reaisToCents(pix.valor),
+            paidAt: new Date(pix.horario),
+          },
+          deps.lifecycle,
+        );
+        outcomes.push(outcome);
+      }
+      res.json({ message: 'Notification received.', data: { outcomes } });
+    }),
+  );
+}
 
 /**
  * Internal routes, called by the orders service with the seller's signed identity (the gateway never
@@ -13,22 +103,41 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): vo
   app.post(
     '/internal/charges/',
     route(async (req, res) => {
-      const identity = identityOf(req);
-      if (!identity.seller_id) throw forbidden('Only a seller identity can create a charge.');
       const input = parseOrThrow(CreateChargeRequest, req.body);
       const { transaction, created } = await createCharge(
         runtime.orm.em.fork(),
-        {
-          sellerId: identity.seller_id,
-          environment: identity.environment,
-          sellerName: identity.seller_name ?? null,
-        },
+        ownerOf(req),
         input,
-        deps,
+        deps.charges,
       );
       res
         .status(created ? 201 : 200)
         .json({ message: created ? 'Charge created.' : 'Charge retrieved.', data: toCharge(transaction) });
+    }),
+  );
+
+  app.post(
+    '/internal/charges/:uuid/:action/',
+    route(async (req, res) => {
+      const owner = ownerOf(req);
+      const { uuid, action } = parseOrThrow(ActionParams, req.params, 'Invalid charge action.');
+      const what = ACTIONS[action] ?? 'cancel';
+      if (action.startsWith('sandbox-') && owner.environment !== 'test')
+        throw forbidden('Sandbox actions are for test keys only.');
+      if (what === 'pay') {
+        // The sandbox pays the way a PSP notification would, through the very same code.
+        const charge = await findCharge(runtime.orm.em, owner, uuid);
+        const now = new Date();
+        const { outcome, state } = await confirmPayment(
+          runtime.orm.em,
+          { txid: charge.txid, endToEndId: newEndToEndId(now), amountCents: charge.grossAmount, paidAt: now },
+          deps.lifecycle,
+        );
+        res.json({ message: `Payment ${outcome}.`, data: state });
+        return;
+      }
+      const state = await actOnCharge(runtime.orm.em, owner, uuid, what, deps.lifecycle);
+      res.json({ message: `Charge is now ${state.status}.`, data: state });
     }),
   );
 }

@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ChargeState, PaymentApprovedData, PaymentEvents, PaymentRefundedData } from '@seller-api/contracts';
+import { conflict, enqueue, notFound, type Logger } from '@seller-api/service-kit';
+import { TransactionSchema, type ChargeStatus, type Transaction } from '../db/entities';
+import { EXCHANGE } from '../events/topology';
+import { eventHeaders, type ChargeOwner } from './charges';
+import { move, refundsLatePayment, type ChargeAction } from './charge-state';
+import type { PspAdapter } from './psp';
+
+export interface LifecycleDeps {
+  psp: PspAdapter;
+  logger: Logger;
+  now?: () => Date;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function chargeState(t: Transaction, previous: ChargeStatus | null): ChargeState {
+  return ChargeState.parse({
+    order_uuid: t.orderId,
+    status: t.chargeStatus,
+    previous_status: previous,
+    version: t.version,
+    paid_at: iso(t.approvedAt),
+    changed_at: (t.statusChangedAt ?? t.createdAt).toISOString(),
+  });
+}
+
+export const currentState = (t: Transaction) => chargeState(t, null);
+
+/** Applies a decided move on the locked row and queues what it causes, in the caller's transaction. */
+function commitMove(tx: EntityManager, t: Transaction, to: ChargeStatus, now: Date): ChargeState {
+  const previous = t.chargeStatus;
+  t.chargeStatus = to;
+  t.version += 1;
+  t.statusChangedAt = now;
+  if (to === 'PAID' && previous === 'PENDING') {
+    t.status = 'APPROVED';
+    t.approvedAt ??= now;
+    enqueue(tx, {
+      exchange: EXCHANGE,
+      routingKey: PaymentEvents.APPROVED,
+      payload: approvedData(t),
+      headers: eventHeaders(t),
+    });
+  }
+  if (to === 'REFUNDED') {
+    t.status = 'REFUNDED';
+    t.refundedAt = now;
+    enqueue(tx, {
+      exchange: EXCHANGE,
+      routingKey: PaymentEvents.REFUNDED,
+      payload: refundedData(t),
+      headers: eventHeaders(t),
+    });
+  }
+  const state = chargeState(t, previous);
+  // Internal: orders mirrors the money state and emits the public order.* event.
+  enqueue(tx, {
+    exchange: EXCHANGE,
+    routingKey: `internal.charge.${to.toLowerCase()}`,
+    payload: state,
+    headers: eventHeaders(t),
+  });
+  return state;
+}
+
+function lockByOrder(tx: EntityManager, orderId: string) {
+  return tx.findOne(TransactionSchema, { orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+function owned(t: Transaction | null, owner: ChargeOwner): Transaction {
+  if (!t || t.sellerId !== owner.sellerId || t.environment !== owner.environment)
+    throw notFound('Order not found.');
+  return t;
+}
+
+/**
+ * A seller's action or a sandbox simulation on the order's charge: decided on the locked row, so
+ * concurrent actions (or a payment racing a cancel) have one winner. A refund asks the PSP first,
+ * inside the lock: a failed PSP call leaves everything as it was.
+ */
+export async function actOnCharge(
+  em: EntityManager,
+  owner: ChargeOwner,
+  orderId: string,
+  action: Exclude<ChargeAction, 'pay'>,
+  deps: LifecycleDeps,
+): Promise<ChargeState> {
+  return em.fork().transactional(async (tx) => {
+    const t = owned(await lockByOrder(tx, orderId), owner);
+    const decided = move(t.chargeStatus, action);
+    if (!decided.ok) throw conflict(decided.message);
+    if (action === 'refund') {
+      if (!t.endToEndId) throw conflict('This payment has no PSP reference to refund.');
+      await deps.psp.refund({
+        endToEndId: t.endToEndId,
+        refundId: refundIdFor(t),
+        amountCents: t.grossAmount,
+      });
+    }
+    return commitMove(tx, t, decided.to, deps.now?.() ?? new Date());
+  });
+}
+
+/** API Pix refund ids: up to 35 letters and digits, ours, stable per transaction (a retry is the same refund). */
+function refundIdFor(t: Transaction): string {
+  return `D${t.id.replace(/-/g, '')}`.slice(0, 35);
+}
+
+export interface PixPayment {
+  txid: string;
+  endToEndId: string;
+  amountCents: number;
+  paidAt: Date;
+}
+
+export type PaymentOutcome =
+  'applied' | 'duplicate' | 'late' | 'unknown_txid' | 'amount_mismatch' | 'duplicate_charge';
+
+/**
+ * A PSP payment notification (or a sandbox pay, through the same code): recorded once per end-to-end
+ * id, so a notification seen twice changes nothing. An unknown txid or a wrong amount changes nothing
+ * and is kept for an operator; a payment for an expired or cancelled order, or a second payment of a
+ * paid one, is refunded to the payer at once and the order stays as it is.
+ */
+export async function confirmPayment(
+  em: EntityManager,
+  payment: PixPayment,
+  deps: LifecycleDeps,
+): Promise<{ outcome: PaymentOutcome; state: ChargeState | null }> {
+  const result = await em.fork().transactional(async (tx) => {
+    const inserted = await tx.execute<{ affectedRows: number }>(
+      `insert into payments.psp_payments (end_to_end_id, txid, amount, paid_at, outcome) values (?, ?, ?, ?, 'applied')
+       on conflict (end_to_end_id) do nothing`,
+      [payment.endToEndId, payment.txid, payment.amountCents, payment.paidAt],
+      'run',
+    );
+    if (inserted.affectedRows === 0) return { outcome: 'duplicate' as const, state: null, refund: null };
+    const t = await tx.findOne(
+      TransactionSchema,
+      { txid: payment.txid },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    const record = (outcome: PaymentOutcome, detail: string | null = null) =>
+      tx.execute(
+        `update payments.psp_payments set outcome = ?, transaction_id = ?, detail = ? where end_to_end_id = ?`,
+        [outcome, t?.id ?? null, detail, payment.endToEndId],
+      );
+    if (!t) {
+      await record('unknown_txid');
+      return { outcome: 'unknown_txid' as const, state: null, refund: null };
+    }
+    if (payment.amountCents !== t.grossAmount) {
+      await record('amount_mismatch', `expected ${t.grossAmount}, received ${payment.amountCents}`);
+      return { outcome: 'amount_mismatch' as const, state: currentState(t), refund: null };
+    }
+    if (t.chargeStatus === 'PENDING') {
+      t.endToEndId = payment.endToEndId;
+      t.approvedAt = payment.paidAt;
+      const state = commitMove(tx, t, 'PAID', deps.now?.() ?? new Date());
+      return { outcome: 'applied' as const, state, refund: null };
+    }
+    const outcome = refundsLatePayment(t.chargeStatus) ? ('late' as const) : ('duplicate_charge' as const);
+    await record(outcome, `charge was ${t.chargeStatus}`);
+    return { outcome, state: currentState(t), refund: t };
+  });
+  if (result.outcome === 'unknown_txid' || result.outcome === 'amount_mismatch') {
+    deps.logger.warn(
+      { txid: payment.txid, outcome: result.outcome },
+      'PSP payment not applied; flagged for an operator',
+    );
+  }
+  if (result.refund) {
+    // The payer gets the money back; the order stays as it is.
+    try {
+      await deps.psp.refund({
+        endToEndId: payment.endToEndId,
+        refundId: `L${payment.endToEndId}`.slice(0, 35),
+        amountCents: payment.amountCents,
+      });
+      await em
+        .fork()
+        .execute(`update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ?`, [
+          payment.endToEndId,
+        ]);
+    } catch (err) {
+      deps.logger.error({ err, txid: payment.txid }, 'refund of a late payment failed; left for an operator');
+    }
+  }
+  return { outcome: result.outcome, state: result.state };
+}
+
+/** Expires due PENDING charges, a batch at a time; replicas share the work through SKIP LOCKED. */
+export async function expireDue(em: EntityManager, deps: LifecycleDeps, limit = 100): Promise<number> {
+  return em.fork().transactional(async (tx) => {
+    const due = await tx.find(
+      TransactionSchema,
+      { chargeStatus: 'PENDING', expiresAt: { $lte: deps.now?.() ?? new Date() } },
+      { orderBy: { expiresAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+    );
+    const now = deps.now?.() ?? new Date();
+    for (const t of due) commitMove(tx, t, 'EXPIRED', now);
+    return due.length;
+  });
+}
+
+export async function findCharge(
+  em: EntityManager,
+  owner: ChargeOwner,
+  orderId: string,
+): Promise<Transaction> {
+  return owned(await em.fork().findOne(TransactionSchema, { orderId }), owner);
+}
+
+function approvedData(t: Transaction): PaymentApprovedData {
+  return PaymentApprovedData.parse({
+    transaction: {
+      id: t.id,
+      method: t.method,
+      status: 'APPROVED',
+      gross_amount: t.grossAmount,
+      fee_amount: t.feeAmount,
+      net_amount: t.netAmount,
+      approved_at: iso(t.approvedAt),
+    },
+    order: { uuid: t.orderId, status: 'PAID' },
+    seller: { name: t.sellerName ?? '' },
+  });
+}
+
+function refundedData(t: Transaction): PaymentRefundedData {
+  return PaymentRefundedData.parse({
+    transaction: {
+      id: t.id,
+      method: t.method,
+      status: 'REFUNDED',
+      gross_amount: t.grossAmount,
+      fee_amount: t.feeAmount,
+      net_amount: t.netAmount,
+      approved_at: iso(t.approvedAt),
+      refunded_at: iso(t.refundedAt),
+    },
+    order: { uuid: t.orderId, status: 'REFUNDED' },
+    seller: { name: t.sellerName ?? '' },
+  });
+}
+
+export const newEndToEndId = (now: Date) =>
+  `E00000000${now.toISOString().replace(/\D/g, '').slice(0, 12)}${randomUUID().replace(/-/g, '').slice(0, 11)}`;
