@@ -43,11 +43,6 @@ const act = (uuid: string, path: string, body?: unknown, k = key) =>
   call(`${gateway.url}${path.replace(':uuid', uuid)}`, { method: 'POST', key: k, body });
 const detail = async (uuid: string) =>
   OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data);
-const status = async (uuid: string) =>
-  (await call(`${gateway.url}/sellers/orders/?limit=100`, { key })).body.data as {
-    results: Array<{ uuid: string; status: string }>;
-  };
-const orderStatus = async (uuid: string) => (await status(uuid)).results.find((r) => r.uuid === uuid)?.status;
 const eventsFor = (uuid: string, name: string) =>
   orderEvents.messages.filter(
     (m) => m.routingKey === name && (m.payload.order as { uuid: string }).uuid === uuid,
