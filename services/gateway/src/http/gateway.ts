@@ -121,6 +121,8 @@ function forwardHeaders(
   };
   if (body.length > 0) extra['content-type'] = 'application/json';
   if (identity) Object.assign(extra, signIdentity(deps.internalSecret, identity, req.method, path));
+  // A public route authenticates itself (a PSP's secret): its credentials go through untouched.
+  else if (typeof req.headers.authorization === 'string') extra.authorization = req.headers.authorization;
   return UpstreamClient.forwardHeaders(req.headers, extra);
 }
 

@@ -1,0 +1,75 @@
+import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { createOrder, standaloneOrder } from '../orders/fixtures';
+import { waitFor } from '../support/wait';
+
+let system: System;
+let gateway: RunningGateway;
+let key: string;
+const SECRET = 'test-psp-webhook-secret';
+
+beforeAll(async () => {
+  system = await startSystem({ PSP_WEBHOOK_SECRET: SECRET });
+  gateway = await system.startGateway();
+  ({ key } = await createKey(gateway.service));
+});
+afterAll(() => system.stop());
+
+async function newOrder() {
+  return CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+}
+const notify = (pix: unknown[], secret = SECRET) =>
+  call(`${gateway.url}/psp/webhook/pix`, {
+    method: 'POST',
+    body: { pix },
+    headers: { authorization: `Bearer ${secret}` },
+  });
+const paymentStatus = async (uuid: string) =>
+  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment.status;
+let e2eCounter = 0;
+const e2e = () => `E12345678202611230200${String(++e2eCounter).padStart(11, '0')}`;
+const pixFor = (txid: string, valor = '150.00', endToEndId = e2e()) => ({
+  endToEndId,
+  txid,
+  valor,
+  horario: new Date().toISOString(),
+});
+
+describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
+  it('approves the payment and pays the order; the same notification again changes nothing', async () => {
+    const order = await newOrder();
+    const pix = pixFor(order.pix.qr_code_id);
+    const first = await notify([pix]);
+    expect(first.status).toBe(200);
+    expect(first.body.data).toEqual({ outcomes: ['applied'] });
+    // Orders mirrors the PSP's payment from payments' internal event.
+    await waitFor(async () => (await paymentStatus(order.uuid)) === 'PAID' || null, { what: 'order PAID' });
+    const again = await notify([pix]);
+    expect(again.body.data).toEqual({ outcomes: ['duplicate'] });
+    expect(await paymentStatus(order.uuid)).toBe('PAID');
+  });
+
+  it('changes nothing for an unknown txid or a different amount, and flags the mismatch for an operator', async () => {
+    const order = await newOrder();
+    const res = await notify([pixFor('UNKNOWNTXID0000000000000'), pixFor(order.pix.qr_code_id, '149.99')]);
+    expect(res.body.data).toEqual({ outcomes: ['unknown_txid', 'amount_mismatch'] });
+    expect(await paymentStatus(order.uuid)).toBe('PENDING');
+    const flagged = await system.payments.runtime.orm.em
+      .fork()
+      .execute<Array<{ outcome: string; detail: string }>>(
+        `select outcome, detail from payments.psp_payments where txid = ?`,
+        [order.pix.qr_code_id],
+      );
+    expect(flagged).toEqual([{ outcome: 'amount_mismatch', detail: 'expected 15000, received 14999' }]);
+  });
+
+  it('refuses a notification without the PSP secret, and a malformed one', async () => {
+    const order = await newOrder();
+    expect((await notify([pixFor(order.pix.qr_code_id)], 'wrong-secret')).status).toBe(401);
+    const noAuth = await call(`${gateway.url}/psp/webhook/pix`, { method: 'POST', body: { pix: [] } });
+    expect(noAuth.status).toBe(401);
+    const malformed = await notify([{ txid: order.pix.qr_code_id, valor: '1,50' }]);
+    expect(malformed.status).toBe(400);
+    expect(await paymentStatus(order.uuid)).toBe('PENDING');
+  });
+});

@@ -1,0 +1,514 @@
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PspPixNotification } from '@seller-api/contracts';
+import { pspNotificationHeaders } from '../../services/payments/src/clients/bacen-api-pix';
+import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
+
+/*
+ * A PSP speaking the subset of the Central Bank's API Pix that `bacen-api-pix` uses, on a free
+ * 127.0.0.1 port, so that path runs in the tests end to end:
+ *
+ *   POST /oauth/token                      client credentials (HTTP Basic), random bearer tokens
+ *   PUT  /cob/:txid                        immediate charge: validates, stores, answers a dynamic BR Code
+ *   GET  /cob/:txid                        the charge, with its payments once paid
+ *   PUT  /pix/:e2eid/devolucao/:id         refund of a payment made through pay()
+ *
+ * The API sits at the root: pass `url` as the adapter's apiUrl and `tokenUrl` (= url + /oauth/token).
+ * Errors are RFC 7807 problems as API Pix has them ({type, title, status, detail, violacoes?}).
+ *
+ * Payments: pay() marks a charge paid and POSTs the standard notification
+ * {pix: [{endToEndId, txid, valor, horario}]} to `webhookUrl + '/pix'` (the URL registered with a PSP is
+ * .../api/v1/psp/webhook; the standard appends /pix), with the per-PSP secret in the header
+ * PSP_NOTIFICATION_SECRET_HEADER (`x-psp-webhook-secret: <secret>`, from clients/bacen-api-pix.ts).
+ */
+
+const PROBLEM_BASE = 'https://pix.bcb.gov.br/api/v2/error/';
+const VALOR = /^\d{1,10}\.\d{2}$/;
+const TXID = /^[A-Za-z0-9]{26,35}$/;
+const REFUND_ID = /^[A-Za-z0-9]{1,35}$/;
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export type SimRefundStatus = 'DEVOLVIDO' | 'EM_PROCESSAMENTO' | 'NAO_REALIZADO';
+
+export interface SimRefund {
+  endToEndId: string;
+  id: string;
+  rtrId: string;
+  valor: string;
+  horario: { solicitacao: string };
+  status: SimRefundStatus;
+  motivo?: string;
+}
+
+export interface SimPix {
+  endToEndId: string;
+  txid: string;
+  valor: string;
+  horario: string;
+  devolucoes: SimRefund[];
+}
+
+export interface SimCob {
+  txid: string;
+  revisao: number;
+  calendario: { criacao: string; expiracao: number };
+  status: 'ATIVA' | 'CONCLUIDA';
+  valor: { original: string };
+  chave: string;
+  devedor?: { cpf?: string; cnpj?: string; nome: string };
+  solicitacaoPagador?: string;
+  location: string;
+  pixCopiaECola: string;
+  /** Payments received for this charge (through pay()). */
+  pix: SimPix[];
+}
+
+export interface SimRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface PspSimulatorOptions {
+  clientId: string;
+  clientSecret: string;
+  /** Lifetime of issued tokens (`expires_in`); can be changed later through `tokenTtlSeconds`. */
+  tokenTtlSeconds?: number;
+  merchantName?: string;
+  merchantCity?: string;
+  /** The PSP's ISPB (8 digits), the start of its end-to-end ids. */
+  ispb?: string;
+}
+
+export interface PayOptions {
+  /** The URL registered with the PSP, e.g. http://127.0.0.1:1234/api/v1/psp/webhook; `/pix` is appended. */
+  webhookUrl: string;
+  /** Sent in PSP_NOTIFICATION_SECRET_HEADER; null sends no header. */
+  secret: string | null;
+  /** Amount paid in integer cents; the charge's amount by default. */
+  amount?: number;
+  /** The payment's end-to-end id; a new one in the standard's format by default. */
+  endToEndId?: string;
+  /** When the payment settled; now by default. */
+  horario?: Date;
+}
+
+export interface NotifyOptions {
+  webhookUrl: string;
+  secret: string | null;
+}
+
+export interface NotificationDelivery {
+  url: string;
+  payload: unknown;
+  /** The receiver's answer; status 0 when it could not be reached. */
+  status: number;
+  body: string;
+}
+
+export interface PaymentResult extends NotificationDelivery {
+  endToEndId: string;
+  pix: SimPix;
+}
+
+export interface PspSimulator {
+  /** Base URL of the API Pix (the adapter's apiUrl). */
+  url: string;
+  /** POST here for tokens (the adapter's tokenUrl). */
+  tokenUrl: string;
+  /** Token requests answered, successful or not. */
+  readonly tokenRequests: number;
+  /** Lifetime of tokens issued from now on. */
+  tokenTtlSeconds: number;
+  /** Status the next refunds get (DEVOLVIDO by default); NAO_REALIZADO comes with a `motivo`. */
+  refundStatus: SimRefundStatus;
+  cobs: Map<string, SimCob>;
+  refunds: SimRefund[];
+  /** Every request to the API (tokens included), in order. */
+  requests: SimRequest[];
+  /** Every notification sent by pay() or notify(). */
+  notifications: NotificationDelivery[];
+  /** Invalidates every issued token: the next API call gets 401. */
+  revokeTokens(): void;
+  /** The next `count` API calls (not token requests) answer `status` with a problem body. */
+  failNext(status: number, count?: number): void;
+  /** The next `count` API calls (not token requests) get no answer at all, until close(). */
+  hangNext(count?: number): void;
+  /** The payer pays the charge: it becomes CONCLUIDA and the notification is POSTed. */
+  pay(txid: string, options: PayOptions): Promise<PaymentResult>;
+  /** POSTs any payload as a notification (duplicates, unknown txid, wrong amount, bad shape). */
+  notify(payload: unknown, options: NotifyOptions): Promise<NotificationDelivery>;
+  /** An end-to-end id in the standard's format: E + ISPB + yyyyMMddHHmm + 11 letters or digits. */
+  newEndToEndId(at?: Date): string;
+  close(): Promise<void>;
+}
+
+export async function startPspSimulator(options: PspSimulatorOptions): Promise<PspSimulator> {
+  const merchantName = options.merchantName ?? 'SELLER API';
+  const merchantCity = options.merchantCity ?? 'SAO PAULO';
+  const ispb = options.ispb ?? '99999999';
+  if (!/^\d{8}$/.test(ispb)) throw new Error('ispb must be 8 digits');
+
+  const tokens = new Map<string, number>();
+  const cobs = new Map<string, SimCob>();
+  const payments = new Map<string, SimPix>();
+  const refunds: SimRefund[] = [];
+  const requests: SimRequest[] = [];
+  const notifications: NotificationDelivery[] = [];
+  let tokenRequests = 0;
+  let failures: { status: number; count: number } | null = null;
+  let hangs = 0;
+
+  const sim = {
+    tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+    refundStatus: 'DEVOLVIDO' as SimRefundStatus,
+  };
+
+  function stamp(prefix: 'E' | 'D', at: Date): string {
+    const iso = at.toISOString();
+    const minute = iso.slice(0, 16).replace(/[-T:]/g, '');
+    return prefix + ispb + minute + randomAlnum(11);
+  }
+
+  function issueToken(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
+    tokenRequests += 1;
+    const header = req.headers.authorization ?? '';
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
+    const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
+    const colon = decoded.indexOf(':');
+    const ok =
+      colon > 0 &&
+      same(decoded.slice(0, colon), options.clientId) &&
+      same(decoded.slice(colon + 1), options.clientSecret);
+    if (!ok) {
+      res.setHeader('www-authenticate', 'Basic realm="psp-simulator"');
+      return send(res, 401, { error: 'invalid_client', error_description: 'Client authentication failed.' });
+    }
+    const grant = new URLSearchParams(body).get('grant_type');
+    if (grant !== 'client_credentials') {
+      return send(res, 400, { error: 'unsupported_grant_type', error_description: 'Only client_credentials.' });
+    }
+    const token = randomBytes(24).toString('base64url');
+    tokens.set(token, Date.now() + sim.tokenTtlSeconds * 1000);
+    send(res, 200, {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: sim.tokenTtlSeconds,
+      scope: 'cob.write cob.read pix.write pix.read',
+    });
+  }
+
+  function authorised(req: http.IncomingMessage): boolean {
+    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    const expiresAt = match?.[1] ? tokens.get(match[1]) : undefined;
+    return expiresAt !== undefined && Date.now() < expiresAt;
+  }
+
+  function putCob(txid: string, body: unknown, res: http.ServerResponse): void {
+    const violations: Violation[] = [];
+    if (!TXID.test(txid)) violations.push({ propriedade: 'txid', razao: 'Must be 26 to 35 letters and digits.' });
+    if (!isRecord(body)) return problem(res, 400, 'CobPayloadInvalido', 'Body is not a JSON object.');
+    const calendario = isRecord(body.calendario) ? body.calendario : {};
+    const expiracao = calendario.expiracao;
+    if (!Number.isInteger(expiracao) || (expiracao as number) <= 0) {
+      violations.push({ propriedade: 'cob.calendario.expiracao', razao: 'Must be an integer above 0.' });
+    }
+    const valor = isRecord(body.valor) ? body.valor : {};
+    const original = valor.original;
+    if (typeof original !== 'string' || !VALOR.test(original) || /^0+\.00$/.test(original)) {
+      violations.push({ propriedade: 'cob.valor.original', razao: 'Must match ^\\d{1,10}\\.\\d{2}$, above 0.' });
+    }
+    const chave = body.chave;
+    if (typeof chave !== 'string' || chave.length === 0 || chave.length > 77) {
+      violations.push({ propriedade: 'cob.chave', razao: 'Must be a Pix key of 1 to 77 characters.' });
+    }
+    let devedor: SimCob['devedor'];
+    if (body.devedor !== undefined) {
+      const d = isRecord(body.devedor) ? body.devedor : {};
+      const cpf = typeof d.cpf === 'string' && /^\d{11}$/.test(d.cpf) ? d.cpf : undefined;
+      const cnpj = typeof d.cnpj === 'string' && /^[0-9A-Z]{12}\d{2}$/.test(d.cnpj) ? d.cnpj : undefined;
+      const nome = typeof d.nome === 'string' && d.nome.length > 0 && d.nome.length <= 200 ? d.nome : undefined;
+      if (!nome || (cpf === undefined) === (cnpj === undefined) || Object.keys(d).length !== 2) {
+        violations.push({ propriedade: 'cob.devedor', razao: 'Must have nome and exactly one of cpf or cnpj.' });
+      } else {
+        devedor = cpf ? { cpf, nome } : { cnpj: cnpj as string, nome };
+      }
+    }
+    const solicitacao = body.solicitacaoPagador;
+    if (solicitacao !== undefined && (typeof solicitacao !== 'string' || solicitacao.length > 140)) {
+      violations.push({ propriedade: 'cob.solicitacaoPagador', razao: 'At most 140 characters.' });
+    }
+    if (violations.length > 0) {
+      return problem(res, 400, 'CobPayloadInvalido', 'The charge does not follow the schema.', violations);
+    }
+    if (cobs.has(txid)) return problem(res, 400, 'CobOperacaoInvalida', 'A charge with this txid exists.');
+
+    const location = `pix.sim.example/qr/v2/${randomUUID()}`;
+    const cob: SimCob = {
+      txid,
+      revisao: 0,
+      calendario: { criacao: new Date().toISOString(), expiracao: expiracao as number },
+      status: 'ATIVA',
+      valor: { original: original as string },
+      chave: chave as string,
+      ...(devedor ? { devedor } : {}),
+      ...(typeof solicitacao === 'string' ? { solicitacaoPagador: solicitacao } : {}),
+      location,
+      pixCopiaECola: buildDynamicBrCode({
+        location,
+        amountCents: valorToCents(original as string),
+        merchantName,
+        merchantCity,
+      }),
+      pix: [],
+    };
+    cobs.set(txid, cob);
+    send(res, 201, cobView(cob));
+  }
+
+  function putRefund(e2eid: string, id: string, body: unknown, res: http.ServerResponse): void {
+    const valor = isRecord(body) ? body.valor : undefined;
+    if (!REFUND_ID.test(id) || typeof valor !== 'string' || !VALOR.test(valor) || valorToCents(valor) === 0) {
+      return problem(res, 400, 'PixDevolucaoInvalida', 'Needs an id of 1 to 35 letters and digits and a valor.', [
+        { propriedade: 'valor', razao: 'Must match ^\\d{1,10}\\.\\d{2}$, above 0.' },
+      ]);
+    }
+    const pix = payments.get(e2eid);
+    if (!pix) return problem(res, 404, 'PixNaoEncontrado', 'No payment with this endToEndId.');
+    const existing = pix.devolucoes.find((refund) => refund.id === id);
+    if (existing) {
+      if (existing.valor !== valor) {
+        return problem(res, 400, 'PixDevolucaoInvalida', 'This refund id exists with another valor.');
+      }
+      return send(res, 200, existing);
+    }
+    const refunded = pix.devolucoes
+      .filter((refund) => refund.status !== 'NAO_REALIZADO')
+      .reduce((sum, refund) => sum + valorToCents(refund.valor), 0);
+    if (refunded + valorToCents(valor) > valorToCents(pix.valor)) {
+      return problem(res, 400, 'PixDevolucaoInvalida', 'The refunds would exceed the payment.');
+    }
+    const now = new Date();
+    const refund: SimRefund = {
+      endToEndId: e2eid,
+      id,
+      rtrId: stamp('D', now),
+      valor,
+      horario: { solicitacao: now.toISOString() },
+      status: sim.refundStatus,
+      ...(sim.refundStatus === 'NAO_REALIZADO' ? { motivo: 'Conta do pagador encerrada.' } : {}),
+    };
+    pix.devolucoes.push(refund);
+    refunds.push(refund);
+    const { endToEndId: _omit, ...answer } = refund;
+    send(res, 201, answer);
+  }
+
+  async function route(req: http.IncomingMessage, body: string, res: http.ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://sim').pathname;
+    const method = req.method ?? '';
+    if (path === '/oauth/token') {
+      if (method !== 'POST') return problem(res, 405, 'RequisicaoInvalida', 'Use POST.');
+      return issueToken(req, body, res);
+    }
+    if (hangs > 0) {
+      hangs -= 1;
+      return; // never answered; close() drops the connection
+    }
+    if (failures && failures.count > 0) {
+      failures.count -= 1;
+      return problem(res, failures.status, 'ServicoIndisponivel', 'Injected failure.');
+    }
+    if (!authorised(req)) return problem(res, 401, 'AcessoNegado', 'Missing, invalid or expired token.');
+
+    let json: unknown = undefined;
+    if (method === 'PUT') {
+      try {
+        json = JSON.parse(body);
+      } catch {
+        return problem(res, 400, 'RequisicaoInvalida', 'Body is not JSON.');
+      }
+    }
+    const cob = /^\/cob\/([^/]+)$/.exec(path);
+    if (cob?.[1]) {
+      const txid = decodeURIComponent(cob[1]);
+      if (method === 'PUT') return putCob(txid, json, res);
+      if (method === 'GET') {
+        const found = cobs.get(txid);
+        return found ? send(res, 200, cobView(found)) : problem(res, 404, 'CobNaoEncontrado', 'No such charge.');
+      }
+    }
+    const refund = /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/.exec(path);
+    if (refund?.[1] && refund[2] && method === 'PUT') {
+      return putRefund(decodeURIComponent(refund[1]), decodeURIComponent(refund[2]), json, res);
+    }
+    problem(res, 404, 'NaoEncontrado', `No route ${method} ${path}.`);
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
+      route(req, body, res).catch((err: Error) => problem(res, 500, 'ErroInternoDoServidor', err.message));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  async function deliver(webhookUrl: string, secret: string | null, payload: unknown): Promise<NotificationDelivery> {
+    const target = `${webhookUrl.replace(/\/+$/, '')}/pix`;
+    let status = 0;
+    let text = '';
+    try {
+      const res = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(secret === null ? {} : pspNotificationHeaders(secret)) },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(10_000),
+      });
+      status = res.status;
+      text = await res.text();
+    } catch (err) {
+      text = (err as Error).message;
+    }
+    const delivery = { url: target, payload, status, body: text };
+    notifications.push(delivery);
+    return delivery;
+  }
+
+  const simulator: PspSimulator = {
+    url,
+    tokenUrl: `${url}/oauth/token`,
+    get tokenRequests() {
+      return tokenRequests;
+    },
+    get tokenTtlSeconds() {
+      return sim.tokenTtlSeconds;
+    },
+    set tokenTtlSeconds(value: number) {
+      sim.tokenTtlSeconds = value;
+    },
+    get refundStatus() {
+      return sim.refundStatus;
+    },
+    set refundStatus(value: SimRefundStatus) {
+      sim.refundStatus = value;
+    },
+    cobs,
+    refunds,
+    requests,
+    notifications,
+    revokeTokens() {
+      tokens.clear();
+    },
+    failNext(status, count = 1) {
+      failures = { status, count };
+    },
+    hangNext(count = 1) {
+      hangs = count;
+    },
+    newEndToEndId(at = new Date()) {
+      return stamp('E', at);
+    },
+    async pay(txid, payOptions) {
+      const cob = cobs.get(txid);
+      if (!cob) throw new Error(`psp-simulator: no charge with txid ${txid}`);
+      if (cob.status !== 'ATIVA') throw new Error(`psp-simulator: charge ${txid} is ${cob.status}`);
+      const horario = payOptions.horario ?? new Date();
+      const pix: SimPix = {
+        endToEndId: payOptions.endToEndId ?? stamp('E', horario),
+        txid,
+        valor: payOptions.amount === undefined ? cob.valor.original : centsToValor(payOptions.amount),
+        horario: horario.toISOString(),
+        devolucoes: [],
+      };
+      cob.status = 'CONCLUIDA';
+      cob.pix.push(pix);
+      payments.set(pix.endToEndId, pix);
+      const { devolucoes: _none, ...item } = pix;
+      const delivery = await deliver(payOptions.webhookUrl, payOptions.secret, { pix: [item] });
+      return { ...delivery, endToEndId: pix.endToEndId, pix };
+    },
+    notify(payload, notifyOptions) {
+      return deliver(notifyOptions.webhookUrl, notifyOptions.secret, payload);
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
+  };
+  return simulator;
+}
+
+interface Violation {
+  propriedade: string;
+  razao: string;
+}
+
+function cobView(cob: SimCob): Omit<SimCob, 'pix'> & { pix?: Omit<SimPix, 'devolucoes'>[] } {
+  const { pix, ...rest } = cob;
+  return pix.length === 0 ? rest : { ...rest, pix: pix.map(({ devolucoes: _d, ...item }) => item) };
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function problem(
+  res: http.ServerResponse,
+  status: number,
+  type: string,
+  detail: string,
+  violacoes?: Violation[],
+): void {
+  res
+    .writeHead(status, { 'content-type': 'application/problem+json' })
+    .end(
+      JSON.stringify({
+        type: PROBLEM_BASE + type,
+        title: type,
+        status,
+        detail,
+        ...(violacoes ? { violacoes } : {}),
+      }),
+    );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function randomAlnum(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte >= 248) continue; // 248 = 62 * 4: no modulo bias
+      out += ALNUM[byte % ALNUM.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+function valorToCents(valor: string): number {
+  const [whole = '0', fraction = '00'] = valor.split('.');
+  return Number(whole) * 100 + Number(fraction);
+}
+
+function centsToValor(cents: number): string {
+  if (!Number.isSafeInteger(cents) || cents < 0) throw new Error(`amount must be integer cents, got ${cents}`);
+  const rest = cents % 100;
+  return `${(cents - rest) / 100}.${String(rest).padStart(2, '0')}`;
+}
