@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
@@ -26,8 +27,8 @@ const notify = (pix: unknown[], secret = SECRET) =>
   });
 const paymentStatus = async (uuid: string) =>
   OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment.status;
-let e2eCounter = 0;
-const e2e = () => `E12345678202611230200${String(++e2eCounter).padStart(11, '0')}`;
+// Unique across runs: the test database outlives a run, and an end-to-end id is applied once ever.
+const e2e = () => `E12345678202611230200${randomBytes(8).toString('hex').slice(0, 11)}`;
 const pixFor = (txid: string, valor = '150.00', endToEndId = e2e()) => ({
   endToEndId,
   txid,

@@ -430,7 +430,8 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       cob.pix.push(pix);
       payments.set(pix.endToEndId, pix);
       const { devolucoes: _none, ...item } = pix;
-      const delivery = await deliver(payOptions.webhookUrl, payOptions.secret, { pix: [item] });
+      const payload: PspPixNotification = { pix: [item] };
+      const delivery = await deliver(payOptions.webhookUrl, payOptions.secret, payload);
       return { ...delivery, endToEndId: pix.endToEndId, pix };
     },
     notify(payload, notifyOptions) {
