@@ -19,8 +19,8 @@ import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
  *
  * Payments: pay() marks a charge paid and POSTs the standard notification
  * {pix: [{endToEndId, txid, valor, horario}]} to `webhookUrl + '/pix'` (the URL registered with a PSP is
- * .../api/v1/psp/webhook; the standard appends /pix), with the per-PSP secret in the header
- * PSP_NOTIFICATION_SECRET_HEADER (`x-psp-webhook-secret: <secret>`, from clients/bacen-api-pix.ts).
+ * .../api/v1/psp/webhook; the standard appends /pix), with the per-PSP secret as
+ * `Authorization: Bearer <secret>` (pspNotificationHeaders from clients/bacen-api-pix.ts).
  */
 
 const PROBLEM_BASE = 'https://pix.bcb.gov.br/api/v2/error/';
@@ -85,7 +85,7 @@ export interface PspSimulatorOptions {
 export interface PayOptions {
   /** The URL registered with the PSP, e.g. http://127.0.0.1:1234/api/v1/psp/webhook; `/pix` is appended. */
   webhookUrl: string;
-  /** Sent in PSP_NOTIFICATION_SECRET_HEADER; null sends no header. */
+  /** Sent as `Authorization: Bearer <secret>`; null sends no Authorization header. */
   secret: string | null;
   /** Amount paid in integer cents; the charge's amount by default. */
   amount?: number;
@@ -188,7 +188,10 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     }
     const grant = new URLSearchParams(body).get('grant_type');
     if (grant !== 'client_credentials') {
-      return send(res, 400, { error: 'unsupported_grant_type', error_description: 'Only client_credentials.' });
+      return send(res, 400, {
+        error: 'unsupported_grant_type',
+        error_description: 'Only client_credentials.',
+      });
     }
     const token = randomBytes(24).toString('base64url');
     tokens.set(token, Date.now() + sim.tokenTtlSeconds * 1000);
@@ -208,7 +211,8 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
 
   function putCob(txid: string, body: unknown, res: http.ServerResponse): void {
     const violations: Violation[] = [];
-    if (!TXID.test(txid)) violations.push({ propriedade: 'txid', razao: 'Must be 26 to 35 letters and digits.' });
+    if (!TXID.test(txid))
+      violations.push({ propriedade: 'txid', razao: 'Must be 26 to 35 letters and digits.' });
     if (!isRecord(body)) return problem(res, 400, 'CobPayloadInvalido', 'Body is not a JSON object.');
     const calendario = isRecord(body.calendario) ? body.calendario : {};
     const expiracao = calendario.expiracao;
@@ -218,7 +222,10 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     const valor = isRecord(body.valor) ? body.valor : {};
     const original = valor.original;
     if (typeof original !== 'string' || !VALOR.test(original) || /^0+\.00$/.test(original)) {
-      violations.push({ propriedade: 'cob.valor.original', razao: 'Must match ^\\d{1,10}\\.\\d{2}$, above 0.' });
+      violations.push({
+        propriedade: 'cob.valor.original',
+        razao: 'Must match ^\\d{1,10}\\.\\d{2}$, above 0.',
+      });
     }
     const chave = body.chave;
     if (typeof chave !== 'string' || chave.length === 0 || chave.length > 77) {
@@ -229,9 +236,13 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       const d = isRecord(body.devedor) ? body.devedor : {};
       const cpf = typeof d.cpf === 'string' && /^\d{11}$/.test(d.cpf) ? d.cpf : undefined;
       const cnpj = typeof d.cnpj === 'string' && /^[0-9A-Z]{12}\d{2}$/.test(d.cnpj) ? d.cnpj : undefined;
-      const nome = typeof d.nome === 'string' && d.nome.length > 0 && d.nome.length <= 200 ? d.nome : undefined;
+      const nome =
+        typeof d.nome === 'string' && d.nome.length > 0 && d.nome.length <= 200 ? d.nome : undefined;
       if (!nome || (cpf === undefined) === (cnpj === undefined) || Object.keys(d).length !== 2) {
-        violations.push({ propriedade: 'cob.devedor', razao: 'Must have nome and exactly one of cpf or cnpj.' });
+        violations.push({
+          propriedade: 'cob.devedor',
+          razao: 'Must have nome and exactly one of cpf or cnpj.',
+        });
       } else {
         devedor = cpf ? { cpf, nome } : { cnpj: cnpj as string, nome };
       }
@@ -271,9 +282,13 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   function putRefund(e2eid: string, id: string, body: unknown, res: http.ServerResponse): void {
     const valor = isRecord(body) ? body.valor : undefined;
     if (!REFUND_ID.test(id) || typeof valor !== 'string' || !VALOR.test(valor) || valorToCents(valor) === 0) {
-      return problem(res, 400, 'PixDevolucaoInvalida', 'Needs an id of 1 to 35 letters and digits and a valor.', [
-        { propriedade: 'valor', razao: 'Must match ^\\d{1,10}\\.\\d{2}$, above 0.' },
-      ]);
+      return problem(
+        res,
+        400,
+        'PixDevolucaoInvalida',
+        'Needs an id of 1 to 35 letters and digits and a valor.',
+        [{ propriedade: 'valor', razao: 'Must match ^\\d{1,10}\\.\\d{2}$, above 0.' }],
+      );
     }
     const pix = payments.get(e2eid);
     if (!pix) return problem(res, 404, 'PixNaoEncontrado', 'No payment with this endToEndId.');
@@ -337,7 +352,9 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       if (method === 'PUT') return putCob(txid, json, res);
       if (method === 'GET') {
         const found = cobs.get(txid);
-        return found ? send(res, 200, cobView(found)) : problem(res, 404, 'CobNaoEncontrado', 'No such charge.');
+        return found
+          ? send(res, 200, cobView(found))
+          : problem(res, 404, 'CobNaoEncontrado', 'No such charge.');
       }
     }
     const refund = /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/.exec(path);
@@ -359,14 +376,21 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  async function deliver(webhookUrl: string, secret: string | null, payload: unknown): Promise<NotificationDelivery> {
+  async function deliver(
+    webhookUrl: string,
+    secret: string | null,
+    payload: unknown,
+  ): Promise<NotificationDelivery> {
     const target = `${webhookUrl.replace(/\/+$/, '')}/pix`;
     let status = 0;
     let text = '';
     try {
       const res = await fetch(target, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(secret === null ? {} : pspNotificationHeaders(secret)) },
+        headers: {
+          'content-type': 'application/json',
+          ...(secret === null ? {} : pspNotificationHeaders(secret)),
+        },
         body: JSON.stringify(payload),
         signal: AbortSignal.timeout(10_000),
       });
@@ -468,17 +492,15 @@ function problem(
   detail: string,
   violacoes?: Violation[],
 ): void {
-  res
-    .writeHead(status, { 'content-type': 'application/problem+json' })
-    .end(
-      JSON.stringify({
-        type: PROBLEM_BASE + type,
-        title: type,
-        status,
-        detail,
-        ...(violacoes ? { violacoes } : {}),
-      }),
-    );
+  res.writeHead(status, { 'content-type': 'application/problem+json' }).end(
+    JSON.stringify({
+      type: PROBLEM_BASE + type,
+      title: type,
+      status,
+      detail,
+      ...(violacoes ? { violacoes } : {}),
+    }),
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -509,7 +531,8 @@ function valorToCents(valor: string): number {
 }
 
 function centsToValor(cents: number): string {
-  if (!Number.isSafeInteger(cents) || cents < 0) throw new Error(`amount must be integer cents, got ${cents}`);
+  if (!Number.isSafeInteger(cents) || cents < 0)
+    throw new Error(`amount must be integer cents, got ${cents}`);
   const rest = cents % 100;
   return `${(cents - rest) / 100}.${String(rest).padStart(2, '0')}`;
 }

@@ -1,6 +1,24 @@
 import { ConfigError } from '@seller-api/service-kit';
 import { DEFAULT_PIX_KEY, loadPaymentsConfig } from './config';
 
+const BACEN = {
+  PIX_PSP: 'bacen-api-pix',
+  PSP_API_URL: 'https://pix.example-psp.com/api/v2',
+  PSP_CLIENT_ID: 'client-id',
+  PSP_CLIENT_SECRET: 'client-secret',
+  PSP_WEBHOOK_SECRET: 'webhook-secret-0123456789',
+};
+
+function configError(source: NodeJS.ProcessEnv): string {
+  try {
+    loadPaymentsConfig(source);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
 describe('payments configuration', () => {
   it('defaults to the sandbox PSP, its key and merchant, and a 399 bps fee', () => {
     const config = loadPaymentsConfig({});
@@ -32,9 +50,82 @@ describe('payments configuration', () => {
     });
   });
 
-  it('refuses bacen-api-pix for now, saying when it arrives', () => {
-    expect(() => loadPaymentsConfig({ PIX_PSP: 'bacen-api-pix' })).toThrow(ConfigError);
-    expect(() => loadPaymentsConfig({ PIX_PSP: 'bacen-api-pix' })).toThrow(/PIX_PSP.*payment-lifecycle/);
+  it('reads bacen-api-pix with its PSP variables, the token URL defaulting under the API URL', () => {
+    const config = loadPaymentsConfig({ ...BACEN, PSP_API_URL: 'https://pix.example-psp.com/api/v2/' });
+    expect(config).toMatchObject({
+      PIX_PSP: 'bacen-api-pix',
+      PSP_API_URL: 'https://pix.example-psp.com/api/v2',
+      PSP_TOKEN_URL: 'https://pix.example-psp.com/api/v2/oauth/token',
+      PSP_CLIENT_ID: 'client-id',
+      PSP_CLIENT_SECRET: 'client-secret',
+      PSP_WEBHOOK_SECRET: 'webhook-secret-0123456789',
+      PSP_TIMEOUT_MS: 5000,
+    });
+    expect(
+      loadPaymentsConfig({
+        ...BACEN,
+        PSP_TOKEN_URL: 'https://auth.example-psp.com/token',
+        PSP_TIMEOUT_MS: '800',
+      }),
+    ).toMatchObject({ PSP_TOKEN_URL: 'https://auth.example-psp.com/token', PSP_TIMEOUT_MS: 800 });
+  });
+
+  it('names every variable bacen-api-pix misses, at once', () => {
+    const message = configError({ PIX_PSP: 'bacen-api-pix', PSP_TLS_CERT_FILE: '/etc/psp/cert.pem' });
+    for (const name of [
+      'PSP_API_URL',
+      'PSP_CLIENT_ID',
+      'PSP_CLIENT_SECRET',
+      'PSP_WEBHOOK_SECRET',
+      'PSP_TLS_KEY_FILE',
+    ]) {
+      expect(message).toContain(`${name}: Required when`);
+    }
+    expect(message).not.toContain('PSP_TOKEN_URL');
+  });
+
+  it('refuses bad PSP variables, naming each, never echoing a secret', () => {
+    const message = configError({
+      ...BACEN,
+      PSP_API_URL: 'ftp://pix.example-psp.com',
+      PSP_TOKEN_URL: 'not a url',
+      PSP_WEBHOOK_SECRET: 'short',
+      PSP_TIMEOUT_MS: '0',
+    });
+    for (const name of ['PSP_API_URL', 'PSP_TOKEN_URL', 'PSP_WEBHOOK_SECRET', 'PSP_TIMEOUT_MS']) {
+      expect(message).toContain(`${name}:`);
+    }
+    expect(message).not.toContain('short');
+    expect(message).not.toContain('client-secret');
+  });
+
+  it('in production wants https and the merchant key for bacen-api-pix', () => {
+    const message = configError({
+      ...BACEN,
+      NODE_ENV: 'production',
+      INTERNAL_SECRET: 'a-private-internal-secret',
+      PSP_API_URL: 'http://pix.example-psp.com',
+    });
+    expect(message).toContain('PSP_API_URL: Must be an https URL in production');
+    expect(message).toContain('PIX_KEY:');
+    expect(
+      loadPaymentsConfig({
+        ...BACEN,
+        NODE_ENV: 'production',
+        INTERNAL_SECRET: 'a-private-internal-secret',
+        PIX_KEY: 'pix@seller.example',
+      }).PSP_TOKEN_URL,
+    ).toBe('https://pix.example-psp.com/api/v2/oauth/token');
+  });
+
+  it('keeps the PSP variables optional for the sandbox', () => {
+    expect(loadPaymentsConfig({ PSP_WEBHOOK_SECRET: 'webhook-secret-0123456789' })).toMatchObject({
+      PIX_PSP: 'sandbox',
+      PSP_API_URL: undefined,
+      PSP_TOKEN_URL: undefined,
+      PSP_WEBHOOK_SECRET: 'webhook-secret-0123456789',
+    });
+    expect(() => loadPaymentsConfig({ PSP_WEBHOOK_SECRET: 'short' })).toThrow(/PSP_WEBHOOK_SECRET:/);
   });
 
   it('names every bad variable at once', () => {

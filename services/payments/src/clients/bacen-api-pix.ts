@@ -13,7 +13,7 @@ import { PspError, type PspAdapter, type PspChargeInput, type PspRefundInput } f
  *
  * Payments come back as the standard's notification, which the PSP POSTs to the URL we registered with
  * `/pix` appended: POST /api/v1/psp/webhook/pix with {pix: [{endToEndId, txid, valor, horario}]},
- * carrying our per-PSP secret (PSP_WEBHOOK_SECRET) in PSP_NOTIFICATION_SECRET_HEADER. mTLS towards us
+ * carrying our per-PSP secret (PSP_WEBHOOK_SECRET) as `Authorization: Bearer <secret>`. mTLS towards us
  * belongs to the ingress. The body's schema is PspPixNotification in @seller-api/contracts.
  */
 
@@ -25,25 +25,28 @@ import { PspError, type PspAdapter, type PspChargeInput, type PspRefundInput } f
 export const PSP_NOTIFICATION_PATH = '/api/v1/psp/webhook/pix';
 
 /**
- * The header carrying the per-PSP secret on notifications, its value the secret itself, verbatim:
- * `x-psp-webhook-secret: <PSP_WEBHOOK_SECRET>`. Not `Authorization`: the gateway strips that header
- * before it proxies to a service (it carries API keys), so it would never reach payments.
+ * The header carrying the per-PSP secret on notifications, as a bearer token:
+ * `Authorization: Bearer <PSP_WEBHOOK_SECRET>`. The gateway forwards `Authorization` untouched on public
+ * routes (no API key there), so it reaches the payments route as sent.
  */
-export const PSP_NOTIFICATION_SECRET_HEADER = 'x-psp-webhook-secret';
+export const PSP_NOTIFICATION_SECRET_HEADER = 'authorization';
+export const PSP_NOTIFICATION_SECRET_SCHEME = 'Bearer';
 
 /** The headers a PSP (or the test simulator) sends with a notification. */
 export function pspNotificationHeaders(secret: string): Record<string, string> {
-  return { [PSP_NOTIFICATION_SECRET_HEADER]: secret };
+  return { [PSP_NOTIFICATION_SECRET_HEADER]: `${PSP_NOTIFICATION_SECRET_SCHEME} ${secret}` };
 }
 
 /**
- * True when the header value is exactly `secret` (compared in constant time). Pass
- * `req.headers[PSP_NOTIFICATION_SECRET_HEADER]`; a missing or repeated header is refused.
+ * True when the header value is `Bearer <secret>` (the secret compared in constant time). Pass
+ * `req.headers[PSP_NOTIFICATION_SECRET_HEADER]`; a missing, repeated or differently shaped header is refused.
  */
 export function isPspNotificationAuthorized(value: string | string[] | undefined, secret: string): boolean {
   if (typeof value !== 'string' || secret === '') return false;
+  const given = /^Bearer[ ]+(\S+)[ ]*$/i.exec(value)?.[1];
+  if (given === undefined) return false;
   const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(value), digest(secret));
+  return timingSafeEqual(digest(given), digest(secret));
 }
 
 // ---------------------------------------------------------------------------------------------------

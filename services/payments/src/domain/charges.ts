@@ -53,7 +53,8 @@ export async function createCharge(
   if (existing) return { transaction: ownedBy(existing, owner), created: false };
 
   const now = deps.now?.() ?? new Date();
-  const txid = deps.txid?.() ?? newTxid();
+  // Static BR Codes hold 25 characters; API Pix wants 26 to 35: the adapter says which.
+  const txid = deps.txid?.() ?? newTxid(deps.psp.txidLength);
   const expiresAt = new Date(input.expires_at);
   const { fee_amount, net_amount } = computeFee(input.gross_amount, deps.feeBps, deps.feeFixedAmount);
   // Asked before the database transaction opens, so no connection waits on the PSP.

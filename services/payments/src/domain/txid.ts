@@ -6,14 +6,14 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 // Largest multiple of 62 below 256: bytes at or above it are dropped so every character is equally likely.
 const LIMIT = 256 - (256 % ALPHABET.length);
 
-/** A txid of 25 characters from [A-Za-z0-9], drawn from the CSPRNG without modulo bias (~148 bits). */
-export function newTxid(): string {
+/** A txid of `length` characters (25 by default) from [A-Za-z0-9], from the CSPRNG without modulo bias. */
+export function newTxid(length = TXID_LENGTH): string {
   let out = '';
-  while (out.length < TXID_LENGTH) {
+  while (out.length < length) {
     for (const byte of randomBytes(32)) {
       if (byte >= LIMIT) continue;
       out += ALPHABET[byte % ALPHABET.length];
-      if (out.length === TXID_LENGTH) break;
+      if (out.length === length) break;
     }
   }
   return out;

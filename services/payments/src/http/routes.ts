@@ -8,8 +8,8 @@ import {
   type Runtime,
 } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
-import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { PSP_NOTIFICATION_SECRET_HEADER, isPspNotificationAuthorized } from '../clients/bacen-api-pix';
 import { createCharge, toCharge, type ChargeDeps, type ChargeOwner } from '../domain/charges';
 import type { ChargeAction } from '../domain/charge-state';
 import {
@@ -58,23 +58,15 @@ function reaisToCents(valor: string): number {
   return Number(whole) * 100 + Number(fraction.padEnd(2, '0').slice(0, 2));
 }
 
-function secretMatches(given: string | undefined, expected: string | null): boolean {
-  if (!given || !expected) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-export const PSP_SECRET_HEADER = 'authorization';
-
 /** The PSP's notifications (decisions.md 6): the only payments route the gateway exposes publicly. */
 export function mountPublicRoutes(app: Express, runtime: Runtime, deps: RouteDeps): void {
   app.post(
     '/psp/webhook/pix',
     route(async (req, res) => {
-      const given = req.headers[PSP_SECRET_HEADER];
-      const token = typeof given === 'string' ? given.replace(/^Bearer\s+/i, '') : undefined;
-      if (!secretMatches(token, deps.pspWebhookSecret)) throw unauthorized('Invalid PSP credentials.');
+      const authorized =
+        deps.pspWebhookSecret !== null &&
+        isPspNotificationAuthorized(req.headers[PSP_NOTIFICATION_SECRET_HEADER], deps.pspWebhookSecret);
+      if (!authorized) throw unauthorized('Invalid PSP credentials.');
       const notification = parseOrThrow(PspPixNotification, req.body, 'Invalid notification.');
       const outcomes = [];
       for (const pix of notification.pix) {
