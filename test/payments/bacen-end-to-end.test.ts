@@ -1,0 +1,72 @@
+import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
+import { checkBrCode, decodeQrPng } from '../support/pix';
+import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { waitFor } from '../support/wait';
+import { createOrder, standaloneOrder } from '../orders/fixtures';
+
+const WEBHOOK_SECRET = 'bacen-e2e-webhook-secret-0123';
+let psp: PspSimulator;
+let system: System;
+let gateway: RunningGateway;
+let key: string;
+
+beforeAll(async () => {
+  psp = await startPspSimulator({ clientId: 'seller-api', clientSecret: 's3cret-client' });
+  system = await startSystem({
+    PIX_PSP: 'bacen-api-pix',
+    PSP_API_URL: psp.url,
+    PSP_CLIENT_ID: 'seller-api',
+    PSP_CLIENT_SECRET: 's3cret-client',
+    PSP_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    PIX_KEY: 'pix@seller-api.example',
+  });
+  gateway = await system.startGateway();
+  ({ key } = await createKey(gateway.service));
+});
+afterAll(async () => {
+  await system.stop();
+  await psp.close();
+});
+
+const status = async (uuid: string) =>
+  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment.status;
+
+describe('bacen-api-pix against the PSP simulator, end to end', () => {
+  it('charges with PUT /cob, is paid by a PSP notification, and refunds through the PSP', async () => {
+    const order = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+    // The charge is the PSP's: a dynamic BR Code pointing at its location, for our txid.
+    const cob = psp.cobs.get(order.pix.qr_code_id);
+    expect(cob).toBeDefined();
+    expect(order.pix.qr_code_id).toMatch(/^[A-Za-z0-9]{26,35}$/);
+    const { ours } = checkBrCode(order.pix.copy_and_paste);
+    expect(ours.valid).toBe(true);
+    expect((ours.fields['26'] as Record<string, string>)['25']).toMatch(/^pix\.sim\.example\/qr\/v2\//);
+    expect(decodeQrPng(order.pix.qr_code_image_base64 as string)).toBe(order.pix.copy_and_paste);
+    expect(psp.tokenRequests).toBe(1);
+
+    const paid = await psp.pay(order.pix.qr_code_id, {
+      webhookUrl: `${gateway.url}/psp/webhook`,
+      secret: WEBHOOK_SECRET,
+    });
+    expect(paid.status).toBe(200);
+    await waitFor(async () => (await status(order.uuid)) === 'PAID' || null, { what: 'order PAID' });
+
+    const refund = await call(`${gateway.url}/sellers/orders/${order.uuid}/refund/`, { method: 'POST', key });
+    expect(refund.status).toBe(200);
+    expect(await status(order.uuid)).toBe('REFUNDED');
+    expect(psp.refunds).toEqual([
+      expect.objectContaining({ endToEndId: paid.endToEndId, valor: '150.00', status: 'DEVOLVIDO' }),
+    ]);
+  });
+
+  it('ignores a notification with the wrong secret', async () => {
+    const order = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+    const res = await psp.pay(order.pix.qr_code_id, {
+      webhookUrl: `${gateway.url}/psp/webhook`,
+      secret: 'not-the-secret',
+    });
+    expect(res.status).toBe(401);
+    expect(await status(order.uuid)).toBe('PENDING');
+  });
+});
