@@ -1,10 +1,15 @@
 import type { Request } from 'express';
 import { HttpError, MAX_BODY_BYTES } from '@seller-api/service-kit';
 
+const EMPTY = Buffer.alloc(0);
+
 const tooLarge = () => new HttpError(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
 
 /** Reads the raw body, refusing more than 1 MiB as soon as it is announced or exceeded. */
 export async function readBody(req: Request): Promise<Buffer> {
+  // Most requests (GETs) announce no body at all: nothing to wait for.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)
+    return EMPTY;
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > MAX_BODY_BYTES) {
     req.resume();

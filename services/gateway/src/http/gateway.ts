@@ -127,7 +127,7 @@ function forwardHeaders(
 }
 
 function send(res: Response, answer: UpstreamResponse): void {
-  res.status(answer.status);
-  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  // One writeHead with every header: the headers set earlier (request id, rate limit) are kept.
+  res.writeHead(answer.status, answer.headers);
   res.end(answer.body);
 }
