@@ -1,0 +1,81 @@
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createHttpApp,
+  createLogger,
+  createMetrics,
+  finishHttpApp,
+  listen,
+  route,
+  startMetricsServer,
+} from '@seller-api/service-kit';
+import { LogCapture } from '../support/logs';
+
+let server: http.Server;
+let metricsServer: http.Server;
+let base: string;
+const logs = new LogCapture();
+
+beforeAll(async () => {
+  const logger = createLogger('http-test', 'info', logs);
+  const metrics = createMetrics('http-test');
+  const app = createHttpApp({ logger, metrics });
+  app.get(
+    '/things/:id/',
+    route(async (req, res) => {
+      res.json({ id: req.params.id });
+    }),
+  );
+  app.get(
+    '/boom/',
+    route(async () => {
+      throw new Error('select * from secret_table where password = hunter2');
+    }),
+  );
+  finishHttpApp(app, logger);
+  server = await listen(app, 0, '127.0.0.1');
+  metricsServer = await startMetricsServer(metrics, 0, '127.0.0.1');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.close();
+  metricsServer.close();
+});
+
+describe('the HTTP kit', () => {
+  it('answers an unhandled failure with 500 {message, code, request_id} and no stack trace or SQL', async () => {
+    const res = await fetch(`${base}/boom/`);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(res.status).toBe(500);
+    expect(body).toEqual({
+      message: 'Internal server error.',
+      code: 'internal_error',
+      request_id: res.headers.get('x-request-id'),
+    });
+    expect(JSON.stringify(body)).not.toMatch(/select|secret_table|at .*\.ts/);
+    // The detail goes to the log, for the operator.
+    expect(logs.text()).toContain('unhandled error');
+  });
+
+  it('labels the duration histogram with the route template, on the separate metrics port', async () => {
+    await fetch(`${base}/things/42/`);
+    await fetch(`${base}/things/43/`);
+    const text = await (
+      await fetch(`http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics`)
+    ).text();
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{[^}]*method="GET",route="\/things\/:id\/",status_code="200"\} 2/,
+    );
+    expect(text).not.toContain('/things/42/');
+    expect((await fetch(`${base}/metrics`)).status).toBe(404);
+  });
+
+  it('writes one access-log line per request with the request id', async () => {
+    const res = await fetch(`${base}/things/7/`, { headers: { 'x-request-id': 'trace-me-123' } });
+    expect(res.headers.get('x-request-id')).toBe('trace-me-123');
+    const line = logs.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.request_id === 'trace-me-123');
+    expect(line).toMatchObject({ msg: 'request', method: 'GET', route: '/things/:id/', status: 200 });
+  });
+});
