@@ -241,8 +241,9 @@ export async function createKey(env) {
 }
 
 /**
- * A target: `{ name, url, headers: () => object, method?, body?, status? }`. `body` is a string sent
- * as is; `status`, when given, is the only status code accepted (otherwise any 2xx).
+ * A target: `{ name, url, headers: () => object, method?, body?, setupRequest?, status? }`. `body` is
+ * a string sent as is; `setupRequest` may change each request under load (autocannon's hook);
+ * `status`, when given, is the only status code accepted (otherwise any 2xx).
  */
 function statusOk(target, status) {
   return target.status === undefined ? status >= 200 && status <= 299 : status === target.status;
@@ -348,6 +349,8 @@ export async function load(target, seconds, connections) {
     method: target.method ?? 'GET',
     headers: target.headers(),
     ...(target.body === undefined ? {} : { body: target.body }),
+    // A body of its own for every request (a distinct customer, say): `setupRequest(request)`.
+    ...(target.setupRequest ? { requests: [{ setupRequest: target.setupRequest }] } : {}),
     connections,
     duration: seconds,
   });

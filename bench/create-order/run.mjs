@@ -8,12 +8,14 @@
 // The result is a report: exit code 0 whether the targets pass or not, non-zero only if the bench broke.
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_WARMUP (s, default 3),
+// BENCH_CUSTOMERS=one|many (default one: every order is the same customer's; many: a new CPF each),
 // BENCH_VERBOSE=1 to stream the children's log lines as they come instead of a summary at the end,
 // BENCH_PROFILE=<dir> to write a V8 CPU profile of each child there (<name>.cpuprofile, overwritten
 // by the next run) and print where each one spent its CPU. The plumbing is in ../lib.mjs.
 /* global fetch, AbortSignal */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,6 +37,9 @@ import {
   withCpu,
 } from '../lib.mjs';
 
+const require = createRequire(import.meta.url);
+const pg = require('pg');
+
 const TARGET_MIN_RATIO = 1 / 3; // create-order keeps at least a third of the floor's throughput...
 const TARGET_MAX_P99_MS = 100; // ...and its p99 stays under 100 ms.
 const MAX_RUN_SECONDS = 600;
@@ -45,13 +50,36 @@ const DURATION = intFromEnv('BENCH_DURATION', 10, MAX_RUN_SECONDS);
 const CONNECTIONS = intFromEnv('BENCH_CONNECTIONS', 50, 10_000);
 const WARMUP = intFromEnv('BENCH_WARMUP', 3, MAX_RUN_SECONDS);
 const PROFILE_DIR = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : null;
+// `one` (the default): every order is Maria's, CPF 529.982.247-25, so every order upserts the same
+// customer row and the orders' transactions queue on its lock. `many`: a distinct valid CPF per order,
+// to tell that lock from the rest of the cost.
+const CUSTOMERS = process.env.BENCH_CUSTOMERS || 'one';
+if (CUSTOMERS !== 'one' && CUSTOMERS !== 'many') {
+  console.error(`BENCH_CUSTOMERS must be "one" or "many", got "${CUSTOMERS}"`);
+  process.exit(1);
+}
+const CPF = '529.982.247-25';
+
+/** The n-th of a sequence of valid CPFs (check digits computed), formatted `000.000.000-00`. */
+function nthCpf(n) {
+  const digits = String(100_000_000 + (n % 800_000_000))
+    .split('')
+    .map(Number);
+  for (const length of [9, 10]) {
+    const sum = digits.slice(0, length).reduce((acc, d, i) => acc + d * (length + 1 - i), 0);
+    const rest = sum % 11;
+    digits.push(rest < 2 ? 0 : 11 - rest);
+  }
+  const s = digits.join('');
+  return `${s.slice(0, 3)}.${s.slice(3, 6)}.${s.slice(6, 9)}-${s.slice(9)}`;
+}
 
 /** The body of every order: one physical item, a customer with a CPF and an address. */
-function orderBody(productId) {
+function orderBody(productId, taxId = CPF) {
   return {
     customer: {
       name: 'Maria Silva',
-      tax_id: '529.982.247-25',
+      tax_id: taxId,
       email: 'maria.silva@example.com',
       phone: '+5511999990000',
       address: {
@@ -125,10 +153,11 @@ function report({ createOrder, floor, idleCpu, responseBytes, qr }) {
   const p99Ok = createOrder.p99 < TARGET_MAX_P99_MS;
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 
+  const customers = CUSTOMERS === 'one' ? `one customer (CPF ${CPF})` : 'a new customer per order';
   console.log(
-    `\nPOST /sellers/orders/ (1 physical item, address) - ${CONNECTIONS} connections, ${DURATION} s per ` +
-      `target (after ${WARMUP} s warm-up each), ${os.availableParallelism()} CPU cores shared with the ` +
-      `load generator\n`,
+    `\nPOST /sellers/orders/, 1 physical item with an address, ${customers} - ${CONNECTIONS} connections, ` +
+      `${DURATION} s per target (after ${WARMUP} s warm-up each), ${os.availableParallelism()} CPU cores ` +
+      `shared with the load generator\n`,
   );
   printTable([
     ['target', 'orders/s (mean)', 'p50 ms', 'p99 ms', 'orders'],
@@ -180,6 +209,127 @@ function report({ createOrder, floor, idleCpu, responseBytes, qr }) {
     ['create-order run', createOrder.cpu],
     ['floor run', floor.cpu],
   ]);
+  // The same, per order: what one order costs each process, less sensitive to a busy machine than
+  // the throughput (work that other processes do on the machine is not in it).
+  if (createOrder.cpu && floor.cpu) {
+    const perOrder = (run, names) =>
+      names.map((name) => `${name} ${((10 * (run.cpu[name] ?? 0)) / run.rps).toFixed(2)}`).join(', ');
+    console.log('\nCPU ms per order:');
+    console.log(`  create-order  ${perOrder(createOrder, ['payments', 'orders', 'gateway', 'postgres'])}`);
+    console.log(`  floor         ${perOrder(floor, ['floor', 'postgres'])}`);
+  }
+
+  // Not a target: what the database connections were doing, sampled from pg_stat_activity during
+  // each run. A pool of 10 whose connections wait on a lock is a queue, however idle the CPU.
+  for (const [label, sessions] of [
+    ['create-order run', createOrder.sessions],
+    ['floor run', floor.sessions],
+  ]) {
+    if (!sessions || sessions.rows.length === 0) continue;
+    console.log(
+      `\ndatabase connections during the ${label}, mean over ${sessions.samples} samples of pg_stat_activity:`,
+    );
+    printTable([
+      ['application', 'open', 'running', 'waiting on a lock', 'idle in transaction', 'top wait'],
+      ...sessions.rows.map((r) => [
+        r.application,
+        r.open.toFixed(1),
+        r.running.toFixed(1),
+        r.lock.toFixed(1),
+        r.idleInTransaction.toFixed(1),
+        r.topWait,
+      ]),
+    ]);
+  }
+}
+
+/**
+ * Samples pg_stat_activity of the bench database every 100 ms while `fn` runs: per application name,
+ * the mean number of connections open, running a statement, waiting on a lock, idle in a transaction.
+ */
+async function withSessions(fn) {
+  const client = new pg.Client({ connectionString: DATABASE_URL, application_name: 'bench_sampler' });
+  await client.connect();
+  const totals = new Map();
+  let samples = 0;
+  let running = true;
+  const sampling = (async () => {
+    while (running) {
+      const { rows } = await client.query(
+        `select coalesce(nullif(application_name, ''), '?') as app, state, wait_event_type, wait_event
+           from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      samples += 1;
+      for (const row of rows) {
+        const t = totals.get(row.app) ?? {
+          open: 0,
+          running: 0,
+          lock: 0,
+          idleInTransaction: 0,
+          waits: new Map(),
+        };
+        totals.set(row.app, t);
+        t.open += 1;
+        if (row.state === 'active' && row.wait_event_type === 'Lock') t.lock += 1;
+        else if (row.state === 'active') t.running += 1;
+        else if (row.state?.startsWith('idle in transaction')) t.idleInTransaction += 1;
+        if (row.state === 'active' && row.wait_event_type) {
+          const wait = `${row.wait_event_type}:${row.wait_event}`;
+          t.waits.set(wait, (t.waits.get(wait) ?? 0) + 1);
+        }
+      }
+      await sleep(100);
+    }
+  })();
+  try {
+    const value = await fn();
+    return { ...value, sessions: { samples, rows: summariseSessions(totals, samples) } };
+  } finally {
+    running = false;
+    await sampling.catch(() => undefined);
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Waits until no connection to the bench database runs a statement or holds a transaction open: the
+ * orders still in flight when a run stops (their clients gone) must not be counted in the next run.
+ */
+async function settle() {
+  const client = new pg.Client({ connectionString: DATABASE_URL, application_name: 'bench_sampler' });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const { rows } = await client.query(
+        `select count(*)::int as busy from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid()
+            and (state = 'active' or state like 'idle in transaction%')`,
+      );
+      if (rows[0].busy === 0) break;
+      await sleep(200);
+    }
+    await sleep(500); // the outbox relays' last publications
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function summariseSessions(totals, samples) {
+  return [...totals]
+    .filter(([app]) => app !== 'bench_sampler')
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([application, t]) => {
+      const [topWait] = [...t.waits].sort((a, b) => b[1] - a[1])[0] ?? ['-'];
+      return {
+        application,
+        open: t.open / samples,
+        running: t.running / samples,
+        lock: t.lock / samples,
+        idleInTransaction: t.idleInTransaction / samples,
+        topWait,
+      };
+    });
 }
 
 async function measureQrImages() {
@@ -312,12 +462,19 @@ async function main() {
   const key = await createKey(common);
   const productId = await createProduct(`${gatewayUrl}/api/v1`, key);
   const body = JSON.stringify(orderBody(productId));
+  let sequence = 0;
+  // With BENCH_CUSTOMERS=many, every request under load is another customer's order.
+  const setupRequest =
+    CUSTOMERS === 'many'
+      ? (request) => ({ ...request, body: JSON.stringify(orderBody(productId, nthCpf(sequence++))) })
+      : undefined;
 
   const createOrder = {
     name: 'create-order',
     url: `${gatewayUrl}/api/v1/sellers/orders/`,
     method: 'POST',
     body,
+    setupRequest,
     headers: () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' }),
     status: 201,
   };
@@ -326,6 +483,7 @@ async function main() {
     url: `${floorUrl}/orders`,
     method: 'POST',
     body,
+    setupRequest,
     headers: () => ({ 'content-type': 'application/json' }),
     status: 201,
   };
@@ -337,8 +495,10 @@ async function main() {
   // JIT, connection pools and the upstream keep-alive sockets, before anything is counted.
   for (const target of [createOrder, floor]) await load(target, WARMUP, CONNECTIONS);
   console.error(`measuring (${DURATION} s per target, ${CONNECTIONS} connections)...`);
-  const createOrderResult = await timed(() => load(createOrder, DURATION, CONNECTIONS));
-  const floorResult = await timed(() => load(floor, DURATION, CONNECTIONS));
+  await settle();
+  const createOrderResult = await withSessions(() => timed(() => load(createOrder, DURATION, CONNECTIONS)));
+  await settle();
+  const floorResult = await withSessions(() => timed(() => load(floor, DURATION, CONNECTIONS)));
   windows.createOrder = createOrderResult.window;
   windows.floor = floorResult.window;
   console.error('measuring the QR image...');
