@@ -1,4 +1,7 @@
+import type { EntitySchema, FilterQuery, OrderDefinition } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest } from './errors';
+import type { Scope } from './scope';
 
 /** Keyset position in a newest-first list: the last row's creation time and id. */
 export interface Cursor {
@@ -36,4 +39,27 @@ export function olderThan(cursor: string | undefined) {
   if (!cursor) return {};
   const { createdAt, id } = decodeCursor(cursor);
   return { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] };
+}
+
+/** Rows a seller owns in one environment, newest first, one keyset page (`next` is the cursor or null). */
+export async function listOwned<
+  T extends { id: string; sellerId: string; environment: string; createdAt: Date },
+>(
+  em: EntityManager,
+  entity: EntitySchema<T>,
+  scope: Pick<Scope, 'sellerId' | 'environment'>,
+  query: { limit: number; cursor?: string },
+  where: Record<string, unknown> = {},
+): Promise<{ rows: T[]; next: string | null }> {
+  const filter = {
+    sellerId: scope.sellerId,
+    environment: scope.environment,
+    ...where,
+    ...olderThan(query.cursor),
+  };
+  const rows = await em.find(entity, filter as FilterQuery<T>, {
+    orderBy: { createdAt: 'desc', id: 'desc' } as OrderDefinition<T>,
+    limit: query.limit + 1,
+  });
+  return page(rows as T[], query.limit);
 }

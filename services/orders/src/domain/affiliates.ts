@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateAffiliateRequest, ListQuery } from '@seller-api/contracts';
-import { conflict } from '@seller-api/service-kit';
+import { conflict, listOwned, type Scope } from '@seller-api/service-kit';
 import { AffiliateSchema, type AffiliateRow } from '../db/entities';
-import { olderThan, page } from '@seller-api/service-kit';
-import type { Scope } from '@seller-api/service-kit';
 
 export async function createAffiliate(
   em: EntityManager,
@@ -30,17 +28,8 @@ export async function createAffiliate(
   return affiliate;
 }
 
-export async function listAffiliates(em: EntityManager, scope: Scope, query: ListQuery) {
-  const rows = await em.find(
-    AffiliateSchema,
-    {
-      sellerId: scope.sellerId,
-      environment: scope.environment,
-      ...olderThan(query.cursor),
-    },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit + 1 },
-  );
-  return page(rows, query.limit);
+export function listAffiliates(em: EntityManager, scope: Scope, query: ListQuery) {
+  return listOwned(em, AffiliateSchema, scope, query);
 }
 
 export async function findAffiliateByCode(

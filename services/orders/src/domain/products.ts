@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateProductRequest, ListQuery } from '@seller-api/contracts';
 import { ProductSchema, type ProductRow } from '../db/entities';
-import { olderThan, page } from '@seller-api/service-kit';
-import { assertOwned, type Scope } from '@seller-api/service-kit';
+import { assertOwned, listOwned, type Scope } from '@seller-api/service-kit';
 
 export async function createProduct(
   em: EntityManager,
@@ -30,17 +29,8 @@ export async function getProduct(em: EntityManager, scope: Scope, id: string): P
   return assertOwned(await em.findOne(ProductSchema, { id }), scope, 'Product');
 }
 
-export async function listProducts(em: EntityManager, scope: Scope, query: ListQuery) {
-  const rows = await em.find(
-    ProductSchema,
-    {
-      sellerId: scope.sellerId,
-      environment: scope.environment,
-      ...olderThan(query.cursor),
-    },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit + 1 },
-  );
-  return page(rows, query.limit);
+export function listProducts(em: EntityManager, scope: Scope, query: ListQuery) {
+  return listOwned(em, ProductSchema, scope, query);
 }
 
 /** The seller's products among `ids`, in this environment; unknown ids are simply absent. */

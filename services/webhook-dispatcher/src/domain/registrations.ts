@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateWebhookRequest, ListQuery, UpdateWebhookRequest } from '@seller-api/contracts';
-import { assertOwned, badRequest, olderThan, page, type Scope } from '@seller-api/service-kit';
+import { assertOwned, badRequest, listOwned, type Scope } from '@seller-api/service-kit';
 import { WebhookSchema, type WebhookRow } from '../db/entities';
 import { checkTarget, type Resolver } from '@seller-api/service-kit';
 
@@ -88,18 +88,8 @@ export async function getWebhook(em: EntityManager, scope: Scope, id: string): P
   return assertOwned(row, scope, 'Webhook');
 }
 
-export async function listWebhooks(em: EntityManager, scope: Scope, query: ListQuery) {
-  const rows = await em.find(
-    WebhookSchema,
-    {
-      sellerId: scope.sellerId,
-      environment: scope.environment,
-      status: { $in: ['ACTIVE', 'DISABLED'] },
-      ...olderThan(query.cursor),
-    },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit + 1 },
-  );
-  return page(rows, query.limit);
+export function listWebhooks(em: EntityManager, scope: Scope, query: ListQuery) {
+  return listOwned(em, WebhookSchema, scope, query, { status: { $in: ['ACTIVE', 'DISABLED'] } });
 }
 
 /** Pause (DISABLED: no new deliveries, pending ones wait), resume, or point at another URL. */
