@@ -75,7 +75,8 @@ export class DeliverySender {
           }),
         },
         keepAliveTimeout: 10_000,
-        connections: options.destinationConcurrency,
+        // No per-origin socket cap: the budget is per destination URL, enforced by the claim. A cap
+        // here would let a slow URL hold every socket of its host and block other URLs behind it.
       });
     this.agents = { test: agent('test'), live: agent('live') };
   }
