@@ -1,21 +1,28 @@
-import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { createRuntime, idempotentHandler, serveService, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
+import { payoutsFromConfig } from './clients/payout-factory';
 import type { WithdrawalsConfig } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
-import { topology } from './events/topology';
+import type { PayoutAdapter } from './domain/payouts';
+import { paymentsHandler } from './events/payments';
+import { PayoutWorker } from './events/payouts';
+import { LEDGER_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
 
 export interface WithdrawalsService {
   runtime: Runtime;
   port: number;
+  payouts: PayoutWorker;
   stop(): Promise<void>;
 }
 
 export async function startWithdrawals(
   config: WithdrawalsConfig,
-  options: { logDestination?: pino.DestinationStream; metrics?: boolean } = {},
+  options: { logDestination?: pino.DestinationStream; metrics?: boolean; payouts?: PayoutAdapter } = {},
 ): Promise<WithdrawalsService> {
+  // Before any connection is opened: a payout PSP that cannot be built is a configuration error.
+  const psp = options.payouts ?? payoutsFromConfig(config);
   const runtime = await createRuntime({
     service: 'withdrawals',
     config,
@@ -25,16 +32,37 @@ export async function startWithdrawals(
     topology,
     logDestination: options.logDestination,
   });
+  const payouts = new PayoutWorker(
+    runtime.orm,
+    psp,
+    { autoApproveBelow: config.WITHDRAWAL_AUTO_APPROVE_BELOW, retryAfterMs: config.PAYOUT_RETRY_AFTER_MS },
+    config.PAYOUT_INTERVAL_MS,
+    runtime.logger,
+  );
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
     internalSecret: config.INTERNAL_SECRET,
-    mount: (app) => mountRoutes(app, runtime),
+    mount: (app) =>
+      mountRoutes(app, {
+        runtime,
+        minAmount: config.WITHDRAWAL_MIN_AMOUNT,
+        onApproved: () => payouts.kick(),
+        onRequested: () => {
+          if (config.WITHDRAWAL_AUTO_APPROVE_BELOW > 0) payouts.kick();
+        },
+      }),
   });
+  await runtime.broker.consume(
+    LEDGER_QUEUE,
+    idempotentHandler(runtime.orm, SCHEMA, LEDGER_QUEUE, paymentsHandler(runtime.logger)),
+  );
+  payouts.start();
   const address = server.address();
   return {
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
-    stop: () => runtime.stop(),
+    payouts,
+    stop: () => runtime.stop(() => payouts.stop()),
   };
 }

@@ -1,3 +1,92 @@
-import type { EntitySchema } from '@mikro-orm/core';
+import { BigIntType, EntitySchema } from '@mikro-orm/core';
+import type { Environment, PixKeyType, WithdrawalStatus } from '@seller-api/contracts';
+import type { ChargeStatus, FundsPosition } from '../domain/order-funds';
 
-export const entities: EntitySchema[] = [];
+// Amounts are integer cents in bigint columns, read as numbers (they stay far below 2^53).
+const money = (nullable = false) => ({ type: new BigIntType('number'), nullable });
+const timestamp = (nullable = false) => ({ type: 'Date', columnType: 'timestamptz(3)', nullable });
+
+export interface WithdrawalRow {
+  id: string;
+  sellerId: string;
+  environment: Environment;
+  /** The seller's display name when the withdrawal was requested, for `seller.name` in events. */
+  sellerName: string;
+  amount: number;
+  /** Stored in clear for the payout (a CPF as 11 digits); every response and event masks it. */
+  pixKey: string;
+  pixKeyType: PixKeyType;
+  status: WithdrawalStatus;
+  /** When it was requested: `requested_at`, and the list's keyset. */
+  createdAt: Date;
+  decidedAt: Date | null;
+  /** The operator's user id, or `auto` for an automatic approval. */
+  decidedBy: string | null;
+  denyReason: string | null;
+  /** When the payout was last handed to the PSP: a lease, so one replica at a time asks about it. */
+  processingAt: Date | null;
+  payoutAttempts: number;
+  payoutReference: string | null;
+  paidAt: Date | null;
+  failedAt: Date | null;
+  failureReason: string | null;
+}
+
+export const WithdrawalSchema = new EntitySchema<WithdrawalRow>({
+  name: 'Withdrawal',
+  tableName: 'withdrawals',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    sellerId: { type: 'uuid' },
+    environment: { type: 'string' },
+    sellerName: { type: 'string' },
+    amount: money(),
+    pixKey: { type: 'string' },
+    pixKeyType: { type: 'string' },
+    status: { type: 'string' },
+    createdAt: timestamp(),
+    decidedAt: timestamp(true),
+    decidedBy: { type: 'string', nullable: true },
+    denyReason: { type: 'string', nullable: true },
+    processingAt: timestamp(true),
+    payoutAttempts: { type: 'integer' },
+    payoutReference: { type: 'string', nullable: true },
+    paidAt: timestamp(true),
+    failedAt: timestamp(true),
+    failureReason: { type: 'string', nullable: true },
+  },
+});
+
+/** What the ledger knows about one order's money (domain/order-funds.ts). */
+export interface OrderFundsRow {
+  orderId: string;
+  sellerId: string;
+  environment: Environment;
+  /** Null until a payment.* event brings them. */
+  grossAmount: number | null;
+  feeAmount: number | null;
+  netAmount: number | null;
+  chargeStatus: ChargeStatus | null;
+  chargeVersion: number | null;
+  position: FundsPosition;
+  updatedAt: Date;
+}
+
+export const OrderFundsSchema = new EntitySchema<OrderFundsRow>({
+  name: 'OrderFunds',
+  tableName: 'order_funds',
+  properties: {
+    orderId: { type: 'uuid', primary: true },
+    sellerId: { type: 'uuid' },
+    environment: { type: 'string' },
+    grossAmount: money(true),
+    feeAmount: money(true),
+    netAmount: money(true),
+    chargeStatus: { type: 'string', nullable: true },
+    chargeVersion: { type: 'integer', nullable: true },
+    position: { type: 'string' },
+    updatedAt: timestamp(),
+  },
+});
+
+export const entities = [WithdrawalSchema, OrderFundsSchema];

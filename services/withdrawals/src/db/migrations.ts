@@ -1,5 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 import { kitMigrationSql } from '@seller-api/service-kit';
+import { ACCOUNT_NAMES } from '../domain/ledger';
 
 export const SCHEMA = 'withdrawals';
 
@@ -22,4 +23,106 @@ class Migration20261123Init extends Migration {
   }
 }
 
-export const migrations = [{ name: 'Migration20261123Init', class: Migration20261123Init }];
+const accountList = ACCOUNT_NAMES.map((a) => `'${a}'`).join(', ');
+
+class Migration20261201Ledger extends Migration {
+  override async up(): Promise<void> {
+    // The header of each entry: why it was posted and what it belongs to (an order or a withdrawal).
+    this.addSql(`create table withdrawals.ledger_entries (
+      id uuid primary key,
+      seller_id uuid not null,
+      environment text not null check (environment in ('test', 'live')),
+      kind text not null,
+      order_id uuid,
+      withdrawal_id uuid,
+      cause text,
+      created_at timestamptz(3) not null default now(),
+      check ((order_id is null) <> (withdrawal_id is null))
+    )`);
+    this.addSql(`create index ledger_entries_order_idx on withdrawals.ledger_entries (order_id, created_at)`);
+    // A withdrawal is held, released or paid out at most once each, whatever a retry does.
+    this.addSql(
+      `create unique index ledger_entries_withdrawal_kind_idx on withdrawals.ledger_entries (withdrawal_id, kind) where withdrawal_id is not null`,
+    );
+    this.addSql(`alter table withdrawals.ledger_lines
+      add constraint ledger_lines_entry_fk foreign key (entry_id) references withdrawals.ledger_entries (id)
+        deferrable initially deferred,
+      add constraint ledger_lines_account_check check (account in (${accountList})),
+      add constraint ledger_lines_amount_check check (amount <> 0)`);
+    this.addSql(`create index ledger_lines_entry_idx on withdrawals.ledger_lines (entry_id)`);
+    // The database refuses, at commit, an entry whose lines do not sum to zero: the journal balances even
+    // if a bug slipped past domain/ledger.ts.
+    this.addSql(`create function withdrawals.ledger_entry_balances() returns trigger language plpgsql as $fn$
+      declare total bigint;
+      begin
+        select coalesce(sum(amount), 0) into total from withdrawals.ledger_lines where entry_id = new.entry_id;
+        if total <> 0 then
+          raise exception 'ledger entry % does not balance (lines sum to %)', new.entry_id, total
+            using errcode = 'check_violation';
+        end if;
+        return null;
+      end $fn$`);
+    this.addSql(`create constraint trigger ledger_lines_balance after insert on withdrawals.ledger_lines
+      deferrable initially deferred for each row execute function withdrawals.ledger_entry_balances()`);
+    // Append-only: a mistake is corrected by a new entry, never by editing history.
+    this.addSql(`create function withdrawals.ledger_append_only() returns trigger language plpgsql as $fn$
+      begin
+        raise exception 'the ledger is append-only: % on % refused', tg_op, tg_table_name;
+      end $fn$`);
+    for (const table of ['ledger_entries', 'ledger_lines']) {
+      this.addSql(`create trigger ${table}_append_only before update or delete on withdrawals.${table}
+        for each row execute function withdrawals.ledger_append_only()`);
+    }
+
+    this.addSql(`create table withdrawals.order_funds (
+      order_id uuid primary key,
+      seller_id uuid not null,
+      environment text not null check (environment in ('test', 'live')),
+      gross_amount bigint check (gross_amount >= 0),
+      fee_amount bigint check (fee_amount >= 0),
+      net_amount bigint check (net_amount >= 0),
+      charge_status text,
+      charge_version int,
+      position text not null check (position in ('NONE', 'AVAILABLE', 'HELD', 'REVERSED')),
+      updated_at timestamptz(3) not null
+    )`);
+
+    this.addSql(`create table withdrawals.withdrawals (
+      id uuid primary key,
+      seller_id uuid not null,
+      environment text not null check (environment in ('test', 'live')),
+      seller_name text not null,
+      amount bigint not null check (amount > 0),
+      pix_key text not null,
+      pix_key_type text not null check (pix_key_type in ('email', 'cpf', 'phone', 'random')),
+      status text not null
+        check (status in ('PENDING', 'APPROVED', 'DENIED', 'PROCESSING', 'PAID', 'FAILED')),
+      created_at timestamptz(3) not null,
+      decided_at timestamptz(3),
+      decided_by text,
+      deny_reason text,
+      processing_at timestamptz(3),
+      payout_attempts int not null default 0,
+      payout_reference text,
+      paid_at timestamptz(3),
+      failed_at timestamptz(3),
+      failure_reason text
+    )`);
+    // The seller's list, newest first (keyset on created_at, id), with and without the status filter.
+    this.addSql(
+      `create index withdrawals_seller_idx on withdrawals.withdrawals (seller_id, environment, created_at desc, id desc)`,
+    );
+    this.addSql(
+      `create index withdrawals_seller_status_idx on withdrawals.withdrawals (seller_id, environment, status, created_at desc, id desc)`,
+    );
+    // The operators' queue and the payout worker look withdrawals up by status across sellers.
+    this.addSql(
+      `create index withdrawals_status_idx on withdrawals.withdrawals (status, created_at desc, id desc)`,
+    );
+  }
+}
+
+export const migrations = [
+  { name: 'Migration20261123Init', class: Migration20261123Init },
+  { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
+];

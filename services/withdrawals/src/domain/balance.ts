@@ -1,32 +1,53 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '@seller-api/contracts';
+import { ACCOUNTS, emptyTotals, sellerBalance, type Account, type SellerBalance } from './ledger';
 
-/** Ledger accounts a seller's money moves between (see docs/finance.md). */
-export const SELLER_AVAILABLE = 'seller_available';
-/** Held for withdrawals in flight (PENDING, APPROVED, PROCESSING). */
-export const SELLER_PENDING = 'seller_pending';
-
-export interface Balance {
-  available_amount: number;
-  pending_amount: number;
-  currency: 'BRL';
+/** Whose money: one seller in one environment (test and live never mix). */
+export interface FundsOwner {
+  sellerId: string;
+  environment: Environment;
 }
 
-/** The balance is derived from the journal on every read. */
-export async function balanceOf(
-  em: EntityManager,
-  sellerId: string,
-  environment: Environment,
-): Promise<Balance> {
-  const rows = await em.execute<Array<{ account: string; total: string }>>(
-    `select account, coalesce(sum(amount), 0) as total from withdrawals.ledger_lines
-      where seller_id = ? and environment = ? and account in (?, ?) group by account`,
-    [sellerId, environment, SELLER_AVAILABLE, SELLER_PENDING],
+// The first key of the two-key advisory lock: a namespace, so these locks never meet another purpose's
+// (the two-key and one-key lock spaces of PostgreSQL do not overlap either).
+const LOCK_NAMESPACE = `hashtext('withdrawals.seller_funds')`;
+
+/**
+ * Serialises every change to one seller's balance (in one environment) until the transaction ends: a
+ * withdrawal request, a ledger posting from a payment event, a denial, a payout. Whoever holds it reads
+ * the balance after every earlier holder committed, so "check, then hold" cannot be raced. Take it
+ * before any row lock, always, so two transactions never wait on each other in opposite orders.
+ */
+export async function lockSellerFunds(em: EntityManager, owner: FundsOwner): Promise<void> {
+  await em.execute(`select pg_advisory_xact_lock(${LOCK_NAMESPACE}, hashtext(?::text || ':' || ?::text))`, [
+    owner.sellerId,
+    owner.environment,
+  ]);
+}
+
+/** Sums of the seller's journal lines per account, read now (within the caller's transaction, if any). */
+export async function accountTotals(em: EntityManager, owner: FundsOwner) {
+  const rows = await em.execute<Array<{ account: Account; total: string }>>(
+    `select account, sum(amount) as total from withdrawals.ledger_lines
+      where seller_id = ? and environment = ? group by account`,
+    [owner.sellerId, owner.environment],
   );
-  const total = (account: string) => Number(rows.find((r) => r.account === account)?.total ?? 0);
-  return {
-    available_amount: total(SELLER_AVAILABLE),
-    pending_amount: total(SELLER_PENDING),
-    currency: 'BRL',
-  };
+  const totals = emptyTotals();
+  for (const row of rows) totals[row.account] = Number(row.total);
+  return totals;
+}
+
+/** `GET /finance/balance/`: derived from the journal on every read. */
+export async function balanceOf(em: EntityManager, owner: FundsOwner): Promise<SellerBalance> {
+  return sellerBalance(await accountTotals(em, owner));
+}
+
+/** The available balance alone (for the withdrawal check). */
+export async function availableOf(em: EntityManager, owner: FundsOwner): Promise<number> {
+  const rows = await em.execute<Array<{ total: string | null }>>(
+    `select sum(amount) as total from withdrawals.ledger_lines
+      where seller_id = ? and environment = ? and account = ?`,
+    [owner.sellerId, owner.environment, ACCOUNTS.SELLER_AVAILABLE],
+  );
+  return Number(rows[0]?.total ?? 0);
 }

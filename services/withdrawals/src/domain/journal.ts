@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FundsOwner } from './balance';
+import { isBalanced, UnbalancedEntryError, type Entry } from './ledger';
+
+/** What an entry belongs to, and what caused it (a message id, a status), for the reader of the journal. */
+export type EntrySubject = ({ orderId: string } | { withdrawalId: string }) & { cause?: string };
+
+/**
+ * Stores entries decided by domain/ledger.ts, in the caller's transaction, which must hold the seller's
+ * lock (balance.lockSellerFunds). The database checks again at commit that each entry balances.
+ */
+export async function postEntries(
+  em: EntityManager,
+  owner: FundsOwner,
+  subject: EntrySubject,
+  entries: Entry[],
+): Promise<void> {
+  for (const entry of entries) {
+    if (!isBalanced(entry)) throw new UnbalancedEntryError(entry);
+    const id = randomUUID();
+    await em.execute(
+      `insert into withdrawals.ledger_entries (id, seller_id, environment, kind, order_id, withdrawal_id, cause)
+       values (?, ?, ?, ?, ?, ?, ?)`,
+      [
+        id,
+        owner.sellerId,
+        owner.environment,
+        entry.kind,
+        'orderId' in subject ? subject.orderId : null,
+        'withdrawalId' in subject ? subject.withdrawalId : null,
+        subject.cause ?? null,
+      ],
+    );
+    if (entry.lines.length === 0) continue;
+    const values = entry.lines.map(() => '(?, ?, ?, ?, ?)').join(', ');
+    await em.execute(
+      `insert into withdrawals.ledger_lines (entry_id, seller_id, environment, account, amount) values ${values}`,
+      entry.lines.flatMap((line) => [id, owner.sellerId, owner.environment, line.account, line.amount]),
+    );
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The double-entry journal, as pure functions (docs/finance.md). Every movement of a seller's money is
+ * an entry whose lines sum to zero; a balance is the sum of one account's lines, never a stored number.
+ * Amounts are integer cents. Sign convention: a positive line increases what the account holds as the
+ * seller's statement reads it (what the platform owes the seller, what it earned, what it paid out);
+ * `psp_settlement` is the counterpart, so money received at the PSP shows there as a negative amount.
+ *
+ * These functions decide which lines an event causes; `journal.ts` only stores them.
+ */
+
+export const ACCOUNTS = {
+  /** Money that came in (or went back out) at the PSP for this seller's sales: the counter-account. */
+  PSP_SETTLEMENT: 'psp_settlement',
+  /** The platform's fee on each sale. */
+  PLATFORM_FEES: 'platform_fees',
+  /** What the seller may withdraw. */
+  SELLER_AVAILABLE: 'seller_available',
+  /** Net of sales with an open MED (PIX special return): out of the available balance until decided. */
+  SELLER_HELD_MED: 'seller_held_med',
+  /** Held for withdrawals in flight (PENDING, APPROVED, PROCESSING). */
+  SELLER_WITHDRAWALS_PENDING: 'seller_withdrawals_pending',
+  /** Everything transferred to the seller's PIX keys. */
+  SELLER_PAID_OUT: 'seller_paid_out',
+} as const;
+export type Account = (typeof ACCOUNTS)[keyof typeof ACCOUNTS];
+export const ACCOUNT_NAMES: readonly Account[] = Object.values(ACCOUNTS);
+
+export interface Line {
+  account: Account;
+  amount: number;
+}
+
+/** Why an entry was posted; stored with it so the journal reads as a history. */
+export type EntryKind =
+  | 'payment_credited'
+  | 'med_held'
+  | 'med_released'
+  | 'payment_reversed'
+  | 'withdrawal_held'
+  | 'withdrawal_released'
+  | 'withdrawal_paid';
+
+export interface Entry {
+  kind: EntryKind;
+  lines: Line[];
+}
+
+/** The amounts of one sale, fixed by payments when the charge is made. */
+export interface SaleAmounts {
+  gross: number;
+  fee: number;
+  net: number;
+}
+
+export class UnbalancedEntryError extends Error {
+  constructor(readonly entry: Entry) {
+    super(`ledger entry ${entry.kind} does not balance: ${JSON.stringify(entry.lines)}`);
+    this.name = 'UnbalancedEntryError';
+  }
+}
+
+export function isBalanced(entry: Entry): boolean {
+  return entry.lines.reduce((sum, line) => sum + line.amount, 0) === 0;
+}
+
+/** Builds an entry, dropping zero lines; one that does not balance is a bug and never leaves here. */
+function entry(kind: EntryKind, lines: Line[]): Entry {
+  for (const line of lines) {
+    if (!Number.isSafeInteger(line.amount))
+      throw new Error(`ledger amount must be integer cents: ${line.amount}`);
+  }
+  const built = { kind, lines: lines.filter((line) => line.amount !== 0) };
+  if (!isBalanced(built)) throw new UnbalancedEntryError(built);
+  return built;
+}
+
+// --- Sales (fed by payments' events) ---------------------------------------------------------------
+
+/** A payment approved: the gross arrives at the PSP, the fee is the platform's, the net the seller's. */
+export const paymentCredited = (a: SaleAmounts): Entry =>
+  entry('payment_credited', [
+    { account: ACCOUNTS.PSP_SETTLEMENT, amount: -a.gross },
+    { account: ACCOUNTS.PLATFORM_FEES, amount: a.fee },
+    { account: ACCOUNTS.SELLER_AVAILABLE, amount: a.net },
+  ]);
+
+/** A MED opened: the sale's net leaves the available balance while the dispute lasts (decisions.md 5). */
+export const medHeld = (a: SaleAmounts): Entry =>
+  entry('med_held', [
+    { account: ACCOUNTS.SELLER_AVAILABLE, amount: -a.net },
+    { account: ACCOUNTS.SELLER_HELD_MED, amount: a.net },
+  ]);
+
+/** A MED rejected: the held net is the seller's again. */
+export const medReleased = (a: SaleAmounts): Entry =>
+  entry('med_released', [
+    { account: ACCOUNTS.SELLER_HELD_MED, amount: -a.net },
+    { account: ACCOUNTS.SELLER_AVAILABLE, amount: a.net },
+  ]);
+
+/**
+ * A refund, a chargeback or a MED decided for the payer: the gross goes back to the payer, the seller
+ * loses the net (from the available balance, or from the MED hold) and the platform its fee. The
+ * available balance may go below zero when the seller already withdrew the money (contracts: Balance).
+ */
+export const paymentReversed = (a: SaleAmounts, from: 'available' | 'held'): Entry =>
+  entry('payment_reversed', [
+    {
+      account: from === 'held' ? ACCOUNTS.SELLER_HELD_MED : ACCOUNTS.SELLER_AVAILABLE,
+      amount: -a.net,
+    },
+    { account: ACCOUNTS.PLATFORM_FEES, amount: -a.fee },
+    { account: ACCOUNTS.PSP_SETTLEMENT, amount: a.gross },
+  ]);
+
+// --- Withdrawals --------------------------------------------------------------------------------------
+
+/** Requested: the amount moves out of the available balance into the pending one. */
+export const withdrawalHeld = (amount: number): Entry =>
+  entry('withdrawal_held', [
+    { account: ACCOUNTS.SELLER_AVAILABLE, amount: -amount },
+    { account: ACCOUNTS.SELLER_WITHDRAWALS_PENDING, amount },
+  ]);
+
+/** Denied or failed: the hold goes back to the available balance. */
+export const withdrawalReleased = (amount: number): Entry =>
+  entry('withdrawal_released', [
+    { account: ACCOUNTS.SELLER_WITHDRAWALS_PENDING, amount: -amount },
+    { account: ACCOUNTS.SELLER_AVAILABLE, amount },
+  ]);
+
+/** Paid: the hold leaves the platform for the seller's PIX key. */
+export const withdrawalPaid = (amount: number): Entry =>
+  entry('withdrawal_paid', [
+    { account: ACCOUNTS.SELLER_WITHDRAWALS_PENDING, amount: -amount },
+    { account: ACCOUNTS.SELLER_PAID_OUT, amount },
+  ]);
+
+// --- Balances -----------------------------------------------------------------------------------------
+
+export type AccountTotals = Record<Account, number>;
+
+export function emptyTotals(): AccountTotals {
+  return Object.fromEntries(ACCOUNT_NAMES.map((account) => [account, 0])) as AccountTotals;
+}
+
+/** Sums lines per account: the same arithmetic as the SQL behind `GET /finance/balance/`. */
+export function totalsOf(lines: Iterable<Line>): AccountTotals {
+  const totals = emptyTotals();
+  for (const line of lines) totals[line.account] += line.amount;
+  return totals;
+}
+
+export interface SellerBalance {
+  available_amount: number;
+  pending_amount: number;
+  currency: 'BRL';
+}
+
+/** The public balance: available to withdraw, and held by withdrawals in flight. */
+export function sellerBalance(totals: AccountTotals): SellerBalance {
+  return {
+    available_amount: totals[ACCOUNTS.SELLER_AVAILABLE],
+    pending_amount: totals[ACCOUNTS.SELLER_WITHDRAWALS_PENDING],
+    currency: 'BRL',
+  };
+}
+
+export type WithdrawalRefusal = { ok: false; reason: 'below_minimum' | 'above_available'; message: string };
+
+/**
+ * Whether a withdrawal of `amount` may be held now. Called with the balance read under the seller's
+ * lock, so two requests cannot both spend the same money.
+ */
+export function checkWithdrawal(
+  available: number,
+  amount: number,
+  minimum: number,
+): { ok: true; entry: Entry } | WithdrawalRefusal {
+  if (amount < minimum) {
+    return { ok: false, reason: 'below_minimum', message: `Must be at least ${minimum} cents` };
+  }
+  if (amount > available) {
+    return {
+      ok: false,
+      reason: 'above_available',
+      message: `Exceeds the available balance of ${Math.max(0, available)} cents`,
+    };
+  }
+  return { ok: true, entry: withdrawalHeld(amount) };
+}

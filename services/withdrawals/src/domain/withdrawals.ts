@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  CreateWithdrawalRequest,
+  WithdrawalEvents,
+  zodIssuesToFieldErrors,
+  type Environment,
+  type ListQuery,
+  type WithdrawalStatus,
+} from '@seller-api/contracts';
+import {
+  assertOwned,
+  badRequest,
+  conflict,
+  notFound,
+  olderThan,
+  page,
+  type Scope,
+} from '@seller-api/service-kit';
+import { WithdrawalSchema, type WithdrawalRow } from '../db/entities';
+import { enqueueWithdrawalEvent } from '../events/payloads';
+import { availableOf, lockSellerFunds } from './balance';
+import { postEntries } from './journal';
+import { checkWithdrawal } from './ledger';
+import { moveWithdrawal } from './withdrawal-state';
+
+export interface WithdrawalRules {
+  /** WITHDRAWAL_MIN_AMOUNT, in cents. */
+  minAmount: number;
+  now?: () => Date;
+}
+
+const INVALID = 'Invalid withdrawal.';
+
+/** The body checked against the contract and the minimum at once, so the seller sees every problem. */
+function parseRequest(body: unknown, minAmount: number): CreateWithdrawalRequest {
+  const parsed = CreateWithdrawalRequest.safeParse(body);
+  const errors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
+  const amount = typeof body === 'object' && body !== null && 'amount' in body ? body.amount : undefined;
+  if (!errors.amount && typeof amount === 'number' && Number.isInteger(amount) && amount < minAmount) {
+    errors.amount = [`Must be at least ${minAmount} cents`];
+  }
+  if (!parsed.success || Object.keys(errors).length > 0) throw badRequest(INVALID, errors);
+  return parsed.data;
+}
+
+/**
+ * `POST /finance/withdrawals/`: under the seller's lock, reads the available balance from the journal,
+ * holds the amount and stores the withdrawal (PENDING) with `withdrawal.requested`, all in one
+ * transaction. Two requests at the same moment take turns, and the second sees the first's hold, so
+ * together they can never spend more than the balance.
+ */
+export async function requestWithdrawal(
+  em: EntityManager,
+  scope: Scope,
+  body: unknown,
+  rules: WithdrawalRules,
+): Promise<WithdrawalRow> {
+  const input = parseRequest(body, rules.minAmount);
+  const owner = { sellerId: scope.sellerId, environment: scope.environment };
+  return em.fork().transactional(async (tx) => {
+    await lockSellerFunds(tx, owner);
+    const decided = checkWithdrawal(await availableOf(tx, owner), input.amount, rules.minAmount);
+    if (!decided.ok) throw badRequest(INVALID, { amount: [decided.message] });
+    const withdrawal = tx.create(WithdrawalSchema, {
+      id: randomUUID(),
+      ...owner,
+      sellerName: scope.sellerName ?? '',
+      amount: input.amount,
+      pixKey: input.pix_key,
+      pixKeyType: input.pix_key_type,
+      status: 'PENDING',
+      createdAt: rules.now?.() ?? new Date(),
+      decidedAt: null,
+      decidedBy: null,
+      denyReason: null,
+      processingAt: null,
+      payoutAttempts: 0,
+      payoutReference: null,
+      paidAt: null,
+      failedAt: null,
+      failureReason: null,
+    });
+    tx.persist(withdrawal);
+    await postEntries(tx, owner, { withdrawalId: withdrawal.id, cause: 'requested' }, [decided.entry]);
+    enqueueWithdrawalEvent(tx, WithdrawalEvents.REQUESTED, withdrawal);
+    return withdrawal;
+  });
+}
+
+export async function getWithdrawal(em: EntityManager, scope: Scope, id: string): Promise<WithdrawalRow> {
+  return assertOwned(await em.findOne(WithdrawalSchema, { id }), scope, 'Withdrawal');
+}
+
+/** The seller's withdrawals, newest first, keyset-paginated on (created_at, id). */
+export async function listWithdrawals(
+  em: EntityManager,
+  scope: Scope,
+  query: ListQuery & { status?: WithdrawalStatus },
+) {
+  const rows = await em.find(
+    WithdrawalSchema,
+    {
+      sellerId: scope.sellerId,
+      environment: scope.environment,
+      ...(query.status ? { status: query.status } : {}),
+      ...olderThan(query.cursor),
+    },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit + 1 },
+  );
+  return page(rows, query.limit);
+}
+
+/** The operators' view: every seller, one status (PENDING by default), one or both environments. */
+export async function listForOperators(
+  em: EntityManager,
+  query: ListQuery & { status: WithdrawalStatus; environment?: Environment },
+) {
+  const rows = await em.find(
+    WithdrawalSchema,
+    {
+      status: query.status,
+      ...(query.environment ? { environment: query.environment } : {}),
+      ...olderThan(query.cursor),
+    },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit + 1 },
+  );
+  return page(rows, query.limit);
+}
+
+export type Decision = { action: 'approve' } | { action: 'deny'; reason: string | null };
+
+/**
+ * An operator's approve or deny (or the automatic approval, `decidedBy: 'auto'`). Decided on the locked
+ * row under the seller's lock; a deny releases the hold in the same transaction as its event. A wrong
+ * move is a 409 naming the current status.
+ */
+export async function decideWithdrawal(
+  em: EntityManager,
+  id: string,
+  decision: Decision,
+  decidedBy: string,
+  now: () => Date = () => new Date(),
+): Promise<WithdrawalRow> {
+  const found = await em.fork().findOne(WithdrawalSchema, { id }, { fields: ['sellerId', 'environment'] });
+  if (!found) throw notFound('Withdrawal not found.');
+  const owner = { sellerId: found.sellerId, environment: found.environment };
+  return em.fork().transactional(async (tx) => {
+    // The seller's lock first, then the row: the order every writer of this seller's money follows.
+    await lockSellerFunds(tx, owner);
+    const w = await tx.findOneOrFail(WithdrawalSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const move = moveWithdrawal(w.status, decision.action, w.amount);
+    if (!move.ok) throw conflict(move.message);
+    w.status = move.to;
+    w.decidedAt = now();
+    w.decidedBy = decidedBy;
+    if (decision.action === 'deny') w.denyReason = decision.reason;
+    if (move.entry) await postEntries(tx, owner, { withdrawalId: w.id, cause: move.to }, [move.entry]);
+    enqueueWithdrawalEvent(tx, move.event, w);
+    return w;
+  });
+}
