@@ -7,6 +7,7 @@ import {
   dataResponse,
   datetime,
   listResponse,
+  Environment,
   uuid,
 } from './common';
 import { cleanTaxId, isValidCpf } from './taxid';
@@ -109,6 +110,13 @@ export type WithdrawalListResponse = z.infer<typeof WithdrawalListResponse>;
 
 export const WithdrawalListQuery = ListQuery.extend({ status: WithdrawalStatus.optional() });
 export type WithdrawalListQuery = z.infer<typeof WithdrawalListQuery>;
+
+/** `GET /ops/withdrawals/`: the pending queue across sellers by default; `environment` narrows it. */
+export const OpsWithdrawalListQuery = WithdrawalListQuery.extend({
+  status: WithdrawalStatus.default('PENDING'),
+  environment: Environment.optional(),
+});
+export type OpsWithdrawalListQuery = z.infer<typeof OpsWithdrawalListQuery>;
 
 export const WithdrawalPathParams = z.object({ uuid });
 export type WithdrawalPathParams = z.infer<typeof WithdrawalPathParams>;

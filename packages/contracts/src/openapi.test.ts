@@ -14,6 +14,7 @@ const EXPECTED = [
   'GET /sellers/products/{uuid}/',
   'POST /sellers/affiliates/',
   'GET /sellers/affiliates/',
+  'GET /ops/withdrawals/',
   'POST /sandbox/orders/{uuid}/pay/',
   'POST /sandbox/orders/{uuid}/expire/',
   'POST /sandbox/orders/{uuid}/med/',

@@ -6,6 +6,7 @@ import {
   BalanceResponse,
   CreateWithdrawalRequest,
   DenyWithdrawalRequest,
+  OpsWithdrawalListQuery,
   WithdrawalListQuery,
   WithdrawalListResponse,
   WithdrawalPathParams,
@@ -362,6 +363,16 @@ export const routes: RouteDoc[] = [
     responses: { 200: ok(WithdrawalResponse) },
   },
   // Operations
+  {
+    method: 'get',
+    path: '/ops/withdrawals/',
+    operationId: 'listWithdrawalsForOperators',
+    summary: 'Withdrawals across sellers (PENDING by default); answers add environment and seller',
+    tag: 'Operations',
+    auth: true,
+    query: OpsWithdrawalListQuery,
+    responses: { 200: ok(WithdrawalListResponse) },
+  },
   {
     method: 'post',
     path: '/ops/withdrawals/{uuid}/approve/',

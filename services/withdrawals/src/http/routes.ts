@@ -1,9 +1,8 @@
 import {
   DenyWithdrawalRequest,
-  Environment,
+  OpsWithdrawalListQuery,
   WithdrawalListQuery,
   WithdrawalPathParams,
-  WithdrawalStatus,
 } from '@seller-api/contracts';
 import {
   forbidden,
@@ -33,12 +32,6 @@ export interface RouteDeps {
   /** Called after a request commits (an automatic approval may be due). */
   onRequested(): void;
 }
-
-/** `GET /ops/withdrawals/`: the pending queue by default; `environment` narrows it to one. */
-const OpsWithdrawalListQuery = WithdrawalListQuery.extend({
-  status: WithdrawalStatus.default('PENDING'),
-  environment: Environment.optional(),
-});
 
 const withdrawalId = (req: Request) =>
   parseOrThrow(WithdrawalPathParams, req.params, 'Invalid withdrawal id.').uuid;
