@@ -22,10 +22,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ROOT,
   childList,
+  CPF,
   createKey,
   freePort,
   intFromEnv,
   load,
+  nthCpf,
+  orderBody,
   preflight,
   printCpuTable,
   printLogSummary,
@@ -57,44 +60,6 @@ const CUSTOMERS = process.env.BENCH_CUSTOMERS || 'one';
 if (CUSTOMERS !== 'one' && CUSTOMERS !== 'many') {
   console.error(`BENCH_CUSTOMERS must be "one" or "many", got "${CUSTOMERS}"`);
   process.exit(1);
-}
-const CPF = '529.982.247-25';
-
-/** The n-th of a sequence of valid CPFs (check digits computed), formatted `000.000.000-00`. */
-function nthCpf(n) {
-  const digits = String(100_000_000 + (n % 800_000_000))
-    .split('')
-    .map(Number);
-  for (const length of [9, 10]) {
-    const sum = digits.slice(0, length).reduce((acc, d, i) => acc + d * (length + 1 - i), 0);
-    const rest = sum % 11;
-    digits.push(rest < 2 ? 0 : 11 - rest);
-  }
-  const s = digits.join('');
-  return `${s.slice(0, 3)}.${s.slice(3, 6)}.${s.slice(6, 9)}-${s.slice(9)}`;
-}
-
-/** The body of every order: one physical item, a customer with a CPF and an address. */
-function orderBody(productId, taxId = CPF) {
-  return {
-    customer: {
-      name: 'Maria Silva',
-      tax_id: taxId,
-      email: 'maria.silva@example.com',
-      phone: '+5511999990000',
-      address: {
-        street: 'Rua das Flores',
-        number: '123',
-        complement: 'Apto 42',
-        neighborhood: 'Centro',
-        city: 'São Paulo',
-        state: 'SP',
-        postal_code: '01001-000',
-      },
-    },
-    items: [{ product_uuid: productId, quantity: 1 }],
-    payment: { shipping_amount: 1500 },
-  };
 }
 
 async function postJson(url, headers, body) {

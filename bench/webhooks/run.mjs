@@ -35,6 +35,8 @@ import {
   createKey,
   freePort,
   intFromEnv,
+  nthCpf,
+  orderBody,
   percentile,
   printCpuTable,
   printLogSummary,
@@ -107,42 +109,6 @@ const fmt = (ms, digits = 1) => (Number.isFinite(ms) ? ms.toFixed(digits) : 'n/a
 // ---------------------------------------------------------------------------------------------------
 // Orders (as bench/create-order does, with a distinct valid CPF per order: one customer ordering 200
 // times a second would queue the orders on its row's lock, which is create-order's business, not ours).
-
-/** The n-th of a sequence of valid CPFs (check digits computed), formatted `000.000.000-00`. */
-function nthCpf(n) {
-  const digits = String(100_000_000 + (n % 800_000_000))
-    .split('')
-    .map(Number);
-  for (const length of [9, 10]) {
-    const sum = digits.slice(0, length).reduce((acc, d, i) => acc + d * (length + 1 - i), 0);
-    const rest = sum % 11;
-    digits.push(rest < 2 ? 0 : 11 - rest);
-  }
-  const s = digits.join('');
-  return `${s.slice(0, 3)}.${s.slice(3, 6)}.${s.slice(6, 9)}-${s.slice(9)}`;
-}
-
-function orderBody(productId, taxId) {
-  return {
-    customer: {
-      name: 'Maria Silva',
-      tax_id: taxId,
-      email: 'maria.silva@example.com',
-      phone: '+5511999990000',
-      address: {
-        street: 'Rua das Flores',
-        number: '123',
-        complement: 'Apto 42',
-        neighborhood: 'Centro',
-        city: 'São Paulo',
-        state: 'SP',
-        postal_code: '01001-000',
-      },
-    },
-    items: [{ product_uuid: productId, quantity: 1 }],
-    payment: { shipping_amount: 1500 },
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------
 // CPU: lib.mjs counts PostgreSQL and Redis by name; RabbitMQ carries every event here, so it is counted
