@@ -140,17 +140,25 @@ export class DeliverySender {
       }
       this.perDestination.set(delivery.url, busy + 1);
       this.inFlight += 1;
-      const attempt = this.attempt(delivery)
+      // The destination's slot is freed as soon as its answer is in (or the attempt failed), not after
+      // the bookkeeping commits: the row stays leased until then, so nobody can claim it meanwhile.
+      let freed = false;
+      const free = () => {
+        if (freed) return;
+        freed = true;
+        this.inFlight -= 1;
+        const left = (this.perDestination.get(delivery.url) ?? 1) - 1;
+        if (left <= 0) this.perDestination.delete(delivery.url);
+        else this.perDestination.set(delivery.url, left);
+        this.wake();
+      };
+      const attempt = this.attempt(delivery, free)
         .catch((err: unknown) =>
           this.options.logger.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly'),
         )
         .finally(() => {
-          this.inFlight -= 1;
-          const left = (this.perDestination.get(delivery.url) ?? 1) - 1;
-          if (left <= 0) this.perDestination.delete(delivery.url);
-          else this.perDestination.set(delivery.url, left);
+          free();
           this.attempts.delete(attempt);
-          this.wake();
         });
       this.attempts.add(attempt);
     }
@@ -185,7 +193,7 @@ export class DeliverySender {
     );
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, free: () => void): Promise<void> {
     const number = delivery.attempts + 1;
     const body = JSON.stringify({
       event: delivery.event,
@@ -228,6 +236,7 @@ export class DeliverySender {
       error = describeError(err, this.options.attemptTimeoutMs);
     }
     const durationMs = Date.now() - startedAt.getTime();
+    free();
     const delivered = status !== null && status >= 200 && status < 300;
     if (number === 1)
       this.options.metrics.firstAttemptLag.observe(
