@@ -13,6 +13,7 @@ import {
   unlessMissing,
   uuid,
 } from './common';
+import { OrderStatus } from './order-status';
 import { PaymentMethod, PixCharge } from './payments';
 import { cleanTaxId, isValidCnpj, isValidCpf, taxIdTypeOf } from './taxid';
 
@@ -20,17 +21,7 @@ import { cleanTaxId, isValidCnpj, isValidCpf, taxIdTypeOf } from './taxid';
 // Statuses
 // ---------------------------------------------------------------------------------------------------
 
-/** Order status in event spelling (CANCELLED, two L); MED is internal: it has no event (decisions.md 5). */
-export const OrderStatus = z.enum([
-  'PENDING',
-  'PAID',
-  'EXPIRED',
-  'CANCELLED',
-  'REFUNDED',
-  'CHARGEBACK',
-  'MED',
-]);
-export type OrderStatus = z.infer<typeof OrderStatus>;
+export { OrderStatus } from './order-status';
 
 /** `payment.status` of the order detail, detail spelling (CANCELED, one L) (interface.md 2.4). */
 export const PaymentStatus = z.enum([

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { uuid } from './common';
+import { MAX_AMOUNT, uuid } from './common';
+import { OrderStatus } from './order-status';
 
 /** Payment transaction statuses (interface.md 3.3, decisions.md 6). */
 export const TransactionStatus = z.enum(['CREATED', 'APPROVED', 'REFUNDED']);
@@ -42,7 +43,7 @@ export type PspPixNotification = z.infer<typeof PspPixNotification>;
  */
 export const CreateChargeRequest = z.object({
   order_uuid: uuid,
-  gross_amount: z.number().int().min(1).max(999_999_999_999),
+  gross_amount: z.number().int().min(1).max(MAX_AMOUNT),
   expires_at: z.iso.datetime(),
   seller_name: z.string().nullable(),
   debtor_name: z.string().nullable(),
@@ -74,10 +75,8 @@ export type Charge = z.infer<typeof Charge>;
  */
 export const ChargeState = z.object({
   order_uuid: uuid,
-  status: z.enum(['PENDING', 'PAID', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'MED', 'CHARGEBACK']),
-  previous_status: z
-    .enum(['PENDING', 'PAID', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'MED', 'CHARGEBACK'])
-    .nullable(),
+  status: OrderStatus,
+  previous_status: OrderStatus.nullable(),
   version: z.int().min(0),
   paid_at: z.iso.datetime().nullable(),
   changed_at: z.iso.datetime(),

@@ -1,16 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OrderListQuery } from '@seller-api/contracts';
 import { OrderItemSchema, OrderSchema, type OrderItemRow, type OrderRow } from '../db/entities';
-import { olderThan, page } from '@seller-api/service-kit';
+import { assertOwned, olderThan, page, type Scope } from '@seller-api/service-kit';
 import { endOfDayOrInstant, startOfDayOrInstant } from './dates';
-import { assertOwned, type Scope } from '@seller-api/service-kit';
+
+/** The order alone, with the ownership rule (404 other environment, 403 other seller). */
+export async function findOwnedOrder(em: EntityManager, scope: Scope, id: string): Promise<OrderRow> {
+  return assertOwned(await em.findOne(OrderSchema, { id }), scope, 'Order');
+}
 
 export async function getOrder(
   em: EntityManager,
   scope: Scope,
   id: string,
 ): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
-  const order = assertOwned(await em.findOne(OrderSchema, { id }), scope, 'Order');
+  const order = await findOwnedOrder(em, scope, id);
   const items = await em.find(OrderItemSchema, { orderId: id }, { orderBy: { position: 'asc' } });
   return { order, items };
 }

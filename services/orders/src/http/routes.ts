@@ -13,7 +13,7 @@ import type { Express, Request } from 'express';
 import type { PaymentsClient } from '../clients/payments';
 import { createAffiliate, listAffiliates } from '../domain/affiliates';
 import { createOrder, type CreateOrderDeps } from '../domain/create-order';
-import { getOrder, listOrders } from '../domain/orders';
+import { findOwnedOrder, getOrder, listOrders } from '../domain/orders';
 import { createProduct, getProduct, listProducts } from '../domain/products';
 
 import { updateTracking } from '../domain/tracking';
@@ -151,7 +151,7 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
         const identity = identityOf(req);
         const scope = sellerScope(req);
         const id = orderId(req);
-        await getOrder(em(), scope, id);
+        await findOwnedOrder(em(), scope, id);
         const { state } = await payments.act(identity, id, name);
         if (state) await applyChargeState(em(), state);
         res.json({ message: done });
@@ -170,7 +170,7 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       const scope = sellerScope(req);
       const id = orderId(req);
       const { outcome } = parseOrThrow(MedResolveRequest, req.body, 'Invalid MED resolution.');
-      await getOrder(em(), scope, id);
+      await findOwnedOrder(em(), scope, id);
       const { state } = await payments.act(
         identity,
         id,
