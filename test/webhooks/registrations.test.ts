@@ -85,6 +85,19 @@ describe('webhook registration', () => {
     expect((await call(`${gateway.url}/config/webhooks/${hook.id}/`, { key })).status).toBe(404);
   });
 
+  it('answers 409, not 500, when a webhook is moved onto a URL another webhook of that event already has', async () => {
+    const { key } = await createKey(gateway.service);
+    await register(gateway.url, key, 'https://hooks.example.com/taken', 'order.paid');
+    const other = await register(gateway.url, key, 'https://hooks.example.com/free', 'order.paid');
+    const res = await call(`${gateway.url}/config/webhooks/${other.id}/`, {
+      method: 'PATCH',
+      key,
+      body: { url: 'https://hooks.example.com/taken' },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('conflict');
+  });
+
   it('refuses an unknown event and a malformed URL with the field named', async () => {
     const { key } = await createKey(gateway.service);
     const res = await post(key, { url: 'not a url', event: 'order.teleported' });

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateWebhookRequest, ListQuery, UpdateWebhookRequest } from '@seller-api/contracts';
-import { assertOwned, badRequest, listOwned, type Scope } from '@seller-api/service-kit';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { assertOwned, badRequest, conflict, listOwned, type Scope } from '@seller-api/service-kit';
 import { WebhookSchema, type WebhookRow } from '../db/entities';
 import { checkTarget, type Resolver } from '@seller-api/service-kit';
 
@@ -107,7 +108,16 @@ export async function updateWebhook(
   }
   if (input.status !== undefined) webhook.status = input.status;
   webhook.updatedAt = new Date();
-  await em.flush();
+  try {
+    await em.flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) {
+      throw conflict(
+        `Another webhook for ${webhook.event} already targets this URL; register it again to rotate instead.`,
+      );
+    }
+    throw err;
+  }
   return webhook;
 }
 
