@@ -1,3 +1,4 @@
+import { apiPixEnvProblems, apiPixUrls } from '@seller-api/api-pix';
 import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { normaliseMerchantText } from './domain/brcode';
@@ -62,9 +63,6 @@ export const paymentsEnv = {
   PSP_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(5000),
 };
 
-/** Variables bacen-api-pix cannot work without. */
-const BACEN_REQUIRED = ['PSP_API_URL', 'PSP_CLIENT_ID', 'PSP_CLIENT_SECRET', 'PSP_WEBHOOK_SECRET'] as const;
-
 export type PaymentsConfig = ReturnType<typeof loadPaymentsConfig>;
 
 /**
@@ -84,34 +82,16 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
   const given = (name: string) => (source[name] ?? '') !== '';
 
   if (source.PIX_PSP === 'bacen-api-pix') {
-    for (const name of BACEN_REQUIRED) {
-      if (!given(name) && !named(name)) problems.push(`${name}: Required when PIX_PSP is bacen-api-pix`);
+    problems.push(...apiPixEnvProblems(source, 'PSP_', 'PIX_PSP is bacen-api-pix', named));
+    if (!given('PSP_WEBHOOK_SECRET') && !named('PSP_WEBHOOK_SECRET')) {
+      problems.push('PSP_WEBHOOK_SECRET: Required when PIX_PSP is bacen-api-pix');
     }
-    for (const [name, other] of [
-      ['PSP_TLS_CERT_FILE', 'PSP_TLS_KEY_FILE'],
-      ['PSP_TLS_KEY_FILE', 'PSP_TLS_CERT_FILE'],
-    ] as const) {
-      if (given(other) && !given(name)) problems.push(`${name}: Required when ${other} is set`);
-    }
-    if (source.NODE_ENV === 'production') {
-      // Client secret and payer data must not cross the network in clear text.
-      for (const name of ['PSP_API_URL', 'PSP_TOKEN_URL'] as const) {
-        const value = source[name];
-        if (value && !named(name) && !value.toLowerCase().startsWith('https://')) {
-          problems.push(`${name}: Must be an https URL in production`);
-        }
-      }
-      if ((source.PIX_KEY ?? '') === '' || source.PIX_KEY === DEFAULT_PIX_KEY) {
-        problems.push("PIX_KEY: Must be set to the merchant's key at the PSP in production");
-      }
+    if (source.NODE_ENV === 'production' && (!given('PIX_KEY') || source.PIX_KEY === DEFAULT_PIX_KEY)) {
+      problems.push("PIX_KEY: Must be set to the merchant's key at the PSP in production");
     }
   }
   if (problems.length > 0 || config === null) throw new ConfigError(problems);
 
-  const apiUrl = config.PSP_API_URL?.replace(/\/+$/, '');
-  return {
-    ...config,
-    PSP_API_URL: apiUrl,
-    PSP_TOKEN_URL: config.PSP_TOKEN_URL ?? (apiUrl === undefined ? undefined : `${apiUrl}/oauth/token`),
-  };
+  const urls = apiPixUrls(config.PSP_API_URL, config.PSP_TOKEN_URL);
+  return { ...config, PSP_API_URL: urls.apiUrl, PSP_TOKEN_URL: urls.tokenUrl };
 }

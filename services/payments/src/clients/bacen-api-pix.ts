@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { apiPixClient, clip, type ApiPixClientOptions, type PspFetch } from '@seller-api/api-pix';
 import { z } from 'zod';
 import { formatAmountCents, parseBrCode } from '../domain/brcode';
 import { PspError, type PspAdapter, type PspChargeInput, type PspRefundInput } from '../domain/psp';
@@ -53,31 +53,11 @@ export function isPspNotificationAuthorized(value: string | string[] | undefined
 // Adapter (us → PSP)
 // ---------------------------------------------------------------------------------------------------
 
-/** The subset of `fetch` the adapter uses; the global fetch and undici's fetch both fit. */
-export type PspFetch = (
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
-) => Promise<{ status: number; text(): Promise<string> }>;
+export type { PspFetch };
 
-export interface BacenApiPixOptions {
-  /** Base URL of the PSP's API Pix, e.g. https://pix.example-psp.com/api/v2 (no trailing slash needed). */
-  apiUrl: string;
-  /** OAuth2 token endpoint. */
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
+export interface BacenApiPixOptions extends ApiPixClientOptions {
   /** Our receiving key at the PSP (the cob's `chave`). */
   pixKey: string;
-  /** Deadline of each HTTP request (connect, headers and body). */
-  timeoutMs: number;
-  /** A token is renewed this many seconds before it expires (default 30; half its life if shorter). */
-  tokenRefreshMarginSeconds?: number;
-  /** Client certificate for the PSP's mutual TLS (PEM). Ignored when fetchImpl is given. */
-  tls?: { cert: string | Buffer; key: string | Buffer; ca?: string | Buffer };
-  /** Replaces the built-in undici client (tests, proxies). */
-  fetchImpl?: PspFetch;
-  /** Clock for token expiry and `calendario.expiracao`; tests move it instead of waiting. */
-  now?: () => Date;
 }
 
 export interface BacenApiPixAdapter extends PspAdapter {
@@ -92,14 +72,7 @@ const E2E_PATH_PART = /^[A-Za-z0-9]{1,35}$/;
 const MAX_EXPIRACAO = 2_147_483_647;
 const MAX_DEBTOR_NAME = 200;
 const MAX_PAYER_REQUEST = 140;
-const MAX_DETAIL = 500;
 const PIX_GUI = 'br.gov.bcb.pix';
-
-const TokenAnswer = z.object({
-  access_token: z.string().min(1),
-  token_type: z.string().optional(),
-  expires_in: z.coerce.number().positive().optional(),
-});
 
 const CobAnswer = z.object({
   txid: z.string().optional(),
@@ -113,130 +86,11 @@ const RefundAnswer = z.object({
   motivo: z.string().optional(),
 });
 
-// RFC 7807 as API Pix uses it; `violacoes` lists the fields refused. OAuth2 errors use error/description.
-const Problem = z.object({
-  title: z.string().optional(),
-  detail: z.string().optional(),
-  violacoes: z
-    .array(z.object({ razao: z.string().optional(), propriedade: z.string().optional() }))
-    .optional(),
-  error: z.string().optional(),
-  error_description: z.string().optional(),
-});
-
 /** The PSP's adapter for the standard API Pix, with OAuth2 client credentials. */
 export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
-  const apiUrl = options.apiUrl.replace(/\/+$/, '');
   const now = options.now ?? (() => new Date());
-  const marginMs = (options.tokenRefreshMarginSeconds ?? 30) * 1000;
-  const agent = options.fetchImpl
-    ? null
-    : new Agent({
-        connect: { timeout: options.timeoutMs, ...options.tls },
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-      });
-  const fetchImpl = options.fetchImpl ?? undiciFetch(agent as Agent);
-  const basic = Buffer.from(`${options.clientId}:${options.clientSecret}`, 'utf8').toString('base64');
-
-  let cached: { token: string; renewAt: number } | null = null;
-  let pending: Promise<string> | null = null;
-
-  /** One HTTP exchange; only a failure to get an answer at all throws (retryable). */
-  async function send(
-    method: string,
-    url: string,
-    what: string,
-    headers: Record<string, string>,
-    body?: string,
-  ): Promise<{ status: number; text: string }> {
-    try {
-      const res = await fetchImpl(url, {
-        method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-      return { status: res.status, text: await res.text() };
-    } catch (err) {
-      throw new PspError(`PSP did not answer ${what}: ${describeFailure(err, options.timeoutMs)}`, {
-        retryable: true,
-        cause: err,
-      });
-    }
-  }
-
-  async function fetchToken(): Promise<string> {
-    const what = 'the token request';
-    const res = await send(
-      'POST',
-      options.tokenUrl,
-      what,
-      {
-        authorization: `Basic ${basic}`,
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/json',
-      },
-      new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
-    );
-    if (res.status !== 200) throw refusal(what, res.status, res.text);
-    const answer = TokenAnswer.safeParse(parseJson(res.text));
-    if (!answer.success || (answer.data.token_type ?? 'bearer').toLowerCase() !== 'bearer') {
-      throw new PspError(`PSP answered ${what} with no usable bearer token`, {
-        retryable: false,
-        status: 200,
-      });
-    }
-    const lifeMs = (answer.data.expires_in ?? 60) * 1000;
-    cached = {
-      token: answer.data.access_token,
-      renewAt: now().getTime() + Math.max(lifeMs - marginMs, lifeMs / 2),
-    };
-    return cached.token;
-  }
-
-  /** The cached token, or a new one; concurrent callers share one token request. */
-  function token(): Promise<string> {
-    if (cached && now().getTime() < cached.renewAt) return Promise.resolve(cached.token);
-    pending ??= fetchToken().finally(() => {
-      pending = null;
-    });
-    return pending;
-  }
-
-  /** An authorised JSON call; a 401 drops the token, and the call is made once more with a new one. */
-  async function call(method: string, path: string, body: unknown): Promise<unknown> {
-    const what = `${method} ${path}`;
-    const json = JSON.stringify(body);
-    const attempt = async (bearer: string) =>
-      send(
-        method,
-        apiUrl + path,
-        what,
-        {
-          authorization: `Bearer ${bearer}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        json,
-      );
-    let bearer = await token();
-    let res = await attempt(bearer);
-    if (res.status === 401) {
-      if (cached?.token === bearer) cached = null;
-      bearer = await token();
-      res = await attempt(bearer);
-    }
-    if (res.status < 200 || res.status > 299) throw refusal(what, res.status, res.text);
-    const parsed = parseJson(res.text);
-    if (parsed === undefined) {
-      throw new PspError(`PSP answered ${what} with ${res.status} and no JSON body`, {
-        retryable: false,
-        status: res.status,
-      });
-    }
-    return parsed;
-  }
+  const client = apiPixClient(options);
+  const call = client.call;
 
   return {
     name: 'bacen-api-pix',
@@ -320,22 +174,7 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
       }
     },
 
-    async close() {
-      await agent?.close().catch(() => undefined);
-    },
-  };
-}
-
-function undiciFetch(agent: Agent): PspFetch {
-  return async (url, init) => {
-    const res = await request(url, {
-      method: init.method,
-      headers: init.headers,
-      body: init.body,
-      signal: init.signal,
-      dispatcher: agent,
-    });
-    return { status: res.statusCode, text: () => res.body.text() };
+    close: () => client.close(),
   };
 }
 
@@ -356,51 +195,4 @@ function debtor(name: string | null, document: string | null): Record<string, st
   // Alphanumeric CNPJs (12 letters or digits, 2 check digits) are CNPJs too.
   if (/^[0-9A-Z]{12}\d{2}$/.test(clean)) return { cnpj: clean, nome };
   return null;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function clip(text: string): string {
-  return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text;
-}
-
-/**
- * A PSP answer that is not a success. 5xx, 408 and 429 may pass, so they are retryable; any other 4xx
- * is a refusal, reported with the PSP's own words (RFC 7807 title, detail and violations, or OAuth2's
- * error and error_description).
- */
-function refusal(what: string, status: number, text: string): PspError {
-  const problem = Problem.safeParse(parseJson(text));
-  const parts: string[] = [];
-  if (problem.success) {
-    const p = problem.data;
-    for (const part of [p.title, p.detail, p.error, p.error_description]) if (part) parts.push(part);
-    for (const v of p.violacoes ?? []) parts.push([v.propriedade, v.razao].filter(Boolean).join(': '));
-  }
-  const retryable = status >= 500 || status === 408 || status === 429;
-  const words = parts.filter(Boolean).join('; ');
-  return new PspError(`PSP answered ${what} with ${status}${words ? `: ${clip(words)}` : ''}`, {
-    retryable,
-    status,
-  });
-}
-
-function describeFailure(err: unknown, timeoutMs: number): string {
-  const error = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
-  if (
-    error.name === 'TimeoutError' ||
-    error.code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    error.code === 'UND_ERR_BODY_TIMEOUT'
-  ) {
-    return `no answer within ${timeoutMs} ms`;
-  }
-  if (error.code === 'UND_ERR_CONNECT_TIMEOUT') return `could not connect within ${timeoutMs} ms`;
-  const code = error.code ?? error.cause?.code;
-  return [code, error.message].filter(Boolean).join(' ') || 'network error';
 }

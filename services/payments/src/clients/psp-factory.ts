@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readClientCertificate } from '@seller-api/api-pix';
 import { ConfigError } from '@seller-api/service-kit';
 import type { PaymentsConfig } from '../config';
 import { sandboxPsp, type PspAdapter } from '../domain/psp';
@@ -35,18 +35,7 @@ export function pspFromConfig(config: PaymentsConfig): PspAdapter {
 }
 
 function clientCertificate(config: PaymentsConfig): { cert: Buffer; key: Buffer } | undefined {
-  if (!config.PSP_TLS_CERT_FILE || !config.PSP_TLS_KEY_FILE) return undefined;
-  const problems: string[] = [];
-  const read = (name: string, path: string) => {
-    try {
-      return readFileSync(path);
-    } catch (err) {
-      problems.push(`${name}: Cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-      return Buffer.alloc(0);
-    }
-  };
-  const cert = read('PSP_TLS_CERT_FILE', config.PSP_TLS_CERT_FILE);
-  const key = read('PSP_TLS_KEY_FILE', config.PSP_TLS_KEY_FILE);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { cert, key };
+  const read = readClientCertificate('PSP_', config.PSP_TLS_CERT_FILE, config.PSP_TLS_KEY_FILE);
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return read.certificate;
 }

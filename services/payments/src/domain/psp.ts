@@ -1,3 +1,4 @@
+import { PspError } from '@seller-api/api-pix';
 import { buildStaticBrCode } from './brcode';
 
 /** What the payments service asks of a PSP when it creates a charge. */
@@ -50,19 +51,9 @@ export interface PspAdapter {
  * A PSP call that failed. `retryable`: the PSP did not answer, timed out or failed on its side (5xx),
  * so the same call may succeed later; otherwise it refused the request (4xx, a refused refund, an
  * answer we cannot accept) and asking again the same way will not help. `status` is the PSP's HTTP
- * status when there was one.
+ * status when there was one. One type for every PSP adapter, the payout adapters of withdrawals too.
  */
-export class PspError extends Error {
-  readonly retryable: boolean;
-  readonly status: number | null;
-
-  constructor(message: string, options: { retryable: boolean; status?: number | null; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PspError';
-    this.retryable = options.retryable;
-    this.status = options.status ?? null;
-  }
-}
+export { PspError };
 
 export interface SandboxPspOptions {
   pixKey: string;

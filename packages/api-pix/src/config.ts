@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+
+/*
+ * The connection variables of an API Pix adapter, checked the same way in every service that has one.
+ * Each service names them with its own prefix (payments: PSP_API_URL...; withdrawals:
+ * PAYOUT_PSP_API_URL...) and checks their shapes with zod; what depends on several of them is here.
+ */
+
+/** `${prefix}API_URL` and the other names of one adapter's connection variables. */
+export function apiPixEnvNames(prefix: string) {
+  return {
+    apiUrl: `${prefix}API_URL`,
+    tokenUrl: `${prefix}TOKEN_URL`,
+    clientId: `${prefix}CLIENT_ID`,
+    clientSecret: `${prefix}CLIENT_SECRET`,
+    certFile: `${prefix}TLS_CERT_FILE`,
+    keyFile: `${prefix}TLS_KEY_FILE`,
+  } as const;
+}
+
+/**
+ * What is wrong with the connection variables of an adapter chosen by `selector` (e.g. "PIX_PSP is
+ * bacen-api-pix"), as `NAME: problem` lines: URL and credentials missing, half a client certificate,
+ * plain http in production. `named` tells which variables already have a problem (not reported twice).
+ */
+export function apiPixEnvProblems(
+  source: NodeJS.ProcessEnv,
+  prefix: string,
+  selector: string,
+  named: (name: string) => boolean,
+): string[] {
+  const names = apiPixEnvNames(prefix);
+  const given = (name: string) => (source[name] ?? '') !== '';
+  const problems: string[] = [];
+  for (const name of [names.apiUrl, names.clientId, names.clientSecret]) {
+    if (!given(name) && !named(name)) problems.push(`${name}: Required when ${selector}`);
+  }
+  for (const [name, other] of [
+    [names.certFile, names.keyFile],
+    [names.keyFile, names.certFile],
+  ] as const) {
+    if (given(other) && !given(name)) problems.push(`${name}: Required when ${other} is set`);
+  }
+  if (source.NODE_ENV === 'production') {
+    // The client secret and the payers' or sellers' data must not cross the network in clear text.
+    for (const name of [names.apiUrl, names.tokenUrl]) {
+      const value = source[name];
+      if (value && !named(name) && !value.toLowerCase().startsWith('https://')) {
+        problems.push(`${name}: Must be an https URL in production`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** The API URL without trailing slashes, and the token URL (`<api>/oauth/token` unless given). */
+export function apiPixUrls(
+  apiUrl: string | undefined,
+  tokenUrl: string | undefined,
+): { apiUrl: string | undefined; tokenUrl: string | undefined } {
+  const api = apiUrl?.replace(/\/+$/, '');
+  return { apiUrl: api, tokenUrl: tokenUrl ?? (api === undefined ? undefined : `${api}/oauth/token`) };
+}
+
+/**
+ * The client certificate for the PSP's mutual TLS, read from the two PEM files, or the problems
+ * (`NAME: Cannot read <path> (ENOENT)`). Nothing when either path is unset.
+ */
+export function readClientCertificate(
+  prefix: string,
+  certFile: string | undefined,
+  keyFile: string | undefined,
+): { certificate?: { cert: Buffer; key: Buffer }; problems: string[] } {
+  if (!certFile || !keyFile) return { problems: [] };
+  const names = apiPixEnvNames(prefix);
+  const problems: string[] = [];
+  const read = (name: string, path: string) => {
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      problems.push(`${name}: Cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      return Buffer.alloc(0);
+    }
+  };
+  const cert = read(names.certFile, certFile);
+  const key = read(names.keyFile, keyFile);
+  return problems.length > 0 ? { problems } : { certificate: { cert, key }, problems };
+}

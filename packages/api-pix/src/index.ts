@@ -1,0 +1,12 @@
+export {
+  PspError,
+  apiPixClient,
+  clip,
+  refusal,
+  valor,
+  type ApiPixAnswer,
+  type ApiPixClient,
+  type ApiPixClientOptions,
+  type PspFetch,
+} from './client';
+export { apiPixEnvNames, apiPixEnvProblems, apiPixUrls, readClientCertificate } from './config';
