@@ -216,6 +216,8 @@ export class Broker extends EventEmitter {
     channel.on('error', (err: Error) =>
       this.options.logger.warn({ err: err.message, queue }, 'consumer channel error'),
     );
+    // `consuming` feeds the amqp_consumer_active gauge: a closed channel is a stopped consumer.
+    channel.on('close', () => this.emit('consuming', queue, false));
     await channel.prefetch(spec.prefetch ?? 16);
     const name = this.name(queue);
     const maxAttempts = spec.maxAttempts ?? 5;
@@ -253,6 +255,7 @@ export class Broker extends EventEmitter {
       this.inFlight.add(work);
       void work.finally(() => this.inFlight.delete(work));
     });
+    this.emit('consuming', queue, true);
   }
 
   /** Waits for in-flight handlers, then closes; pending reconnections are cancelled. */

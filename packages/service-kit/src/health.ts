@@ -24,6 +24,7 @@ export function mountHealth(
   app: Express,
   probes: Record<string, Probe>,
   isShuttingDown: () => boolean,
+  onChecked?: (check: string, ok: boolean) => void,
 ): void {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -38,6 +39,7 @@ export function mountHealth(
         );
       }),
     );
+    for (const [name, result] of Object.entries(checks)) onChecked?.(name, result === 'ok');
     const ready = !isShuttingDown() && Object.values(checks).every((c) => c === 'ok');
     res
       .status(ready ? 200 : 503)

@@ -1,5 +1,6 @@
 import http from 'node:http';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { MikroORM } from './db';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -24,7 +25,7 @@ export function createMetrics(service: string) {
   const outboxPublished = new Counter({
     name: 'outbox_messages_published_total',
     help: 'Messages the outbox relay published with a broker confirm',
-    labelNames: ['exchange'] as const,
+    labelNames: ['exchange', 'routing_key'] as const,
     registers: [registry],
   });
   const outboxLag = new Histogram({
@@ -39,7 +40,61 @@ export function createMetrics(service: string) {
     labelNames: ['queue', 'outcome'] as const,
     registers: [registry],
   });
-  return { registry, httpDuration, httpRequests, outboxPublished, outboxLag, messagesConsumed };
+  // Set by the broker: 1 while a consumer runs on the queue, 0 once its channel is gone (the
+  // "consumer stopped" alert).
+  const consumerActive = new Gauge({
+    name: 'amqp_consumer_active',
+    help: 'Whether this process consumes the queue (1) or not (0)',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+  });
+  // Set on every /readyz (the kubelet calls it every few seconds): the "readiness failing" alert.
+  const readiness = new Gauge({
+    name: 'readiness_check_up',
+    help: 'Result of the last readiness probe of each dependency (1 ok, 0 failing)',
+    labelNames: ['check'] as const,
+    registers: [registry],
+  });
+  return {
+    registry,
+    httpDuration,
+    httpRequests,
+    outboxPublished,
+    outboxLag,
+    messagesConsumed,
+    consumerActive,
+    readiness,
+  };
+}
+
+/**
+ * Read at scrape time from the service's outbox table: rows waiting for the relay and the age of the
+ * oldest one (the outbox lag alert: it grows when the relay or the broker is stuck, even though no
+ * publish happens to be observed). A failed query reports NaN (unknown) rather than failing the scrape.
+ */
+export function registerOutboxGauges(metrics: Metrics, orm: MikroORM, schema: string): void {
+  const query = (sql: string) =>
+    orm.em
+      .getConnection()
+      .execute<Array<{ v: string | null }>>(sql)
+      .then((rows) => Number(rows[0]?.v ?? 0));
+  new Gauge({
+    name: 'outbox_messages_pending',
+    help: 'Outbox rows not yet published',
+    registers: [metrics.registry],
+    async collect() {
+      this.set(await query(`select count(*) as v from "${schema}".outbox`).catch(() => NaN));
+    },
+  });
+  new Gauge({
+    name: 'outbox_oldest_message_age_seconds',
+    help: 'Age of the oldest outbox row not yet published (0 when none)',
+    registers: [metrics.registry],
+    async collect() {
+      const sql = `select coalesce(extract(epoch from now() - min(created_at)), 0) as v from "${schema}".outbox`;
+      this.set(await query(sql).catch(() => NaN));
+    },
+  });
 }
 
 /** `/metrics` lives on its own admin port, never on the public one. */

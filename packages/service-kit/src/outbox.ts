@@ -218,7 +218,7 @@ export class OutboxRelay {
         );
       const now = Date.now();
       for (const row of rows) {
-        metrics.outboxPublished.inc({ exchange: row.exchange });
+        metrics.outboxPublished.inc({ exchange: row.exchange, routing_key: row.routing_key });
         metrics.outboxLag.observe((now - new Date(row.created_at).getTime()) / 1000);
       }
       return rows.length;

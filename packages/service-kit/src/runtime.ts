@@ -14,7 +14,7 @@ import {
 import { mountHealth, type Probe } from './health';
 import { closeServer, listen } from './lifecycle';
 import { createLogger, type Logger } from './logger';
-import { createMetrics, startMetricsServer, type Metrics } from './metrics';
+import { createMetrics, registerOutboxGauges, startMetricsServer, type Metrics } from './metrics';
 import { OutboxRelay } from './outbox';
 
 export interface RuntimeConfig {
@@ -85,9 +85,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     topology: options.topology,
   });
   broker.on('handled', (queue: string, outcome: string) => metrics.messagesConsumed.inc({ queue, outcome }));
+  broker.on('consuming', (queue: string, active: boolean) =>
+    metrics.consumerActive.set({ queue }, active ? 1 : 0),
+  );
   await broker.start();
   const relay = new OutboxRelay({ orm, schema, broker, logger, metrics });
   relay.start();
+  registerOutboxGauges(metrics, orm, schema);
 
   let shuttingDown = false;
   let stopping: Promise<void> | null = null;
@@ -112,6 +116,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           ...extra,
         },
         () => shuttingDown,
+        (check, ok) => metrics.readiness.set({ check }, ok ? 1 : 0),
       );
     },
     async serve(app, port, metricsPort) {

@@ -7,6 +7,7 @@ import { SCHEMA, migrations } from './db/migrations';
 import { topology } from './events/topology';
 import { mountPublicRoutes, mountRoutes } from './http/routes';
 import { ExpiryScheduler } from './events/expiry';
+import { createPaymentMetrics } from './metrics';
 
 export interface PaymentsService {
   runtime: Runtime;
@@ -29,7 +30,7 @@ export async function startPayments(
     topology,
     logDestination: options.logDestination,
   });
-  const lifecycle = { psp, logger: runtime.logger };
+  const lifecycle = { psp, logger: runtime.logger, metrics: createPaymentMetrics(runtime.metrics) };
   const routeDeps = {
     charges: { psp, feeBps: config.PLATFORM_FEE_BPS, feeFixedAmount: config.PLATFORM_FEE_FIXED_AMOUNT },
     lifecycle,

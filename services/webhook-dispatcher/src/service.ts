@@ -5,7 +5,7 @@ import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import type { Resolver } from '@seller-api/service-kit';
 import { intakeHandler } from './events/intake';
-import { createDispatcherMetrics } from './events/metrics';
+import { createDispatcherMetrics, registerBacklogGauge } from './events/metrics';
 import { DeliverySender } from './events/sender';
 import { INTAKE_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
@@ -30,6 +30,7 @@ export async function startDispatcher(
     topology,
     logDestination: options.logDestination,
   });
+  registerBacklogGauge(runtime.metrics, runtime.orm);
   const sender = new DeliverySender({
     orm: runtime.orm,
     logger: runtime.logger,

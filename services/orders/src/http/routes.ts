@@ -18,6 +18,7 @@ import { createProduct, getProduct, listProducts } from '../domain/products';
 
 import { updateTracking } from '../domain/tracking';
 import { applyChargeState } from '../domain/order-status';
+import { createOrderMetrics } from '../metrics';
 import {
   presentAffiliate,
   presentCreatedOrder,
@@ -36,6 +37,7 @@ const orderId = (req: Request) => parseOrThrow(OrderPathParams, req.params, 'Inv
 
 export function mountRoutes(app: Express, { runtime, payments, targets }: RouteDeps): void {
   const em = () => runtime.orm.em.fork();
+  const orderMetrics = createOrderMetrics(runtime.metrics);
 
   app.post(
     '/sellers/products/',
@@ -107,6 +109,7 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
         requestCharge: (request) => payments.createCharge(identity, request),
         targets,
       });
+      orderMetrics.orderCreated(identity.environment, result.order.grossAmount);
       res.status(201).json({ message: 'Order created.', data: presentCreatedOrder(result) });
     }),
   );

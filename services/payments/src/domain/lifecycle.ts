@@ -8,12 +8,20 @@ import { EXCHANGE } from '../events/topology';
 import { eventHeaders, type ChargeOwner } from './charges';
 import { move, refundsLatePayment, type ChargeAction } from './charge-state';
 import type { PspAdapter } from './psp';
+import type { PaymentMetrics } from '../metrics';
 
 export interface LifecycleDeps {
   psp: PspAdapter;
   logger: Logger;
   now?: () => Date;
+  metrics?: PaymentMetrics;
 }
+
+/** Moves decided in a transaction, recorded in the metrics only once it has committed. */
+type Moved = Array<{ to: ChargeStatus; amount: number }>;
+const recordMoves = (deps: LifecycleDeps, moved: Moved) => {
+  for (const m of moved) deps.metrics?.chargeMoved(m.to, m.amount);
+};
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -31,8 +39,15 @@ function chargeState(t: Transaction, previous: ChargeStatus | null): ChargeState
 export const currentState = (t: Transaction) => chargeState(t, null);
 
 /** Applies a decided move on the locked row and queues what it causes, in the caller's transaction. */
-function commitMove(tx: EntityManager, t: Transaction, to: ChargeStatus, now: Date): ChargeState {
+function commitMove(
+  tx: EntityManager,
+  t: Transaction,
+  to: ChargeStatus,
+  now: Date,
+  moved: Moved,
+): ChargeState {
   const previous = t.chargeStatus;
+  moved.push({ to, amount: t.grossAmount });
   t.chargeStatus = to;
   t.version += 1;
   t.statusChangedAt = now;
@@ -89,7 +104,8 @@ export async function actOnCharge(
   action: Exclude<ChargeAction, 'pay'>,
   deps: LifecycleDeps,
 ): Promise<ChargeState> {
-  return em.fork().transactional(async (tx) => {
+  const moved: Moved = [];
+  const state = await em.fork().transactional(async (tx) => {
     const t = owned(await lockByOrder(tx, orderId), owner);
     const decided = move(t.chargeStatus, action);
     if (!decided.ok) throw conflict(decided.message);
@@ -101,8 +117,10 @@ export async function actOnCharge(
         amountCents: t.grossAmount,
       });
     }
-    return commitMove(tx, t, decided.to, deps.now?.() ?? new Date());
+    return commitMove(tx, t, decided.to, deps.now?.() ?? new Date(), moved);
   });
+  recordMoves(deps, moved);
+  return state;
 }
 
 /** API Pix refund ids: up to 35 letters and digits, ours, stable per transaction (a retry is the same refund). */
@@ -131,6 +149,7 @@ export async function confirmPayment(
   payment: PixPayment,
   deps: LifecycleDeps,
 ): Promise<{ outcome: PaymentOutcome; state: ChargeState | null }> {
+  const moved: Moved = [];
   const result = await em.fork().transactional(async (tx) => {
     const inserted = await tx.execute<{ affectedRows: number }>(
       `insert into payments.psp_payments (end_to_end_id, txid, amount, paid_at, outcome) values (?, ?, ?, ?, 'applied')
@@ -160,13 +179,14 @@ export async function confirmPayment(
     if (t.chargeStatus === 'PENDING') {
       t.endToEndId = payment.endToEndId;
       t.approvedAt = payment.paidAt;
-      const state = commitMove(tx, t, 'PAID', deps.now?.() ?? new Date());
+      const state = commitMove(tx, t, 'PAID', deps.now?.() ?? new Date(), moved);
       return { outcome: 'applied' as const, state, refund: null };
     }
     const outcome = refundsLatePayment(t.chargeStatus) ? ('late' as const) : ('duplicate_charge' as const);
     await record(outcome, `charge was ${t.chargeStatus}`);
     return { outcome, state: currentState(t), refund: t };
   });
+  recordMoves(deps, moved);
   if (result.outcome === 'unknown_txid' || result.outcome === 'amount_mismatch') {
     deps.logger.warn(
       { txid: payment.txid, outcome: result.outcome },
@@ -195,16 +215,19 @@ export async function confirmPayment(
 
 /** Expires due PENDING charges, a batch at a time; replicas share the work through SKIP LOCKED. */
 export async function expireDue(em: EntityManager, deps: LifecycleDeps, limit = 100): Promise<number> {
-  return em.fork().transactional(async (tx) => {
+  const moved: Moved = [];
+  const count = await em.fork().transactional(async (tx) => {
     const due = await tx.find(
       TransactionSchema,
       { chargeStatus: 'PENDING', expiresAt: { $lte: deps.now?.() ?? new Date() } },
       { orderBy: { expiresAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
     );
     const now = deps.now?.() ?? new Date();
-    for (const t of due) commitMove(tx, t, 'EXPIRED', now);
+    for (const t of due) commitMove(tx, t, 'EXPIRED', now, moved);
     return due.length;
   });
+  recordMoves(deps, moved);
+  return count;
 }
 
 export async function findCharge(

@@ -1,5 +1,5 @@
-import { Counter, Histogram } from 'prom-client';
-import type { Metrics } from '@seller-api/service-kit';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Metrics, MikroORM } from '@seller-api/service-kit';
 
 export type DispatcherMetrics = ReturnType<typeof createDispatcherMetrics>;
 
@@ -25,4 +25,29 @@ export function createDispatcherMetrics(metrics: Metrics) {
       registers: [metrics.registry],
     }),
   };
+}
+
+/**
+ * The backlog, read at scrape time through the partial index on pending deliveries: `due` waits for a
+ * free slot now (grows when the dispatcher falls behind), `scheduled` waits for its retry time.
+ */
+export function registerBacklogGauge(metrics: Metrics, orm: MikroORM): void {
+  new Gauge({
+    name: 'webhook_deliveries_pending',
+    help: 'Pending webhook deliveries: due now, or scheduled for a later retry',
+    labelNames: ['state'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      const rows = await orm.em
+        .getConnection()
+        .execute<Array<{ due: string; scheduled: string }>>(
+          `select count(*) filter (where next_attempt_at <= now()) as due,
+                  count(*) filter (where next_attempt_at > now()) as scheduled
+           from webhooks.deliveries where status = 'pending'`,
+        )
+        .catch(() => [{ due: 'NaN', scheduled: 'NaN' }]);
+      this.set({ state: 'due' }, Number(rows[0]?.due ?? 0));
+      this.set({ state: 'scheduled' }, Number(rows[0]?.scheduled ?? 0));
+    },
+  });
 }
