@@ -15,3 +15,5 @@ export * from './service';
 export * from './scope';
 export * from './pagination';
 export * from './targets';
+export * from './migrate-only';
+export * from './telemetry';
