@@ -48,7 +48,7 @@ describe('migrate-only entry point (Helm pre-install/pre-upgrade Job)', () => {
     const name = new URL(env.DATABASE_URL as string).pathname.slice(1);
     await admin.query(`drop database if exists "${name}" with (force)`);
     await admin.end();
-    await migrateOnly(services[0], env); // creates the database
+    await migrateOnly(services[0] as MigrateOnlyOptions, env); // creates the database
     await client.connect();
   });
   afterAll(() => client.end());
@@ -69,8 +69,8 @@ describe('migrate-only entry point (Helm pre-install/pre-upgrade Job)', () => {
   });
 
   it('refuses a bad DATABASE_URL by name, without echoing it', async () => {
-    await expect(migrateOnly(services[1], { ...env, DATABASE_URL: 'not a url' })).rejects.toThrow(
-      /DATABASE_URL/,
-    );
+    await expect(
+      migrateOnly(services[1] as MigrateOnlyOptions, { ...env, DATABASE_URL: 'not a url' }),
+    ).rejects.toThrow(/DATABASE_URL/);
   });
 });
