@@ -13,6 +13,8 @@ import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
  *   PUT  /cob/:txid                        immediate charge: validates, stores, answers a dynamic BR Code
  *   GET  /cob/:txid                        the charge, with its payments once paid
  *   PUT  /pix/:e2eid/devolucao/:id         refund of a payment made through pay()
+ *   PUT  /pix/envio/:idEnvio                payout (envio de Pix) to a key: {valor, pagador, favorecido}
+ *   GET  /pix/envio/:idEnvio                the payout; a repeated PUT of an idEnvio is a 409
  *
  * The API sits at the root: pass `url` as the adapter's apiUrl and `tokenUrl` (= url + /oauth/token).
  * Errors are RFC 7807 problems as API Pix has them ({type, title, status, detail, violacoes?}).
@@ -62,6 +64,20 @@ export interface SimCob {
   pixCopiaECola: string;
   /** Payments received for this charge (through pay()). */
   pix: SimPix[];
+}
+
+export type SimEnvioStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
+
+/** A payout (envio de Pix) received through PUT /pix/envio/:idEnvio. */
+export interface SimEnvio {
+  idEnvio: string;
+  e2eId: string;
+  valor: string;
+  pagador: { chave: string };
+  favorecido: { chave: string };
+  horario: { solicitacao: string; liquidacao?: string };
+  status: SimEnvioStatus;
+  motivo?: string;
 }
 
 export interface SimRequest {
@@ -126,6 +142,14 @@ export interface PspSimulator {
   refundStatus: SimRefundStatus;
   cobs: Map<string, SimCob>;
   refunds: SimRefund[];
+  /** Payouts received, by idEnvio. */
+  envios: Map<string, SimEnvio>;
+  /** Status new payouts get: REALIZADO (default) or EM_PROCESSAMENTO until settleEnvio(). */
+  envioStatus: 'REALIZADO' | 'EM_PROCESSAMENTO';
+  /** Keys the PSP does not find: a payout to one is NAO_REALIZADO. */
+  unknownKeys: Set<string>;
+  /** Finishes a payout left EM_PROCESSAMENTO. */
+  settleEnvio(idEnvio: string, status: 'REALIZADO' | 'NAO_REALIZADO', motivo?: string): SimEnvio;
   /** Every request to the API (tokens included), in order. */
   requests: SimRequest[];
   /** Every notification sent by pay() or notify(). */
@@ -155,6 +179,8 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   const cobs = new Map<string, SimCob>();
   const payments = new Map<string, SimPix>();
   const refunds: SimRefund[] = [];
+  const envios = new Map<string, SimEnvio>();
+  const unknownKeys = new Set<string>();
   const requests: SimRequest[] = [];
   const notifications: NotificationDelivery[] = [];
   let tokenRequests = 0;
@@ -164,6 +190,7 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   const sim = {
     tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
     refundStatus: 'DEVOLVIDO' as SimRefundStatus,
+    envioStatus: 'REALIZADO' as 'REALIZADO' | 'EM_PROCESSAMENTO',
   };
 
   function stamp(prefix: 'E' | 'D', at: Date): string {
@@ -321,6 +348,48 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     send(res, 201, answer);
   }
 
+  function putEnvio(id: string, body: unknown, res: http.ServerResponse): void {
+    const violations: Violation[] = [];
+    if (!REFUND_ID.test(id)) {
+      violations.push({ propriedade: 'idEnvio', razao: 'Must be 1 to 35 letters and digits.' });
+    }
+    const b = isRecord(body) ? body : {};
+    const valor = b.valor;
+    if (typeof valor !== 'string' || !VALOR.test(valor) || valorToCents(valor) === 0) {
+      violations.push({ propriedade: 'valor', razao: 'Must match ^\\d{1,10}\\.\\d{2}$, above 0.' });
+    }
+    const key = (field: unknown) =>
+      isRecord(field) && typeof field.chave === 'string' && field.chave.length > 0 && field.chave.length <= 77
+        ? field.chave
+        : undefined;
+    const pagador = key(b.pagador);
+    const favorecido = key(b.favorecido);
+    if (!pagador) violations.push({ propriedade: 'pagador.chave', razao: 'Must be a Pix key.' });
+    if (!favorecido) violations.push({ propriedade: 'favorecido.chave', razao: 'Must be a Pix key.' });
+    if (violations.length > 0 || !pagador || !favorecido || typeof valor !== 'string') {
+      return problem(res, 400, 'EnvioPixInvalido', 'The payout does not follow the schema.', violations);
+    }
+    if (envios.has(id)) return problem(res, 409, 'EnvioPixDuplicado', 'A payout with this idEnvio exists.');
+    const now = new Date();
+    const unknown = unknownKeys.has(favorecido);
+    const status: SimEnvioStatus = unknown ? 'NAO_REALIZADO' : sim.envioStatus;
+    const envio: SimEnvio = {
+      idEnvio: id,
+      e2eId: stamp('E', now),
+      valor,
+      pagador: { chave: pagador },
+      favorecido: { chave: favorecido },
+      horario: {
+        solicitacao: now.toISOString(),
+        ...(status === 'REALIZADO' ? { liquidacao: now.toISOString() } : {}),
+      },
+      status,
+      ...(unknown ? { motivo: 'Chave Pix não encontrada.' } : {}),
+    };
+    envios.set(id, envio);
+    send(res, 201, envio);
+  }
+
   async function route(req: http.IncomingMessage, body: string, res: http.ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://sim').pathname;
     const method = req.method ?? '';
@@ -355,6 +424,15 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
         return found
           ? send(res, 200, cobView(found))
           : problem(res, 404, 'CobNaoEncontrado', 'No such charge.');
+      }
+    }
+    const envio = /^\/pix\/envio\/([^/]+)$/.exec(path);
+    if (envio?.[1]) {
+      const id = decodeURIComponent(envio[1]);
+      if (method === 'PUT') return putEnvio(id, json, res);
+      if (method === 'GET') {
+        const found = envios.get(id);
+        return found ? send(res, 200, found) : problem(res, 404, 'EnvioPixNaoEncontrado', 'No such payout.');
       }
     }
     const refund = /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/.exec(path);
@@ -422,8 +500,26 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     set refundStatus(value: SimRefundStatus) {
       sim.refundStatus = value;
     },
+    get envioStatus() {
+      return sim.envioStatus;
+    },
+    set envioStatus(value: 'REALIZADO' | 'EM_PROCESSAMENTO') {
+      sim.envioStatus = value;
+    },
     cobs,
     refunds,
+    envios,
+    unknownKeys,
+    settleEnvio(idEnvio, status, motivo) {
+      const envio = envios.get(idEnvio);
+      if (!envio) throw new Error(`psp-simulator: no payout ${idEnvio}`);
+      if (envio.status !== 'EM_PROCESSAMENTO')
+        throw new Error(`psp-simulator: payout ${idEnvio} is ${envio.status}`);
+      envio.status = status;
+      if (status === 'REALIZADO') envio.horario.liquidacao = new Date().toISOString();
+      else envio.motivo = motivo ?? 'Conta do recebedor encerrada.';
+      return envio;
+    },
     requests,
     notifications,
     revokeTokens() {

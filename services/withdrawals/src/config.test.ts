@@ -30,4 +30,36 @@ describe('withdrawals configuration', () => {
       expect.arrayContaining(['WITHDRAWAL_MIN_AMOUNT', 'WITHDRAWAL_AUTO_APPROVE_BELOW', 'PAYOUT_PSP']),
     );
   });
+
+  it('names what bacen-api-pix payouts need, and refuses plain http in production', () => {
+    const problems = (source: NodeJS.ProcessEnv) => {
+      try {
+        loadWithdrawalsConfig(source);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problems({ PAYOUT_PSP: 'bacen-api-pix', PAYOUT_PSP_TLS_CERT_FILE: '/c.pem' })).toEqual([
+      'PAYOUT_PSP_API_URL: Required when PAYOUT_PSP is bacen-api-pix',
+      'PAYOUT_PSP_CLIENT_ID: Required when PAYOUT_PSP is bacen-api-pix',
+      'PAYOUT_PSP_CLIENT_SECRET: Required when PAYOUT_PSP is bacen-api-pix',
+      'PAYOUT_PSP_TLS_KEY_FILE: Required when PAYOUT_PSP_TLS_CERT_FILE is set',
+      'PAYOUT_PIX_KEY: Required when PAYOUT_PSP is bacen-api-pix',
+    ]);
+    const complete = {
+      PAYOUT_PSP: 'bacen-api-pix',
+      PAYOUT_PSP_API_URL: 'http://psp.example/api/v2/',
+      PAYOUT_PSP_CLIENT_ID: 'id',
+      PAYOUT_PSP_CLIENT_SECRET: 'secret',
+      PAYOUT_PIX_KEY: 'payouts@example.com',
+    };
+    expect(loadWithdrawalsConfig(complete)).toMatchObject({
+      PAYOUT_PSP_API_URL: 'http://psp.example/api/v2',
+      PAYOUT_PSP_TOKEN_URL: 'http://psp.example/api/v2/oauth/token',
+    });
+    expect(problems({ ...complete, NODE_ENV: 'production', INTERNAL_SECRET: 'x'.repeat(40) })).toEqual([
+      'PAYOUT_PSP_API_URL: Must be an https URL in production',
+    ]);
+  });
 });

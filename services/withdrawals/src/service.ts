@@ -63,6 +63,10 @@ export async function startWithdrawals(
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
     payouts,
-    stop: () => runtime.stop(() => payouts.stop()),
+    stop: () =>
+      runtime.stop(async () => {
+        await payouts.stop();
+        await psp.close?.();
+      }),
   };
 }

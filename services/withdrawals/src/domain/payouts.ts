@@ -26,6 +26,8 @@ export type PayoutOutcome =
 export interface PayoutAdapter {
   readonly name: string;
   pay(request: PayoutRequest): Promise<PayoutOutcome>;
+  /** Closes the adapter's connections, after the last payout. */
+  close?(): Promise<void>;
 }
 
 export interface PayoutRules {
