@@ -10,4 +10,5 @@ export * from './orders';
 export * from './finance';
 export * from './events';
 export * from './webhooks';
+export * from './panel';
 export * from './openapi';

@@ -1,5 +1,6 @@
 import { commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
+import { panelEnv } from './panel/config';
 
 export const gatewayEnv = {
   ...commonEnv,
@@ -17,6 +18,7 @@ export const gatewayEnv = {
   /** A service that has not answered by then gets the client a 504, never a hang. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+  ...panelEnv,
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

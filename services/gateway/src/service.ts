@@ -11,6 +11,7 @@ import { gatewayHandler } from './http/gateway';
 import { IdempotencyStore } from './http/idempotency';
 import { UpstreamClient } from './http/proxy';
 import { RateLimiter } from './http/rate-limit';
+import { mountPanel } from './panel/routes';
 
 export interface GatewayService {
   runtime: Runtime;
@@ -64,6 +65,16 @@ export async function startGateway(
     },
   });
   mountDocs(app);
+  // The seller panel: its session API under /panel/api and the built app at /.
+  mountPanel(app, {
+    config,
+    redis,
+    pool: keys,
+    orm: runtime.orm,
+    upstreams,
+    internalSecret: config.INTERNAL_SECRET,
+    logger: runtime.logger,
+  });
   app.use(
     '/api/v1',
     gatewayHandler({

@@ -108,6 +108,16 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): vo
     }),
   );
 
+  // The seller panel shows a PENDING order's QR code; the order detail carries no charge data.
+  app.get(
+    '/internal/charges/:uuid/',
+    route(async (req, res) => {
+      const { uuid } = parseOrThrow(OrderPathParams, req.params, 'Invalid order id.');
+      const charge = await findCharge(runtime.orm.em, ownerOf(req), uuid);
+      res.json({ message: 'Charge retrieved.', data: toCharge(charge) });
+    }),
+  );
+
   app.post(
     '/internal/charges/:uuid/:action/',
     route(async (req, res) => {

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { Environment, Role, dataResponse, datetime } from './common';
+
+// The seller panel's own routes (`/panel/api/`): sessions and API keys, which only a logged-in person
+// may manage. Everything else the panel shows goes through the public API's routes and contracts.
+
+/** Session cookies are only as good as the CSRF token that comes with them (`X-CSRF-Token`). */
+export const CSRF_HEADER = 'x-csrf-token';
+
+export const PanelLoginRequest = z.object({
+  email: z.email({ error: 'Must be a valid e-mail address' }).max(320),
+  password: z.string().min(1, { error: 'Required' }).max(1024),
+});
+export type PanelLoginRequest = z.infer<typeof PanelLoginRequest>;
+
+/** Who is logged in, which environment the panel shows, and the token every change must carry. */
+export const PanelSession = z.object({
+  email: z.string(),
+  role: Role,
+  seller_name: z.string().nullable(),
+  environment: Environment,
+  csrf_token: z.string(),
+  expires_at: datetime,
+});
+export type PanelSession = z.infer<typeof PanelSession>;
+export const PanelSessionResponse = dataResponse(PanelSession);
+export type PanelSessionResponse = z.infer<typeof PanelSessionResponse>;
+
+export const PanelEnvironmentRequest = z.object({ environment: Environment });
+export type PanelEnvironmentRequest = z.infer<typeof PanelEnvironmentRequest>;
+
+/** The active key of one environment, as Settings > API Keys shows it: never the key itself. */
+export const ApiKeySummary = z.object({
+  environment: Environment,
+  label: z.string().nullable(),
+  prefix: z.string(),
+  last4: z.string(),
+  created_at: datetime,
+});
+export type ApiKeySummary = z.infer<typeof ApiKeySummary>;
+export const ApiKeyListResponse = dataResponse(z.object({ results: z.array(ApiKeySummary) }));
+export type ApiKeyListResponse = z.infer<typeof ApiKeyListResponse>;
+
+export const CreateApiKeyRequest = z.object({
+  environment: Environment,
+  label: z.string().trim().max(100).nullable().optional(),
+});
+export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>;
+
+/** The 201 answer: the only time the plain key is shown. */
+export const CreatedApiKey = ApiKeySummary.extend({ key: z.string() });
+export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
+export const CreatedApiKeyResponse = dataResponse(CreatedApiKey);
+export type CreatedApiKeyResponse = z.infer<typeof CreatedApiKeyResponse>;

@@ -1,0 +1,25 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false'])
+  .transform((v) => v === 'true')
+  .optional();
+
+/** The panel's part of the gateway's environment (merged into gatewayEnv). */
+export const panelEnv = {
+  /** Where the built panel (packages/panel/dist) is; the gateway serves it at `/`. */
+  PANEL_DIST_DIR: z.string().default(path.resolve(__dirname, '../../../../packages/panel/dist')),
+  /** Secure session cookie; unset means on everywhere except NODE_ENV=development and test (plain http). */
+  PANEL_COOKIE_SECURE: bool,
+  /** The origin browsers show for the panel (e.g. https://panel.example.com); unset: the request's own. */
+  PANEL_ORIGIN: z.url().optional(),
+  /** How long a login lasts, from the moment of logging in. */
+  PANEL_SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(8 * 3600),
+  /** Failed and successful attempts per client IP and e-mail in 15 minutes before 429. */
+  PANEL_LOGIN_ATTEMPTS: z.coerce.number().int().positive().default(5),
+};

@@ -1,0 +1,402 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type Redis from 'ioredis';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  Charge,
+  CreateApiKeyRequest,
+  OrderPathParams,
+  PanelEnvironmentRequest,
+  PanelLoginRequest,
+  type ApiKeyListResponse,
+  type CreatedApiKeyResponse,
+  type Identity,
+  type PanelSessionResponse,
+  type PixCharge,
+} from '@seller-api/contracts';
+import {
+  HttpError,
+  forbidden,
+  parseOrThrow,
+  signIdentity,
+  unauthorized,
+  type Logger,
+} from '@seller-api/service-kit';
+import { hashPassword, verifyPassword } from '../domain/accounts';
+import { createApiKey } from '../domain/api-keys';
+import { authorize } from '../http/auth';
+import { assertJson, readBody } from '../http/body';
+import { UpstreamClient } from '../http/proxy';
+import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';
+import { matchRoute, routeTemplate } from '../http/routing';
+import {
+  checkCsrfToken,
+  checkOrigin,
+  clearedCookie,
+  readSessionCookie,
+  requireJson,
+  sessionCookie,
+  setSecurityHeaders,
+} from './security';
+import { SessionStore, type Session } from './sessions';
+import { activeKeys, findUserByEmail, findUserById, type PanelUser } from './users';
+
+export interface PanelConfig {
+  NODE_ENV: string;
+  REDIS_KEY_PREFIX: string;
+  RATE_LIMIT_PER_MINUTE: number;
+  PANEL_DIST_DIR: string;
+  PANEL_COOKIE_SECURE?: boolean;
+  PANEL_ORIGIN?: string;
+  PANEL_SESSION_TTL_SECONDS: number;
+  PANEL_LOGIN_ATTEMPTS: number;
+}
+
+export interface PanelDeps {
+  config: PanelConfig;
+  redis: Redis;
+  /** The gateway's plain pool on its own schema (users, sellers, keys). */
+  pool: Pool;
+  orm: MikroORM;
+  upstreams: UpstreamClient;
+  internalSecret: string;
+  logger: Logger;
+}
+
+interface Caller {
+  session: Session;
+  user: PanelUser;
+}
+
+const LOGIN_WINDOW_SECONDS = 15 * 60;
+const invalidCredentials = () => new HttpError(401, 'unauthorized', 'Invalid e-mail or password.');
+
+/**
+ * The seller panel: `/panel/api/` (session login, API keys, and the public API's routes reached with
+ * the session's identity) and the built single-page app at `/`. The panel keeps no data of its own:
+ * what it shows and changes goes through the same services and contracts as an API key's calls.
+ */
+export function mountPanel(app: Express, deps: PanelDeps): void {
+  const { config } = deps;
+  const secure = config.PANEL_COOKIE_SECURE ?? !['development', 'test'].includes(config.NODE_ENV);
+  const sessions = new SessionStore(deps.redis, config.REDIS_KEY_PREFIX, config.PANEL_SESSION_TTL_SECONDS);
+  const loginLimiter = limiter(
+    deps.redis,
+    `${config.REDIS_KEY_PREFIX}rl:panel-login`,
+    config.PANEL_LOGIN_ATTEMPTS,
+  );
+  // Many e-mails from one address is password spraying: a wider budget per IP alone.
+  const ipLimiter = limiter(
+    deps.redis,
+    `${config.REDIS_KEY_PREFIX}rl:panel-ip`,
+    config.PANEL_LOGIN_ATTEMPTS * 10,
+  );
+  const userLimiter = new RateLimiter(
+    deps.redis,
+    `${config.REDIS_KEY_PREFIX}rl:panel`,
+    config.RATE_LIMIT_PER_MINUTE,
+  );
+  // Unknown e-mails cost a scrypt too, so the answer's timing does not tell which e-mails exist.
+  const dummyHash = hashPassword('not-a-real-password');
+
+  const api = express.Router();
+  api.use((req, res, next) => {
+    setSecurityHeaders(res);
+    res.set('Cache-Control', 'no-store');
+    res.locals.routeTemplate = `/panel/api${routeTemplate(req.path)}`;
+    next();
+  });
+
+  api.post('/login', async (req, res) => {
+    checkOrigin(req, config.PANEL_ORIGIN);
+    requireJson(req);
+    const input = parseOrThrow(PanelLoginRequest, await readJson(req), 'Invalid login.');
+    const ip = req.ip ?? 'unknown';
+    const attemptKey = `${ip}|${input.email.trim().toLowerCase()}`;
+    await spend(ipLimiter, ip);
+    await spend(loginLimiter, attemptKey);
+    const user = await findUserByEmail(deps.pool, input.email);
+    const ok = user?.password_hash
+      ? await verifyPassword(input.password, user.password_hash)
+      : await verifyPassword(input.password, await dummyHash).then(() => false);
+    if (!user || !ok) {
+      deps.logger.info({ ip }, 'panel login refused');
+      throw invalidCredentials();
+    }
+    if (user.seller_status === 'SUSPENDED') throw forbidden('This seller account is suspended.');
+    await loginLimiter.delete(attemptKey).catch(() => undefined);
+    const session = await sessions.create(user.id, user.role, 'test');
+    deps.logger.info({ user_id: user.id }, 'panel login');
+    res.set(
+      'Set-Cookie',
+      sessionCookie(session.token, { secure, ttlSeconds: config.PANEL_SESSION_TTL_SECONDS }),
+    );
+    res.json(presentSession('Logged in.', session, user));
+  });
+
+  /** Every route below needs a live session; every change needs the session's CSRF token too. */
+  api.use(async (req, res, next) => {
+    const token = readSessionCookie(req, secure);
+    const session = token ? await sessions.find(token) : null;
+    if (!session) throw unauthorized('Log in to use the panel.');
+    const user = await findUserById(deps.pool, session.user_id);
+    if (!user || user.role !== session.role) {
+      await sessions.destroy(session.token);
+      throw unauthorized('Log in to use the panel.');
+    }
+    if (!['GET', 'HEAD'].includes(req.method)) {
+      checkOrigin(req, config.PANEL_ORIGIN);
+      checkCsrfToken(req, session.csrf_token);
+    }
+    const caller: Caller = { session, user };
+    res.locals.caller = caller;
+    next();
+  });
+
+  api.get('/session', (_req, res) => {
+    const { session, user } = callerOf(res);
+    res.json(presentSession('Session retrieved.', session, user));
+  });
+
+  api.post('/logout', async (_req, res) => {
+    await sessions.destroy(callerOf(res).session.token);
+    res.set('Set-Cookie', clearedCookie(secure)).status(204).end();
+  });
+
+  api.post('/session/environment', async (req, res) => {
+    requireJson(req);
+    const { environment } = parseOrThrow(
+      PanelEnvironmentRequest,
+      await readJson(req),
+      'Invalid environment.',
+    );
+    const { session, user } = callerOf(res);
+    res.json(
+      presentSession('Environment changed.', await sessions.setEnvironment(session, environment), user),
+    );
+  });
+
+  api.get('/keys', async (_req, res) => {
+    const body: ApiKeyListResponse = {
+      message: 'API keys retrieved.',
+      data: { results: await activeKeys(deps.pool, callerOf(res).user.id) },
+    };
+    res.json(body);
+  });
+
+  api.post('/keys', async (req, res) => {
+    requireJson(req);
+    const input = parseOrThrow(CreateApiKeyRequest, await readJson(req), 'Invalid API key request.');
+    const { user } = callerOf(res);
+    if (user.seller_status === 'SUSPENDED') throw forbidden('This seller account is suspended.');
+    const { key, record } = await createApiKey(
+      deps.orm.em.fork(),
+      user.id,
+      input.environment,
+      input.label || null,
+    );
+    deps.logger.info({ user_id: user.id, environment: record.environment }, 'panel API key created');
+    const body: CreatedApiKeyResponse = {
+      message: `API key created. Store it now: it is not shown again. The previous ${record.environment} key is revoked.`,
+      data: {
+        key,
+        environment: record.environment,
+        label: record.label,
+        prefix: record.prefix,
+        last4: record.last4,
+        created_at: record.createdAt.toISOString(),
+      },
+    };
+    res.status(201).json(body);
+  });
+
+  // The order detail carries no charge data; payments has the PIX code of a PENDING order.
+  api.get('/orders/:uuid/pix', async (req, res) => {
+    const { uuid } = parseOrThrow(OrderPathParams, req.params, 'Invalid order id.');
+    const identity = identityOf(callerOf(res));
+    if (identity.role !== 'seller') throw forbidden('Operators cannot act on seller resources.');
+    const upstreamPath = `/internal/charges/${uuid}/`;
+    const answer = await deps.upstreams.send(
+      'payments',
+      'GET',
+      upstreamPath,
+      upstreamHeaders(deps, req, identity, 'GET', upstreamPath, false),
+      null,
+    );
+    if (answer.status !== 200) {
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+      return;
+    }
+    const charge = Charge.parse((JSON.parse(answer.body.toString('utf8')) as { data: unknown }).data);
+    const pix: PixCharge = {
+      qr_code_id: charge.txid,
+      copy_and_paste: charge.copy_and_paste,
+      qr_code_image_base64: charge.qr_code_image_base64,
+      transaction_uuid: charge.transaction_uuid,
+    };
+    res.json({ message: 'PIX charge retrieved.', data: pix });
+  });
+
+  /** The public API's own routes, with the session's identity instead of an API key's. */
+  api.use('/v1', async (req, res) => {
+    const apiPath = req.path;
+    res.locals.routeTemplate = `/panel/api/v1${routeTemplate(apiPath)}`;
+    const rule = matchRoute(apiPath);
+    if (!rule || rule.role === null || !['GET', 'POST', 'PATCH', 'DELETE'].includes(req.method)) {
+      throw new HttpError(404, 'not_found', `Route ${req.method} ${apiPath} not found.`);
+    }
+    const caller = callerOf(res);
+    const identity = identityOf(caller);
+    authorize({ ...identity, suspended: caller.user.seller_status === 'SUSPENDED' }, rule);
+    const budget = await userLimiter.consume(caller.user.id);
+    res.set(rateLimitHeaders(budget));
+    if (!budget.allowed) throw tooManyRequests(budget);
+    const body = await readBody(req);
+    assertJson(body);
+    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+    const answer = await deps.upstreams.send(
+      rule.upstream,
+      req.method,
+      apiPath + query,
+      upstreamHeaders(deps, req, identity, req.method, apiPath, body.length > 0),
+      body,
+    );
+    res.writeHead(answer.status, { ...answer.headers, ...headersOf(res) });
+    res.end(answer.body);
+  });
+
+  app.use('/panel/api', api);
+  mountStatic(app, config.PANEL_DIST_DIR);
+}
+
+function limiter(redis: Redis, keyPrefix: string, points: number): RateLimiterRedis {
+  return new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix,
+    points,
+    duration: LOGIN_WINDOW_SECONDS,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({
+      keyPrefix: `${keyPrefix}:memory`,
+      points,
+      duration: LOGIN_WINDOW_SECONDS,
+    }),
+  });
+}
+
+async function spend(limit: RateLimiterRedis, key: string): Promise<void> {
+  try {
+    await limit.consume(key);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    throw new HttpError(
+      429,
+      'rate_limited',
+      `Too many login attempts. Retry after ${seconds} s.`,
+      undefined,
+      { 'Retry-After': String(seconds) },
+    );
+  }
+}
+
+async function readJson(req: Request): Promise<unknown> {
+  const body = await readBody(req);
+  assertJson(body);
+  return body.length === 0 ? {} : (JSON.parse(body.toString('utf8')) as unknown);
+}
+
+function callerOf(res: Response): Caller {
+  const caller = res.locals.caller as Caller | undefined;
+  if (!caller) throw unauthorized('Log in to use the panel.');
+  return caller;
+}
+
+function identityOf({ session, user }: Caller): Identity {
+  return {
+    user_id: user.id,
+    seller_id: user.seller_id,
+    environment: session.environment,
+    role: user.role,
+    seller_name: user.seller_name,
+  };
+}
+
+function presentSession(message: string, session: Session, user: PanelUser): PanelSessionResponse {
+  return {
+    message,
+    data: {
+      email: user.email,
+      role: user.role,
+      seller_name: user.seller_name,
+      environment: session.environment,
+      csrf_token: session.csrf_token,
+      expires_at: new Date(session.expires_at).toISOString(),
+    },
+  };
+}
+
+/** Only what the service needs: the browser's cookies and headers stay at the gateway. */
+function upstreamHeaders(
+  deps: PanelDeps,
+  req: Request,
+  identity: Identity,
+  method: string,
+  upstreamPath: string,
+  hasBody: boolean,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'x-request-id': req.requestId,
+    'x-forwarded-for': req.ip ?? '',
+    'x-forwarded-proto': req.protocol,
+    ...signIdentity(deps.internalSecret, identity, method, upstreamPath),
+  };
+  if (hasBody) headers['content-type'] = 'application/json';
+  return headers;
+}
+
+function headersOf(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.getHeaders())) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return out;
+}
+
+/** The built app: hashed assets cached for good, index.html always revalidated. */
+function mountStatic(app: Express, distDir: string): void {
+  const serve = express.static(distDir, {
+    index: 'index.html',
+    redirect: false,
+    setHeaders: (res, filePath) => {
+      setSecurityHeaders(res);
+      res.setHeader(
+        'Cache-Control',
+        filePath.includes(`${path.sep}assets${path.sep}`)
+          ? 'public, max-age=31536000, immutable'
+          : 'no-cache',
+      );
+    },
+  });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (
+      req.path !== '/' &&
+      req.path !== '/index.html' &&
+      !req.path.startsWith('/assets/') &&
+      req.path !== '/favicon.svg'
+    )
+      return next();
+    res.locals.routeTemplate = req.path.startsWith('/assets/') ? '/assets/:file' : '/';
+    if (req.path === '/' && !fs.existsSync(path.join(distDir, 'index.html'))) {
+      setSecurityHeaders(res);
+      res.status(503).type('text/plain').send('The panel is not built: run `npm run build`.');
+      return;
+    }
+    serve(req, res, next);
+  });
+}

@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type Redis from 'ioredis';
+import { Environment, Role } from '@seller-api/contracts';
+import { z } from 'zod';
+
+/**
+ * Panel sessions live in Redis, so every gateway replica sees a login and a logout at once. The
+ * cookie holds a random token; Redis is keyed by its SHA-256, so a read of Redis yields no usable
+ * cookie. The record holds only who logged in: role, seller and status are read again on every
+ * request, so a suspension or a role change applies at once.
+ */
+const StoredSession = z.object({
+  user_id: z.string(),
+  environment: Environment,
+  role: Role,
+  csrf_token: z.string(),
+  created_at: z.number(),
+  expires_at: z.number(),
+});
+export type StoredSession = z.infer<typeof StoredSession>;
+
+export interface Session extends StoredSession {
+  token: string;
+}
+
+const randomToken = () => randomBytes(32).toString('base64url');
+
+export class SessionStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keyPrefix: string,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  private key(token: string): string {
+    return `${this.keyPrefix}panel:session:${createHash('sha256').update(token).digest('hex')}`;
+  }
+
+  /** A new session with a new token every login: no session id survives a login (fixation). */
+  async create(userId: string, role: Role, environment: Environment): Promise<Session> {
+    const now = Date.now();
+    const token = randomToken();
+    const stored: StoredSession = {
+      user_id: userId,
+      environment,
+      role,
+      csrf_token: randomToken(),
+      created_at: now,
+      expires_at: now + this.ttlSeconds * 1000,
+    };
+    await this.redis.set(this.key(token), JSON.stringify(stored), 'EX', this.ttlSeconds);
+    return { ...stored, token };
+  }
+
+  async find(token: string): Promise<Session | null> {
+    // A cookie of another shape cannot name a session: no Redis round trip for it.
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const raw = await this.redis.get(this.key(token));
+    if (!raw) return null;
+    const parsed = StoredSession.safeParse(JSON.parse(raw));
+    if (!parsed.success || parsed.data.expires_at <= Date.now()) return null;
+    return { ...parsed.data, token };
+  }
+
+  /** Changes what the session shows; its lifetime stays what the login gave it. */
+  async setEnvironment(session: Session, environment: Environment): Promise<Session> {
+    const { token, ...stored } = session;
+    const next = { ...stored, environment };
+    const ttl = Math.max(1, Math.ceil((stored.expires_at - Date.now()) / 1000));
+    await this.redis.set(this.key(token), JSON.stringify(next), 'EX', ttl);
+    return { ...next, token };
+  }
+
+  async destroy(token: string): Promise<void> {
+    await this.redis.del(this.key(token));
+  }
+}

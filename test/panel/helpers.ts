@@ -1,0 +1,80 @@
+import { ensureUser } from '../../services/gateway/src/domain/accounts';
+import type { GatewayService } from '../../services/gateway/src/service';
+import { uniqueEmail } from '../support/system';
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** A panel user made the way `cli users create` makes one. */
+export async function panelUser(
+  gateway: GatewayService,
+  role: 'seller' | 'operator' = 'seller',
+): Promise<{ email: string; password: string; userId: string; sellerId: string | null }> {
+  const email = uniqueEmail(`panel-${role}`);
+  const { user } = await ensureUser(gateway.runtime.orm.em.fork(), {
+    email,
+    role,
+    password: PASSWORD,
+    sellerName: role === 'seller' ? 'Loja Painel' : undefined,
+  });
+  return { email, password: PASSWORD, userId: user.id, sellerId: user.sellerId };
+}
+
+/** The gateway's origin, from the URL startGateway gives (which ends in /api/v1). */
+export const originOf = (apiUrl: string) => new URL(apiUrl).origin;
+
+export interface PanelLogin {
+  status: number;
+  cookie: string | null;
+  setCookie: string | null;
+  csrf: string | null;
+  body: Record<string, unknown>;
+}
+
+export async function login(
+  origin: string,
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+): Promise<PanelLogin> {
+  const res = await fetch(`${origin}/panel/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin, ...headers },
+    body: JSON.stringify({ email, password }),
+  });
+  const body = (await res.json()) as Record<string, unknown>;
+  const setCookie = res.headers.get('set-cookie');
+  const data = body.data as { csrf_token?: string } | undefined;
+  return {
+    status: res.status,
+    setCookie,
+    cookie: setCookie ? (setCookie.split(';')[0] ?? null) : null,
+    csrf: data?.csrf_token ?? null,
+    body,
+  };
+}
+
+/** A panel API call with the session cookie and, unless told otherwise, its CSRF token. */
+export async function panelCall(
+  origin: string,
+  path: string,
+  session: { cookie: string | null; csrf: string | null },
+  options: { method?: string; body?: unknown; headers?: Record<string, string>; csrf?: boolean } = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = { origin, ...options.headers };
+  if (session.cookie) headers.cookie = session.cookie;
+  if (options.csrf !== false && session.csrf) headers['x-csrf-token'] = session.csrf;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${origin}${path}`, {
+    method: options.method ?? 'GET',
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    body = {};
+  }
+  return { status: res.status, headers: res.headers, body };
+}

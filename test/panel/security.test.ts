@@ -1,0 +1,254 @@
+import { ApiKeyListResponse, CreatedApiKeyResponse, PanelSessionResponse } from '@seller-api/contracts';
+import { call, startSystem, type RunningGateway, type System } from '../support/system';
+import { login, originOf, panelCall, panelUser } from './helpers';
+
+let system: System;
+let gateway: RunningGateway;
+let origin: string;
+
+beforeAll(async () => {
+  system = await startSystem();
+  gateway = await system.startGateway();
+  origin = originOf(gateway.url);
+});
+afterAll(async () => {
+  await system?.stop();
+});
+
+describe('panel login and session cookie', () => {
+  it('sets an HttpOnly, SameSite=Strict session cookie and answers the session with its CSRF token', async () => {
+    const user = await panelUser(gateway.service);
+    const res = await login(origin, user.email, user.password);
+    expect(res.status).toBe(200);
+    const session = PanelSessionResponse.parse(res.body);
+    expect(session.data).toMatchObject({ email: user.email, role: 'seller', environment: 'test' });
+    const flags = (res.setCookie ?? '').split(';').map((p) => p.trim());
+    expect(flags[0]).toMatch(/^sa_session=[A-Za-z0-9_-]{43}$/);
+    expect(flags).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Strict', 'Path=/']));
+    // Plain http in tests: Secure is off unless configured (see the next test).
+    expect(flags).not.toContain('Secure');
+    expect(res.setCookie).not.toContain(user.password);
+    const me = await panelCall(origin, '/panel/api/session', res);
+    expect(me.status).toBe(200);
+    expect(me.headers.get('cache-control')).toBe('no-store');
+    expect(me.headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+
+  it('marks the cookie Secure with the __Host- prefix when PANEL_COOKIE_SECURE is on', async () => {
+    const secureGateway = await system.startGateway({ PANEL_COOKIE_SECURE: 'true' });
+    const secureOrigin = originOf(secureGateway.url);
+    const user = await panelUser(gateway.service);
+    const res = await login(secureOrigin, user.email, user.password);
+    expect(res.status).toBe(200);
+    const flags = (res.setCookie ?? '').split(';').map((p) => p.trim());
+    expect(flags[0]).toMatch(/^__Host-sa_session=/);
+    expect(flags).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Strict', 'Secure', 'Path=/']));
+    // The plain-named cookie is not read by a gateway that issues __Host- cookies.
+    const plain = `sa_session=${res.cookie?.split('=')[1] ?? ''}`;
+    expect((await panelCall(secureOrigin, '/panel/api/session', { cookie: plain, csrf: null })).status).toBe(
+      401,
+    );
+    expect((await panelCall(secureOrigin, '/panel/api/session', res)).status).toBe(200);
+  });
+
+  it('answers a wrong password and an unknown e-mail alike, with 401 and no cookie', async () => {
+    const user = await panelUser(gateway.service);
+    const wrong = await login(origin, user.email, 'not the password');
+    const unknown = await login(origin, `nobody-${Date.now()}@example.com`, 'whatever-password');
+    for (const res of [wrong, unknown]) {
+      expect(res.status).toBe(401);
+      expect(res.setCookie).toBeNull();
+      expect(res.body.message).toBe('Invalid e-mail or password.');
+    }
+    expect((await login(origin, 'not-an-email', 'x')).status).toBe(400);
+  });
+
+  it('rate-limits login attempts per IP and e-mail, even with the right password afterwards', async () => {
+    const user = await panelUser(gateway.service);
+    for (let i = 0; i < 5; i += 1) {
+      expect((await login(origin, user.email, `wrong-${i}`)).status).toBe(401);
+    }
+    const blocked = await login(origin, user.email, user.password);
+    expect(blocked.status).toBe(429);
+    expect(blocked.setCookie).toBeNull();
+    // Another e-mail from the same address still has its own budget.
+    const other = await panelUser(gateway.service);
+    expect((await login(origin, other.email, other.password)).status).toBe(200);
+  });
+
+  it('sends Retry-After with the 429', async () => {
+    const user = await panelUser(gateway.service);
+    let last: Response | null = null;
+    for (let i = 0; i < 6; i += 1) {
+      last = await fetch(`${origin}/panel/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin },
+        body: JSON.stringify({ email: user.email, password: 'wrong' }),
+      });
+    }
+    expect(last?.status).toBe(429);
+    expect(Number(last?.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('CSRF protection', () => {
+  it('refuses a change without the token, with a wrong token, or from another origin', async () => {
+    const user = await panelUser(gateway.service);
+    const session = await login(origin, user.email, user.password);
+    const body = { environment: 'test', label: 'csrf' };
+    const noToken = await panelCall(origin, '/panel/api/keys', session, {
+      method: 'POST',
+      body,
+      csrf: false,
+    });
+    expect(noToken.status).toBe(403);
+    expect(noToken.body.message).toBe('Missing CSRF token.');
+    const wrongToken = await panelCall(origin, '/panel/api/keys', session, {
+      method: 'POST',
+      body,
+      headers: { 'x-csrf-token': 'x'.repeat(43) },
+      csrf: false,
+    });
+    expect(wrongToken.status).toBe(403);
+    const crossOrigin = await panelCall(origin, '/panel/api/keys', session, {
+      method: 'POST',
+      body,
+      headers: { origin: 'https://evil.example.com' },
+    });
+    expect(crossOrigin.status).toBe(403);
+    const crossSite = await panelCall(origin, '/panel/api/keys', session, {
+      method: 'POST',
+      body,
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
+    expect(crossSite.status).toBe(403);
+    // The proxied API routes are guarded the same way.
+    const proxied = await panelCall(origin, '/panel/api/v1/config/webhooks/', session, {
+      method: 'POST',
+      body: { url: 'https://example.com/hook', event: 'order.paid' },
+      csrf: false,
+    });
+    expect(proxied.status).toBe(403);
+    // Nothing was created by the refused requests.
+    const keys = ApiKeyListResponse.parse((await panelCall(origin, '/panel/api/keys', session)).body);
+    expect(keys.data.results).toEqual([]);
+    const ok = await panelCall(origin, '/panel/api/keys', session, { method: 'POST', body });
+    expect(ok.status).toBe(201);
+  });
+
+  it('refuses a login from another origin and a login posted as a form', async () => {
+    const user = await panelUser(gateway.service);
+    const foreign = await login(origin, user.email, user.password, { origin: 'https://evil.example.com' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.setCookie).toBeNull();
+    const form = await fetch(`${origin}/panel/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `email=${encodeURIComponent(user.email)}&password=${encodeURIComponent(user.password)}`,
+    });
+    expect(form.status).toBe(415);
+    expect(form.headers.get('set-cookie')).toBeNull();
+  });
+});
+
+describe('logout', () => {
+  it('deletes the session on the server: the old cookie no longer works', async () => {
+    const user = await panelUser(gateway.service);
+    const session = await login(origin, user.email, user.password);
+    expect((await panelCall(origin, '/panel/api/v1/sellers/orders/', session)).status).toBe(200);
+    expect(
+      (await panelCall(origin, '/panel/api/logout', session, { method: 'POST', csrf: false })).status,
+    ).toBe(403);
+    const out = await panelCall(origin, '/panel/api/logout', session, { method: 'POST' });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/^sa_session=; .*Max-Age=0/);
+    // Replaying the cookie a browser was told to forget: the server no longer knows it.
+    expect((await panelCall(origin, '/panel/api/session', session)).status).toBe(401);
+    expect((await panelCall(origin, '/panel/api/v1/sellers/orders/', session)).status).toBe(401);
+    expect(
+      (await panelCall(origin, '/panel/api/keys', session, { method: 'POST', body: { environment: 'test' } }))
+        .status,
+    ).toBe(401);
+  });
+});
+
+describe('panel routes reach the services with the session identity', () => {
+  it('creates keys that work on the public API, one active per environment', async () => {
+    const user = await panelUser(gateway.service);
+    const session = await login(origin, user.email, user.password);
+    const first = CreatedApiKeyResponse.parse(
+      (
+        await panelCall(origin, '/panel/api/keys', session, {
+          method: 'POST',
+          body: { environment: 'test', label: 'ci' },
+        })
+      ).body,
+    );
+    expect(first.data.key).toMatch(/^mk_test_[A-Za-z0-9]{40}$/);
+    expect(first.data.key.startsWith(first.data.prefix)).toBe(true);
+    expect(first.data.key.endsWith(first.data.last4)).toBe(true);
+    expect((await call(`${gateway.url}/sellers/orders/`, { key: first.data.key })).status).toBe(200);
+    const second = CreatedApiKeyResponse.parse(
+      (await panelCall(origin, '/panel/api/keys', session, { method: 'POST', body: { environment: 'test' } }))
+        .body,
+    );
+    expect((await call(`${gateway.url}/sellers/orders/`, { key: first.data.key })).status).toBe(401);
+    expect((await call(`${gateway.url}/sellers/orders/`, { key: second.data.key })).status).toBe(200);
+    const keys = ApiKeyListResponse.parse((await panelCall(origin, '/panel/api/keys', session)).body);
+    expect(keys.data.results).toEqual([
+      expect.objectContaining({
+        environment: 'test',
+        label: null,
+        prefix: second.data.prefix,
+        last4: second.data.last4,
+      }),
+    ]);
+    expect(JSON.stringify(keys)).not.toContain(second.data.key);
+  });
+
+  it('applies the route rules: roles, sandbox environment, unknown and public routes', async () => {
+    const seller = await login(origin, ...(await credentials('seller')));
+    const operator = await login(origin, ...(await credentials('operator')));
+    expect((await panelCall(origin, '/panel/api/v1/ops/withdrawals/', seller)).status).toBe(403);
+    expect((await panelCall(origin, '/panel/api/v1/ops/withdrawals/', operator)).status).toBe(200);
+    expect((await panelCall(origin, '/panel/api/v1/sellers/orders/', operator)).status).toBe(403);
+    expect((await panelCall(origin, '/panel/api/v1/nowhere/', seller)).status).toBe(404);
+    expect(
+      (await panelCall(origin, '/panel/api/v1/psp/webhook/pix', seller, { method: 'POST', body: {} })).status,
+    ).toBe(404);
+    const live = await panelCall(origin, '/panel/api/session/environment', seller, {
+      method: 'POST',
+      body: { environment: 'live' },
+    });
+    expect(PanelSessionResponse.parse(live.body).data.environment).toBe('live');
+    const sandbox = await panelCall(
+      origin,
+      '/panel/api/v1/sandbox/orders/00000000-0000-4000-8000-000000000000/pay/',
+      seller,
+      { method: 'POST' },
+    );
+    expect(sandbox.status).toBe(403);
+    expect(
+      (
+        await panelCall(origin, '/panel/api/session/environment', seller, {
+          method: 'POST',
+          body: { environment: 'prod' },
+        })
+      ).status,
+    ).toBe(400);
+  });
+
+  it('refuses every panel route without a session', async () => {
+    for (const path of ['/panel/api/session', '/panel/api/keys', '/panel/api/v1/sellers/orders/']) {
+      expect((await panelCall(origin, path, { cookie: null, csrf: null })).status).toBe(401);
+    }
+    expect(
+      (await panelCall(origin, '/panel/api/session', { cookie: 'sa_session=forged', csrf: null })).status,
+    ).toBe(401);
+  });
+});
+
+async function credentials(role: 'seller' | 'operator'): Promise<[string, string]> {
+  const user = await panelUser(gateway.service, role);
+  return [user.email, user.password];
+}
