@@ -10,6 +10,7 @@ import {
   idempotentHandler,
   kitMigrationSql,
   migrate,
+  outboxTraceContextSql,
   openDatabase,
   ensureDatabase,
   type MikroORM,
@@ -28,6 +29,13 @@ class Init extends Migration {
     this.addSql(
       `create table if not exists ${SCHEMA}.effects (message_id text not null, widget_id uuid not null)`,
     );
+  }
+}
+
+// A database made before the outbox had its trace_context column gets it this way.
+class TraceContext extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of outboxTraceContextSql(SCHEMA)) this.addSql(sql);
   }
 }
 
@@ -84,7 +92,10 @@ beforeAll(async () => {
     url: env.DATABASE_URL as string,
     schema: SCHEMA,
     entities: [],
-    migrations: [{ name: 'Init', class: Init }],
+    migrations: [
+      { name: 'Init', class: Init },
+      { name: 'TraceContext', class: TraceContext },
+    ],
     logger,
   });
   await migrate(orm, SCHEMA);

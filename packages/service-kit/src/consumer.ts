@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ConsumeMessage } from 'amqplib';
-import { context, propagation } from '@opentelemetry/api';
+import { SpanKind, context, trace } from '@opentelemetry/api';
 import type { MessageHandler } from './broker';
+import { contextFrom, failSpan, tracer, tracingEnabled } from './telemetry';
 
 export interface IncomingMessage<T = unknown> {
   id: string;
@@ -43,22 +44,52 @@ export function idempotentHandler(
   handler: Handler,
   onDuplicate?: (message: IncomingMessage) => void,
 ): MessageHandler {
+  const handle = (message: IncomingMessage): Promise<boolean> =>
+    orm.em.fork().transactional(async (em) => {
+      const inserted = await em.execute<{ affectedRows: number }>(
+        `insert into "${schema}".processed_messages (consumer, message_id) values (?, ?) on conflict do nothing`,
+        [consumer, message.id],
+        'run',
+      );
+      if (inserted.affectedRows === 0) {
+        onDuplicate?.(message);
+        return false;
+      }
+      await handler(em, message);
+      return true;
+    });
   return async (raw) => {
     const message = decode(raw);
-    const parent = propagation.extract(context.active(), message.headers);
-    await context.with(parent, () =>
-      orm.em.fork().transactional(async (em) => {
-        const inserted = await em.execute<{ affectedRows: number }>(
-          `insert into "${schema}".processed_messages (consumer, message_id) values (?, ?) on conflict do nothing`,
-          [consumer, message.id],
-          'run',
-        );
-        if (inserted.affectedRows === 0) {
-          onDuplicate?.(message);
-          return;
-        }
-        await handler(em, message);
-      }),
+    if (!tracingEnabled()) {
+      await handle(message);
+      return;
+    }
+    // A CONSUMER span, child of the publisher's (W3C trace context in the AMQP headers); the handler
+    // and its transaction run in it, so whatever it stores for later can carry the trace on.
+    const parent = contextFrom(message.headers);
+    const span = tracer.startSpan(
+      `process ${consumer}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.system': 'rabbitmq',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': message.exchange,
+          'messaging.rabbitmq.destination.routing_key': message.routingKey,
+          'messaging.consumer.group.name': consumer,
+          'messaging.message.id': message.id,
+        },
+      },
+      parent,
     );
+    try {
+      const fresh = await context.with(trace.setSpan(parent, span), () => handle(message));
+      if (!fresh) span.setAttribute('messaging.duplicate', true);
+    } catch (err) {
+      failSpan(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
   };
 }

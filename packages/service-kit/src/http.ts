@@ -3,6 +3,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { HttpError } from './errors';
+import { serverSpans, tracingEnabled } from './telemetry';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -81,6 +82,8 @@ export function createHttpApp({ metrics, logger, parseJson = true }: HttpAppOpti
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // Decided once here, so a service without tracing pays nothing per request.
+  if (tracingEnabled()) app.use(serverSpans());
   app.use(requestId(), httpMetrics(metrics, logger));
   if (parseJson) app.use(jsonParser());
   return app;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { context, propagation } from '@opentelemetry/api';
+import { SpanKind, context, propagation, trace } from '@opentelemetry/api';
 import {
   EntitySchema,
   type EntityManager,
@@ -11,6 +11,14 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Broker } from './broker';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
+import {
+  contextFrom,
+  currentTraceContext,
+  failSpan,
+  tracer,
+  tracingEnabled,
+  type TraceCarrier,
+} from './telemetry';
 
 export interface OutboxMessage {
   id: string;
@@ -18,6 +26,8 @@ export interface OutboxMessage {
   routingKey: string;
   payload: unknown;
   headers: Record<string, string>;
+  /** W3C trace context of the change that caused the message (null when not traced). */
+  traceContext: TraceCarrier | null;
   createdAt: Date;
 }
 
@@ -31,11 +41,16 @@ export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
     routingKey: { type: 'string' },
     payload: { type: 'json' },
     headers: { type: 'json' },
+    traceContext: { type: 'json', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
   },
 });
 
-/** Tables every service needs: the outbox it publishes from and the ids of messages it has consumed. */
+/**
+ * Tables every service needs: the outbox it publishes from and the ids of messages it has consumed.
+ * A service whose first migration ran before a kit change adds the change with a migration of its own
+ * (see `outboxTraceContextSql`).
+ */
 export function kitMigrationSql(schema: string): string[] {
   return [
     `create table if not exists "${schema}".outbox (
@@ -44,6 +59,7 @@ export function kitMigrationSql(schema: string): string[] {
       routing_key text not null,
       payload jsonb not null,
       headers jsonb not null default '{}',
+      trace_context jsonb,
       created_at timestamptz(3) not null default now()
     )`,
     `create index if not exists outbox_created_at_idx on "${schema}".outbox (created_at, id)`,
@@ -54,6 +70,11 @@ export function kitMigrationSql(schema: string): string[] {
       primary key (consumer, message_id)
     )`,
   ];
+}
+
+/** The outbox's trace_context column, for schemas made before it was part of `kitMigrationSql`. */
+export function outboxTraceContextSql(schema: string): string[] {
+  return [`alter table "${schema}".outbox add column if not exists trace_context jsonb`];
 }
 
 export interface OutgoingMessage {
@@ -74,14 +95,14 @@ export function enqueue(em: EntityManager, message: OutgoingMessage): OutboxMess
   const createdAt = new Date();
   // When the change happened, to the millisecond: the webhook envelope's occurred_at.
   const headers: Record<string, string> = { 'x-occurred-at': createdAt.toISOString(), ...message.headers };
-  // The W3C trace context travels with the row so the consumer's span joins the producer's trace.
-  propagation.inject(context.active(), headers);
   const row: OutboxMessage = {
     id: message.id ?? randomUUID(),
     exchange: message.exchange,
     routingKey: message.routingKey,
     payload: message.payload,
     headers,
+    // The relay publishes later, outside this request: the row carries the trace it belongs to.
+    traceContext: currentTraceContext(),
     createdAt,
   };
   em.persist(em.create(OutboxMessageSchema, row));
@@ -105,6 +126,7 @@ interface OutboxRow {
   routing_key: string;
   payload: unknown;
   headers: Record<string, string>;
+  trace_context: TraceCarrier | null;
   created_at: Date;
 }
 
@@ -188,24 +210,24 @@ export class OutboxRelay {
   }
 
   private async publishBatch(): Promise<number> {
-    const { orm, schema, broker, metrics } = this.options;
+    const { orm, schema, metrics } = this.options;
     const em = orm.em.fork();
     return em.transactional(async (tx) => {
       const rows = await tx.getConnection().execute<OutboxRow[]>(
-        `select id, exchange, routing_key, payload, headers, created_at from "${schema}".outbox
+        `select id, exchange, routing_key, payload, headers, trace_context, created_at from "${schema}".outbox
          order by created_at, id limit ? for update skip locked`,
         [this.batchSize],
         'all',
         tx.getTransactionContext(),
       );
       if (rows.length === 0) return 0;
+      const traced = tracingEnabled();
       await Promise.all(
         rows.map((row) =>
-          broker.publish(row.exchange, row.routing_key, Buffer.from(JSON.stringify(row.payload)), {
-            messageId: row.id,
-            headers: row.headers,
-            timestamp: new Date(row.created_at).getTime(),
-          }),
+          traced
+            ? this.publishTraced(row)
+            : // Not traced here but traced where the row was made: pass that context on as it is.
+              this.publish(row, row.trace_context ? { ...row.headers, ...row.trace_context } : row.headers),
         ),
       );
       await tx
@@ -223,6 +245,53 @@ export class OutboxRelay {
       }
       return rows.length;
     });
+  }
+
+  private publish(row: OutboxRow, headers: Record<string, string>): Promise<void> {
+    return this.options.broker.publish(
+      row.exchange,
+      row.routing_key,
+      Buffer.from(JSON.stringify(row.payload)),
+      {
+        messageId: row.id,
+        headers,
+        timestamp: new Date(row.created_at).getTime(),
+      },
+    );
+  }
+
+  /**
+   * A PRODUCER span per message, a child of the change that stored the row, its context in the AMQP
+   * headers for the consumer (W3C `traceparent`/`tracestate`).
+   */
+  private async publishTraced(row: OutboxRow): Promise<void> {
+    const parent = contextFrom(row.trace_context);
+    const span = tracer.startSpan(
+      `publish ${row.exchange}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'rabbitmq',
+          'messaging.operation.type': 'send',
+          'messaging.destination.name': row.exchange,
+          'messaging.rabbitmq.destination.routing_key': row.routing_key,
+          'messaging.message.id': row.id,
+          'outbox.lag_ms': Date.now() - new Date(row.created_at).getTime(),
+        },
+      },
+      parent,
+    );
+    const headers = { ...row.headers };
+    const active = trace.setSpan(parent, span);
+    propagation.inject(active, headers);
+    try {
+      await context.with(active, () => this.publish(row, headers));
+    } catch (err) {
+      failSpan(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
   }
 
   /** Rows not yet published (for metrics and tests). */

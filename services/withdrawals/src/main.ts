@@ -1,4 +1,4 @@
-// Tracing first: it must patch http, express, pg and amqplib before they are loaded.
+// Tracing first: it must patch express and pg before they are loaded.
 import { startTracing } from '@seller-api/service-kit/tracing';
 startTracing('withdrawals');
 

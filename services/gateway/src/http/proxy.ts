@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, errors as undiciErrors } from 'undici';
-import { HttpError } from '@seller-api/service-kit';
+import { HttpError, injectTraceContext } from '@seller-api/service-kit';
 import type { Upstream } from './routing';
 
-// Never forwarded: hop-by-hop headers, the caller's key (services trust the signed identity instead)
-// and any identity header a caller tries to smuggle in.
+// Never forwarded: hop-by-hop headers, the caller's key (services trust the signed identity instead),
+// any identity header a caller tries to smuggle in, and the caller's trace context (the gateway's own
+// span is what the services continue).
 const DROP_REQUEST = new Set([
   'connection',
   'keep-alive',
@@ -19,6 +20,9 @@ const DROP_REQUEST = new Set([
   'content-length',
   'expect',
   'cookie',
+  'traceparent',
+  'tracestate',
+  'baggage',
 ]);
 const DROP_RESPONSE = new Set([
   'connection',
@@ -85,6 +89,8 @@ export class UpstreamClient {
     body: Buffer | null,
   ): Promise<UpstreamResponse> {
     const deadline = AbortSignal.timeout(this.timeoutMs);
+    // The gateway's span, for the service's server span to continue (nothing without tracing).
+    injectTraceContext(headers);
     try {
       const res = await this.pools[upstream].request({
         path,

@@ -5,7 +5,7 @@ import {
   type CreateChargeRequest,
   type Identity,
 } from '@seller-api/contracts';
-import { HttpError, serviceUnavailable, signIdentity } from '@seller-api/service-kit';
+import { HttpError, injectTraceContext, serviceUnavailable, signIdentity } from '@seller-api/service-kit';
 import { Pool } from 'undici';
 
 const PATH = '/internal/charges/';
@@ -32,11 +32,16 @@ export class PaymentsClient {
   async createCharge(identity: Identity, request: CreateChargeRequest): Promise<Charge> {
     let status: number;
     let text: string;
+    const headers = {
+      'content-type': 'application/json',
+      ...signIdentity(this.secret, identity, 'POST', PATH),
+    };
+    injectTraceContext(headers);
     try {
       const res = await this.pool.request({
         path: PATH,
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...signIdentity(this.secret, identity, 'POST', PATH) },
+        headers,
         body: JSON.stringify(request),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
@@ -65,11 +70,13 @@ export class PaymentsClient {
     const path = `/internal/charges/${orderId}/${action}/`;
     let status: number;
     let text: string;
+    const headers = signIdentity(this.secret, identity, 'POST', path);
+    injectTraceContext(headers);
     try {
       const res = await this.pool.request({
         path,
         method: 'POST',
-        headers: signIdentity(this.secret, identity, 'POST', path),
+        headers,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { kitMigrationSql } from '@seller-api/service-kit';
+import { kitMigrationSql, outboxTraceContextSql } from '@seller-api/service-kit';
 
 export const SCHEMA = 'orders';
 
@@ -127,8 +127,15 @@ class Migration20261125ChargeVersion extends Migration {
   }
 }
 
+class Migration20261202TraceContext extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of outboxTraceContextSql(SCHEMA)) this.addSql(sql);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Orders', class: Migration20261123Orders },
   { name: 'Migration20261125ChargeVersion', class: Migration20261125ChargeVersion },
+  { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
 ];

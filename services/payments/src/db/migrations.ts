@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { kitMigrationSql } from '@seller-api/service-kit';
+import { kitMigrationSql, outboxTraceContextSql } from '@seller-api/service-kit';
 
 export const SCHEMA = 'payments';
 
@@ -70,8 +70,15 @@ class Migration20261125Lifecycle extends Migration {
   }
 }
 
+class Migration20261202TraceContext extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of outboxTraceContextSql(SCHEMA)) this.addSql(sql);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261124Transactions', class: Migration20261124Transactions },
   { name: 'Migration20261125Lifecycle', class: Migration20261125Lifecycle },
+  { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
 ];

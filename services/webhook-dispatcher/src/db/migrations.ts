@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { kitMigrationSql } from '@seller-api/service-kit';
+import { kitMigrationSql, outboxTraceContextSql } from '@seller-api/service-kit';
 
 export const SCHEMA = 'webhooks';
 
@@ -74,7 +74,16 @@ class Migration20261123Webhooks extends Migration {
   }
 }
 
+class Migration20261202TraceContext extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of outboxTraceContextSql(SCHEMA)) this.addSql(sql);
+    // The trace of the event each delivery comes from: attempts run later, maybe in another replica.
+    this.addSql(`alter table webhooks.deliveries add column if not exists trace_context jsonb`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
+  { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
 ];

@@ -31,6 +31,8 @@ export interface IncomingEvent {
   /** The order's per-order webhook, for the 8 order events (interface.md 6.4). */
   postbackUrl: string | null;
   orderId: string | null;
+  /** The consumer span's W3C trace context: each attempt's POST joins the event's trace. */
+  traceContext: Record<string, string> | null;
 }
 
 /**
@@ -48,7 +50,8 @@ export async function fanOut(em: EntityManager, incoming: IncomingEvent): Promis
     rows.push([null, incoming.orderId, incoming.postbackUrl, false]);
   if (rows.length === 0) return 0;
   const now = new Date();
-  const values = rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+  const values = rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+  const traceContext = incoming.traceContext ? JSON.stringify(incoming.traceContext) : null;
   const params = rows.flatMap(([webhookId, orderId, url, signed]) => [
     randomUUID(),
     newEventId(),
@@ -64,10 +67,11 @@ export async function fanOut(em: EntityManager, incoming: IncomingEvent): Promis
     'pending',
     now,
     now,
+    traceContext,
   ]);
   await em.execute(
     `insert into webhooks.deliveries
-       (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed, payload, occurred_at, status, next_attempt_at, created_at)
+       (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed, payload, occurred_at, status, next_attempt_at, created_at, trace_context)
      values ${values}`,
     params,
   );

@@ -1,5 +1,5 @@
 import { EventName } from '@seller-api/contracts';
-import type { Handler, Logger } from '@seller-api/service-kit';
+import { currentTraceContext, type Handler, type Logger } from '@seller-api/service-kit';
 import { fanOut } from '../domain/deliveries';
 
 /**
@@ -30,6 +30,7 @@ export function intakeHandler(logger: Logger): Handler {
       data: message.payload,
       postbackUrl: message.headers['x-postback-url'] ?? null,
       orderId: message.headers['x-order-uuid'] ?? null,
+      traceContext: currentTraceContext(),
     });
   };
 }

@@ -8,7 +8,10 @@ import {
   classifyAddress,
   describeRange,
   guardedLookup,
+  startHttpClientSpan,
   targetAllowed,
+  tracingEnabled,
+  w3cTraceHeaders,
   type Resolver,
 } from '@seller-api/service-kit';
 import type { DispatcherMetrics } from './metrics';
@@ -40,6 +43,7 @@ interface ClaimedDelivery {
   created_at: Date;
   attempts: number;
   max_attempts: number;
+  trace_context: Record<string, string> | null;
 }
 
 const RESPONSE_EXCERPT_BYTES = 1024;
@@ -188,7 +192,8 @@ export class DeliverySender {
          from due
         where d.id = due.id
        returning d.id, d.event_id, d.event, coalesce(due.webhook_url, d.url) as url, d.signed, due.secret,
-                 d.environment, d.payload, d.occurred_at, d.created_at, d.attempts, d.max_attempts`,
+                 d.environment, d.payload, d.occurred_at, d.created_at, d.attempts, d.max_attempts,
+                 d.trace_context`,
       [`{${saturated.map((u) => `"${u.replace(/["\\]/g, '\\$&')}"`).join(',')}}`, limit],
     );
   }
@@ -212,6 +217,16 @@ export class DeliverySender {
       headers[WEBHOOK_HEADERS.TIMESTAMP] = String(timestamp);
       headers[WEBHOOK_HEADERS.SIGNATURE] = signatureFor(delivery.secret, delivery.event_id, timestamp, body);
     }
+    // Each attempt is a CLIENT span in the trace of the event that caused it, and tells the receiver
+    // (W3C traceparent, docs/webhooks.md).
+    const traced = tracingEnabled()
+      ? startHttpClientSpan('POST', delivery.trace_context, {
+          'webhook.event': delivery.event,
+          'webhook.event_id': delivery.event_id,
+          'webhook.delivery_attempt': number,
+        })
+      : null;
+    if (traced) Object.assign(headers, w3cTraceHeaders(traced.context));
     const startedAt = new Date();
     let status: number | null = null;
     let excerpt: string | null = null;
@@ -219,6 +234,8 @@ export class DeliverySender {
     let retryAfter: string | null = null;
     try {
       this.assertLiteralTarget(delivery);
+      // Host only: a receiver's path or query can hold its own token.
+      traced?.span.setAttribute('server.address', new URL(delivery.url).hostname);
       const res = await request(delivery.url, {
         method: 'POST',
         headers,
@@ -236,6 +253,7 @@ export class DeliverySender {
       error = describeError(err, this.options.attemptTimeoutMs);
     }
     const durationMs = Date.now() - startedAt.getTime();
+    traced?.end(status, error);
     free();
     const delivered = status !== null && status >= 200 && status < 300;
     if (number === 1)

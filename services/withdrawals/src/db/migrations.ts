@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { kitMigrationSql } from '@seller-api/service-kit';
+import { kitMigrationSql, outboxTraceContextSql } from '@seller-api/service-kit';
 import { ACCOUNT_NAMES } from '../domain/ledger';
 
 export const SCHEMA = 'withdrawals';
@@ -23,7 +23,8 @@ class Migration20261123Init extends Migration {
   }
 }
 
-const accountList = ACCOUNT_NAMES.map((a) => `'${a}'`).join(', ');
+// The accounts as they were then; later migrations widen the check (a migration never changes once run).
+const accountList = `'psp_settlement', 'platform_fees', 'seller_available', 'seller_held_med', 'seller_withdrawals_pending', 'seller_paid_out'`;
 
 class Migration20261201Ledger extends Migration {
   override async up(): Promise<void> {
@@ -122,7 +123,24 @@ class Migration20261201Ledger extends Migration {
   }
 }
 
+class Migration20261202TraceContext extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of outboxTraceContextSql(SCHEMA)) this.addSql(sql);
+  }
+}
+
+class Migration20261203SellerDebt extends Migration {
+  override async up(): Promise<void> {
+    // seller_debt: what a reversal took beyond the available balance (ledger.settleAvailable).
+    const accounts = ACCOUNT_NAMES.map((a) => `'${a}'`).join(', ');
+    this.addSql(`alter table withdrawals.ledger_lines drop constraint ledger_lines_account_check,
+      add constraint ledger_lines_account_check check (account in (${accounts}))`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
+  { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
+  { name: 'Migration20261203SellerDebt', class: Migration20261203SellerDebt },
 ];
