@@ -65,7 +65,7 @@ async function approvedWithdrawal(amount: number, pixKey: string, pixKeyType: Pi
   return { scope, id: w.id };
 }
 
-async function settled(scope: { sellerId: string; environment: 'test' }, id: string) {
+async function settled(scope: Parameters<typeof getWithdrawal>[1], id: string) {
   return waitFor(
     async () => {
       const row = await getWithdrawal(em(), scope, id);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { captureEvents } from '../support/events';
+import { call } from '../support/system';
 import { waitFor } from '../support/wait';
 import {
   act,
@@ -8,6 +9,7 @@ import {
   fund,
   newOrder,
   newSeller,
+  requestWithdrawal,
   startHarness,
   withdraw,
   SALE_NET,
@@ -139,12 +141,36 @@ describe('ledger fed by payments', () => {
     expect((await balance(h, seller.key)).available_amount).toBe(0);
   });
 
-  it('lets a refund of money already withdrawn take the available balance below zero', async () => {
+  it('keeps the available balance at zero when money already withdrawn is refunded; the next sale repays the debt', async () => {
     const seller = await newSeller(h);
     const order = await fund(h, seller);
     await withdraw(h, seller.key, { amount: SALE_NET, pix_key: 'seller@example.com', pix_key_type: 'email' });
     await act(h, seller.key, `/sellers/orders/${order}/refund/`);
-    await balanceBecomes(h, seller.key, { available_amount: -SALE_NET, pending_amount: SALE_NET });
+    const rows = await waitFor(async () => {
+      const r = await ledgerRows(order);
+      return r.some((x) => x.kind === 'payment_reversed') ? r : null;
+    });
+    // The reversal could not come out of the available balance (0): the seller owes it.
+    const reversal = rows.filter((r) => r.kind === 'payment_reversed');
+    expect(reversal.find((r) => r.account === 'seller_debt')?.amount).toBe(String(-SALE_NET));
+    expect(reversal.some((r) => r.account === 'seller_available')).toBe(false);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0, pending_amount: SALE_NET });
+    const refused = await requestWithdrawal(h, seller.key, {
+      amount: 100,
+      pix_key: 'seller@example.com',
+      pix_key_type: 'email',
+    });
+    expect(refused.status).toBe(400);
+
+    // The next sale first repays what is owed; only the rest becomes available.
+    const next = await newOrder(h, seller.key, 20000);
+    const detail = await call(`${h.gateway.url}/sellers/orders/${next}/`, { key: seller.key });
+    const nextNet = (detail.body.data as { payment: { net_amount: number } }).payment.net_amount;
+    await act(h, seller.key, `/sandbox/orders/${next}/pay/`);
+    await balanceBecomes(h, seller.key, { available_amount: nextNet - SALE_NET });
+    const credit = await ledgerRows(next);
+    expect(credit.find((r) => r.account === 'seller_debt')?.amount).toBe(String(SALE_NET));
+    expect(credit.find((r) => r.account === 'seller_available')?.amount).toBe(String(nextNet - SALE_NET));
   });
 
   it('credits nothing for an order that expires unpaid', async () => {

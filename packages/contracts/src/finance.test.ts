@@ -42,9 +42,9 @@ describe('CreateWithdrawalRequest', () => {
 });
 
 describe('finance shapes', () => {
-  it('has a BRL balance whose available amount may be negative', () => {
+  it('has a BRL balance whose amounts are never negative', () => {
     expect(Balance.safeParse({ available_amount: -500, pending_amount: 0, currency: 'BRL' }).success).toBe(
-      true,
+      false,
     );
     expect(Balance.safeParse({ available_amount: 0, pending_amount: -1, currency: 'BRL' }).success).toBe(
       false,

@@ -17,11 +17,12 @@ export const WithdrawalStatus = z.enum(['PENDING', 'APPROVED', 'DENIED', 'PROCES
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
 
 /**
- * `GET /finance/balance/` data. `available_amount` may go below zero: a refund or chargeback debits
- * money the seller may already have withdrawn. `pending_amount` sums withdrawals in flight.
+ * `GET /finance/balance/` data. `available_amount` is never below zero: a refund or chargeback of money
+ * the seller already withdrew becomes a debt in the ledger, repaid by the next sales (docs/finance.md).
+ * `pending_amount` sums withdrawals in flight.
  */
 export const Balance = z.object({
-  available_amount: z.int(),
+  available_amount: cents,
   pending_amount: cents,
   currency: z.literal('BRL'),
 });

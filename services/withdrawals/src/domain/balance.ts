@@ -1,6 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '@seller-api/contracts';
-import { ACCOUNTS, emptyTotals, sellerBalance, type Account, type SellerBalance } from './ledger';
+import {
+  ACCOUNTS,
+  emptyTotals,
+  sellerBalance,
+  type Account,
+  type SellerBalance,
+  type SellerPosition,
+} from './ledger';
 
 /** Whose money: one seller in one environment (test and live never mix). */
 export interface FundsOwner {
@@ -50,4 +57,15 @@ export async function availableOf(em: EntityManager, owner: FundsOwner): Promise
     [owner.sellerId, owner.environment, ACCOUNTS.SELLER_AVAILABLE],
   );
   return Number(rows[0]?.total ?? 0);
+}
+
+/** The available balance and the seller's debt (ledger.settleAvailable), read under the seller's lock. */
+export async function positionOf(em: EntityManager, owner: FundsOwner): Promise<SellerPosition> {
+  const rows = await em.execute<Array<{ account: Account; total: string }>>(
+    `select account, sum(amount) as total from withdrawals.ledger_lines
+      where seller_id = ? and environment = ? and account in (?, ?) group by account`,
+    [owner.sellerId, owner.environment, ACCOUNTS.SELLER_AVAILABLE, ACCOUNTS.SELLER_DEBT],
+  );
+  const total = (account: Account) => Number(rows.find((row) => row.account === account)?.total ?? 0);
+  return { available: total(ACCOUNTS.SELLER_AVAILABLE), debt: total(ACCOUNTS.SELLER_DEBT) };
 }

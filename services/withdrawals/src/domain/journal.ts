@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FundsOwner } from './balance';
-import { isBalanced, UnbalancedEntryError, type Entry } from './ledger';
+import { positionOf, type FundsOwner } from './balance';
+import { isBalanced, settleAvailable, UnbalancedEntryError, type Entry } from './ledger';
 
 /** What an entry belongs to, and what caused it (a message id, a status), for the reader of the journal. */
 export type EntrySubject = ({ orderId: string } | { withdrawalId: string }) & { cause?: string };
 
 /**
  * Stores entries decided by domain/ledger.ts, in the caller's transaction, which must hold the seller's
- * lock (balance.lockSellerFunds). The database checks again at commit that each entry balances.
+ * lock (balance.lockSellerFunds): each is first settled against the seller's position read here, so the
+ * available balance never goes below zero (ledger.settleAvailable). The database checks again at commit
+ * that each entry balances.
  */
 export async function postEntries(
   em: EntityManager,
@@ -16,7 +18,12 @@ export async function postEntries(
   subject: EntrySubject,
   entries: Entry[],
 ): Promise<void> {
-  for (const entry of entries) {
+  if (entries.length === 0) return;
+  let position = await positionOf(em, owner);
+  for (const decided of entries) {
+    const settled = settleAvailable(decided, position);
+    position = settled.position;
+    const entry = settled.entry;
     if (!isBalanced(entry)) throw new UnbalancedEntryError(entry);
     const id = randomUUID();
     await em.execute(

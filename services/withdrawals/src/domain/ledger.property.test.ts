@@ -5,6 +5,7 @@ import {
   checkWithdrawal,
   emptyTotals,
   isBalanced,
+  settleAvailable,
   totalsOf,
   type AccountTotals,
   type Entry,
@@ -24,12 +25,12 @@ import { moveWithdrawal, type WithdrawalAction } from './withdrawal-state';
  * messages arrive, the journal built by the domain functions balances entry by entry, and the
  * balances it gives equal those of a plain model that knows nothing about entries:
  *
- *   available = net of sales PAID − withdrawals requested and not denied or failed
+ *   own       = net of sales PAID − withdrawals requested and not denied or failed
+ *   available = max(0, own);  debt = min(0, own)  (a reversal of money already withdrawn is owed)
  *   pending   = withdrawals PENDING, APPROVED or PROCESSING
  *   held MED  = net of sales in MED;  paid out = withdrawals PAID
  *
- * and the available balance is never negative unless payments took money back (a MED, refund or
- * chargeback of money already withdrawn): a withdrawal never takes it below zero.
+ * and the available balance is never negative, after any step.
  */
 
 const MIN = 100;
@@ -68,14 +69,20 @@ interface ModelOrder {
 class Model {
   orders: ModelOrder[] = [];
   withdrawals: Array<{ status: WithdrawalStatus; amount: number }> = [];
-  takenBack = false;
 
-  get available(): number {
+  /** What the seller's own money comes to: positive is available, negative is owed. */
+  get own(): number {
     const sales = this.orders.filter((o) => o.status === 'PAID').reduce((s, o) => s + o.amounts.net, 0);
     const out = this.withdrawals
       .filter((w) => w.status !== 'DENIED' && w.status !== 'FAILED')
       .reduce((s, w) => s + w.amount, 0);
     return sales - out;
+  }
+  get available(): number {
+    return Math.max(0, this.own);
+  }
+  get debt(): number {
+    return Math.min(0, this.own);
   }
   get pending(): number {
     return this.withdrawals
@@ -111,7 +118,12 @@ class Journal {
       this.post(entry);
     }
   }
-  post(entry: Entry): void {
+  /** As journal.postEntries does: settled against the position, under the seller's lock there. */
+  post(decided: Entry): void {
+    const { entry } = settleAvailable(decided, {
+      available: this.totals[ACCOUNTS.SELLER_AVAILABLE],
+      debt: this.totals[ACCOUNTS.SELLER_DEBT],
+    });
     // Every entry balances, checked as it is posted.
     check(isBalanced(entry), `unbalanced ${entry.kind}`);
     this.entries.push(entry);
@@ -194,7 +206,6 @@ function step(model: Model, journal: Journal, op: Op, deliver: boolean): Array<[
       const from = order.status;
       order.status = rule.to;
       order.version += 1;
-      if (['MED', 'REFUNDED', 'CHARGEBACK'].includes(rule.to)) model.takenBack = true;
       const internal = { kind: 'charge' as const, status: rule.to, version: order.version };
       const pub = publicEvent(rule.to, from, order.amounts);
       const messages = pub ? (op.publicFirst ? [pub, internal] : [internal, pub]) : [internal];
@@ -253,13 +264,15 @@ function checkBalances(model: Model, journal: Journal): void {
   const totals = journal.totals;
   const pairs: Array<[string, number, number]> = [
     ['available', totals[ACCOUNTS.SELLER_AVAILABLE], model.available],
+    ['debt', totals[ACCOUNTS.SELLER_DEBT], model.debt],
     ['pending', totals[ACCOUNTS.SELLER_WITHDRAWALS_PENDING], model.pending],
     ['held for MED', totals[ACCOUNTS.SELLER_HELD_MED], model.held],
     ['paid out', totals[ACCOUNTS.SELLER_PAID_OUT], model.paidOut],
   ];
   for (const [name, actual, expected] of pairs)
     check(actual === expected, `${name}: ${actual} != ${expected}`);
-  check(model.takenBack || totals[ACCOUNTS.SELLER_AVAILABLE] >= 0, 'available below zero');
+  check(totals[ACCOUNTS.SELLER_AVAILABLE] >= 0, 'available below zero');
+  check(totals[ACCOUNTS.SELLER_DEBT] <= 0, 'debt above zero');
 }
 
 describe('ledger properties', () => {

@@ -5,6 +5,7 @@ import {
   paymentCredited,
   paymentReversed,
   sellerBalance,
+  settleAvailable,
   totalsOf,
   withdrawalHeld,
   withdrawalPaid,
@@ -57,5 +58,38 @@ describe('ledger entries', () => {
       ok: false,
       message: 'Exceeds the available balance of 0 cents',
     });
+  });
+
+  it('never takes the available balance below zero: the shortfall becomes debt, repaid by the next credits', () => {
+    // A refund of 9601 with 1000 available: 1000 comes out of the balance, 8601 is owed.
+    const refund = settleAvailable(paymentReversed(sale, 'available'), { available: 1000, debt: 0 });
+    expect(refund.position).toEqual({ available: 0, debt: -8601 });
+    expect(refund.entry.lines).toEqual(
+      expect.arrayContaining([
+        { account: ACCOUNTS.SELLER_AVAILABLE, amount: -1000 },
+        { account: ACCOUNTS.SELLER_DEBT, amount: -8601 },
+        { account: ACCOUNTS.PLATFORM_FEES, amount: -399 },
+        { account: ACCOUNTS.PSP_SETTLEMENT, amount: 10000 },
+      ]),
+    );
+    // A sale of net 9601 repays the 8601 first; 1000 becomes available.
+    const credit = settleAvailable(paymentCredited(sale), refund.position);
+    expect(credit.position).toEqual({ available: 1000, debt: 0 });
+    expect(credit.entry.lines).toEqual(
+      expect.arrayContaining([
+        { account: ACCOUNTS.SELLER_DEBT, amount: 8601 },
+        { account: ACCOUNTS.SELLER_AVAILABLE, amount: 1000 },
+      ]),
+    );
+    // A small credit only reduces the debt; nothing becomes available.
+    const partial = settleAvailable(withdrawalReleased(500), { available: 0, debt: -800 });
+    expect(partial.position).toEqual({ available: 0, debt: -300 });
+    expect(partial.entry.lines).not.toContainEqual(
+      expect.objectContaining({ account: ACCOUNTS.SELLER_AVAILABLE }),
+    );
+    // Without debt, an entry is left as it was.
+    expect(settleAvailable(withdrawalHeld(500), { available: 600, debt: 0 }).entry).toEqual(
+      withdrawalHeld(500),
+    );
   });
 });

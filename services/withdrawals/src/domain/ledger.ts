@@ -21,6 +21,12 @@ export const ACCOUNTS = {
   SELLER_WITHDRAWALS_PENDING: 'seller_withdrawals_pending',
   /** Everything transferred to the seller's PIX keys. */
   SELLER_PAID_OUT: 'seller_paid_out',
+  /**
+   * What the seller owes the platform (zero or negative): a reversal or a MED hold the available balance
+   * could not cover, because the seller had already withdrawn the money. The seller's next credits
+   * repay it before they become available (settleAvailable).
+   */
+  SELLER_DEBT: 'seller_debt',
 } as const;
 export type Account = (typeof ACCOUNTS)[keyof typeof ACCOUNTS];
 export const ACCOUNT_NAMES: readonly Account[] = Object.values(ACCOUNTS);
@@ -100,8 +106,8 @@ export const medReleased = (a: SaleAmounts): Entry =>
 
 /**
  * A refund, a chargeback or a MED decided for the payer: the gross goes back to the payer, the seller
- * loses the net (from the available balance, or from the MED hold) and the platform its fee. The
- * available balance may go below zero when the seller already withdrew the money (contracts: Balance).
+ * loses the net (from the available balance, or from the MED hold) and the platform its fee. What the
+ * available balance cannot cover becomes the seller's debt when posted (settleAvailable).
  */
 export const paymentReversed = (a: SaleAmounts, from: 'available' | 'held'): Entry =>
   entry('payment_reversed', [
@@ -135,6 +141,41 @@ export const withdrawalPaid = (amount: number): Entry =>
     { account: ACCOUNTS.SELLER_WITHDRAWALS_PENDING, amount: -amount },
     { account: ACCOUNTS.SELLER_PAID_OUT, amount },
   ]);
+
+// --- The available balance never goes below zero -------------------------------------------------------
+
+/** The seller's own money right now: what may be withdrawn (>= 0) and what the seller owes (<= 0). */
+export interface SellerPosition {
+  available: number;
+  debt: number;
+}
+
+/**
+ * Rewrites an entry's `seller_available` line against the seller's position so the available balance
+ * never goes below zero: a debit it cannot cover is taken to `seller_debt`, and a credit repays the debt
+ * before the rest becomes available. The other lines, the total and so the balance of the entry are
+ * unchanged. Posted under the seller's lock, with the position read in the same transaction.
+ */
+export function settleAvailable(
+  e: Entry,
+  position: SellerPosition,
+): { entry: Entry; position: SellerPosition } {
+  const change = e.lines
+    .filter((line) => line.account === ACCOUNTS.SELLER_AVAILABLE)
+    .reduce((sum, line) => sum + line.amount, 0);
+  const net = position.available + position.debt + change;
+  const next = { available: Math.max(0, net), debt: Math.min(0, net) };
+  // The common case, no debt before or after: the entry as decided.
+  if (next.debt === position.debt && next.available - position.available === change) {
+    return { entry: e, position: next };
+  }
+  const lines = [
+    ...e.lines.filter((line) => line.account !== ACCOUNTS.SELLER_AVAILABLE),
+    { account: ACCOUNTS.SELLER_AVAILABLE, amount: next.available - position.available },
+    { account: ACCOUNTS.SELLER_DEBT, amount: next.debt - position.debt },
+  ];
+  return { entry: entry(e.kind, lines), position: next };
+}
 
 // --- Balances -----------------------------------------------------------------------------------------
 
