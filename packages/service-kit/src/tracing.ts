@@ -2,7 +2,7 @@
 // instrumentation can patch them. Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 
@@ -25,7 +25,11 @@ export function startTracing(serviceName: string, exporter?: SpanExporter): Node
       : { traceExporter: new OTLPTraceExporter({ url: `${endpoint?.replace(/\/$/, '')}/v1/traces` }) }),
     metricReaders: [],
     logRecordProcessors: [],
-    instrumentations: [new ExpressInstrumentation(), new PgInstrumentation({ requireParentSpan: true })],
+    instrumentations: [
+      // Route handlers only: a span per middleware (request id, metrics, body parser) is noise.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
+      new PgInstrumentation({ requireParentSpan: true }),
+    ],
   });
   sdk.start();
   return sdk;
