@@ -1,0 +1,345 @@
+// The charts as CI sees them, without a cluster: lint, render every chart alone and the umbrella with
+// default and production values, and validate every object against the Kubernetes and Prometheus
+// Operator schemas. Also what the charts promise: probes, hardening, hooks, policies, no secrets.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigMap, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { Job } from 'kubernetes-models/batch/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import {
+  PrometheusRule,
+  ServiceMonitor,
+} from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { alertRules, CHARTS, prepareCharts, ROOT, SERVICES, type Charts, type K8sObject } from './helm';
+
+type Validator = new (data: never) => { validate(): void };
+const MODELS: Record<string, Validator> = {
+  'v1/ServiceAccount': ServiceAccount,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Service': Service,
+  'apps/v1/Deployment': Deployment,
+  'batch/v1/Job': Job,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'networking.k8s.io/v1/Ingress': Ingress,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
+};
+
+function validateAll(objects: K8sObject[]): void {
+  expect(objects.length).toBeGreaterThan(0);
+  for (const o of objects) {
+    const key = `${o.apiVersion}/${o.kind}`;
+    const Model = MODELS[key];
+    if (!Model) throw new Error(`${o.metadata.name}: no schema known for ${key}`);
+    try {
+      new Model(o as never).validate();
+    } catch (err) {
+      throw new Error(`${key} ${o.metadata.name} is invalid: ${(err as Error).message}`);
+    }
+  }
+}
+
+const byKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const one = (objects: K8sObject[], kind: string, name?: string) => {
+  const found = byKind(objects, kind).filter((o) => !name || o.metadata.name === name);
+  expect(found).toHaveLength(1);
+  return found[0] as K8sObject & { spec: Record<string, never> };
+};
+
+// Everything a production install turns on in a chart rendered alone.
+const ALL_ON = [
+  'metrics.serviceMonitor.enabled=true',
+  'metrics.prometheusRule.enabled=true',
+  'ingress.enabled=true',
+  'ingress.pspMtls.enabled=true',
+  'ingress.pspMtls.caSecret=seller-api/psp-ca',
+];
+
+let charts: Charts;
+beforeAll(() => {
+  charts = prepareCharts();
+}, 120_000);
+afterAll(() => charts?.cleanup());
+
+describe('helm lint --strict', () => {
+  it.each(CHARTS)('%s', (chart) => {
+    const out = charts.run(['lint', '--strict', path.join(charts.dir, chart)]);
+    expect(out).toContain('0 chart(s) failed');
+  });
+
+  it('the umbrella with the production values', () => {
+    const out = charts.run([
+      'lint',
+      '--strict',
+      path.join(charts.dir, 'seller-api'),
+      '-f',
+      path.join(charts.dir, 'seller-api/values-production.yaml'),
+    ]);
+    expect(out).toContain('0 chart(s) failed');
+  });
+});
+
+describe('each service chart installs alone', () => {
+  it.each(SERVICES)('%s: default values render valid objects', (service) => {
+    const objects = charts.template(service);
+    validateAll(objects);
+    const kinds = objects.map((o) => o.kind).sort();
+    expect(kinds).toEqual(
+      [
+        'ConfigMap',
+        'Deployment',
+        'HorizontalPodAutoscaler',
+        'Job',
+        'NetworkPolicy',
+        'PodDisruptionBudget',
+        'Service',
+        'ServiceAccount',
+      ].sort(),
+    );
+  });
+
+  it.each(SERVICES)('%s: monitoring (and the gateway Ingresses) on render valid objects', (service) => {
+    const objects = charts.template(service, {
+      set: service === 'gateway' ? ALL_ON : ALL_ON.filter((s) => !s.startsWith('ingress')),
+    });
+    validateAll(objects);
+    one(objects, 'ServiceMonitor');
+    one(objects, 'PrometheusRule');
+    expect(byKind(objects, 'Ingress')).toHaveLength(service === 'gateway' ? 2 : 0);
+  });
+
+  it.each(SERVICES)('%s: probes, hardening, spread and configuration', (service) => {
+    const objects = charts.template(service);
+    const deployment = one(objects, 'Deployment') as unknown as {
+      spec: { template: { spec: Record<string, unknown> & { containers: Array<Record<string, never>> } } };
+    };
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0] as Record<string, Record<string, unknown>>;
+    expect(container.livenessProbe?.httpGet).toMatchObject({ path: '/healthz' });
+    expect(container.readinessProbe?.httpGet).toMatchObject({ path: '/readyz' });
+    expect(container.startupProbe?.httpGet).toMatchObject({ path: '/healthz' });
+    expect(container.resources?.requests).toBeDefined();
+    expect(container.resources?.limits).toBeDefined();
+    expect(container.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true });
+    const spread = pod.topologySpreadConstraints as Array<{ topologyKey: string }>;
+    expect(spread.map((c) => c.topologyKey)).toEqual([
+      'topology.kubernetes.io/zone',
+      'kubernetes.io/hostname',
+    ]);
+    expect(container.command).toEqual(['node', `services/${service}/dist/main.js`]);
+    expect(container.envFrom).toEqual([
+      { configMapRef: { name: service } },
+      { secretRef: { name: 'seller-api' } },
+    ]);
+    // The grace period outlasts the service's own drain.
+    const config = one(objects, 'ConfigMap') as unknown as { data: Record<string, string> };
+    expect(Number(pod.terminationGracePeriodSeconds) * 1000).toBeGreaterThan(
+      Number(config.data.SHUTDOWN_TIMEOUT_MS),
+    );
+    expect(config.data.MIGRATE_ON_START).toBe('false');
+    expect(config.data.NODE_ENV).toBe('production');
+  });
+
+  it.each(SERVICES)('%s: migrations run as a pre-install/pre-upgrade hook Job', (service) => {
+    const job = one(charts.template(service), 'Job') as unknown as {
+      metadata: { annotations: Record<string, string> };
+      spec: { template: { spec: { containers: Array<{ command: string[] }> } } };
+    };
+    expect(job.metadata.annotations['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+    expect(job.spec.template.spec.containers[0]?.command).toEqual([
+      'node',
+      `services/${service}/dist/migrate.js`,
+    ]);
+    // The entry point exists in the service (compiled to dist/migrate.js by its build).
+    expect(existsSync(path.join(ROOT, `services/${service}/src/migrate.ts`))).toBe(true);
+  });
+
+  it('without the hook Job the pods migrate at start', () => {
+    const objects = charts.template('orders', { set: ['migrations.enabled=false'] });
+    expect(byKind(objects, 'Job')).toHaveLength(0);
+    const config = one(objects, 'ConfigMap') as unknown as { data: Record<string, string> };
+    expect(config.data.MIGRATE_ON_START).toBe('true');
+  });
+
+  it('a wrong value is refused by the chart schema', () => {
+    expect(() => charts.template('orders', { set: ['replicaCount=two'] })).toThrow(/replicaCount/);
+    expect(() => charts.template('gateway', { set: ['ingress.pspMtls.path=psp'] })).toThrow(/pspMtls/);
+  });
+});
+
+describe('network policies: only the gateway reaches the services', () => {
+  type Rule = {
+    from?: Array<{ podSelector?: { matchLabels: Record<string, string> } }>;
+    ports: Array<{ port: string | number }>;
+  };
+  const policy = (objects: K8sObject[]) =>
+    one(objects, 'NetworkPolicy') as unknown as {
+      spec: {
+        ingress: Rule[];
+        egress: Array<{
+          ports?: Array<{ port: number }>;
+          to?: Array<Record<string, { matchLabels?: Record<string, string> }>>;
+        }>;
+      };
+    };
+  const callersOf = (objects: K8sObject[]) =>
+    policy(objects)
+      .spec.ingress.filter((r) => r.ports.some((p) => p.port === 'http'))
+      .flatMap((r) => r.from ?? [])
+      .map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name'] ?? 'other');
+
+  it.each([
+    ['orders', ['gateway']],
+    ['payments', ['gateway', 'orders']],
+    ['withdrawals', ['gateway']],
+    ['webhook-dispatcher', ['gateway']],
+  ])('%s accepts its service port from %j only', (service, callers) => {
+    expect(callersOf(charts.template(service as string)).sort()).toEqual(callers);
+  });
+
+  it('the gateway accepts the ingress controller only, and calls the four services', () => {
+    const objects = charts.template('gateway');
+    expect(callersOf(objects)).toEqual(['other']);
+    const peers = policy(objects)
+      .spec.egress.flatMap((r) => r.to ?? [])
+      .map((peer) => peer.podSelector?.matchLabels?.['app.kubernetes.io/name'])
+      .filter(Boolean);
+    expect(peers.sort()).toEqual(['orders', 'payments', 'webhook-dispatcher', 'withdrawals']);
+  });
+
+  it.each(SERVICES)('%s egresses only to what it needs', (service) => {
+    const egress = policy(charts.template(service)).spec.egress;
+    const ports = egress.flatMap((r) => (r.ports ?? []).map((p) => p.port));
+    expect(ports).toEqual(expect.arrayContaining([53, 5432, 5672]));
+    expect(ports.includes(6379)).toBe(service === 'gateway');
+    const internet = egress.some((r) => (r.to ?? []).some((peer) => 'ipBlock' in peer));
+    expect(internet).toBe(['payments', 'withdrawals', 'webhook-dispatcher'].includes(service));
+  });
+});
+
+describe('the umbrella chart', () => {
+  it.each([
+    ['default values', []],
+    ['production values', ['values-production.yaml']],
+  ])('%s: every object is valid, five of each workload', (_label, values) => {
+    const objects = charts.template('seller-api', { release: 'seller-api', values: values as string[] });
+    validateAll(objects);
+    for (const kind of [
+      'Deployment',
+      'Service',
+      'Job',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'HorizontalPodAutoscaler',
+    ])
+      expect(byKind(objects, kind)).toHaveLength(5);
+  });
+
+  it('production values: monitoring, both Ingresses, narrowed egress, the PSP certificate', () => {
+    const objects = charts.template('seller-api', {
+      release: 'seller-api',
+      values: ['values-production.yaml'],
+    });
+    expect(byKind(objects, 'ServiceMonitor')).toHaveLength(5);
+    expect(byKind(objects, 'PrometheusRule')).toHaveLength(5);
+    const psp = one(objects, 'Ingress', 'seller-api-gateway-psp');
+    expect(psp.metadata.annotations?.['nginx.ingress.kubernetes.io/auth-tls-verify-client']).toBe('on');
+    const text = JSON.stringify(byKind(objects, 'NetworkPolicy'));
+    expect(text).toContain('10.20.0.0/24');
+    const payments = one(objects, 'Deployment', 'seller-api-payments');
+    expect(JSON.stringify(payments)).toContain('/etc/seller-api/psp-tls');
+  });
+
+  it('the gateway finds the services by their release names', () => {
+    const objects = charts.template('seller-api', { release: 'seller-api' });
+    const config = one(objects, 'ConfigMap', 'seller-api-gateway') as unknown as {
+      data: Record<string, string>;
+    };
+    const services = byKind(objects, 'Service').map((s) => s.metadata.name);
+    for (const key of ['ORDERS_URL', 'PAYMENTS_URL', 'WITHDRAWALS_URL', 'WEBHOOKS_URL']) {
+      const host = new URL(config.data[key] as string).hostname;
+      expect(services).toContain(host);
+    }
+    // Installed alone with releases named after the services, too.
+    const alone = one(charts.template('gateway', { release: 'prod-gateway' }), 'ConfigMap') as unknown as {
+      data: Record<string, string>;
+    };
+    expect(alone.data.ORDERS_URL).toBe('http://prod-orders:3001');
+  });
+
+  it('never holds a secret value: no Secret objects, no secret variable in a ConfigMap', () => {
+    const objects = charts.template('seller-api', {
+      release: 'seller-api',
+      values: ['values-production.yaml'],
+    });
+    expect(byKind(objects, 'Secret')).toHaveLength(0);
+    for (const cm of byKind(objects, 'ConfigMap')) {
+      const keys = Object.keys((cm as unknown as { data: Record<string, string> }).data);
+      expect(keys.filter((k) => /SECRET|PASSWORD|DATABASE_URL|AMQP_URL|REDIS_URL|CLIENT_ID/.test(k))).toEqual(
+        [],
+      );
+    }
+  });
+
+  it('ships each dashboard JSON, unchanged, in a ConfigMap labelled for Grafana', () => {
+    const objects = charts.template('seller-api', { release: 'seller-api' });
+    const dashboards = byKind(objects, 'ConfigMap').filter(
+      (c) => c.metadata.labels?.grafana_dashboard === '1',
+    );
+    expect(dashboards.map((d) => d.metadata.name).sort()).toEqual([
+      'seller-api-dashboard-api-overview',
+      'seller-api-dashboard-internals',
+      'seller-api-dashboard-orders-payments',
+      'seller-api-dashboard-webhooks',
+    ]);
+    for (const cm of dashboards) {
+      const [file, json] = Object.entries((cm as unknown as { data: Record<string, string> }).data)[0] as [
+        string,
+        string,
+      ];
+      const source = readFileSync(path.join(ROOT, 'helm/seller-api/dashboards', file), 'utf8');
+      expect(JSON.parse(json)).toEqual(JSON.parse(source));
+    }
+  });
+});
+
+describe('alerts', () => {
+  it('cover 5xx ratio, p99 latency, outbox lag, dead deliveries, a stopped consumer and readiness', () => {
+    const names = new Set(alertRules(charts).map((r) => r.alert));
+    expect([...names].sort()).toEqual([
+      'SellerApiConsumerStopped',
+      'SellerApiDeadWebhookDeliveries',
+      'SellerApiHigh5xxRatio',
+      'SellerApiHighP99Latency',
+      'SellerApiOutboxLag',
+      'SellerApiReadinessFailing',
+    ]);
+  });
+
+  it('each links its runbook, and the runbook exists', () => {
+    for (const rule of alertRules(charts)) {
+      expect(rule.annotations.runbook_url).toMatch(new RegExp(`/docs/runbooks/${rule.alert}\\.md$`));
+      expect(existsSync(path.join(ROOT, 'docs/runbooks', `${rule.alert}.md`))).toBe(true);
+    }
+  });
+});
+
+it('values.schema.json files are generated from scripts/helm-schemas.mjs', () => {
+  expect(() =>
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/helm-schemas.mjs'), '--check'], {
+      stdio: 'pipe',
+    }),
+  ).not.toThrow();
+});
