@@ -4,11 +4,11 @@ import { startGateway, type GatewayService } from '../../services/gateway/src/se
 import { ensureUser } from '../../services/gateway/src/domain/accounts';
 import { createApiKey } from '../../services/gateway/src/domain/api-keys';
 import { loadOrdersConfig } from '../../services/orders/src/config';
-import { startOrders } from '../../services/orders/src/service';
+import { startOrders, type OrdersService } from '../../services/orders/src/service';
 import { loadPaymentsConfig } from '../../services/payments/src/config';
 import { startPayments, type PaymentsService } from '../../services/payments/src/service';
 import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
-import { startWithdrawals } from '../../services/withdrawals/src/service';
+import { startWithdrawals, type WithdrawalsService } from '../../services/withdrawals/src/service';
 import { loadDispatcherConfig } from '../../services/webhook-dispatcher/src/config';
 import { startDispatcher, type DispatcherService } from '../../services/webhook-dispatcher/src/service';
 import type { Resolver } from '@seller-api/service-kit';
@@ -26,6 +26,8 @@ export interface System {
   env: NodeJS.ProcessEnv;
   services: Services;
   dispatcher: DispatcherService;
+  orders: OrdersService;
+  withdrawals: WithdrawalsService;
   /** Another payments replica on the same database (stopped with the system). */
   startPaymentsReplica(overrides?: Record<string, string>): Promise<PaymentsService>;
   payments: PaymentsService;
@@ -81,6 +83,8 @@ export async function startSystem(
     services,
     dispatcher: webhooks,
     payments,
+    orders,
+    withdrawals,
     async startPaymentsReplica(replicaOverrides = {}) {
       const replica = await startPayments(loadPaymentsConfig({ ...env, ...replicaOverrides }), opts);
       replicas.push(replica);
