@@ -105,8 +105,9 @@ async function checkAgainstData(
 }
 
 /**
- * `POST /sellers/orders/`: validate, price, obtain the PIX charge from payments, then store customer,
- * order, items and the order.created event in one transaction. Nothing is stored when payments fails.
+ * `POST /sellers/orders/`: validate, price, obtain the PIX charge from payments, then store the customer
+ * (its own statement), and the order, its items and the order.created event in one transaction. Nothing
+ * is stored when payments fails.
  */
 export async function createOrder(
   em: EntityManager,
@@ -145,30 +146,32 @@ export async function createOrder(
 
   const { customer } = input;
   const address = customer.address ?? null;
+  // Customers are kept per seller and reused by tax id; the latest contact data wins. A statement of its
+  // own, before the order's transaction: the customer's row lock then lasts one statement, not the whole
+  // transaction, so a burst of orders from one customer does not queue behind each other's commits.
+  const [row] = await em.execute<Array<{ id: string }>>(
+    `insert into orders.customers (id, seller_id, environment, tax_id, tax_id_type, name, email, phone, address, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (seller_id, environment, tax_id) do update set
+       tax_id_type = excluded.tax_id_type, name = excluded.name, email = excluded.email, phone = excluded.phone,
+       address = coalesce(excluded.address, orders.customers.address), updated_at = excluded.updated_at
+     returning id`,
+    [
+      randomUUID(),
+      scope.sellerId,
+      scope.environment,
+      customer.tax_id,
+      customer.tax_id_type,
+      customer.name,
+      customer.email,
+      customer.phone,
+      address ? JSON.stringify(address) : null,
+      now,
+      now,
+    ],
+  );
+  const customerId = (row as { id: string }).id;
   return em.transactional(async (tx) => {
-    // Customers are kept per seller and reused by tax id; the latest contact data wins.
-    const [row] = await tx.execute<Array<{ id: string }>>(
-      `insert into orders.customers (id, seller_id, environment, tax_id, tax_id_type, name, email, phone, address, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       on conflict (seller_id, environment, tax_id) do update set
-         tax_id_type = excluded.tax_id_type, name = excluded.name, email = excluded.email, phone = excluded.phone,
-         address = coalesce(excluded.address, orders.customers.address), updated_at = excluded.updated_at
-       returning id`,
-      [
-        randomUUID(),
-        scope.sellerId,
-        scope.environment,
-        customer.tax_id,
-        customer.tax_id_type,
-        customer.name,
-        customer.email,
-        customer.phone,
-        address ? JSON.stringify(address) : null,
-        now,
-        now,
-      ],
-    );
-    const customerId = (row as { id: string }).id;
     const hasPhysical = priced.lines.some((l) => l.product.type === 'PHYSICAL');
     const order = tx.create(OrderSchema, {
       id: orderId,
