@@ -1,0 +1,46 @@
+// docker-compose.yml is not run here (no Docker): its observability wiring is checked by reading it.
+// Grafana must load the very files the Helm chart ships, and Prometheus scrape every metrics port.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { ROOT } from './helm';
+
+const read = (file: string) => parse(readFileSync(path.join(ROOT, file), 'utf8')) as Record<string, never>;
+const compose = read('docker-compose.yml') as {
+  services: Record<string, { volumes?: string[]; environment?: Record<string, string> }>;
+};
+
+it('Grafana mounts the Helm chart dashboards where its provisioning reads them', () => {
+  const volumes = compose.services.grafana?.volumes ?? [];
+  const dashboards = volumes.find((v) => v.startsWith('./helm/seller-api/dashboards:'));
+  expect(dashboards).toBeDefined();
+  const mountPath = (dashboards as string).split(':')[1];
+  expect(volumes).toContain('./deploy/grafana/provisioning:/etc/grafana/provisioning:ro');
+  const provider = read('deploy/grafana/provisioning/dashboards/seller-api.yml') as {
+    providers: Array<{ options: { path: string } }>;
+  };
+  expect(provider.providers[0]?.options.path).toBe(mountPath);
+  const datasource = read('deploy/grafana/provisioning/datasources/prometheus.yml') as {
+    datasources: Array<{ type: string; url: string; isDefault: boolean }>;
+  };
+  expect(datasource.datasources[0]).toMatchObject({
+    type: 'prometheus',
+    url: 'http://prometheus:9090',
+    isDefault: true,
+  });
+});
+
+it('Prometheus scrapes each service on the METRICS_PORT compose gives it', () => {
+  const config = read('deploy/prometheus/prometheus.yml') as {
+    scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }>;
+  };
+  const targets = config.scrape_configs.flatMap((c) => c.static_configs.flatMap((s) => s.targets));
+  for (const service of ['gateway', 'orders', 'payments', 'withdrawals', 'webhook-dispatcher']) {
+    const port = compose.services[service]?.environment?.METRICS_PORT;
+    expect(port).toBeDefined();
+    expect(targets).toContain(`${service}:${port}`);
+  }
+  expect(compose.services.prometheus?.volumes).toContain(
+    './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+  );
+});
