@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { ROOT } from './helm';
 
-const read = (file: string) => parse(readFileSync(path.join(ROOT, file), 'utf8')) as Record<string, never>;
+const read = (file: string): unknown => parse(readFileSync(path.join(ROOT, file), 'utf8'));
 const compose = read('docker-compose.yml') as {
   services: Record<string, { volumes?: string[]; environment?: Record<string, string> }>;
 };
