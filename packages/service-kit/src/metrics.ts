@@ -97,6 +97,34 @@ export function registerOutboxGauges(metrics: Metrics, orm: MikroORM, schema: st
   });
 }
 
+/**
+ * A domain event counted twice: how many (`<name>_total`) and how much money (`<name>_amount_cents_total`,
+ * integer cents), both by one label. Call `record` after the change has committed.
+ */
+export function countWithAmount<L extends string>(
+  metrics: Metrics,
+  options: { name: string; help: string; label: L },
+): (labelValue: string, amountCents: number) => void {
+  const labelNames = [options.label] as const;
+  const count = new Counter({
+    name: `${options.name}_total`,
+    help: options.help,
+    labelNames,
+    registers: [metrics.registry],
+  });
+  const amount = new Counter({
+    name: `${options.name}_amount_cents_total`,
+    help: `${options.help}: their amount in cents (BRL)`,
+    labelNames,
+    registers: [metrics.registry],
+  });
+  return (labelValue, amountCents) => {
+    const labels = { [options.label]: labelValue } as Record<L, string>;
+    count.inc(labels);
+    amount.inc(labels, amountCents);
+  };
+}
+
 /** `/metrics` lives on its own admin port, never on the public one. */
 export function startMetricsServer(metrics: Metrics, port: number, host = '0.0.0.0'): Promise<http.Server> {
   const server = http.createServer((req, res) => {

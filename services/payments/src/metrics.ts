@@ -1,5 +1,4 @@
-import { Counter } from 'prom-client';
-import type { Metrics } from '@seller-api/service-kit';
+import { countWithAmount, type Metrics } from '@seller-api/service-kit';
 
 export type PaymentMetrics = ReturnType<typeof createPaymentMetrics>;
 
@@ -8,23 +7,12 @@ export type PaymentMetrics = ReturnType<typeof createPaymentMetrics>;
  * amounts. Recorded by the lifecycle once the move's transaction has committed.
  */
 export function createPaymentMetrics(metrics: Metrics) {
-  const moves = new Counter({
-    name: 'payments_charge_status_changes_total',
+  const moved = countWithAmount(metrics, {
+    name: 'payments_charge_status_changes',
     help: 'PIX charges that entered a status (paid, expired, refunded, cancelled, ...)',
-    labelNames: ['status'] as const,
-    registers: [metrics.registry],
-  });
-  const amounts = new Counter({
-    name: 'payments_charge_status_changes_amount_cents_total',
-    help: 'Gross amount of the PIX charges that entered a status, in cents (BRL)',
-    labelNames: ['status'] as const,
-    registers: [metrics.registry],
+    label: 'status',
   });
   return {
-    chargeMoved(status: string, grossAmountCents: number): void {
-      const label = status.toLowerCase();
-      moves.inc({ status: label });
-      amounts.inc({ status: label }, grossAmountCents);
-    },
+    chargeMoved: (status: string, grossAmountCents: number) => moved(status.toLowerCase(), grossAmountCents),
   };
 }
