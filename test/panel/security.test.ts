@@ -45,10 +45,12 @@ describe('panel login and session cookie', () => {
     expect(flags).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Strict', 'Secure', 'Path=/']));
     // The plain-named cookie is not read by a gateway that issues __Host- cookies.
     const plain = `sa_session=${res.cookie?.split('=')[1] ?? ''}`;
-    expect((await panelCall(secureOrigin, '/panel/api/session', { cookie: plain, csrf: null })).status).toBe(
-      401,
-    );
-    expect((await panelCall(secureOrigin, '/panel/api/session', res)).status).toBe(200);
+    expect(
+      (await panelCall(secureOrigin, '/panel/api/session', { cookie: plain, csrf: null })).body.data,
+    ).toBeNull();
+    expect((await panelCall(secureOrigin, '/panel/api/session', res)).body.data).toMatchObject({
+      email: user.email,
+    });
   });
 
   it('answers a wrong password and an unknown e-mail alike, with 401 and no cookie', async () => {
@@ -163,7 +165,9 @@ describe('logout', () => {
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/^sa_session=; .*Max-Age=0/);
     // Replaying the cookie a browser was told to forget: the server no longer knows it.
-    expect((await panelCall(origin, '/panel/api/session', session)).status).toBe(401);
+    const after = await panelCall(origin, '/panel/api/session', session);
+    expect(after.status).toBe(200);
+    expect(after.body.data).toBeNull();
     expect((await panelCall(origin, '/panel/api/v1/sellers/orders/', session)).status).toBe(401);
     expect(
       (await panelCall(origin, '/panel/api/keys', session, { method: 'POST', body: { environment: 'test' } }))
@@ -238,13 +242,20 @@ describe('panel routes reach the services with the session identity', () => {
     ).toBe(400);
   });
 
-  it('refuses every panel route without a session', async () => {
-    for (const path of ['/panel/api/session', '/panel/api/keys', '/panel/api/v1/sellers/orders/']) {
+  it('refuses every panel route without a session, and says nobody is logged in', async () => {
+    for (const path of [
+      '/panel/api/keys',
+      '/panel/api/v1/sellers/orders/',
+      '/panel/api/v1/finance/balance/',
+    ]) {
       expect((await panelCall(origin, path, { cookie: null, csrf: null })).status).toBe(401);
+      expect((await panelCall(origin, path, { cookie: 'sa_session=forged', csrf: null })).status).toBe(401);
     }
-    expect(
-      (await panelCall(origin, '/panel/api/session', { cookie: 'sa_session=forged', csrf: null })).status,
-    ).toBe(401);
+    for (const cookie of [null, 'sa_session=forged', `sa_session=${'a'.repeat(43)}`]) {
+      const res = await panelCall(origin, '/panel/api/session', { cookie, csrf: null });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ message: 'Not logged in.', data: null });
+    }
   });
 });
 

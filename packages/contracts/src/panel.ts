@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Environment, Role, dataResponse, datetime } from './common';
+import { Environment, Role, dataResponse, datetime, listResponse } from './common';
+import { Withdrawal } from './finance';
 
 // The seller panel's own routes (`/panel/api/`): sessions and API keys, which only a logged-in person
 // may manage. Everything else the panel shows goes through the public API's routes and contracts.
@@ -25,6 +26,9 @@ export const PanelSession = z.object({
 export type PanelSession = z.infer<typeof PanelSession>;
 export const PanelSessionResponse = dataResponse(PanelSession);
 export type PanelSessionResponse = z.infer<typeof PanelSessionResponse>;
+/** `GET /panel/api/session`: null when nobody is logged in (not a 401: the login page is normal). */
+export const CurrentSessionResponse = dataResponse(PanelSession.nullable());
+export type CurrentSessionResponse = z.infer<typeof CurrentSessionResponse>;
 
 export const PanelEnvironmentRequest = z.object({ environment: Environment });
 export type PanelEnvironmentRequest = z.infer<typeof PanelEnvironmentRequest>;
@@ -52,3 +56,15 @@ export const CreatedApiKey = ApiKeySummary.extend({ key: z.string() });
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 export const CreatedApiKeyResponse = dataResponse(CreatedApiKey);
 export type CreatedApiKeyResponse = z.infer<typeof CreatedApiKeyResponse>;
+
+/**
+ * An entry of `GET /ops/withdrawals/` as the withdrawals service presents it: a withdrawal plus the
+ * environment and the seller it belongs to (the panel's operator queue shows both).
+ */
+export const OperatorWithdrawal = Withdrawal.extend({
+  environment: Environment,
+  seller: z.object({ id: z.string(), name: z.string() }),
+});
+export type OperatorWithdrawal = z.infer<typeof OperatorWithdrawal>;
+export const OperatorWithdrawalListResponse = dataResponse(listResponse(OperatorWithdrawal));
+export type OperatorWithdrawalListResponse = z.infer<typeof OperatorWithdrawalListResponse>;

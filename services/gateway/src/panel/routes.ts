@@ -13,6 +13,7 @@ import {
   PanelLoginRequest,
   type ApiKeyListResponse,
   type CreatedApiKeyResponse,
+  type CurrentSessionResponse,
   type Identity,
   type PanelSessionResponse,
   type PixCharge,
@@ -137,28 +138,37 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     res.json(presentSession('Logged in.', session, user));
   });
 
-  /** Every route below needs a live session; every change needs the session's CSRF token too. */
-  api.use(async (req, res, next) => {
+  /** The live session of this request and its user, or null (a stale session is deleted). */
+  const current = async (req: Request): Promise<Caller | null> => {
     const token = readSessionCookie(req, secure);
     const session = token ? await sessions.find(token) : null;
-    if (!session) throw unauthorized('Log in to use the panel.');
+    if (!session) return null;
     const user = await findUserById(deps.pool, session.user_id);
     if (!user || user.role !== session.role) {
       await sessions.destroy(session.token);
-      throw unauthorized('Log in to use the panel.');
+      return null;
     }
-    if (!['GET', 'HEAD'].includes(req.method)) {
-      checkOrigin(req, config.PANEL_ORIGIN);
-      checkCsrfToken(req, session.csrf_token);
-    }
-    const caller: Caller = { session, user };
-    res.locals.caller = caller;
-    next();
+    return { session, user };
+  };
+
+  api.get('/session', async (req, res) => {
+    const caller = await current(req);
+    const body: CurrentSessionResponse = caller
+      ? presentSession('Session retrieved.', caller.session, caller.user)
+      : { message: 'Not logged in.', data: null };
+    res.json(body);
   });
 
-  api.get('/session', (_req, res) => {
-    const { session, user } = callerOf(res);
-    res.json(presentSession('Session retrieved.', session, user));
+  /** Every route below needs a live session; every change needs the session's CSRF token too. */
+  api.use(async (req, res, next) => {
+    const caller = await current(req);
+    if (!caller) throw unauthorized('Log in to use the panel.');
+    if (!['GET', 'HEAD'].includes(req.method)) {
+      checkOrigin(req, config.PANEL_ORIGIN);
+      checkCsrfToken(req, caller.session.csrf_token);
+    }
+    res.locals.caller = caller;
+    next();
   });
 
   api.post('/logout', async (_req, res) => {

@@ -1,0 +1,151 @@
+import { useState } from 'react';
+import {
+  BulkResendResponse,
+  DeliveryListResponse,
+  DeliveryStatus,
+  WebhookResponse,
+  type WebhookDelivery,
+} from '@seller-api/contracts';
+import { apiPath, perform, request } from '../api';
+import { when } from '../format';
+import { href } from '../router';
+import { ErrorMessage, Select, Status, messageOf, useLoad } from '../ui';
+
+export function DeliveriesPage({ webhookId }: { webhookId: string }) {
+  const webhook = useLoad(
+    () => request(WebhookResponse, apiPath(`/config/webhooks/${webhookId}/`)),
+    [webhookId],
+  );
+  const [status, setStatus] = useState('');
+  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const list = useLoad(
+    () =>
+      request(
+        DeliveryListResponse,
+        apiPath(`/config/webhooks/${webhookId}/deliveries/`, { status: status || undefined, cursor }),
+      ),
+    [webhookId, status, cursor],
+  );
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const resendOne = async (d: WebhookDelivery) => {
+    setError(null);
+    try {
+      await perform(apiPath(`/config/webhooks/${webhookId}/deliveries/${d.id}/resend/`), { method: 'POST' });
+      setNotice(`Delivery ${d.event_id} re-queued.`);
+      await list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+  const resendDead = async () => {
+    setError(null);
+    try {
+      const res = await request(
+        BulkResendResponse,
+        apiPath(`/config/webhooks/${webhookId}/deliveries/resend/`),
+        {
+          method: 'POST',
+          body: { status: 'dead' },
+        },
+      );
+      setNotice(`${res.data.count} dead deliveries re-queued.`);
+      await list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
+  const w = webhook.data?.data;
+  const rows = list.data?.data.results ?? [];
+  return (
+    <>
+      <p>
+        <a href={href('webhooks')}>Back to webhooks</a>
+      </p>
+      <h1>Deliveries{w ? ` of ${w.event}` : ''}</h1>
+      {w ? (
+        <p>
+          To <span className="wrap">{w.url}</span> ({w.status})
+        </p>
+      ) : null}
+      <ErrorMessage>{webhook.error}</ErrorMessage>
+      <div className="toolbar">
+        <Select
+          label="Status"
+          value={status}
+          onChange={(v) => {
+            setCursor(undefined);
+            setStatus(v);
+          }}
+          options={[{ value: '', label: 'all' }, ...DeliveryStatus.options]}
+        />
+        <button type="button" onClick={() => void list.reload()}>
+          Refresh
+        </button>
+        <button type="button" onClick={() => void resendDead()}>
+          Resend all dead deliveries
+        </button>
+      </div>
+      {notice ? <Status>{notice}</Status> : null}
+      <ErrorMessage>{error ?? list.error}</ErrorMessage>
+      {list.loading && !list.data ? <Status>Loading deliveries…</Status> : null}
+      {list.data && rows.length === 0 ? <p>No deliveries{status ? ` with status ${status}` : ''}.</p> : null}
+      {rows.map((d) => (
+        <section key={d.id} className="delivery" aria-labelledby={`delivery-${d.id}`}>
+          <h2 id={`delivery-${d.id}`}>
+            {d.event} <code>{d.event_id}</code>: {d.status}
+          </h2>
+          <p>
+            Created {when(d.created_at)}
+            {d.next_attempt_at ? `; next attempt ${when(d.next_attempt_at)}` : ''}
+          </p>
+          <button
+            type="button"
+            onClick={() => void resendOne(d)}
+            aria-label={`Resend delivery ${d.event_id}`}
+          >
+            Resend
+          </button>
+          {d.attempts.length === 0 ? (
+            <p>No attempts yet.</p>
+          ) : (
+            <table>
+              <caption>Attempts of {d.event_id}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">#</th>
+                  <th scope="col">Started</th>
+                  <th scope="col">HTTP status</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Response</th>
+                  <th scope="col">Error</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.attempts.map((a) => (
+                  <tr key={a.attempt}>
+                    <th scope="row">{a.attempt}</th>
+                    <td>{when(a.started_at)}</td>
+                    <td>{a.response_status ?? '—'}</td>
+                    <td>{a.duration_ms} ms</td>
+                    <td className="wrap">
+                      <code>{a.response_body ?? '—'}</code>
+                    </td>
+                    <td className="wrap">{a.error ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      ))}
+      {list.data?.data.next_cursor ? (
+        <button type="button" onClick={() => setCursor(list.data?.data.next_cursor ?? undefined)}>
+          Next page
+        </button>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,182 @@
+import { useState, type FormEvent } from 'react';
+import {
+  BalanceResponse,
+  PixKeyType,
+  WithdrawalListResponse,
+  WithdrawalResponse,
+  WithdrawalStatus,
+} from '@seller-api/contracts';
+import { apiPath, request } from '../api';
+import { money, parseReais, when } from '../format';
+import { ErrorMessage, Field, Select, Status, fieldErrors, messageOf, useLoad } from '../ui';
+
+const KEY_TYPES = [
+  { value: 'email', label: 'E-mail' },
+  { value: 'cpf', label: 'CPF' },
+  { value: 'phone', label: 'Phone (+55…)' },
+  { value: 'random', label: 'Random key (UUID)' },
+] satisfies { value: PixKeyType; label: string }[];
+
+export function FinancePage() {
+  const balance = useLoad(() => request(BalanceResponse, apiPath('/finance/balance/')), []);
+  const [status, setStatus] = useState('');
+  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const list = useLoad(
+    () =>
+      request(
+        WithdrawalListResponse,
+        apiPath('/finance/withdrawals/', { status: status || undefined, cursor }),
+      ),
+    [status, cursor],
+  );
+  const b = balance.data?.data;
+  const rows = list.data?.data.results ?? [];
+  return (
+    <>
+      <h1>Finance</h1>
+      <section aria-labelledby="balance">
+        <h2 id="balance">Balance</h2>
+        <ErrorMessage>{balance.error}</ErrorMessage>
+        {b ? (
+          <dl className="pairs">
+            <dt>Available</dt>
+            <dd>{money(b.available_amount)}</dd>
+            <dt>In withdrawals under way</dt>
+            <dd>{money(b.pending_amount)}</dd>
+          </dl>
+        ) : (
+          <Status>Loading balance…</Status>
+        )}
+      </section>
+      <RequestWithdrawal
+        onRequested={async () => {
+          setCursor(undefined);
+          await Promise.all([balance.reload(), list.reload()]);
+        }}
+      />
+      <section aria-labelledby="withdrawals">
+        <h2 id="withdrawals">Withdrawals</h2>
+        <div className="toolbar">
+          <Select
+            label="Status"
+            value={status}
+            onChange={(v) => {
+              setCursor(undefined);
+              setStatus(v);
+            }}
+            options={[{ value: '', label: 'any' }, ...WithdrawalStatus.options]}
+          />
+          <button type="button" onClick={() => void Promise.all([balance.reload(), list.reload()])}>
+            Refresh
+          </button>
+        </div>
+        <ErrorMessage>{list.error}</ErrorMessage>
+        {list.data && rows.length === 0 ? <p>No withdrawals.</p> : null}
+        {rows.length > 0 ? (
+          <table>
+            <caption className="visually-hidden">Withdrawals, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Requested</th>
+                <th scope="col">Amount</th>
+                <th scope="col">PIX key</th>
+                <th scope="col">Status</th>
+                <th scope="col">Decided</th>
+                <th scope="col">Paid</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((w) => (
+                <tr key={w.uuid}>
+                  <th scope="row">{when(w.requested_at)}</th>
+                  <td>{money(w.amount)}</td>
+                  <td>
+                    {w.pix_key} <span className="hint">({w.pix_key_type})</span>
+                  </td>
+                  <td>{w.status}</td>
+                  <td>{when(w.decided_at)}</td>
+                  <td>{when(w.paid_at)}</td>
+                  <td>{w.deny_reason ?? w.failure_reason ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+        {list.data?.data.next_cursor ? (
+          <button type="button" onClick={() => setCursor(list.data?.data.next_cursor ?? undefined)}>
+            Next page
+          </button>
+        ) : null}
+      </section>
+    </>
+  );
+}
+
+function RequestWithdrawal({ onRequested }: { onRequested: () => Promise<void> }) {
+  const [amount, setAmount] = useState('');
+  const [keyType, setKeyType] = useState<PixKeyType>('email');
+  const [pixKey, setPixKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string[]>>({});
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    setNotice(null);
+    setFields({});
+    const cents = parseReais(amount);
+    if (cents === null || cents <= 0) {
+      setFields({ amount: ['Enter an amount in reais, such as 50,00.'] });
+      return;
+    }
+    setBusy(true);
+    try {
+      const res = await request(WithdrawalResponse, apiPath('/finance/withdrawals/'), {
+        method: 'POST',
+        body: { amount: cents, pix_key: pixKey.trim(), pix_key_type: keyType },
+      });
+      setNotice(`Withdrawal of ${money(res.data.amount)} requested: ${res.data.status}.`);
+      setAmount('');
+      setPixKey('');
+      await onRequested();
+    } catch (err) {
+      setError(messageOf(err));
+      setFields(fieldErrors(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="request-withdrawal">
+      <h2 id="request-withdrawal">Request a withdrawal</h2>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <Field
+          label="Amount (R$)"
+          value={amount}
+          onChange={setAmount}
+          inputMode="decimal"
+          required
+          placeholder="50,00"
+          errors={fields.amount}
+        />
+        <Select
+          label="PIX key type"
+          value={keyType}
+          onChange={(v) => setKeyType(v as PixKeyType)}
+          options={KEY_TYPES}
+          errors={fields.pix_key_type}
+        />
+        <Field label="PIX key" value={pixKey} onChange={setPixKey} required errors={fields.pix_key} />
+        <ErrorMessage>{error}</ErrorMessage>
+        {notice ? <Status>{notice}</Status> : null}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Requesting…' : 'Request withdrawal'}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,130 @@
+import { useState, type FormEvent } from 'react';
+import {
+  ApiKeyListResponse,
+  CreatedApiKeyResponse,
+  Environment,
+  type CreatedApiKey,
+} from '@seller-api/contracts';
+import { request } from '../api';
+import { when } from '../format';
+import { ErrorMessage, Field, Select, ShownOnce, Status, fieldErrors, messageOf, useLoad } from '../ui';
+
+export function KeysPage() {
+  const keys = useLoad(() => request(ApiKeyListResponse, '/panel/api/keys'), []);
+  const [environment, setEnvironment] = useState<Environment>('test');
+  const [label, setLabel] = useState('');
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string[]>>({});
+  const [busy, setBusy] = useState(false);
+
+  const generate = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setFields({});
+    try {
+      const res = await request(CreatedApiKeyResponse, '/panel/api/keys', {
+        method: 'POST',
+        body: { environment, label: label.trim() || null },
+      });
+      setCreated(res.data);
+      setLabel('');
+      await keys.reload();
+    } catch (err) {
+      setError(messageOf(err));
+      setFields(fieldErrors(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const results = keys.data?.data.results ?? [];
+  return (
+    <>
+      <h1>Settings: API keys</h1>
+      <p>
+        Each user has one active key per environment. <code>test</code> keys reach the sandbox;{' '}
+        <code>live</code> keys move real money.
+      </p>
+      <section aria-labelledby="active-keys">
+        <h2 id="active-keys">Active keys</h2>
+        {keys.loading && !keys.data ? <Status>Loading keys…</Status> : null}
+        <ErrorMessage>{keys.error}</ErrorMessage>
+        <table>
+          <caption className="visually-hidden">Active API key of each environment</caption>
+          <thead>
+            <tr>
+              <th scope="col">Environment</th>
+              <th scope="col">Label</th>
+              <th scope="col">Key</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {Environment.options.map((env) => {
+              const key = results.find((k) => k.environment === env);
+              return (
+                <tr key={env}>
+                  <th scope="row">{env}</th>
+                  {key ? (
+                    <>
+                      <td>{key.label ?? '—'}</td>
+                      <td>
+                        <code>
+                          {key.prefix}…{key.last4}
+                        </code>
+                      </td>
+                      <td>{when(key.created_at)}</td>
+                    </>
+                  ) : (
+                    <td colSpan={3}>No active key</td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </section>
+
+      {created ? (
+        <ShownOnce
+          title={`Your new ${created.environment} key`}
+          label="New API key"
+          value={created.key}
+          warning={
+            <>
+              this key is shown only once: store it now. The previous <code>{created.environment}</code> key,
+              if there was one, is revoked now and stops working on its next request.
+            </>
+          }
+        />
+      ) : null}
+
+      <section aria-labelledby="generate-key">
+        <h2 id="generate-key">Generate a new key</h2>
+        <form onSubmit={(e) => void generate(e)} noValidate>
+          <Select
+            label="Environment"
+            value={environment}
+            onChange={(v) => setEnvironment(v as Environment)}
+            options={Environment.options}
+            errors={fields.environment}
+          />
+          <Field
+            label="Label (optional)"
+            value={label}
+            onChange={setLabel}
+            hint="For example the system that will use it."
+            errors={fields.label}
+          />
+          <p className="warning">Generating a key revokes the current key of that environment at once.</p>
+          <ErrorMessage>{error}</ErrorMessage>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Generating…' : 'Generate key'}
+          </button>
+        </form>
+      </section>
+    </>
+  );
+}

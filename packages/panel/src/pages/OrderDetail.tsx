@@ -1,0 +1,160 @@
+import { OrderDetailResponse, PixCharge, dataResponse, type OrderDetail } from '@seller-api/contracts';
+import { apiPath, request } from '../api';
+import { money, when } from '../format';
+import { href } from '../router';
+import { CopyButton, ErrorMessage, Status, useLoad } from '../ui';
+
+const PixChargeResponse = dataResponse(PixCharge);
+
+export function OrderDetailPage({ uuid }: { uuid: string }) {
+  const order = useLoad(() => request(OrderDetailResponse, apiPath(`/sellers/orders/${uuid}/`)), [uuid]);
+  const o = order.data?.data;
+  return (
+    <>
+      <p>
+        <a href={href('orders')}>Back to orders</a>
+      </p>
+      <h1>
+        Order <code>{uuid}</code>
+      </h1>
+      <ErrorMessage>{order.error}</ErrorMessage>
+      {order.loading && !o ? <Status>Loading order…</Status> : null}
+      {o ? <Detail order={o} /> : null}
+    </>
+  );
+}
+
+function Detail({ order: o }: { order: OrderDetail }) {
+  const p = o.payment;
+  return (
+    <>
+      <section aria-labelledby="payment">
+        <h2 id="payment">Payment</h2>
+        <dl className="pairs">
+          <dt>Status</dt>
+          <dd>{p.status}</dd>
+          <dt>Method</dt>
+          <dd>{p.method ?? '—'}</dd>
+          <dt>Subtotal</dt>
+          <dd>{money(p.subtotal_amount)}</dd>
+          <dt>Shipping</dt>
+          <dd>{money(p.shipping_amount)}</dd>
+          <dt>Discount</dt>
+          <dd>{money(p.discount_amount)}</dd>
+          <dt>Commission</dt>
+          <dd>{money(p.commission_amount)}</dd>
+          <dt>Gross</dt>
+          <dd>{money(p.gross_amount)}</dd>
+          <dt>Fee</dt>
+          <dd>{money(p.fee_amount)}</dd>
+          <dt>Net</dt>
+          <dd>{money(p.net_amount)}</dd>
+          <dt>Expires</dt>
+          <dd>{when(p.expires_at)}</dd>
+          <dt>Created</dt>
+          <dd>{when(o.timestamps.created_at)}</dd>
+          <dt>Paid</dt>
+          <dd>{when(o.timestamps.paid_at)}</dd>
+        </dl>
+      </section>
+      {p.status === 'PENDING' ? <PixQrCode uuid={o.uuid} /> : null}
+      <section aria-labelledby="items">
+        <h2 id="items">Items and tracking</h2>
+        <table>
+          <caption className="visually-hidden">Items of the order</caption>
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col">Price</th>
+              <th scope="col">Quantity</th>
+              <th scope="col">Total</th>
+              <th scope="col">Tracking code</th>
+              <th scope="col">Shipping status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {o.items.length === 0 ? (
+              <tr>
+                <td colSpan={6}>No items: the order has an amount only.</td>
+              </tr>
+            ) : (
+              o.items.map((i, n) => (
+                <tr key={`${i.uuid ?? 'item'}-${n}`}>
+                  <th scope="row">{i.name ?? '—'}</th>
+                  <td>{money(i.price)}</td>
+                  <td>{i.quantity}</td>
+                  <td>{money(i.line_total_amount)}</td>
+                  <td>{i.tracking_code ?? '—'}</td>
+                  <td>{i.shipping_status ?? '—'}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+        <dl className="pairs">
+          <dt>Estimated delivery</dt>
+          <dd>{o.delivery.estimated_delivery_date ?? '—'}</dd>
+          <dt>Delivered</dt>
+          <dd>{when(o.delivery.delivered_at)}</dd>
+          <dt>Signed by</dt>
+          <dd>{o.delivery.signed_by ?? '—'}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="customer">
+        <h2 id="customer">Customer</h2>
+        <dl className="pairs">
+          <dt>Name</dt>
+          <dd>{o.customer.name}</dd>
+          <dt>{o.customer.tax_id_type}</dt>
+          <dd>{o.customer.tax_id}</dd>
+          <dt>E-mail</dt>
+          <dd>{o.customer.email}</dd>
+          <dt>Phone</dt>
+          <dd>{o.customer.phone || '—'}</dd>
+          <dt>Address</dt>
+          <dd>{o.customer.address ?? '—'}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="parties">
+        <h2 id="parties">Parties</h2>
+        <dl className="pairs">
+          <dt>Seller</dt>
+          <dd>{o.parties.seller?.name ?? '—'}</dd>
+          <dt>Producer</dt>
+          <dd>{o.parties.producer?.name ?? '—'}</dd>
+          <dt>Affiliate</dt>
+          <dd>{o.parties.affiliate?.name ?? '—'}</dd>
+        </dl>
+      </section>
+    </>
+  );
+}
+
+function PixQrCode({ uuid }: { uuid: string }) {
+  const pix = useLoad(() => request(PixChargeResponse, `/panel/api/orders/${uuid}/pix`), [uuid]);
+  const charge = pix.data?.data;
+  return (
+    <section aria-labelledby="pix">
+      <h2 id="pix">PIX QR code</h2>
+      <ErrorMessage>{pix.error}</ErrorMessage>
+      {charge?.qr_code_image_base64 ? (
+        <img
+          className="qr"
+          src={`data:image/png;base64,${charge.qr_code_image_base64}`}
+          alt={`PIX QR code to pay order ${uuid}`}
+          width={240}
+          height={240}
+        />
+      ) : null}
+      {charge ? (
+        <>
+          <div className="field">
+            <label htmlFor="copy-and-paste">PIX copy and paste code</label>
+            <textarea id="copy-and-paste" readOnly rows={3} value={charge.copy_and_paste} />
+          </div>
+          <CopyButton text={charge.copy_and_paste} label="Copy PIX code" />
+        </>
+      ) : null}
+    </section>
+  );
+}

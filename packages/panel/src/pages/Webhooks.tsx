@@ -1,0 +1,226 @@
+import { useState, type FormEvent } from 'react';
+import {
+  CreateWebhookResponse,
+  EVENT_NAMES,
+  WebhookListResponse,
+  WebhookResponse,
+  type Webhook,
+  type WebhookWithSecret,
+} from '@seller-api/contracts';
+import { apiPath, perform, request } from '../api';
+import { when } from '../format';
+import { href } from '../router';
+import { ErrorMessage, Field, Select, ShownOnce, Status, fieldErrors, messageOf, useLoad } from '../ui';
+
+export function WebhooksPage() {
+  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const list = useLoad(
+    () => request(WebhookListResponse, apiPath('/config/webhooks/', { cursor })),
+    [cursor],
+  );
+  const [created, setCreated] = useState<WebhookWithSecret | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const act = async (what: () => Promise<void>, done: string) => {
+    setError(null);
+    try {
+      await what();
+      setNotice(done);
+      await list.reload();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
+  const toggle = (w: Webhook) =>
+    act(
+      () =>
+        request(WebhookResponse, apiPath(`/config/webhooks/${w.id}/`), {
+          method: 'PATCH',
+          body: { status: w.status === 'ACTIVE' ? 'DISABLED' : 'ACTIVE' },
+        }).then(() => undefined),
+      w.status === 'ACTIVE' ? `Webhook for ${w.event} disabled.` : `Webhook for ${w.event} enabled.`,
+    );
+  const remove = (w: Webhook) =>
+    act(
+      () => perform(apiPath(`/config/webhooks/${w.id}/`), { method: 'DELETE' }),
+      `Webhook for ${w.event} deleted.`,
+    );
+
+  const rows = list.data?.data.results ?? [];
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <p>One URL per event; each delivery is signed with the webhook's secret.</p>
+      {created ? (
+        <ShownOnce
+          title={`Webhook registered for ${created.event}`}
+          label="Signing secret"
+          value={created.secret}
+          warning="the secret is shown only once: store it now to verify the X-Webhook-Signature of each delivery."
+        />
+      ) : null}
+      <section aria-labelledby="webhook-list">
+        <h2 id="webhook-list">Registered webhooks</h2>
+        {notice ? <Status>{notice}</Status> : null}
+        <ErrorMessage>{error ?? list.error}</ErrorMessage>
+        {list.loading && !list.data ? <Status>Loading webhooks…</Status> : null}
+        {list.data && rows.length === 0 ? <p>No webhooks yet.</p> : null}
+        {rows.length > 0 ? (
+          <table>
+            <caption className="visually-hidden">Registered webhooks</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">URL</th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((w) => (
+                <WebhookRow
+                  key={w.id}
+                  webhook={w}
+                  onToggle={() => void toggle(w)}
+                  onDelete={() => void remove(w)}
+                />
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+        {list.data?.data.next_cursor ? (
+          <button type="button" onClick={() => setCursor(list.data?.data.next_cursor ?? undefined)}>
+            Next page
+          </button>
+        ) : null}
+      </section>
+      <CreateWebhook
+        onCreated={async (w) => {
+          setCreated(w);
+          setNotice(null);
+          await list.reload();
+        }}
+      />
+    </>
+  );
+}
+
+function WebhookRow({
+  webhook: w,
+  onToggle,
+  onDelete,
+}: {
+  webhook: Webhook;
+  onToggle: () => void;
+  onDelete: () => void;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <tr>
+      <th scope="row">{w.event}</th>
+      <td className="wrap">
+        {w.url}
+        {w.description ? <div className="hint">{w.description}</div> : null}
+      </td>
+      <td>{w.status}</td>
+      <td>{when(w.created_at)}</td>
+      <td className="actions">
+        <a href={href('webhooks', w.id)} aria-label={`Deliveries of the ${w.event} webhook`}>
+          Deliveries
+        </a>
+        <button
+          type="button"
+          onClick={onToggle}
+          aria-label={`${w.status === 'ACTIVE' ? 'Disable' : 'Enable'} the ${w.event} webhook`}
+        >
+          {w.status === 'ACTIVE' ? 'Disable' : 'Enable'}
+        </button>
+        {confirming ? (
+          <>
+            <button
+              type="button"
+              className="danger"
+              onClick={onDelete}
+              aria-label={`Confirm: delete the ${w.event} webhook`}
+            >
+              Confirm delete
+            </button>
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <button
+            type="button"
+            onClick={() => setConfirming(true)}
+            aria-label={`Delete the ${w.event} webhook`}
+          >
+            Delete
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function CreateWebhook({ onCreated }: { onCreated: (w: WebhookWithSecret) => Promise<void> }) {
+  const [url, setUrl] = useState('');
+  const [event, setEvent] = useState<string>(EVENT_NAMES[0]);
+  const [description, setDescription] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string[]>>({});
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setFields({});
+    try {
+      const res = await request(CreateWebhookResponse, apiPath('/config/webhooks/'), {
+        method: 'POST',
+        body: { url: url.trim(), event, description: description.trim() || null },
+      });
+      setUrl('');
+      setDescription('');
+      await onCreated(res.data);
+    } catch (err) {
+      setError(messageOf(err));
+      setFields(fieldErrors(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="new-webhook">
+      <h2 id="new-webhook">Register a webhook</h2>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <Field
+          label="URL"
+          type="url"
+          inputMode="url"
+          value={url}
+          onChange={setUrl}
+          required
+          placeholder="https://example.com/hooks"
+          errors={fields.url}
+        />
+        <Select label="Event" value={event} onChange={setEvent} options={EVENT_NAMES} errors={fields.event} />
+        <Field
+          label="Description (optional)"
+          value={description}
+          onChange={setDescription}
+          errors={fields.description}
+        />
+        <ErrorMessage>{error}</ErrorMessage>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Registering…' : 'Register webhook'}
+        </button>
+      </form>
+    </section>
+  );
+}

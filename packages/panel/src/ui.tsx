@@ -1,0 +1,210 @@
+import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { ApiError } from './api';
+
+/** Loads on mount and when `deps` change; `reload` loads again. */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const latest = useRef(0);
+  const reload = useCallback(async () => {
+    const call = ++latest.current;
+    setLoading(true);
+    try {
+      const value = await load();
+      if (call === latest.current) {
+        setData(value);
+        setError(null);
+      }
+    } catch (err) {
+      if (call === latest.current) setError(messageOf(err));
+    } finally {
+      if (call === latest.current) setLoading(false);
+    }
+  }, deps);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  return { data, error, loading, reload, setData };
+}
+
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : 'Something went wrong.';
+}
+
+export function fieldErrors(err: unknown): Record<string, string[]> {
+  return err instanceof ApiError ? err.fields : {};
+}
+
+/** An error the user must notice (read out at once by screen readers). */
+export function ErrorMessage({ children }: { children: ReactNode }) {
+  if (!children) return null;
+  return (
+    <p className="error" role="alert">
+      {children}
+    </p>
+  );
+}
+
+/** A success or progress note (read out politely). */
+export function Status({ children }: { children: ReactNode }) {
+  return (
+    <p className="status" role="status">
+      {children}
+    </p>
+  );
+}
+
+interface FieldProps {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  type?: string;
+  required?: boolean;
+  hint?: string;
+  errors?: string[];
+  autoComplete?: string;
+  placeholder?: string;
+  inputMode?: 'decimal' | 'email' | 'text' | 'url';
+}
+
+export function Field({
+  label,
+  value,
+  onChange,
+  type = 'text',
+  required,
+  hint,
+  errors,
+  autoComplete,
+  placeholder,
+  inputMode,
+}: FieldProps) {
+  const id = useId();
+  const describedBy = [hint ? `${id}-hint` : null, errors?.length ? `${id}-error` : null]
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {label}
+        {required ? <span aria-hidden="true"> *</span> : null}
+      </label>
+      <input
+        id={id}
+        type={type}
+        value={value}
+        required={required}
+        autoComplete={autoComplete}
+        placeholder={placeholder}
+        inputMode={inputMode}
+        aria-invalid={errors?.length ? true : undefined}
+        aria-describedby={describedBy || undefined}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {hint ? (
+        <small id={`${id}-hint`} className="hint">
+          {hint}
+        </small>
+      ) : null}
+      {errors?.length ? (
+        <small id={`${id}-error`} className="field-error">
+          {errors.join(' ')}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+interface SelectProps {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: readonly (string | { value: string; label: string })[];
+  errors?: string[];
+}
+
+export function Select({ label, value, onChange, options, errors }: SelectProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        value={value}
+        aria-invalid={errors?.length ? true : undefined}
+        aria-describedby={errors?.length ? `${id}-error` : undefined}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {options.map((o) => {
+          const option = typeof o === 'string' ? { value: o, label: o } : o;
+          return (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          );
+        })}
+      </select>
+      {errors?.length ? (
+        <small id={`${id}-error`} className="field-error">
+          {errors.join(' ')}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+/** Copies `text`; says so in a live region, since a screen reader user cannot see the clipboard. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      setCopied('Could not copy: select the text and copy it by hand.');
+    }
+  };
+  return (
+    <>
+      <button type="button" onClick={() => void copy()}>
+        {label}
+      </button>
+      <span role="status" className="copied">
+        {copied}
+      </span>
+    </>
+  );
+}
+
+/** A secret shown once (an API key, a webhook secret): read-only text, a copy button, a warning. */
+export function ShownOnce({
+  title,
+  label,
+  value,
+  warning,
+}: {
+  title: string;
+  label: string;
+  value: string;
+  warning: ReactNode;
+}) {
+  const id = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [value]);
+  return (
+    <section className="shown-once" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`} tabIndex={-1} ref={heading}>
+        {title}
+      </h2>
+      <div className="field">
+        <label htmlFor={id}>{label}</label>
+        <input id={id} className="secret" readOnly value={value} onFocus={(e) => e.target.select()} />
+      </div>
+      <CopyButton text={value} label={`Copy ${label.toLowerCase()}`} />
+      <p className="warning">
+        <strong>Warning:</strong> {warning}
+      </p>
+    </section>
+  );
+}

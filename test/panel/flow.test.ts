@@ -1,0 +1,268 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Withdrawal } from '@seller-api/contracts';
+import { standaloneOrder } from '../orders/fixtures';
+import { decodeQrPng } from '../support/pix';
+import { startReceiver } from '../support/receiver';
+import { call, startSystem, type RunningGateway, type System } from '../support/system';
+import { waitFor } from '../support/wait';
+import { expectAccessible, launchChromium, screenshot } from './browser';
+import { ensurePanelBuilt } from './build';
+import { originOf, panelUser } from './helpers';
+
+jest.setTimeout(120_000);
+
+let system: System;
+let gateway: RunningGateway;
+let origin: string;
+let browser: Browser;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+beforeAll(async () => {
+  await ensurePanelBuilt();
+  system = await startSystem();
+  gateway = await system.startGateway();
+  origin = originOf(gateway.url);
+  receiver = await startReceiver();
+  browser = await launchChromium();
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await system?.stop();
+});
+
+/** A page that records what the browser complains about: CSP violations show up as console errors. */
+async function openPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(err.message));
+  return { page, problems };
+}
+
+/** Logs in with the keyboard alone: Tab to each field, type, Enter. */
+async function loginByKeyboard(page: Page, email: string, password: string): Promise<void> {
+  await page.getByRole('heading', { name: 'Log in to the seller panel' }).waitFor();
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate('document.activeElement.labels[0].textContent')).toBe('E-mail *');
+  await page.keyboard.type(email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(password);
+  await page.keyboard.press('Enter');
+}
+
+async function nav(page: Page, name: string, heading: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+it('takes a seller from login to a paid order, a delivered webhook and a withdrawal an operator approves', async () => {
+  const seller = await panelUser(gateway.service, 'seller');
+  const operator = await panelUser(gateway.service, 'operator');
+  const context = await browser.newContext({ baseURL: origin, viewport: { width: 1280, height: 900 } });
+  const { page, problems } = await openPage(context);
+
+  // The page itself: strict CSP and the built app.
+  const index = await page.goto('/');
+  expect(index?.status()).toBe(200);
+  const csp = (await index?.headerValue('content-security-policy')) ?? '';
+  expect(csp).toContain("default-src 'self'");
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).not.toContain('unsafe-inline');
+
+  // Log in.
+  await page.getByRole('heading', { name: 'Log in to the seller panel' }).waitFor();
+  await screenshot(page, '01-login');
+  await expectAccessible(page, 'login');
+  await page.getByLabel('E-mail').fill(seller.email);
+  await page.getByLabel('Password').fill('wrong password');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.getByRole('alert').textContent()).resolves.toBe('Invalid e-mail or password.');
+  // The refused login is the one request the browser may report as failed.
+  expect(problems).toEqual([expect.stringContaining('401 (Unauthorized)')]);
+  problems.length = 0;
+  await page.reload();
+  await loginByKeyboard(page, seller.email, seller.password);
+  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  const cookies = await context.cookies();
+  expect(cookies.find((c) => c.name === 'sa_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+
+  // Settings > API keys: generate a test key, shown once with a copy button and the warning.
+  await nav(page, 'Settings: API keys', 'Settings: API keys');
+  await expect(page.getByRole('row', { name: /^test No active key/ }).count()).resolves.toBe(1);
+  await page.getByLabel('Environment', { exact: true }).selectOption('test');
+  await page.getByLabel('Label (optional)').fill('e2e');
+  await page.getByRole('button', { name: 'Generate key' }).click();
+  const keyField = page.getByLabel('New API key', { exact: true });
+  await keyField.waitFor();
+  const key = await keyField.inputValue();
+  expect(key).toMatch(/^mk_test_[A-Za-z0-9]{40}$/);
+  await expect(page.getByText(/revoked now/).count()).resolves.toBe(1);
+  await expect(page.getByRole('button', { name: 'Copy new api key' }).count()).resolves.toBe(1);
+  const row = page.getByRole('row', { name: /^test e2e/ });
+  await expect(row.textContent()).resolves.toContain(`${key.slice(0, 12)}…${key.slice(-4)}`);
+  await screenshot(page, '02-api-keys');
+  await expectAccessible(page, 'api keys');
+
+  // The key works with a plain HTTP call.
+  const created = await call(`${gateway.url}/sellers/orders/`, {
+    method: 'POST',
+    key,
+    body: standaloneOrder(),
+  });
+  expect(created.status).toBe(201);
+  const orderId = (created.body.data as { uuid: string }).uuid;
+
+  // Orders: the list, then the detail with the QR code of the PENDING order.
+  await nav(page, 'Orders', 'Orders');
+  const orderLink = page.getByRole('link', { name: `Order ${orderId}` });
+  await orderLink.waitFor();
+  await page.getByLabel('Status', { exact: true }).selectOption('PAID');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByText('No orders match.').waitFor();
+  await page.getByLabel('Status', { exact: true }).selectOption('PENDING');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await orderLink.waitFor();
+  await screenshot(page, '03-orders');
+  await expectAccessible(page, 'orders');
+  await orderLink.click();
+  const qr = page.getByRole('img', { name: `PIX QR code to pay order ${orderId}` });
+  await qr.waitFor();
+  expect(
+    await page.evaluate(
+      "document.querySelector('img.qr').complete && document.querySelector('img.qr').naturalWidth > 0",
+    ),
+  ).toBe(true);
+  const src = (await qr.getAttribute('src')) ?? '';
+  expect(src.startsWith('data:image/png;base64,')).toBe(true);
+  const copyAndPaste = await page.getByLabel('PIX copy and paste code').inputValue();
+  expect(decodeQrPng(src.slice('data:image/png;base64,'.length))).toBe(copyAndPaste);
+  await expect(page.getByRole('heading', { name: 'Customer' }).count()).resolves.toBe(1);
+  await expect(page.getByRole('heading', { name: 'Parties' }).count()).resolves.toBe(1);
+  await screenshot(page, '04-order-detail');
+  await expectAccessible(page, 'order detail');
+
+  // Webhooks: register one for order.paid at the local receiver; the secret is shown once.
+  await nav(page, 'Webhooks', 'Webhooks');
+  await page.getByLabel('URL').fill(`${receiver.url}/hooks/paid`);
+  await page.getByLabel('Event', { exact: true }).selectOption('order.paid');
+  await page.getByRole('button', { name: 'Register webhook' }).click();
+  const secret = await page.getByLabel('Signing secret', { exact: true }).inputValue();
+  expect(secret).toMatch(/^whsec_/);
+  await page.getByRole('row', { name: /^order\.paid/ }).waitFor();
+  await screenshot(page, '05-webhooks');
+  await expectAccessible(page, 'webhooks');
+
+  // Pay the order in the sandbox: order.paid reaches the receiver, and the seller has a balance.
+  expect((await call(`${gateway.url}/sandbox/orders/${orderId}/pay/`, { method: 'POST', key })).status).toBe(
+    200,
+  );
+  const hook = await waitFor(() => receiver.received.find((h) => h.body.event === 'order.paid'), {
+    what: 'the order.paid delivery',
+  });
+  const eventId = String(hook.headers['x-webhook-event-id']);
+
+  // Deliveries: the attempt with its answer, the status filter, resend one, resend all dead.
+  await page.getByRole('link', { name: 'Deliveries of the order.paid webhook' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Deliveries of order.paid' }).waitFor();
+  const delivered = page.getByRole('heading', { level: 2, name: `order.paid ${eventId}: delivered` });
+  await waitFor(
+    async () => {
+      if ((await delivered.count()) > 0) return true;
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return false;
+    },
+    { what: 'the delivery shown as delivered', intervalMs: 200 },
+  );
+  const attempts = page.getByRole('table', { name: `Attempts of ${eventId}` });
+  await expect(attempts.getByRole('row').nth(1).textContent()).resolves.toMatch(/^1.*200/);
+  await page.getByLabel('Status', { exact: true }).selectOption('dead');
+  await page.getByText('No deliveries with status dead.').waitFor();
+  await page.getByLabel('Status', { exact: true }).selectOption('delivered');
+  await delivered.waitFor();
+  await page.getByRole('button', { name: `Resend delivery ${eventId}` }).click();
+  await page.getByText(`Delivery ${eventId} re-queued.`).waitFor();
+  await waitFor(() => receiver.forEvent(eventId).length === 2, { what: 'the resent delivery' });
+  await page.getByRole('button', { name: 'Resend all dead deliveries' }).click();
+  await page.getByText('0 dead deliveries re-queued.').waitFor();
+  await screenshot(page, '06-deliveries');
+  await expectAccessible(page, 'deliveries');
+
+  // Finance: wait for the credit, then request a withdrawal with the keyboard.
+  await nav(page, 'Finance', 'Finance');
+  const available = page.getByText('Available').locator('xpath=following-sibling::dd[1]');
+  await waitFor(
+    async () => {
+      if (((await available.textContent()) ?? '').includes('144,01')) return true;
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return false;
+    },
+    { what: 'the credited balance', intervalMs: 200 },
+  );
+  await page.getByLabel('Amount (R$)').focus();
+  await page.keyboard.type('50,00');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('maria@example.com');
+  await page.keyboard.press('Enter');
+  await page.getByText('Withdrawal of R$ 50,00 requested: PENDING.').waitFor();
+  await page.getByRole('row', { name: /PENDING/ }).waitFor();
+  await screenshot(page, '07-finance');
+  await expectAccessible(page, 'finance');
+
+  // Log out; the operator logs in and approves the withdrawal from the queue.
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await loginByKeyboard(page, operator.email, operator.password);
+  await page.getByRole('heading', { level: 1, name: 'Withdrawals queue' }).waitFor();
+  const approve = page.getByRole('button', { name: 'Approve withdrawal of R$ 50,00 for Loja Painel' });
+  await approve.waitFor();
+  await screenshot(page, '08-ops-withdrawals');
+  await expectAccessible(page, 'operator withdrawals');
+  await approve.click();
+  await page.getByText('Withdrawal of R$ 50,00 for Loja Painel: APPROVED.').waitFor();
+  await page.getByText('No pending withdrawals.').waitFor();
+
+  const mine = await call(`${gateway.url}/finance/withdrawals/`, { key });
+  const [withdrawal] = (mine.body.data as { results: unknown[] }).results.map((w) => Withdrawal.parse(w));
+  expect(withdrawal).toMatchObject({ amount: 5000 });
+  expect(['APPROVED', 'PROCESSING', 'PAID']).toContain(withdrawal?.status);
+
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+it('is usable by keyboard: skip link first, then the navigation, with the current page marked', async () => {
+  const seller = await panelUser(gateway.service, 'seller');
+  const context = await browser.newContext({ baseURL: origin });
+  const { page, problems } = await openPage(context);
+  await page.goto('/');
+  await loginByKeyboard(page, seller.email, seller.password);
+  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  // After logging in, focus is on the page's content, not lost with the login form.
+  expect(await page.evaluate('document.activeElement.id')).toBe('main');
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+  await page.keyboard.press('Enter');
+  expect(await page.evaluate('document.activeElement.id')).toBe('main');
+  // Walk the header and navigation with Tab to the Webhooks link and follow it with Enter.
+  // From the top of a fresh page load.
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  for (let i = 0; i < 12; i += 1) {
+    await page.keyboard.press('Tab');
+    if ((await page.evaluate('document.activeElement.textContent')) === 'Webhooks') break;
+  }
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+  await expect(page.getByRole('link', { name: 'Webhooks' }).getAttribute('aria-current')).resolves.toBe(
+    'page',
+  );
+  // Focus moved to the new page's content.
+  expect(await page.evaluate('document.activeElement.id')).toBe('main');
+  expect(problems).toEqual([]);
+  await context.close();
+});
