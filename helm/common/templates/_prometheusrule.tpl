@@ -31,7 +31,7 @@ spec:
           labels:
             severity: {{ .severity }}
           annotations:
-            summary: {{ printf "%s answers more than %v of its requests with a 5xx" $svc .threshold | quote }}
+            summary: {{ printf "%s answers more than %v%% of its requests with a 5xx" $svc (mulf .threshold 100) | quote }}
             description: "{{ `{{ $value | humanizePercentage }}` }} of the requests end in 5xx over the last 5 minutes."
             runbook_url: {{ printf "%s/SellerApiHigh5xxRatio.md" $pr.runbookBaseUrl }}
         {{- end }}{{ end }}
