@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -6,10 +7,20 @@ const bool = z
   .transform((v) => v === 'true')
   .optional();
 
+/**
+ * The copy the gateway's build puts in its own dist/public (what its image ships), else the panel's
+ * build output in the repository (tests and `npm start` from sources).
+ */
+function defaultDistDir(): string {
+  const beside = path.resolve(__dirname, '../public');
+  if (fs.existsSync(path.join(beside, 'index.html'))) return beside;
+  return path.resolve(__dirname, '../../../../packages/panel/dist');
+}
+
 /** The panel's part of the gateway's environment (merged into gatewayEnv). */
 export const panelEnv = {
-  /** Where the built panel (packages/panel/dist) is; the gateway serves it at `/`. */
-  PANEL_DIST_DIR: z.string().default(path.resolve(__dirname, '../../../../packages/panel/dist')),
+  /** Where the built panel is; the gateway serves it at `/`. */
+  PANEL_DIST_DIR: z.string().default(defaultDistDir),
   /** Secure session cookie; unset means on everywhere except NODE_ENV=development and test (plain http). */
   PANEL_COOKIE_SECURE: bool,
   /** The origin browsers show for the panel (e.g. https://panel.example.com); unset: the request's own. */
