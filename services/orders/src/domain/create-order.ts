@@ -8,7 +8,15 @@ import {
   type Charge,
   type CreateChargeRequest,
 } from '@seller-api/contracts';
-import { badRequest, checkTarget, enqueue, type TargetPolicy } from '@seller-api/service-kit';
+import {
+  OutboxMessageSchema,
+  badRequest,
+  checkTarget,
+  insertTogether,
+  outboxRow,
+  rowsOf,
+  type TargetPolicy,
+} from '@seller-api/service-kit';
 import {
   OrderItemSchema,
   OrderSchema,
@@ -30,6 +38,8 @@ export interface CreateOrderDeps {
   /** postback_url follows the webhooks' target rules (decisions.md 8). */
   targets: Omit<TargetPolicy, 'environment'>;
   now?: () => Date;
+  /** Told when the order's event is stored, to wake the outbox relay. */
+  outboxStored?: () => void;
 }
 
 export interface CreatedOrderResult {
@@ -106,7 +116,7 @@ async function checkAgainstData(
 
 /**
  * `POST /sellers/orders/`: validate, price, obtain the PIX charge from payments, then store the customer
- * (its own statement), and the order, its items and the order.created event in one transaction. Nothing
+ * (its own statement), then the order, its items and the order.created event in one statement. Nothing
  * is stored when payments fails.
  */
 export async function createOrder(
@@ -171,72 +181,74 @@ export async function createOrder(
     ],
   );
   const customerId = (row as { id: string }).id;
-  return em.transactional(async (tx) => {
-    const hasPhysical = priced.lines.some((l) => l.product.type === 'PHYSICAL');
-    const order = tx.create(OrderSchema, {
-      id: orderId,
-      sellerId: scope.sellerId,
-      environment: scope.environment,
-      sellerName: scope.sellerName,
-      customerId,
-      customerName: customer.name,
-      customerEmail: customer.email,
-      customerPhone: customer.phone,
-      customerTaxId: customer.tax_id,
-      customerTaxIdType: customer.tax_id_type,
-      address,
-      addressText: address ? formatAddress(address) : null,
-      status: 'PENDING',
-      method: charge.method,
-      ...priced.amounts,
-      feeAmount: charge.fee_amount,
-      netAmount: charge.net_amount,
-      postbackUrl: input.postback_url,
-      affiliateName: data.affiliateName,
-      producerName: priced.lines.find((l) => l.product.producerName)?.product.producerName ?? null,
-      debtorName: input.payment.debtor_name ?? null,
-      debtorDocument: input.payment.debtor_document ?? null,
-      transactionId: charge.transaction_uuid,
-      pixTxid: charge.txid,
-      pixCopyAndPaste: charge.copy_and_paste,
-      expiresAt: new Date(charge.expires_at),
-      createdAt: now,
-      paidAt: null,
-      trackingCode: null,
-      shippingStatus: hasPhysical ? 'AWAITING_SHIPMENT' : null,
-      estimatedDeliveryDate: null,
-      deliveredAt: null,
-      signedBy: null,
-      chargeVersion: 0,
-    });
-    const items = priced.lines.map((line) =>
-      tx.create(OrderItemSchema, {
-        id: randomUUID(),
-        orderId,
-        position: line.position,
-        productId: line.product.id,
-        productType: line.product.type,
-        name: line.product.name,
-        images: line.product.images,
-        price: line.product.price,
-        quantity: line.quantity,
-        lineTotalAmount: line.lineTotalAmount,
-        commissionUnitAmount: line.product.commissionUnitAmount,
-        commissionTotalAmount: line.commissionTotalAmount,
-        trackingCode: null,
-        // Physical items wait for shipment; digital ones have no shipping.
-        shippingStatus: line.product.type === 'PHYSICAL' ? 'AWAITING_SHIPMENT' : null,
-        shippedAt: null,
-        deliveredAt: null,
-      }),
-    );
-    tx.persist([order, ...items]);
-    enqueue(tx, {
-      exchange: EXCHANGE,
-      routingKey: OrderEvents.CREATED,
-      payload: orderEventData(order, items),
-      headers: orderHeaders(order),
-    });
-    return { order, items, customerId, charge };
+  const hasPhysical = priced.lines.some((l) => l.product.type === 'PHYSICAL');
+  const order: OrderRow = {
+    id: orderId,
+    sellerId: scope.sellerId,
+    environment: scope.environment,
+    sellerName: scope.sellerName,
+    customerId,
+    customerName: customer.name,
+    customerEmail: customer.email,
+    customerPhone: customer.phone,
+    customerTaxId: customer.tax_id,
+    customerTaxIdType: customer.tax_id_type,
+    address,
+    addressText: address ? formatAddress(address) : null,
+    status: 'PENDING',
+    method: charge.method,
+    ...priced.amounts,
+    feeAmount: charge.fee_amount,
+    netAmount: charge.net_amount,
+    postbackUrl: input.postback_url,
+    affiliateName: data.affiliateName,
+    producerName: priced.lines.find((l) => l.product.producerName)?.product.producerName ?? null,
+    debtorName: input.payment.debtor_name ?? null,
+    debtorDocument: input.payment.debtor_document ?? null,
+    transactionId: charge.transaction_uuid,
+    pixTxid: charge.txid,
+    pixCopyAndPaste: charge.copy_and_paste,
+    expiresAt: new Date(charge.expires_at),
+    createdAt: now,
+    paidAt: null,
+    trackingCode: null,
+    shippingStatus: hasPhysical ? 'AWAITING_SHIPMENT' : null,
+    estimatedDeliveryDate: null,
+    deliveredAt: null,
+    signedBy: null,
+    chargeVersion: 0,
+  };
+  const items = priced.lines.map((line): OrderItemRow => ({
+    id: randomUUID(),
+    orderId,
+    position: line.position,
+    productId: line.product.id,
+    productType: line.product.type,
+    name: line.product.name,
+    images: line.product.images,
+    price: line.product.price,
+    quantity: line.quantity,
+    lineTotalAmount: line.lineTotalAmount,
+    commissionUnitAmount: line.product.commissionUnitAmount,
+    commissionTotalAmount: line.commissionTotalAmount,
+    trackingCode: null,
+    // Physical items wait for shipment; digital ones have no shipping.
+    shippingStatus: line.product.type === 'PHYSICAL' ? 'AWAITING_SHIPMENT' : null,
+    shippedAt: null,
+    deliveredAt: null,
+  }));
+  const event = outboxRow({
+    exchange: EXCHANGE,
+    routingKey: OrderEvents.CREATED,
+    payload: orderEventData(order, items),
+    headers: orderHeaders(order),
   });
+  // The order, its items and order.created in one statement: atomic, one round trip.
+  await insertTogether(em, [
+    rowsOf(OrderSchema, [order]),
+    rowsOf(OrderItemSchema, items),
+    rowsOf(OutboxMessageSchema, [event]),
+  ]);
+  deps.outboxStored?.();
+  return { order, items, customerId, charge };
 }

@@ -108,6 +108,7 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       const result = await createOrder(em(), sellerScope(req), req.body, {
         requestCharge: (request) => payments.createCharge(identity, request),
         targets,
+        outboxStored: () => runtime.relay.wake(),
       });
       orderMetrics.orderCreated(identity.environment, result.order.grossAmount);
       res.status(201).json({ message: 'Order created.', data: presentCreatedOrder(result) });

@@ -8,7 +8,7 @@ import {
   type CreateChargeRequest,
   type Environment,
 } from '@seller-api/contracts';
-import { conflict, enqueue } from '@seller-api/service-kit';
+import { OutboxMessageSchema, conflict, insertTogether, outboxRow, rowsOf } from '@seller-api/service-kit';
 import { TransactionSchema, type Transaction } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { computeFee } from './fees';
@@ -30,6 +30,8 @@ export interface ChargeDeps {
   feeFixedAmount: number;
   now?: () => Date;
   txid?: () => string;
+  /** Told when an event was stored outside a flush, to wake the outbox relay. */
+  outboxStored?: () => void;
 }
 
 export interface ChargeResult {
@@ -92,24 +94,31 @@ export async function createCharge(
   // Validated before anything is written: a payload the contract refuses is a bug, not a charge.
   const payload = PaymentPixQrCodeCreatedData.parse(pixQrCodeCreatedData(transaction));
 
+  const event = outboxRow({
+    exchange: EXCHANGE,
+    routingKey: PaymentEvents.PIX_QR_CODE_CREATED,
+    payload,
+    headers: eventHeaders(transaction),
+  });
   try {
-    await em.fork().transactional(async (tx) => {
-      tx.persist(tx.create(TransactionSchema, transaction));
-      enqueue(tx, {
-        exchange: EXCHANGE,
-        routingKey: PaymentEvents.PIX_QR_CODE_CREATED,
-        payload,
-        headers: eventHeaders(transaction),
-      });
-    });
+    // The transaction and its event in one statement: atomic, one round trip (the create-order path).
+    await insertTogether(em, [
+      rowsOf(TransactionSchema, [transaction]),
+      rowsOf(OutboxMessageSchema, [event]),
+    ]);
+    deps.outboxStored?.();
   } catch (err) {
-    if (!(err instanceof UniqueConstraintViolationException)) throw err;
+    if (!isUniqueViolation(err)) throw err;
     // Another request for the same order committed first: answer with its charge.
     const winner = await findByOrder(em.fork(), input.order_uuid);
     if (!winner) throw err;
     return { transaction: ownedBy(winner, owner), created: false };
   }
   return { transaction, created: true };
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof UniqueConstraintViolationException || (err as { code?: string }).code === '23505';
 }
 
 function findByOrder(em: EntityManager, orderId: string): Promise<Transaction | null> {

@@ -96,12 +96,10 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): vo
     '/internal/charges/',
     route(async (req, res) => {
       const input = parseOrThrow(CreateChargeRequest, req.body);
-      const { transaction, created } = await createCharge(
-        runtime.orm.em.fork(),
-        ownerOf(req),
-        input,
-        deps.charges,
-      );
+      const { transaction, created } = await createCharge(runtime.orm.em.fork(), ownerOf(req), input, {
+        ...deps.charges,
+        outboxStored: () => runtime.relay.wake(),
+      });
       res
         .status(created ? 201 : 200)
         .json({ message: created ? 'Charge created.' : 'Charge retrieved.', data: toCharge(transaction) });
