@@ -161,6 +161,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   );
   const hook = await waitFor(() => receiver.received.find((h) => h.body.event === 'order.paid'), {
     what: 'the order.paid delivery',
+    timeoutMs: 30_000,
   });
   const eventId = String(hook.headers['x-webhook-event-id']);
 
@@ -174,7 +175,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
       await page.getByRole('button', { name: 'Refresh' }).click();
       return false;
     },
-    { what: 'the delivery shown as delivered', intervalMs: 200 },
+    { what: 'the delivery shown as delivered', intervalMs: 200, timeoutMs: 30_000 },
   );
   const attempts = page.getByRole('table', { name: `Attempts of ${eventId}` });
   await expect(attempts.getByRole('row').nth(1).textContent()).resolves.toMatch(/^1.*200/);
@@ -184,7 +185,10 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await delivered.waitFor();
   await page.getByRole('button', { name: `Resend delivery ${eventId}` }).click();
   await page.getByText(`Delivery ${eventId} re-queued.`).waitFor();
-  await waitFor(() => receiver.forEvent(eventId).length === 2, { what: 'the resent delivery' });
+  await waitFor(() => receiver.forEvent(eventId).length === 2, {
+    what: 'the resent delivery',
+    timeoutMs: 30_000,
+  });
   await page.getByRole('button', { name: 'Resend all dead deliveries' }).click();
   await page.getByText('0 dead deliveries re-queued.').waitFor();
   await screenshot(page, '06-deliveries');
@@ -199,7 +203,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
       await page.getByRole('button', { name: 'Refresh' }).click();
       return false;
     },
-    { what: 'the credited balance', intervalMs: 200 },
+    { what: 'the credited balance', intervalMs: 200, timeoutMs: 30_000 },
   );
   await page.getByLabel('Amount (R$)').focus();
   await page.keyboard.type('50,00');
