@@ -194,6 +194,34 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await screenshot(page, '06-deliveries');
   await expectAccessible(page, 'deliveries');
 
+  // Back on the list: pause and resume the webhook; register another and delete it.
+  await page.getByRole('link', { name: 'Back to webhooks' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+  await page.getByRole('button', { name: 'Disable the order.paid webhook' }).click();
+  await page.getByText('Webhook for order.paid disabled.').waitFor();
+  await page
+    .getByRole('row', { name: /^order\.paid/ })
+    .filter({ hasText: 'DISABLED' })
+    .waitFor();
+  await page.getByRole('button', { name: 'Enable the order.paid webhook' }).click();
+  await page.getByText('Webhook for order.paid enabled.').waitFor();
+  await page
+    .getByRole('row', { name: /^order\.paid/ })
+    .filter({ hasText: 'ACTIVE' })
+    .waitFor();
+  await page.getByLabel('URL').fill(`${receiver.url}/hooks/created`);
+  await page.getByLabel('Event', { exact: true }).selectOption('order.created');
+  await page.getByRole('button', { name: 'Register webhook' }).click();
+  await page.getByRole('row', { name: /^order\.created/ }).waitFor();
+  await page.getByRole('button', { name: 'Delete the order.created webhook' }).click();
+  await page.getByRole('button', { name: 'Confirm: delete the order.created webhook' }).click();
+  await page.getByText('Webhook for order.created deleted.').waitFor();
+  await page.getByRole('row', { name: /^order\.created/ }).waitFor({ state: 'detached' });
+  const hooks = await call(`${gateway.url}/config/webhooks/`, { key });
+  expect((hooks.body.data as { results: { event: string; status: string }[] }).results).toEqual([
+    expect.objectContaining({ event: 'order.paid', status: 'ACTIVE' }),
+  ]);
+
   // Finance: wait for the credit, then request a withdrawal with the keyboard.
   await nav(page, 'Finance', 'Finance');
   const available = page.getByText('Available').locator('xpath=following-sibling::dd[1]');

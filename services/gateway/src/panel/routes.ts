@@ -394,13 +394,7 @@ function mountStatic(app: Express, distDir: string): void {
   });
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    if (
-      req.path !== '/' &&
-      req.path !== '/index.html' &&
-      !req.path.startsWith('/assets/') &&
-      req.path !== '/favicon.svg'
-    )
-      return next();
+    if (req.path !== '/' && req.path !== '/index.html' && !req.path.startsWith('/assets/')) return next();
     res.locals.routeTemplate = req.path.startsWith('/assets/') ? '/assets/:file' : '/';
     if (req.path === '/' && !fs.existsSync(path.join(distDir, 'index.html'))) {
       setSecurityHeaders(res);

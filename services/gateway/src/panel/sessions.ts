@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import { Environment, Role } from '@seller-api/contracts';
+import { serviceUnavailable } from '@seller-api/service-kit';
 import { z } from 'zod';
 
 /**
@@ -25,6 +26,15 @@ export interface Session extends StoredSession {
 
 const randomToken = () => randomBytes(32).toString('base64url');
 
+/** Without Redis there are no sessions: 503, not a 500 with a driver message. */
+async function redisCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch {
+    throw serviceUnavailable('Sessions are unavailable. Retry later.');
+  }
+}
+
 export class SessionStore {
   constructor(
     private readonly redis: Redis,
@@ -48,16 +58,22 @@ export class SessionStore {
       created_at: now,
       expires_at: now + this.ttlSeconds * 1000,
     };
-    await this.redis.set(this.key(token), JSON.stringify(stored), 'EX', this.ttlSeconds);
+    await redisCall(() => this.redis.set(this.key(token), JSON.stringify(stored), 'EX', this.ttlSeconds));
     return { ...stored, token };
   }
 
   async find(token: string): Promise<Session | null> {
     // A cookie of another shape cannot name a session: no Redis round trip for it.
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-    const raw = await this.redis.get(this.key(token));
+    const raw = await redisCall(() => this.redis.get(this.key(token)));
     if (!raw) return null;
-    const parsed = StoredSession.safeParse(JSON.parse(raw));
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      return null;
+    }
+    const parsed = StoredSession.safeParse(json);
     if (!parsed.success || parsed.data.expires_at <= Date.now()) return null;
     return { ...parsed.data, token };
   }
@@ -67,11 +83,11 @@ export class SessionStore {
     const { token, ...stored } = session;
     const next = { ...stored, environment };
     const ttl = Math.max(1, Math.ceil((stored.expires_at - Date.now()) / 1000));
-    await this.redis.set(this.key(token), JSON.stringify(next), 'EX', ttl);
+    await redisCall(() => this.redis.set(this.key(token), JSON.stringify(next), 'EX', ttl));
     return { ...next, token };
   }
 
   async destroy(token: string): Promise<void> {
-    await this.redis.del(this.key(token));
+    await redisCall(() => this.redis.del(this.key(token)));
   }
 }
