@@ -1,4 +1,6 @@
 import { ApiKeyListResponse, CreatedApiKeyResponse, PanelSessionResponse } from '@seller-api/contracts';
+import { createHash } from 'node:crypto';
+import { setSellerStatus } from '../../services/gateway/src/domain/accounts';
 import { call, startSystem, type RunningGateway, type System } from '../support/system';
 import { login, originOf, panelCall, panelUser } from './helpers';
 
@@ -93,6 +95,36 @@ describe('panel login and session cookie', () => {
   });
 });
 
+describe('session storage and seller status', () => {
+  it('keeps in Redis only the hash of the session token', async () => {
+    const user = await panelUser(gateway.service);
+    const session = await login(origin, user.email, user.password);
+    const token = session.cookie?.split('=')[1] ?? '';
+    const hash = createHash('sha256').update(token).digest('hex');
+    const prefix = String(system.env.REDIS_KEY_PREFIX);
+    const stored = await gateway.service.redis.get(`${prefix}panel:session:${hash}`);
+    expect(stored).not.toBeNull();
+    expect(stored).not.toContain(token);
+    expect(await gateway.service.redis.exists(`${prefix}panel:session:${token}`)).toBe(0);
+    const ttl = await gateway.service.redis.ttl(`${prefix}panel:session:${hash}`);
+    expect(ttl).toBeGreaterThan(8 * 3600 - 60);
+    expect(ttl).toBeLessThanOrEqual(8 * 3600);
+  });
+
+  it('refuses a suspended seller at once, with a session already open, and at login', async () => {
+    const user = await panelUser(gateway.service);
+    const session = await login(origin, user.email, user.password);
+    await setSellerStatus(gateway.service.runtime.orm.em.fork(), user.sellerId ?? '', 'SUSPENDED');
+    expect((await panelCall(origin, '/panel/api/v1/sellers/orders/', session)).status).toBe(403);
+    const key = await panelCall(origin, '/panel/api/keys', session, {
+      method: 'POST',
+      body: { environment: 'test' },
+    });
+    expect(key.status).toBe(403);
+    expect((await login(origin, user.email, user.password)).status).toBe(403);
+  });
+});
+
 describe('CSRF protection', () => {
   it('refuses a change without the token, with a wrong token, or from another origin', async () => {
     const user = await panelUser(gateway.service);
@@ -154,6 +186,17 @@ describe('CSRF protection', () => {
 });
 
 describe('logout', () => {
+  it('replaces the session at each login: the previous token stops working', async () => {
+    const user = await panelUser(gateway.service);
+    const first = await login(origin, user.email, user.password);
+    const second = await login(origin, user.email, user.password, { cookie: first.cookie ?? '' });
+    expect(second.status).toBe(200);
+    expect(second.cookie).not.toBe(first.cookie);
+    expect(second.csrf).not.toBe(first.csrf);
+    expect((await panelCall(origin, '/panel/api/v1/sellers/orders/', first)).status).toBe(401);
+    expect((await panelCall(origin, '/panel/api/v1/sellers/orders/', second)).status).toBe(200);
+  });
+
   it('deletes the session on the server: the old cookie no longer works', async () => {
     const user = await panelUser(gateway.service);
     const session = await login(origin, user.email, user.password);

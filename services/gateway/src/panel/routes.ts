@@ -129,6 +129,9 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     }
     if (user.seller_status === 'SUSPENDED') throw forbidden('This seller account is suspended.');
     await loginLimiter.delete(attemptKey).catch(() => undefined);
+    // A login replaces any session this browser had: the old token is deleted, not left to expire.
+    const previous = readSessionCookie(req, secure);
+    if (previous) await sessions.destroy(previous);
     const session = await sessions.create(user.id, user.role, 'test');
     deps.logger.info({ user_id: user.id }, 'panel login');
     res.set(
