@@ -85,6 +85,25 @@ describe('retries', () => {
     });
   });
 
+  it('records an answer with NUL characters (which PostgreSQL text cannot hold) without them', async () => {
+    replies.set('/binary', () => ({ status: 200, body: 'ok\u0000\u0000done' }));
+    const { key } = await createKey(gateway.service);
+    const hook = await register(gateway.url, key, `${receiver.url}/binary`);
+    await placeOrder(gateway.url, key);
+    const [delivered] = await waitFor(
+      async () => {
+        const list = await deliveries(gateway.url, key, hook.id, '?status=delivered');
+        return list.length ? list : null;
+      },
+      { what: 'delivered' },
+    );
+    expect(delivered?.attempts[0]).toMatchObject({
+      response_status: 200,
+      response_body: 'okdone',
+      error: null,
+    });
+  });
+
   it('honours Retry-After, held between one and two times the scheduled delay', async () => {
     // Asks for 60 s; the schedule says about 30 ms, so the wait is held at twice that.
     replies.set('/busy', (hook) =>

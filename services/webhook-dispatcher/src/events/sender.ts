@@ -65,8 +65,10 @@ export class DeliverySender {
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
   private readonly agents: Record<Environment, Agent>;
+  private readonly outcomes: OutcomeRecorder;
 
   constructor(private readonly options: SenderOptions) {
+    this.outcomes = new OutcomeRecorder(options.orm);
     const agent = (environment: Environment) =>
       new Agent({
         connect: {
@@ -268,25 +270,17 @@ export class DeliverySender {
     const outcome = delivered ? 'delivered' : nextAttemptAt ? 'retry' : 'dead';
     this.options.metrics.deliveries.inc({ outcome });
     this.options.metrics.attemptDuration.observe(durationMs / 1000);
-    await this.options.orm.em.fork().transactional(async (tx) => {
-      await tx.execute(
-        `insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
-         values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
-        [delivery.id, number, startedAt, durationMs, status, excerpt, error],
-      );
-      await tx.execute(
-        `update webhooks.deliveries
-            set attempts = ?, status = ?, next_attempt_at = ?, lease_until = null,
-                delivered_at = case when ? then now() else delivered_at end
-          where id = ?`,
-        [
-          number,
-          delivered ? 'delivered' : nextAttemptAt ? 'pending' : 'dead',
-          nextAttemptAt,
-          delivered,
-          delivery.id,
-        ],
-      );
+    await this.outcomes.record({
+      id: delivery.id,
+      attempt: number,
+      started_at: startedAt.toISOString(),
+      duration_ms: durationMs,
+      response_status: status,
+      response_body: excerpt,
+      error,
+      status: delivered ? 'delivered' : nextAttemptAt ? 'pending' : 'dead',
+      next_attempt_at: nextAttemptAt?.toISOString() ?? null,
+      delivered,
     });
     if (nextAttemptAt) this.wakeAt(nextAttemptAt.getTime());
   }
@@ -322,6 +316,74 @@ export class DeliverySender {
   }
 }
 
+/** What one attempt did, as `webhooks.delivery_attempts` and `webhooks.deliveries` record it. */
+interface AttemptOutcome {
+  id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  status: 'delivered' | 'pending' | 'dead';
+  next_attempt_at: string | null;
+  delivered: boolean;
+}
+
+/**
+ * Records attempt outcomes in batches: the outcomes that arrive while one batch is being written go in
+ * the next, each batch one statement (the attempt rows and the deliveries' new state together). Under
+ * load that is one round trip for many attempts instead of a transaction each; alone, an outcome is
+ * written at once. `record` resolves when its outcome is committed; the delivery stays leased until then.
+ */
+class OutcomeRecorder {
+  private queue: Array<{ outcome: AttemptOutcome; done: (err?: unknown) => void }> = [];
+  private writing = false;
+
+  constructor(private readonly orm: MikroORM) {}
+
+  record(outcome: AttemptOutcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ outcome, done: (err) => (err ? reject(err) : resolve()) });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        await this.write(batch.map((b) => b.outcome));
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.done(err);
+      }
+    }
+    this.writing = false;
+  }
+
+  private async write(outcomes: AttemptOutcome[]): Promise<void> {
+    await this.orm.em.fork().execute(
+      `with v as (
+         select * from jsonb_to_recordset(?::jsonb) as v(id uuid, attempt int, started_at timestamptz,
+           duration_ms int, response_status int, response_body text, error text, status text,
+           next_attempt_at timestamptz, delivered boolean)),
+       a as (
+         insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
+         select id, attempt, started_at, duration_ms, response_status, response_body, error from v
+         on conflict do nothing)
+       update webhooks.deliveries d
+          set attempts = v.attempt, status = v.status, next_attempt_at = v.next_attempt_at, lease_until = null,
+              delivered_at = case when v.delivered then now() else d.delivered_at end
+         from v
+        where d.id = v.id`,
+      [JSON.stringify(outcomes)],
+    );
+  }
+}
+
 async function readExcerpt(body: AsyncIterable<Buffer | Uint8Array> & { destroy(): void }): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -333,7 +395,11 @@ async function readExcerpt(body: AsyncIterable<Buffer | Uint8Array> & { destroy(
       break;
     }
   }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+  // PostgreSQL text cannot hold NUL characters; a receiver's binary answer must not lose the attempt.
+  return Buffer.concat(chunks)
+    .subarray(0, RESPONSE_EXCERPT_BYTES)
+    .toString('utf8')
+    .replaceAll('\u0000', '');
 }
 
 function describeError(err: unknown, timeoutMs: number): string {
