@@ -240,7 +240,23 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await page.keyboard.type('maria@example.com');
   await page.keyboard.press('Enter');
   await page.getByText('Withdrawal of R$ 50,00 requested: PENDING.').waitFor();
-  await page.getByRole('row', { name: /PENDING/ }).waitFor();
+  // A second one, with the mouse, for the operator to deny.
+  await page.getByLabel('Amount (R$)').fill('20');
+  await page.getByLabel('PIX key type').selectOption('random');
+  await page.getByRole('textbox', { name: 'PIX key', exact: true }).fill('not-a-uuid');
+  await page.getByRole('button', { name: 'Request withdrawal' }).click();
+  await page.getByText('Must be a UUID').waitFor();
+  expect(problems).toEqual([expect.stringContaining('400 (Bad Request)')]);
+  problems.length = 0;
+  await page
+    .getByRole('textbox', { name: 'PIX key', exact: true })
+    .fill('123e4567-e89b-42d3-a456-426614174000');
+  await page.getByRole('button', { name: 'Request withdrawal' }).click();
+  await page.getByText('Withdrawal of R$ 20,00 requested: PENDING.').waitFor();
+  await page
+    .getByRole('row', { name: /PENDING/ })
+    .nth(1)
+    .waitFor();
   await screenshot(page, '07-finance');
   await expectAccessible(page, 'finance');
 
@@ -248,18 +264,33 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await page.getByRole('button', { name: 'Log out' }).click();
   await loginByKeyboard(page, operator.email, operator.password);
   await page.getByRole('heading', { level: 1, name: 'Withdrawals queue' }).waitFor();
-  const approve = page.getByRole('button', { name: 'Approve withdrawal of R$ 50,00 for Loja Painel' });
+  const approve = page.getByRole('button', {
+    name: `Approve withdrawal of R$ 50,00 for ${seller.sellerName}`,
+  });
   await approve.waitFor();
   await screenshot(page, '08-ops-withdrawals');
   await expectAccessible(page, 'operator withdrawals');
   await approve.click();
-  await page.getByText('Withdrawal of R$ 50,00 for Loja Painel: APPROVED.').waitFor();
-  await page.getByText('No pending withdrawals.').waitFor();
+  await page.getByText(`Withdrawal of R$ 50,00 for ${seller.sellerName}: APPROVED.`).waitFor();
+  await page
+    .getByLabel(`Reason for denying the withdrawal of R$ 20,00 for ${seller.sellerName}`)
+    .fill('Key not verified');
+  await page.getByRole('button', { name: `Deny withdrawal of R$ 20,00 for ${seller.sellerName}` }).click();
+  await page.getByText(`Withdrawal of R$ 20,00 for ${seller.sellerName}: DENIED.`).waitFor();
+  // Decided: neither is in the PENDING queue any more.
+  await page
+    .getByRole('row', { name: new RegExp(`^${seller.sellerName} `) })
+    .first()
+    .waitFor({ state: 'detached' });
 
   const mine = await call(`${gateway.url}/finance/withdrawals/`, { key });
-  const [withdrawal] = (mine.body.data as { results: unknown[] }).results.map((w) => Withdrawal.parse(w));
-  expect(withdrawal).toMatchObject({ amount: 5000 });
-  expect(['APPROVED', 'PROCESSING', 'PAID']).toContain(withdrawal?.status);
+  const withdrawals = (mine.body.data as { results: unknown[] }).results.map((w) => Withdrawal.parse(w));
+  const approved = withdrawals.find((w) => w.amount === 5000);
+  expect(['APPROVED', 'PROCESSING', 'PAID']).toContain(approved?.status);
+  expect(withdrawals.find((w) => w.amount === 2000)).toMatchObject({
+    status: 'DENIED',
+    deny_reason: 'Key not verified',
+  });
 
   expect(problems).toEqual([]);
   await context.close();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ensureUser } from '../../services/gateway/src/domain/accounts';
 import type { GatewayService } from '../../services/gateway/src/service';
 import { uniqueEmail } from '../support/system';
@@ -8,15 +9,17 @@ export const PASSWORD = 'correct horse battery staple';
 export async function panelUser(
   gateway: GatewayService,
   role: 'seller' | 'operator' = 'seller',
-): Promise<{ email: string; password: string; userId: string; sellerId: string | null }> {
+): Promise<{ email: string; password: string; userId: string; sellerId: string | null; sellerName: string }> {
   const email = uniqueEmail(`panel-${role}`);
+  // Unique, so a test finds its own seller's rows in lists across sellers (the operator queue).
+  const sellerName = `Loja ${randomBytes(3).toString('hex')}`;
   const { user } = await ensureUser(gateway.runtime.orm.em.fork(), {
     email,
     role,
     password: PASSWORD,
-    sellerName: role === 'seller' ? 'Loja Painel' : undefined,
+    sellerName: role === 'seller' ? sellerName : undefined,
   });
-  return { email, password: PASSWORD, userId: user.id, sellerId: user.sellerId };
+  return { email, password: PASSWORD, userId: user.id, sellerId: user.sellerId, sellerName };
 }
 
 /** The gateway's origin, from the URL startGateway gives (which ends in /api/v1). */
