@@ -61,7 +61,11 @@ async function nav(page: Page, name: string, heading: string): Promise<void> {
 it('takes a seller from login to a paid order, a delivered webhook and a withdrawal an operator approves', async () => {
   const seller = await panelUser(gateway.service, 'seller');
   const operator = await panelUser(gateway.service, 'operator');
-  const context = await browser.newContext({ baseURL: origin, viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({
+    baseURL: origin,
+    viewport: { width: 1280, height: 900 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
   const { page, problems } = await openPage(context);
 
   // The page itself: strict CSP and the built app.
@@ -100,7 +104,9 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   const key = await keyField.inputValue();
   expect(key).toMatch(/^mk_test_[A-Za-z0-9]{40}$/);
   await expect(page.getByText(/revoked now/).count()).resolves.toBe(1);
-  await expect(page.getByRole('button', { name: 'Copy new api key' }).count()).resolves.toBe(1);
+  await page.getByRole('button', { name: 'Copy new API key' }).click();
+  await page.getByText('Copied to the clipboard.').waitFor();
+  expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
   const row = page.getByRole('row', { name: /^test e2e/ });
   await expect(row.textContent()).resolves.toContain(`${key.slice(0, 12)}…${key.slice(-4)}`);
   await screenshot(page, '02-api-keys');

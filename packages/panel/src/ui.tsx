@@ -201,7 +201,7 @@ export function ShownOnce({
         <label htmlFor={id}>{label}</label>
         <input id={id} className="secret" readOnly value={value} onFocus={(e) => e.target.select()} />
       </div>
-      <CopyButton text={value} label={`Copy ${label.toLowerCase()}`} />
+      <CopyButton text={value} label={`Copy ${label.charAt(0).toLowerCase()}${label.slice(1)}`} />
       <p className="warning">
         <strong>Warning:</strong> {warning}
       </p>
