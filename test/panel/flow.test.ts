@@ -131,6 +131,11 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await page.getByLabel('Status', { exact: true }).selectOption('PENDING');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await orderLink.waitFor();
+  // The live environment has its own data: the test order is not there.
+  await page.getByLabel('Panel environment').selectOption('live');
+  await page.getByText('No orders match.').waitFor();
+  await page.getByLabel('Panel environment').selectOption('test');
+  await orderLink.waitFor();
   await screenshot(page, '03-orders');
   await expectAccessible(page, 'orders');
   await orderLink.click();
