@@ -49,6 +49,8 @@ interface ClaimedDelivery {
 const RESPONSE_EXCERPT_BYTES = 1024;
 // Longer than any attempt can last: a delivery claimed by a replica that died is retried after it.
 const LEASE_SECONDS = 60;
+// How many of the oldest due deliveries a claim looks at, per delivery it may take.
+const CLAIM_SCAN_FACTOR = 8;
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
@@ -133,10 +135,7 @@ export class DeliverySender {
   private async round(): Promise<void> {
     const capacity = this.options.concurrency - this.inFlight;
     if (capacity <= 0) return;
-    const saturated = [...this.perDestination]
-      .filter(([, n]) => n >= this.options.destinationConcurrency)
-      .map(([url]) => url);
-    const claimed = await this.claim(capacity, saturated);
+    const claimed = await this.claim(capacity);
     const release: string[] = [];
     for (const delivery of claimed) {
       const busy = this.perDestination.get(delivery.url) ?? 0;
@@ -178,25 +177,54 @@ export class DeliverySender {
     if (claimed.length === capacity && release.length === 0) this.again = true;
   }
 
-  private async claim(limit: number, saturated: string[]): Promise<ClaimedDelivery[]> {
+  /**
+   * Leases due deliveries, at most `limit`, and for each destination no more than its free budget
+   * (WEBHOOK_DESTINATION_CONCURRENCY less what this process already has in flight there): a busy
+   * destination's backlog stays in the database instead of being claimed and handed back. The window
+   * runs over the oldest due rows only (a bounded scan), and the lease conditions are checked again on
+   * the locked row, so a delivery another replica has just leased is never taken.
+   */
+  private async claim(limit: number): Promise<ClaimedDelivery[]> {
+    const busy = Object.fromEntries(this.perDestination);
+    const saturated = Object.keys(busy).filter(
+      (url) => (busy[url] ?? 0) >= this.options.destinationConcurrency,
+    );
     return this.options.orm.em.fork().execute<ClaimedDelivery[]>(
       `with due as (
-         select d.id, w.url as webhook_url, w.secret from webhooks.deliveries d
+         select d.id, coalesce(w.url, d.url) as target, w.secret, d.next_attempt_at
+           from webhooks.deliveries d
            left join webhooks.webhooks w on w.id = d.webhook_id
           where d.status = 'pending' and d.next_attempt_at <= now()
             and (d.lease_until is null or d.lease_until < now())
             and (d.webhook_id is null or w.status = 'ACTIVE')
             and coalesce(w.url, d.url) <> all(?::text[])
           order by d.next_attempt_at
+          limit ?),
+       ranked as (
+         select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
+       picked as (
+         select d.id, r.target, r.secret from webhooks.deliveries d
+           join ranked r on r.id = d.id
+          where r.rank <= ? - coalesce((?::jsonb ->> r.target)::int, 0)
+            and d.status = 'pending' and (d.lease_until is null or d.lease_until < now())
+          order by r.next_attempt_at
           limit ?
           for update of d skip locked)
        update webhooks.deliveries d set lease_until = now() + interval '${LEASE_SECONDS} seconds'
-         from due
-        where d.id = due.id
-       returning d.id, d.event_id, d.event, coalesce(due.webhook_url, d.url) as url, d.signed, due.secret,
+         from picked
+        where d.id = picked.id
+       returning d.id, d.event_id, d.event, picked.target as url, d.signed, picked.secret,
                  d.environment, d.payload, d.occurred_at, d.created_at, d.attempts, d.max_attempts,
                  d.trace_context`,
-      [`{${saturated.map((u) => `"${u.replace(/["\\]/g, '\\$&')}"`).join(',')}}`, limit],
+      [
+        // Destinations without a free slot are left out before the scan: their backlog, however old,
+        // never hides the others' deliveries.
+        `{${saturated.map((u) => `"${u.replace(/["\\]/g, '\\$&')}"`).join(',')}}`,
+        Math.max(limit * CLAIM_SCAN_FACTOR, 100),
+        this.options.destinationConcurrency,
+        JSON.stringify(busy),
+        limit,
+      ],
     );
   }
 
@@ -396,10 +424,7 @@ async function readExcerpt(body: AsyncIterable<Buffer | Uint8Array> & { destroy(
     }
   }
   // PostgreSQL text cannot hold NUL characters; a receiver's binary answer must not lose the attempt.
-  return Buffer.concat(chunks)
-    .subarray(0, RESPONSE_EXCERPT_BYTES)
-    .toString('utf8')
-    .replaceAll('\u0000', '');
+  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', '');
 }
 
 function describeError(err: unknown, timeoutMs: number): string {
