@@ -101,7 +101,8 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     config.RATE_LIMIT_PER_MINUTE,
   );
   // Unknown e-mails cost a scrypt too, so the answer's timing does not tell which e-mails exist.
-  const dummyHash = hashPassword('not-a-real-password');
+  // Made at the first login, not at start: scrypt takes 32 MiB and a noticeable CPU slice.
+  let dummyHash: Promise<string> | null = null;
 
   const api = express.Router();
   api.use((req, res, next) => {
@@ -122,7 +123,9 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     const user = await findUserByEmail(deps.pool, input.email);
     const ok = user?.password_hash
       ? await verifyPassword(input.password, user.password_hash)
-      : await verifyPassword(input.password, await dummyHash).then(() => false);
+      : await verifyPassword(input.password, await (dummyHash ??= hashPassword('not-a-real-password'))).then(
+          () => false,
+        );
     if (!user || !ok) {
       deps.logger.info({ ip }, 'panel login refused');
       throw invalidCredentials();
