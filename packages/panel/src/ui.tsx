@@ -1,39 +1,7 @@
-import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { ApiError } from './api';
-
-/** Loads on mount and when `deps` change; `reload` loads again. */
-export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]) {
-  const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const latest = useRef(0);
-  const reload = useCallback(async () => {
-    const call = ++latest.current;
-    setLoading(true);
-    try {
-      const value = await load();
-      if (call === latest.current) {
-        setData(value);
-        setError(null);
-      }
-    } catch (err) {
-      if (call === latest.current) setError(messageOf(err));
-    } finally {
-      if (call === latest.current) setLoading(false);
-    }
-  }, deps);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
-  return { data, error, loading, reload, setData };
-}
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : 'Something went wrong.';
-}
-
-export function fieldErrors(err: unknown): Record<string, string[]> {
-  return err instanceof ApiError ? err.fields : {};
 }
 
 /** An error the user must notice (read out at once by screen readers). */
@@ -107,12 +75,18 @@ export function Field({
           {hint}
         </small>
       ) : null}
-      {errors?.length ? (
-        <small id={`${id}-error`} className="field-error">
-          {errors.join(' ')}
-        </small>
-      ) : null}
+      <FieldErrors id={`${id}-error`} errors={errors} />
     </div>
+  );
+}
+
+/** A field's validation messages, under it; the field names `id` in its aria-describedby. */
+function FieldErrors({ id, errors }: { id: string; errors?: string[] }) {
+  if (!errors?.length) return null;
+  return (
+    <small id={id} className="field-error">
+      {errors.join(' ')}
+    </small>
   );
 }
 
@@ -145,12 +119,33 @@ export function Select({ label, value, onChange, options, errors }: SelectProps)
           );
         })}
       </select>
-      {errors?.length ? (
-        <small id={`${id}-error`} className="field-error">
-          {errors.join(' ')}
-        </small>
-      ) : null}
+      <FieldErrors id={`${id}-error`} errors={errors} />
     </div>
+  );
+}
+
+/** Reloads a list (what others changed since it was loaded). */
+export function RefreshButton({ onRefresh }: { onRefresh: () => Promise<unknown> }) {
+  return (
+    <button type="button" onClick={() => void onRefresh()}>
+      Refresh
+    </button>
+  );
+}
+
+/** Shown while a keyset-paged list has more: `next` is the cursor of the next page. */
+export function NextPageButton({
+  next,
+  onNext,
+}: {
+  next: string | null | undefined;
+  onNext: (cursor: string) => void;
+}) {
+  if (!next) return null;
+  return (
+    <button type="button" onClick={() => onNext(next)}>
+      Next page
+    </button>
   );
 }
 

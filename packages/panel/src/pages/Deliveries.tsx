@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import {
   BulkResendResponse,
   DeliveryListResponse,
@@ -9,15 +8,16 @@ import {
 import { apiPath, perform, request } from '../api';
 import { when } from '../format';
 import { href } from '../router';
-import { ErrorMessage, Select, Status, messageOf, useLoad } from '../ui';
+import { useActions, useFilters, useLoad } from '../hooks';
+import { ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
 
 export function DeliveriesPage({ webhookId }: { webhookId: string }) {
   const webhook = useLoad(
     () => request(WebhookResponse, apiPath(`/config/webhooks/${webhookId}/`)),
     [webhookId],
   );
-  const [status, setStatus] = useState('');
-  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const { filters, setFilter, cursor, setCursor } = useFilters({ status: '' });
+  const { status } = filters;
   const list = useLoad(
     () =>
       request(
@@ -26,36 +26,22 @@ export function DeliveriesPage({ webhookId }: { webhookId: string }) {
       ),
     [webhookId, status, cursor],
   );
-  const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { notice, error, act } = useActions(list.reload);
 
-  const resendOne = async (d: WebhookDelivery) => {
-    setError(null);
-    try {
+  const resendOne = (d: WebhookDelivery) =>
+    act(async () => {
       await perform(apiPath(`/config/webhooks/${webhookId}/deliveries/${d.id}/resend/`), { method: 'POST' });
-      setNotice(`Delivery ${d.event_id} re-queued.`);
-      await list.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
-  const resendDead = async () => {
-    setError(null);
-    try {
+      return `Delivery ${d.event_id} re-queued.`;
+    });
+  const resendDead = () =>
+    act(async () => {
       const res = await request(
         BulkResendResponse,
         apiPath(`/config/webhooks/${webhookId}/deliveries/resend/`),
-        {
-          method: 'POST',
-          body: { status: 'dead' },
-        },
+        { method: 'POST', body: { status: 'dead' } },
       );
-      setNotice(`${res.data.count} dead deliveries re-queued.`);
-      await list.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
+      return `${res.data.count} dead deliveries re-queued.`;
+    });
 
   const w = webhook.data?.data;
   const rows = list.data?.data.results ?? [];
@@ -75,15 +61,10 @@ export function DeliveriesPage({ webhookId }: { webhookId: string }) {
         <Select
           label="Status"
           value={status}
-          onChange={(v) => {
-            setCursor(undefined);
-            setStatus(v);
-          }}
+          onChange={setFilter('status')}
           options={[{ value: '', label: 'all' }, ...DeliveryStatus.options]}
         />
-        <button type="button" onClick={() => void list.reload()}>
-          Refresh
-        </button>
+        <RefreshButton onRefresh={list.reload} />
         <button type="button" onClick={() => void resendDead()}>
           Resend all dead deliveries
         </button>
@@ -141,11 +122,7 @@ export function DeliveriesPage({ webhookId }: { webhookId: string }) {
           )}
         </section>
       ))}
-      {list.data?.data.next_cursor ? (
-        <button type="button" onClick={() => setCursor(list.data?.data.next_cursor ?? undefined)}>
-          Next page
-        </button>
-      ) : null}
+      <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
     </>
   );
 }

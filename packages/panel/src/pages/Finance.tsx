@@ -8,7 +8,8 @@ import {
 } from '@seller-api/contracts';
 import { apiPath, request } from '../api';
 import { money, parseReais, when } from '../format';
-import { ErrorMessage, Field, Select, Status, fieldErrors, messageOf, useLoad } from '../ui';
+import { useFilters, useLoad, useSubmit } from '../hooks';
+import { ErrorMessage, Field, NextPageButton, RefreshButton, Select, Status } from '../ui';
 
 const KEY_TYPES = [
   { value: 'email', label: 'E-mail' },
@@ -19,8 +20,8 @@ const KEY_TYPES = [
 
 export function FinancePage() {
   const balance = useLoad(() => request(BalanceResponse, apiPath('/finance/balance/')), []);
-  const [status, setStatus] = useState('');
-  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const { filters, setFilter, cursor, setCursor } = useFilters({ status: '' });
+  const { status } = filters;
   const list = useLoad(
     () =>
       request(
@@ -29,6 +30,7 @@ export function FinancePage() {
       ),
     [status, cursor],
   );
+  const refresh = () => Promise.all([balance.reload(), list.reload()]);
   const b = balance.data?.data;
   const rows = list.data?.data.results ?? [];
   return (
@@ -51,7 +53,7 @@ export function FinancePage() {
       <RequestWithdrawal
         onRequested={async () => {
           setCursor(undefined);
-          await Promise.all([balance.reload(), list.reload()]);
+          await refresh();
         }}
       />
       <section aria-labelledby="withdrawals">
@@ -60,15 +62,10 @@ export function FinancePage() {
           <Select
             label="Status"
             value={status}
-            onChange={(v) => {
-              setCursor(undefined);
-              setStatus(v);
-            }}
+            onChange={setFilter('status')}
             options={[{ value: '', label: 'any' }, ...WithdrawalStatus.options]}
           />
-          <button type="button" onClick={() => void Promise.all([balance.reload(), list.reload()])}>
-            Refresh
-          </button>
+          <RefreshButton onRefresh={refresh} />
         </div>
         <ErrorMessage>{list.error}</ErrorMessage>
         {list.data && rows.length === 0 ? <p>No withdrawals.</p> : null}
@@ -103,11 +100,7 @@ export function FinancePage() {
             </tbody>
           </table>
         ) : null}
-        {list.data?.data.next_cursor ? (
-          <button type="button" onClick={() => setCursor(list.data?.data.next_cursor ?? undefined)}>
-            Next page
-          </button>
-        ) : null}
+        <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
       </section>
     </>
   );
@@ -117,23 +110,18 @@ function RequestWithdrawal({ onRequested }: { onRequested: () => Promise<void> }
   const [amount, setAmount] = useState('');
   const [keyType, setKeyType] = useState<PixKeyType>('email');
   const [pixKey, setPixKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string[]>>({});
   const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, fields, run, refuse } = useSubmit();
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setError(null);
     setNotice(null);
-    setFields({});
     const cents = parseReais(amount);
     if (cents === null || cents <= 0) {
-      setFields({ amount: ['Enter an amount in reais, such as 50,00.'] });
+      refuse({ amount: ['Enter an amount in reais, such as 50,00.'] });
       return;
     }
-    setBusy(true);
-    try {
+    void run(async () => {
       const res = await request(WithdrawalResponse, apiPath('/finance/withdrawals/'), {
         method: 'POST',
         body: { amount: cents, pix_key: pixKey.trim(), pix_key_type: keyType },
@@ -142,18 +130,13 @@ function RequestWithdrawal({ onRequested }: { onRequested: () => Promise<void> }
       setAmount('');
       setPixKey('');
       await onRequested();
-    } catch (err) {
-      setError(messageOf(err));
-      setFields(fieldErrors(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <section aria-labelledby="request-withdrawal">
       <h2 id="request-withdrawal">Request a withdrawal</h2>
-      <form onSubmit={(e) => void submit(e)} noValidate>
+      <form onSubmit={submit} noValidate>
         <Field
           label="Amount (R$)"
           value={amount}

@@ -7,23 +7,19 @@ import {
 } from '@seller-api/contracts';
 import { request } from '../api';
 import { when } from '../format';
-import { ErrorMessage, Field, Select, ShownOnce, Status, fieldErrors, messageOf, useLoad } from '../ui';
+import { useLoad, useSubmit } from '../hooks';
+import { ErrorMessage, Field, Select, ShownOnce, Status } from '../ui';
 
 export function KeysPage() {
   const keys = useLoad(() => request(ApiKeyListResponse, '/panel/api/keys'), []);
   const [environment, setEnvironment] = useState<Environment>('test');
   const [label, setLabel] = useState('');
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string[]>>({});
-  const [busy, setBusy] = useState(false);
+  const { busy, error, fields, run } = useSubmit();
 
-  const generate = async (e: FormEvent) => {
+  const generate = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setFields({});
-    try {
+    void run(async () => {
       const res = await request(CreatedApiKeyResponse, '/panel/api/keys', {
         method: 'POST',
         body: { environment, label: label.trim() || null },
@@ -31,12 +27,7 @@ export function KeysPage() {
       setCreated(res.data);
       setLabel('');
       await keys.reload();
-    } catch (err) {
-      setError(messageOf(err));
-      setFields(fieldErrors(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const results = keys.data?.data.results ?? [];
@@ -103,7 +94,7 @@ export function KeysPage() {
 
       <section aria-labelledby="generate-key">
         <h2 id="generate-key">Generate a new key</h2>
-        <form onSubmit={(e) => void generate(e)} noValidate>
+        <form onSubmit={generate} noValidate>
           <Select
             label="Environment"
             value={environment}

@@ -1,34 +1,26 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { PanelSessionResponse, type PanelSession } from '@seller-api/contracts';
 import { request, setSession } from '../api';
-import { ErrorMessage, Field, fieldErrors, messageOf } from '../ui';
+import { useSubmit } from '../hooks';
+import { ErrorMessage, Field } from '../ui';
 
 export function LoginPage({ onLoggedIn }: { onLoggedIn: (session: PanelSession) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string[]>>({});
-  const [busy, setBusy] = useState(false);
+  const { busy, error, fields, run } = useSubmit();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const res = await request(PanelSessionResponse, '/panel/api/login', {
         method: 'POST',
         body: { email, password },
       });
       setSession(res.data);
       onLoggedIn(res.data);
-    } catch (err) {
-      setError(messageOf(err));
-      setFields(fieldErrors(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -36,7 +28,7 @@ export function LoginPage({ onLoggedIn }: { onLoggedIn: (session: PanelSession) 
       <h1 tabIndex={-1} ref={heading}>
         Log in to the seller panel
       </h1>
-      <form onSubmit={(e) => void submit(e)} noValidate aria-describedby={error ? 'login-error' : undefined}>
+      <form onSubmit={submit} noValidate aria-describedby={error ? 'login-error' : undefined}>
         <Field
           label="E-mail"
           type="email"

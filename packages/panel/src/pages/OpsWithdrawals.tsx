@@ -8,13 +8,13 @@ import {
 } from '@seller-api/contracts';
 import { apiPath, request } from '../api';
 import { money, when } from '../format';
-import { ErrorMessage, Select, Status, messageOf, useLoad } from '../ui';
+import { useActions, useFilters, useLoad } from '../hooks';
+import { ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
 
 /** Operators: withdrawals across sellers, PENDING first of all, to approve or deny. */
 export function OpsWithdrawalsPage() {
-  const [status, setStatus] = useState('PENDING');
-  const [environment, setEnvironment] = useState('');
-  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const { filters, setFilter, cursor, setCursor } = useFilters({ status: 'PENDING', environment: '' });
+  const { status, environment } = filters;
   const list = useLoad(
     () =>
       request(
@@ -23,22 +23,16 @@ export function OpsWithdrawalsPage() {
       ),
     [status, environment, cursor],
   );
-  const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { notice, error, act } = useActions(list.reload);
 
-  const decide = async (w: OperatorWithdrawal, action: 'approve' | 'deny', reason?: string) => {
-    setError(null);
-    try {
+  const decide = (w: OperatorWithdrawal, action: 'approve' | 'deny', reason?: string) =>
+    act(async () => {
       const res = await request(WithdrawalResponse, apiPath(`/ops/withdrawals/${w.uuid}/${action}/`), {
         method: 'POST',
         body: action === 'deny' && reason ? { reason } : {},
       });
-      setNotice(`Withdrawal of ${money(res.data.amount)} for ${w.seller.name}: ${res.data.status}.`);
-      await list.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
+      return `Withdrawal of ${money(res.data.amount)} for ${w.seller.name}: ${res.data.status}.`;
+    });
 
   const rows = list.data?.data.results ?? [];
   return (
@@ -48,24 +42,16 @@ export function OpsWithdrawalsPage() {
         <Select
           label="Status"
           value={status}
-          onChange={(v) => {
-            setCursor(undefined);
-            setStatus(v);
-          }}
+          onChange={setFilter('status')}
           options={WithdrawalStatus.options}
         />
         <Select
           label="Environment"
           value={environment}
-          onChange={(v) => {
-            setCursor(undefined);
-            setEnvironment(v);
-          }}
+          onChange={setFilter('environment')}
           options={[{ value: '', label: 'both' }, ...Environment.options]}
         />
-        <button type="button" onClick={() => void list.reload()}>
-          Refresh
-        </button>
+        <RefreshButton onRefresh={list.reload} />
       </div>
       {notice ? <Status>{notice}</Status> : null}
       <ErrorMessage>{error ?? list.error}</ErrorMessage>
@@ -96,11 +82,7 @@ export function OpsWithdrawalsPage() {
           </tbody>
         </table>
       ) : null}
-      {list.data?.data.next_cursor ? (
-        <button type="button" onClick={() => setCursor(list.data?.data.next_cursor ?? undefined)}>
-          Next page
-        </button>
-      ) : null}
+      <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
     </>
   );
 }

@@ -2,7 +2,8 @@ import { OrderDetailResponse, PixCharge, dataResponse, type OrderDetail } from '
 import { apiPath, request } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
-import { CopyButton, ErrorMessage, Status, useLoad } from '../ui';
+import { useLoad } from '../hooks';
+import { CopyButton, ErrorMessage, Status } from '../ui';
 
 const PixChargeResponse = dataResponse(PixCharge);
 

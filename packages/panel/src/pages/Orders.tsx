@@ -3,7 +3,8 @@ import { OrderListResponse, OrderStatus, ShippingStatus } from '@seller-api/cont
 import { apiPath, request } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
-import { ErrorMessage, Field, Select, Status, useLoad } from '../ui';
+import { useLoad } from '../hooks';
+import { ErrorMessage, Field, Select, Status } from '../ui';
 
 interface Filters {
   status: string;

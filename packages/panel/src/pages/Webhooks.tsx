@@ -10,7 +10,8 @@ import {
 import { apiPath, perform, request } from '../api';
 import { when } from '../format';
 import { href } from '../router';
-import { ErrorMessage, Field, Select, ShownOnce, Status, fieldErrors, messageOf, useLoad } from '../ui';
+import { useActions, useLoad, useSubmit } from '../hooks';
+import { ErrorMessage, Field, NextPageButton, Select, ShownOnce, Status } from '../ui';
 
 export function WebhooksPage() {
   const [cursor, setCursor] = useState<string | undefined>(undefined);
@@ -19,34 +20,21 @@ export function WebhooksPage() {
     [cursor],
   );
   const [created, setCreated] = useState<WebhookWithSecret | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const act = async (what: () => Promise<void>, done: string) => {
-    setError(null);
-    try {
-      await what();
-      setNotice(done);
-      await list.reload();
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
+  const { notice, error, act, clearNotice } = useActions(list.reload);
 
   const toggle = (w: Webhook) =>
-    act(
-      () =>
-        request(WebhookResponse, apiPath(`/config/webhooks/${w.id}/`), {
-          method: 'PATCH',
-          body: { status: w.status === 'ACTIVE' ? 'DISABLED' : 'ACTIVE' },
-        }).then(() => undefined),
-      w.status === 'ACTIVE' ? `Webhook for ${w.event} disabled.` : `Webhook for ${w.event} enabled.`,
-    );
+    act(async () => {
+      await request(WebhookResponse, apiPath(`/config/webhooks/${w.id}/`), {
+        method: 'PATCH',
+        body: { status: w.status === 'ACTIVE' ? 'DISABLED' : 'ACTIVE' },
+      });
+      return w.status === 'ACTIVE' ? `Webhook for ${w.event} disabled.` : `Webhook for ${w.event} enabled.`;
+    });
   const remove = (w: Webhook) =>
-    act(
-      () => perform(apiPath(`/config/webhooks/${w.id}/`), { method: 'DELETE' }),
-      `Webhook for ${w.event} deleted.`,
-    );
+    act(async () => {
+      await perform(apiPath(`/config/webhooks/${w.id}/`), { method: 'DELETE' });
+      return `Webhook for ${w.event} deleted.`;
+    });
 
   const rows = list.data?.data.results ?? [];
   return (
@@ -91,16 +79,12 @@ export function WebhooksPage() {
             </tbody>
           </table>
         ) : null}
-        {list.data?.data.next_cursor ? (
-          <button type="button" onClick={() => setCursor(list.data?.data.next_cursor ?? undefined)}>
-            Next page
-          </button>
-        ) : null}
+        <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
       </section>
       <CreateWebhook
         onCreated={async (w) => {
           setCreated(w);
-          setNotice(null);
+          clearNotice();
           await list.reload();
         }}
       />
@@ -170,16 +154,11 @@ function CreateWebhook({ onCreated }: { onCreated: (w: WebhookWithSecret) => Pro
   const [url, setUrl] = useState('');
   const [event, setEvent] = useState<string>(EVENT_NAMES[0]);
   const [description, setDescription] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string[]>>({});
-  const [busy, setBusy] = useState(false);
+  const { busy, error, fields, run } = useSubmit();
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setFields({});
-    try {
+    void run(async () => {
       const res = await request(CreateWebhookResponse, apiPath('/config/webhooks/'), {
         method: 'POST',
         body: { url: url.trim(), event, description: description.trim() || null },
@@ -187,18 +166,13 @@ function CreateWebhook({ onCreated }: { onCreated: (w: WebhookWithSecret) => Pro
       setUrl('');
       setDescription('');
       await onCreated(res.data);
-    } catch (err) {
-      setError(messageOf(err));
-      setFields(fieldErrors(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <section aria-labelledby="new-webhook">
       <h2 id="new-webhook">Register a webhook</h2>
-      <form onSubmit={(e) => void submit(e)} noValidate>
+      <form onSubmit={submit} noValidate>
         <Field
           label="URL"
           type="url"
