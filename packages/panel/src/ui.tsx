@@ -124,6 +124,38 @@ export function Select({ label, value, onChange, options, errors }: SelectProps)
   );
 }
 
+/** A form's submit button: disabled, and saying so, while the form is being sent. */
+export function SubmitButton({
+  busy,
+  label,
+  busyLabel,
+}: {
+  busy: boolean;
+  label: string;
+  busyLabel: string;
+}) {
+  return (
+    <button type="submit" disabled={busy}>
+      {busy ? busyLabel : label}
+    </button>
+  );
+}
+
+/** A table's column headings (`scope="col"`, so screen readers name the column of each cell). */
+export function ColumnHeads({ columns }: { columns: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((column) => (
+          <th key={column} scope="col">
+            {column}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** Reloads a list (what others changed since it was loaded). */
 export function RefreshButton({ onRefresh }: { onRefresh: () => Promise<unknown> }) {
   return (

@@ -9,7 +9,7 @@ import { apiPath, perform, request } from '../api';
 import { when } from '../format';
 import { href } from '../router';
 import { useActions, useFilters, useLoad } from '../hooks';
-import { ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
+import { ColumnHeads, ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
 
 export function DeliveriesPage({ webhookId }: { webhookId: string }) {
   const webhook = useLoad(
@@ -94,16 +94,7 @@ export function DeliveriesPage({ webhookId }: { webhookId: string }) {
           ) : (
             <table>
               <caption>Attempts of {d.event_id}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">HTTP status</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">Response</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
+              <ColumnHeads columns={['#', 'Started', 'HTTP status', 'Duration', 'Response', 'Error']} />
               <tbody>
                 {d.attempts.map((a) => (
                   <tr key={a.attempt}>

@@ -9,7 +9,16 @@ import {
 import { apiPath, request } from '../api';
 import { money, parseReais, when } from '../format';
 import { useFilters, useLoad, useSubmit } from '../hooks';
-import { ErrorMessage, Field, NextPageButton, RefreshButton, Select, Status } from '../ui';
+import {
+  ColumnHeads,
+  ErrorMessage,
+  Field,
+  NextPageButton,
+  RefreshButton,
+  Select,
+  Status,
+  SubmitButton,
+} from '../ui';
 
 const KEY_TYPES = [
   { value: 'email', label: 'E-mail' },
@@ -72,17 +81,9 @@ export function FinancePage() {
         {rows.length > 0 ? (
           <table>
             <caption className="visually-hidden">Withdrawals, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Requested</th>
-                <th scope="col">Amount</th>
-                <th scope="col">PIX key</th>
-                <th scope="col">Status</th>
-                <th scope="col">Decided</th>
-                <th scope="col">Paid</th>
-                <th scope="col">Reason</th>
-              </tr>
-            </thead>
+            <ColumnHeads
+              columns={['Requested', 'Amount', 'PIX key', 'Status', 'Decided', 'Paid', 'Reason']}
+            />
             <tbody>
               {rows.map((w) => (
                 <tr key={w.uuid}>
@@ -156,9 +157,7 @@ function RequestWithdrawal({ onRequested }: { onRequested: () => Promise<void> }
         <Field label="PIX key" value={pixKey} onChange={setPixKey} required errors={fields.pix_key} />
         <ErrorMessage>{error}</ErrorMessage>
         {notice ? <Status>{notice}</Status> : null}
-        <button type="submit" disabled={busy}>
-          {busy ? 'Requesting…' : 'Request withdrawal'}
-        </button>
+        <SubmitButton busy={busy} label="Request withdrawal" busyLabel="Requesting…" />
       </form>
     </section>
   );

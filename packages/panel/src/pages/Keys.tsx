@@ -8,7 +8,7 @@ import {
 import { request } from '../api';
 import { when } from '../format';
 import { useLoad, useSubmit } from '../hooks';
-import { ErrorMessage, Field, Select, ShownOnce, Status } from '../ui';
+import { ColumnHeads, ErrorMessage, Field, Select, ShownOnce, Status, SubmitButton } from '../ui';
 
 export function KeysPage() {
   const keys = useLoad(() => request(ApiKeyListResponse, '/panel/api/keys'), []);
@@ -44,14 +44,7 @@ export function KeysPage() {
         <ErrorMessage>{keys.error}</ErrorMessage>
         <table>
           <caption className="visually-hidden">Active API key of each environment</caption>
-          <thead>
-            <tr>
-              <th scope="col">Environment</th>
-              <th scope="col">Label</th>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Environment', 'Label', 'Key', 'Created']} />
           <tbody>
             {Environment.options.map((env) => {
               const key = results.find((k) => k.environment === env);
@@ -111,9 +104,7 @@ export function KeysPage() {
           />
           <p className="warning">Generating a key revokes the current key of that environment at once.</p>
           <ErrorMessage>{error}</ErrorMessage>
-          <button type="submit" disabled={busy}>
-            {busy ? 'Generating…' : 'Generate key'}
-          </button>
+          <SubmitButton busy={busy} label="Generate key" busyLabel="Generating…" />
         </form>
       </section>
     </>

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { PanelSessionResponse, type PanelSession } from '@seller-api/contracts';
 import { request, setSession } from '../api';
 import { useSubmit } from '../hooks';
-import { ErrorMessage, Field } from '../ui';
+import { ErrorMessage, Field, SubmitButton } from '../ui';
 
 export function LoginPage({ onLoggedIn }: { onLoggedIn: (session: PanelSession) => void }) {
   const [email, setEmail] = useState('');
@@ -50,9 +50,7 @@ export function LoginPage({ onLoggedIn }: { onLoggedIn: (session: PanelSession) 
         <div id="login-error">
           <ErrorMessage>{error}</ErrorMessage>
         </div>
-        <button type="submit" disabled={busy}>
-          {busy ? 'Logging in…' : 'Log in'}
-        </button>
+        <SubmitButton busy={busy} label="Log in" busyLabel="Logging in…" />
       </form>
     </main>
   );

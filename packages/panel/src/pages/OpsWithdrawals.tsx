@@ -9,7 +9,7 @@ import {
 import { apiPath, request } from '../api';
 import { money, when } from '../format';
 import { useActions, useFilters, useLoad } from '../hooks';
-import { ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
+import { ColumnHeads, ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
 
 /** Operators: withdrawals across sellers, PENDING first of all, to approve or deny. */
 export function OpsWithdrawalsPage() {
@@ -60,17 +60,9 @@ export function OpsWithdrawalsPage() {
       {rows.length > 0 ? (
         <table>
           <caption className="visually-hidden">Withdrawals across sellers</caption>
-          <thead>
-            <tr>
-              <th scope="col">Seller</th>
-              <th scope="col">Environment</th>
-              <th scope="col">Requested</th>
-              <th scope="col">Amount</th>
-              <th scope="col">PIX key</th>
-              <th scope="col">Status</th>
-              <th scope="col">Decision</th>
-            </tr>
-          </thead>
+          <ColumnHeads
+            columns={['Seller', 'Environment', 'Requested', 'Amount', 'PIX key', 'Status', 'Decision']}
+          />
           <tbody>
             {rows.map((w) => (
               <Row

@@ -3,7 +3,7 @@ import { apiPath, request } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
 import { useLoad } from '../hooks';
-import { CopyButton, ErrorMessage, Status } from '../ui';
+import { ColumnHeads, CopyButton, ErrorMessage, Status } from '../ui';
 
 const PixChargeResponse = dataResponse(PixCharge);
 
@@ -63,16 +63,7 @@ function Detail({ order: o }: { order: OrderDetail }) {
         <h2 id="items">Items and tracking</h2>
         <table>
           <caption className="visually-hidden">Items of the order</caption>
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">Price</th>
-              <th scope="col">Quantity</th>
-              <th scope="col">Total</th>
-              <th scope="col">Tracking code</th>
-              <th scope="col">Shipping status</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Item', 'Price', 'Quantity', 'Total', 'Tracking code', 'Shipping status']} />
           <tbody>
             {o.items.length === 0 ? (
               <tr>

@@ -4,7 +4,7 @@ import { apiPath, request } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
 import { useLoad } from '../hooks';
-import { ErrorMessage, Field, Select, Status } from '../ui';
+import { ColumnHeads, ErrorMessage, Field, Select, Status } from '../ui';
 
 interface Filters {
   status: string;
@@ -69,16 +69,7 @@ export function OrdersPage() {
       {rows.length > 0 ? (
         <table>
           <caption className="visually-hidden">Orders, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Order</th>
-              <th scope="col">Created</th>
-              <th scope="col">Customer</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Status</th>
-              <th scope="col">Tracking</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Order', 'Created', 'Customer', 'Amount', 'Status', 'Tracking']} />
           <tbody>
             {rows.map((o) => (
               <tr key={o.uuid}>

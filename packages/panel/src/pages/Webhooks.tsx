@@ -11,7 +11,16 @@ import { apiPath, perform, request } from '../api';
 import { when } from '../format';
 import { href } from '../router';
 import { useActions, useLoad, useSubmit } from '../hooks';
-import { ErrorMessage, Field, NextPageButton, Select, ShownOnce, Status } from '../ui';
+import {
+  ColumnHeads,
+  ErrorMessage,
+  Field,
+  NextPageButton,
+  Select,
+  ShownOnce,
+  Status,
+  SubmitButton,
+} from '../ui';
 
 export function WebhooksPage() {
   const [cursor, setCursor] = useState<string | undefined>(undefined);
@@ -58,15 +67,7 @@ export function WebhooksPage() {
         {rows.length > 0 ? (
           <table>
             <caption className="visually-hidden">Registered webhooks</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">URL</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
+            <ColumnHeads columns={['Event', 'URL', 'Status', 'Created', 'Actions']} />
             <tbody>
               {rows.map((w) => (
                 <WebhookRow
@@ -191,9 +192,7 @@ function CreateWebhook({ onCreated }: { onCreated: (w: WebhookWithSecret) => Pro
           errors={fields.description}
         />
         <ErrorMessage>{error}</ErrorMessage>
-        <button type="submit" disabled={busy}>
-          {busy ? 'Registering…' : 'Register webhook'}
-        </button>
+        <SubmitButton busy={busy} label="Register webhook" busyLabel="Registering…" />
       </form>
     </section>
   );
