@@ -262,6 +262,23 @@ describe('the umbrella chart', () => {
     expect(JSON.stringify(payments)).toContain('/etc/seller-api/psp-tls');
   });
 
+  it('with the PSP Ingress on, the gateway answers the PSP path on the PSP host only', () => {
+    const gatewayConfig = (objects: K8sObject[]) =>
+      (one(objects, 'ConfigMap', 'seller-api-gateway') as unknown as { data: Record<string, string> }).data;
+    const production = gatewayConfig(
+      charts.template('seller-api', { release: 'seller-api', values: ['values-production.yaml'] }),
+    );
+    expect(production.PSP_NOTIFICATION_HOST).toBe('psp.seller.example.com');
+    // Without the PSP Ingress the variable is empty, which the gateway reads as unset (any host).
+    expect(
+      gatewayConfig(charts.template('seller-api', { release: 'seller-api' })).PSP_NOTIFICATION_HOST,
+    ).toBe('');
+    const alone = one(charts.template('gateway', { set: ALL_ON }), 'ConfigMap') as unknown as {
+      data: Record<string, string>;
+    };
+    expect(alone.data.PSP_NOTIFICATION_HOST).toBe('psp.api.example.com');
+  });
+
   it('the gateway finds the services by their release names', () => {
     const objects = charts.template('seller-api', { release: 'seller-api' });
     const config = one(objects, 'ConfigMap', 'seller-api-gateway') as unknown as {

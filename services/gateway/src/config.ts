@@ -18,6 +18,17 @@ export const gatewayEnv = {
   /** A service that has not answered by then gets the client a 504, never a hang. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+  /**
+   * The host (no port) the PSP's notifications arrive on, behind the ingress's client-certificate
+   * check; set, `/api/v1/psp/...` on any other Host is 404, so the public host cannot bypass mTLS.
+   */
+  PSP_NOTIFICATION_HOST: z
+    .string()
+    .toLowerCase()
+    .regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, {
+      message: 'must be a host name without scheme, port or path',
+    })
+    .optional(),
   ...panelEnv,
 };
 

@@ -89,6 +89,7 @@ export async function startGateway(
       upstreams,
       internalSecret: config.INTERNAL_SECRET,
       logger: runtime.logger,
+      pspNotificationHost: config.PSP_NOTIFICATION_HOST,
     }),
   );
   finishHttpApp(app, runtime.logger);

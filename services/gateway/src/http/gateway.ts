@@ -7,7 +7,7 @@ import { authenticate, authorize, bearerToken } from './auth';
 import { assertJson, readBody } from './body';
 import { IdempotencyStore } from './idempotency';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter } from './rate-limit';
-import { matchRoute, routeTemplate } from './routing';
+import { hostIs, matchRoute, routeTemplate } from './routing';
 import { UpstreamClient, type UpstreamResponse } from './proxy';
 
 export interface GatewayDeps {
@@ -18,6 +18,8 @@ export interface GatewayDeps {
   upstreams: UpstreamClient;
   internalSecret: string;
   logger: Logger;
+  /** PSP_NOTIFICATION_HOST: the only Host the public /psp/ routes answer on (unset: any). */
+  pspNotificationHost?: string;
 }
 
 /**
@@ -29,7 +31,15 @@ export function gatewayHandler(deps: GatewayDeps) {
     const path = req.path;
     res.locals.routeTemplate = `/api/v1${routeTemplate(path)}`;
     const rule = matchRoute(path);
-    if (!rule) throw new HttpError(404, 'not_found', `Route ${req.method} /api/v1${path} not found.`);
+    // The PSP routes exist only on the PSP's own host (its Ingress checks the client certificate):
+    // elsewhere they answer exactly like a route that does not exist.
+    if (
+      !rule ||
+      (rule.prefix === '/psp/' &&
+        deps.pspNotificationHost !== undefined &&
+        !hostIs(req.headers.host, deps.pspNotificationHost))
+    )
+      throw new HttpError(404, 'not_found', `Route ${req.method} /api/v1${path} not found.`);
 
     let identity: Identity | null = null;
     if (rule.role) {

@@ -26,6 +26,17 @@ export function matchRoute(path: string): RouteRule | null {
   return ROUTES.find((r) => normalised.startsWith(r.prefix)) ?? null;
 }
 
+/**
+ * Whether a request's Host header names `expected` (lower case, no port). Host names compare
+ * case-insensitively; the port, and the brackets of an IPv6 literal, are not part of the name.
+ */
+export function hostIs(hostHeader: string | undefined, expected: string): boolean {
+  if (!hostHeader) return false;
+  const end = hostHeader.startsWith('[') ? hostHeader.indexOf(']') + 1 : hostHeader.indexOf(':');
+  const host = end > 0 ? hostHeader.slice(0, end) : hostHeader;
+  return host.toLowerCase() === expected;
+}
+
 /** The route template for metrics: ids replaced so label cardinality stays bounded. */
 export function routeTemplate(path: string): string {
   return path
