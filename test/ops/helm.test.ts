@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { ConfigMap, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { Job } from 'kubernetes-models/batch/v1';
@@ -277,6 +278,52 @@ describe('the umbrella chart', () => {
       data: Record<string, string>;
     };
     expect(alone.data.PSP_NOTIFICATION_HOST).toBe('psp.api.example.com');
+  });
+
+  it('production values: every NetworkPolicy lets the service reach the OTLP collector', () => {
+    const values = parse(readFileSync(path.join(ROOT, 'helm/seller-api/values-production.yaml'), 'utf8')) as {
+      global: { otlpEndpoint?: string };
+    };
+    const endpoint = new URL(values.global.otlpEndpoint ?? '');
+    // http://<service>.<namespace>[:port]: an in-cluster Service name.
+    const namespace = endpoint.hostname.split('.')[1];
+    const port = Number(endpoint.port || (endpoint.protocol === 'https:' ? 443 : 80));
+    const objects = charts.template('seller-api', {
+      release: 'seller-api',
+      values: ['values-production.yaml'],
+    });
+    const configs = byKind(objects, 'ConfigMap').filter((c) => c.metadata.name.startsWith('seller-api-'));
+    const policies = byKind(objects, 'NetworkPolicy') as unknown as Array<{
+      metadata: { name: string };
+      spec: {
+        egress: Array<{
+          ports?: Array<{ port: number | string; protocol?: string }>;
+          to?: Array<{ namespaceSelector?: { matchLabels?: Record<string, string> }; ipBlock?: unknown }>;
+        }>;
+      };
+    }>;
+    expect(policies).toHaveLength(5);
+    for (const policy of policies) {
+      const allowed = policy.spec.egress.some(
+        (rule) =>
+          (rule.ports ?? []).some((p) => p.port === port && (p.protocol ?? 'TCP') === 'TCP') &&
+          (rule.to === undefined ||
+            rule.to.some(
+              (peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === namespace,
+            )),
+      );
+      expect({ policy: policy.metadata.name, allowed }).toEqual({
+        policy: policy.metadata.name,
+        allowed: true,
+      });
+    }
+    // And the services are told to send there.
+    const withEndpoint = configs.filter(
+      (c) =>
+        (c as unknown as { data: Record<string, string> }).data.OTEL_EXPORTER_OTLP_ENDPOINT ===
+        endpoint.href.replace(/\/$/, ''),
+    );
+    expect(withEndpoint).toHaveLength(5);
   });
 
   it('the gateway finds the services by their release names', () => {
