@@ -160,6 +160,13 @@ export interface PspSimulator {
   failNext(status: number, count?: number): void;
   /** The next `count` API calls (not token requests) get no answer at all, until close(). */
   hangNext(count?: number): void;
+  /** The next `count` API calls are carried out, but their answers are lost (the connection drops). */
+  loseAnswerNext(count?: number): void;
+  /**
+   * How a repeated PUT of an idEnvio is answered: 409 (default), or a 422 as a PSP that checks the
+   * body (or the balance) before its idempotency would.
+   */
+  duplicateEnvioStatus: 409 | 422;
   /** The payer pays the charge: it becomes CONCLUIDA and the notification is POSTed. */
   pay(txid: string, options: PayOptions): Promise<PaymentResult>;
   /** POSTs any payload as a notification (duplicates, unknown txid, wrong amount, bad shape). */
@@ -186,11 +193,13 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   let tokenRequests = 0;
   let failures: { status: number; count: number } | null = null;
   let hangs = 0;
+  let lostAnswers = 0;
 
   const sim = {
     tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
     refundStatus: 'DEVOLVIDO' as SimRefundStatus,
     envioStatus: 'REALIZADO' as 'REALIZADO' | 'EM_PROCESSAMENTO',
+    duplicateEnvioStatus: 409 as 409 | 422,
   };
 
   function stamp(prefix: 'E' | 'D', at: Date): string {
@@ -369,7 +378,11 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     if (violations.length > 0 || !pagador || !favorecido || typeof valor !== 'string') {
       return problem(res, 400, 'EnvioPixInvalido', 'The payout does not follow the schema.', violations);
     }
-    if (envios.has(id)) return problem(res, 409, 'EnvioPixDuplicado', 'A payout with this idEnvio exists.');
+    if (envios.has(id)) {
+      return sim.duplicateEnvioStatus === 409
+        ? problem(res, 409, 'EnvioPixDuplicado', 'A payout with this idEnvio exists.')
+        : problem(res, 422, 'SaldoInsuficiente', 'Insufficient balance for this payout.');
+    }
     const now = new Date();
     const unknown = unknownKeys.has(favorecido);
     const status: SimEnvioStatus = unknown ? 'NAO_REALIZADO' : sim.envioStatus;
@@ -448,7 +461,14 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
-      route(req, body, res).catch((err: Error) => problem(res, 500, 'ErroInternoDoServidor', err.message));
+      // A lost answer: the call is carried out, then the connection drops before any byte is sent.
+      const lose = req.url !== '/oauth/token' && lostAnswers > 0 && (lostAnswers -= 1) >= 0;
+      const answer = lose
+        ? ({ writeHead: () => ({ end: () => req.socket.destroy() }) } as unknown as http.ServerResponse)
+        : res;
+      route(req, body, answer).catch((err: Error) =>
+        problem(answer, 500, 'ErroInternoDoServidor', err.message),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -527,6 +547,15 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     },
     failNext(status, count = 1) {
       failures = { status, count };
+    },
+    loseAnswerNext(count = 1) {
+      lostAnswers = count;
+    },
+    get duplicateEnvioStatus() {
+      return sim.duplicateEnvioStatus;
+    },
+    set duplicateEnvioStatus(value: 409 | 422) {
+      sim.duplicateEnvioStatus = value;
     },
     hangNext(count = 1) {
       hangs = count;

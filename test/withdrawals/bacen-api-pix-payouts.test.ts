@@ -45,6 +45,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   psp.envioStatus = 'REALIZADO';
+  psp.duplicateEnvioStatus = 409;
 });
 
 const em = () => service.runtime.orm.em.fork();
@@ -154,4 +155,18 @@ it('fails a transfer the PSP gives up on after accepting it', async () => {
     failureReason: 'Payout refused by the PSP: Conta do recebedor encerrada.',
   });
   expect(await balanceOf(em(), scope)).toMatchObject({ available_amount: 10000, pending_amount: 0 });
+});
+
+it('never fails a payout the PSP made: a lost answer, then a refusal of the repeated PUT, reads the transfer', async () => {
+  // The first PUT pays but its answer is lost; the PSP refuses the repeat with a 422 (it checks the
+  // balance before its idempotency). The adapter asks for the transfer and finds it paid.
+  psp.loseAnswerNext(1);
+  psp.duplicateEnvioStatus = 422;
+  const { scope, id } = await approvedWithdrawal(2000, 'lost@example.com', 'email');
+  const done = await settled(scope, id);
+  const envio = psp.envios.get(idEnvioOf(id));
+  expect(done).toMatchObject({ status: 'PAID', payoutReference: envio?.e2eId });
+  const calls = psp.requests.filter((r) => r.path === `/pix/envio/${idEnvioOf(id)}`).map((r) => r.method);
+  expect(calls).toEqual(['PUT', 'PUT', 'GET']);
+  expect(await balanceOf(em(), scope)).toMatchObject({ available_amount: 8000, pending_amount: 0 });
 });

@@ -73,14 +73,29 @@ describe('bacen-api-pix payouts', () => {
   });
 
   it('keeps the payout waiting, not failed, when the PSP refuses our credentials', async () => {
-    const { psp } = adapter([
+    const { psp, sent } = adapter([
       { status: 403, body: { title: 'AcessoNegado' } },
       { status: 400, body: { title: 'EnvioPixInvalido', detail: 'valor' } },
+      { status: 404, body: { title: 'EnvioPixNaoEncontrado' } },
     ]);
     await expect(psp.pay(request)).rejects.toMatchObject({ retryable: true, status: 403 });
     expect(await psp.pay(request)).toEqual({
       status: 'failed',
       reason: 'Payout refused by the PSP (400: EnvioPixInvalido; valor)',
     });
+    // The refusal is final only once the PSP says it has no such transfer.
+    expect(sent.map((s) => s.method)).toEqual(['PUT', 'PUT', 'GET']);
+  });
+
+  it('waits on a refusal when the PSP has the transfer in another state, and on redirects and 404s', async () => {
+    const { psp } = adapter([
+      { status: 422, body: { title: 'SaldoInsuficiente' } },
+      { status: 500, body: {} },
+      { status: 302, body: {} },
+      { status: 404, body: {} },
+    ]);
+    await expect(psp.pay(request)).rejects.toMatchObject({ retryable: true });
+    await expect(psp.pay(request)).rejects.toMatchObject({ retryable: true, status: 302 });
+    await expect(psp.pay(request)).rejects.toMatchObject({ retryable: true, status: 404 });
   });
 });

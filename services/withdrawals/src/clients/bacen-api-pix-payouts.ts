@@ -20,9 +20,9 @@ import type { PayoutAdapter, PayoutOutcome, PayoutRequest } from '../domain/payo
  * Both answer {idEnvio, e2eId, valor, horario, status} with status EM_PROCESSAMENTO, REALIZADO or
  * NAO_REALIZADO (with `motivo`). `idEnvio` is the withdrawal's id without dashes, so the PSP is
  * idempotent on it: a PUT after a crash answers the transfer already made (or a 409, and we GET it).
- * A PSP that cannot be asked (network, 5xx, 408, 429) throws, and the worker asks again later; a 4xx
- * refusal (other than 401 and 403: our credentials) fails the withdrawal with the PSP's words, and its
- * funds go back to the seller.
+ * A PSP that cannot be asked (network, 5xx, 408, 429, our credentials refused, a wrong URL) throws, and
+ * the worker asks again later. A refusal fails the withdrawal (its funds go back to the seller) only
+ * once a GET of the transfer answers 404: an earlier PUT that timed out on our side may have paid.
  */
 
 export interface BacenApiPixPayoutsOptions extends ApiPixClientOptions {
@@ -96,15 +96,19 @@ export function bacenApiPixPayouts(options: BacenApiPixPayoutsOptions): BacenApi
         favorecido: { chave: request.pixKey },
       });
       if (put.status >= 200 && put.status <= 299) return outcome(`PUT ${path}`, put, expected, id);
-      if (put.status === 409) {
-        // Asked before (a crash between the PSP's answer and our commit): the transfer is the PSP's.
-        const get = await client.send('GET', path);
-        if (get.status >= 200 && get.status <= 299) return outcome(`GET ${path}`, get, expected, id);
-        throw retryable(refusal(`GET ${path}`, get.status, get.text));
-      }
       const refused = refusal(`PUT ${path}`, put.status, put.text);
-      // Our credentials refused is ours to mend, not the seller's: the payout waits for it.
-      if (refused.retryable || put.status === 401 || put.status === 403) throw retryable(refused);
+      // Not an answer about this transfer (the PSP's trouble, our credentials, a redirect, a wrong
+      // URL): the payout waits and is asked again.
+      if (put.status < 400 || put.status > 499 || refused.retryable || [401, 403, 404].includes(put.status)) {
+        throw retryable(refused);
+      }
+      // A 409, or any refusal: an earlier PUT of this idEnvio may have gone through (it timed out on
+      // our side, say) and a PSP may check the body before its idempotency. Only the PSP's record of
+      // the transfer decides: it exists (its status is the outcome) or it does not (refused for good).
+      const get = await client.send('GET', path);
+      if (get.status >= 200 && get.status <= 299) return outcome(`GET ${path}`, get, expected, id);
+      if (get.status !== 404 || put.status === 409)
+        throw retryable(refusal(`GET ${path}`, get.status, get.text));
       const words = refused.message.replace(/^PSP answered .*? with /, '');
       return { status: 'failed', reason: `Payout refused by the PSP (${words})` };
     },
