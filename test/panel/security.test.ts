@@ -1,7 +1,15 @@
-import { ApiKeyListResponse, CreatedApiKeyResponse, PanelSessionResponse } from '@seller-api/contracts';
-import { createHash } from 'node:crypto';
+import {
+  ApiKeyListResponse,
+  Balance,
+  CreatedApiKeyResponse,
+  PanelSessionResponse,
+  Withdrawal,
+} from '@seller-api/contracts';
+import { createHash, randomUUID } from 'node:crypto';
 import { setSellerStatus } from '../../services/gateway/src/domain/accounts';
+import { standaloneOrder } from '../orders/fixtures';
 import { call, startSystem, type RunningGateway, type System } from '../support/system';
+import { waitFor } from '../support/wait';
 import { login, originOf, panelCall, panelUser } from './helpers';
 
 let system: System;
@@ -122,6 +130,75 @@ describe('session storage and seller status', () => {
     });
     expect(key.status).toBe(403);
     expect((await login(origin, user.email, user.password)).status).toBe(403);
+  });
+
+  it("refuses a suspended seller the order's PIX charge too, which an active seller gets", async () => {
+    const user = await panelUser(gateway.service);
+    const session = await login(origin, user.email, user.password);
+    const order = await panelCall(origin, '/panel/api/v1/sellers/orders/', session, {
+      method: 'POST',
+      body: standaloneOrder(),
+    });
+    expect(order.status).toBe(201);
+    const pixPath = `/panel/api/orders/${(order.body.data as { uuid: string }).uuid}/pix`;
+    const pix = await panelCall(origin, pixPath, session);
+    expect(pix.status).toBe(200);
+    // The same per-user budget as the /v1 routes.
+    expect(pix.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+    await setSellerStatus(gateway.service.runtime.orm.em.fork(), user.sellerId ?? '', 'SUSPENDED');
+    const refused = await panelCall(origin, pixPath, session);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe('This seller account is suspended.');
+  });
+});
+
+describe('Idempotency-Key through the panel', () => {
+  it('answers a repeated withdrawal request with the same key once: same answer, one withdrawal', async () => {
+    const user = await panelUser(gateway.service);
+    const session = await login(origin, user.email, user.password);
+    const order = await panelCall(origin, '/panel/api/v1/sellers/orders/', session, {
+      method: 'POST',
+      body: standaloneOrder(),
+    });
+    const uuid = (order.body.data as { uuid: string }).uuid;
+    const paid = await panelCall(origin, `/panel/api/v1/sandbox/orders/${uuid}/pay/`, session, {
+      method: 'POST',
+    });
+    expect(paid.status).toBe(200);
+    await waitFor(
+      async () => {
+        const res = await panelCall(origin, '/panel/api/v1/finance/balance/', session);
+        return Balance.parse(res.body.data).available_amount > 0 || null;
+      },
+      { what: 'the credit of the paid order' },
+    );
+
+    const key = randomUUID();
+    const body = { amount: 1000, pix_key: 'maria@example.com', pix_key_type: 'email' };
+    const request = (b: unknown) =>
+      panelCall(origin, '/panel/api/v1/finance/withdrawals/', session, {
+        method: 'POST',
+        body: b,
+        headers: { 'idempotency-key': key },
+      });
+    const first = await request(body);
+    expect(first.status).toBe(201);
+    const again = await request(body);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    // The same key with another body is a conflict, not a second withdrawal.
+    expect((await request({ ...body, amount: 2000 })).status).toBe(409);
+    const list = await panelCall(origin, '/panel/api/v1/finance/withdrawals/', session);
+    const withdrawals = (list.body.data as { results: unknown[] }).results.map((w) => Withdrawal.parse(w));
+    expect(withdrawals.map((w) => w.uuid)).toEqual([Withdrawal.parse(first.body.data).uuid]);
+    // A malformed key is a 400, as on the public API.
+    const bad = await panelCall(origin, '/panel/api/v1/finance/withdrawals/', session, {
+      method: 'POST',
+      body,
+      headers: { 'idempotency-key': 'not a key' },
+    });
+    expect(bad.status).toBe(400);
   });
 });
 

@@ -65,6 +65,8 @@ export async function startGateway(
     },
   });
   mountDocs(app);
+  // One store for both: an Idempotency-Key means the same through the panel and with an API key.
+  const idempotency = new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS);
   // The seller panel: its session API under /panel/api and the built app at /.
   mountPanel(app, {
     config,
@@ -72,6 +74,7 @@ export async function startGateway(
     pool: keys,
     orm: runtime.orm,
     upstreams,
+    idempotency,
     internalSecret: config.INTERNAL_SECRET,
     logger: runtime.logger,
   });
@@ -85,7 +88,7 @@ export async function startGateway(
         `${config.REDIS_KEY_PREFIX}rl:ip`,
         config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
       ),
-      idempotency: new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS),
+      idempotency,
       upstreams,
       internalSecret: config.INTERNAL_SECRET,
       logger: runtime.logger,

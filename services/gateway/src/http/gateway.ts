@@ -5,7 +5,7 @@ import { environmentOfKey, hashApiKey } from '../domain/api-keys';
 import type { Request, Response } from 'express';
 import { authenticate, authorize, bearerToken } from './auth';
 import { assertJson, readBody } from './body';
-import { IdempotencyStore } from './idempotency';
+import { forwardIdempotently, type IdempotencyStore } from './idempotency';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter } from './rate-limit';
 import { hostIs, matchRoute, routeTemplate } from './routing';
 import { UpstreamClient, type UpstreamResponse } from './proxy';
@@ -71,29 +71,13 @@ export function gatewayHandler(deps: GatewayDeps) {
     const headers = forwardHeaders(deps, req, identity, path, body);
     const idempotencyKey = req.headers['idempotency-key'];
     if (req.method === 'POST' && identity && typeof idempotencyKey === 'string') {
-      IdempotencyStore.validateKey(idempotencyKey);
-      const claim = await deps.idempotency.claim(identity.user_id, req.method, path, idempotencyKey, body);
-      if (claim.kind === 'replay') {
-        res.set('Idempotent-Replayed', 'true');
-        if (claim.response.contentType) res.type(claim.response.contentType);
-        res.status(claim.response.status).send(Buffer.from(claim.response.body, 'base64'));
-        return;
-      }
-      let answer: UpstreamResponse;
-      try {
-        answer = await deps.upstreams.send(rule.upstream, req.method, path + query, headers, body);
-      } catch (err) {
-        await claim.release();
-        throw err;
-      }
-      if (answer.status >= 500) await claim.release();
-      else
-        await claim.complete({
-          status: answer.status,
-          contentType: answer.headers['content-type'] ?? null,
-          body: answer.body.toString('base64'),
-        });
-      send(res, answer);
+      const request = { userId: identity.user_id, method: req.method, path, key: idempotencyKey, body };
+      send(
+        res,
+        await forwardIdempotently(deps.idempotency, request, () =>
+          deps.upstreams.send(rule.upstream, req.method, path + query, headers, body),
+        ),
+      );
       return;
     }
     send(res, await deps.upstreams.send(rule.upstream, req.method, path + query, headers, body));

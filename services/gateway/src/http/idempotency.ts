@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import { HttpError, serviceUnavailable } from '@seller-api/service-kit';
+import type { UpstreamResponse } from './proxy';
 
 export interface StoredResponse {
   status: number;
@@ -97,4 +98,38 @@ export class IdempotencyStore {
       response: { status: entry.status, contentType: entry.contentType, body: entry.body },
     };
   }
+}
+
+/**
+ * A POST with an `Idempotency-Key`, as the public API and the panel's `/v1` routes both apply it: the
+ * first answer under 500 is kept and replayed (with `Idempotent-Replayed: true`) for the same user,
+ * route, key and body; `forward` runs at most once per key.
+ */
+export async function forwardIdempotently(
+  store: IdempotencyStore,
+  request: { userId: string; method: string; path: string; key: string; body: Buffer },
+  forward: () => Promise<UpstreamResponse>,
+): Promise<UpstreamResponse> {
+  IdempotencyStore.validateKey(request.key);
+  const claim = await store.claim(request.userId, request.method, request.path, request.key, request.body);
+  if (claim.kind === 'replay') {
+    const headers: Record<string, string> = { 'idempotent-replayed': 'true' };
+    if (claim.response.contentType) headers['content-type'] = claim.response.contentType;
+    return { status: claim.response.status, headers, body: Buffer.from(claim.response.body, 'base64') };
+  }
+  let answer: UpstreamResponse;
+  try {
+    answer = await forward();
+  } catch (err) {
+    await claim.release();
+    throw err;
+  }
+  if (answer.status >= 500) await claim.release();
+  else
+    await claim.complete({
+      status: answer.status,
+      contentType: answer.headers['content-type'] ?? null,
+      body: answer.body.toString('base64'),
+    });
+  return answer;
 }

@@ -30,6 +30,7 @@ import { hashPassword, verifyPassword } from '../domain/accounts';
 import { createApiKey } from '../domain/api-keys';
 import { authorize } from '../http/auth';
 import { assertJson, readBody } from '../http/body';
+import { forwardIdempotently, type IdempotencyStore } from '../http/idempotency';
 import { UpstreamClient } from '../http/proxy';
 import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';
 import { matchRoute, routeTemplate } from '../http/routing';
@@ -63,6 +64,8 @@ export interface PanelDeps {
   pool: Pool;
   orm: MikroORM;
   upstreams: UpstreamClient;
+  /** The public API's store: a key sent through the panel and one sent with an API key are the same. */
+  idempotency: IdempotencyStore;
   internalSecret: string;
   logger: Logger;
 }
@@ -100,6 +103,11 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     `${config.REDIS_KEY_PREFIX}rl:panel`,
     config.RATE_LIMIT_PER_MINUTE,
   );
+  const spendUserBudget = async (caller: Caller, res: Response): Promise<void> => {
+    const budget = await userLimiter.consume(caller.user.id);
+    res.set(rateLimitHeaders(budget));
+    if (!budget.allowed) throw tooManyRequests(budget);
+  };
   // Unknown e-mails cost a scrypt too, so the answer's timing does not tell which e-mails exist.
   // Made at the first login, not at start: scrypt takes 32 MiB and a noticeable CPU slice.
   let dummyHash: Promise<string> | null = null;
@@ -232,8 +240,13 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
   // The order detail carries no charge data; payments has the PIX code of a PENDING order.
   api.get('/orders/:uuid/pix', async (req, res) => {
     const { uuid } = parseOrThrow(OrderPathParams, req.params, 'Invalid order id.');
-    const identity = identityOf(callerOf(res));
-    if (identity.role !== 'seller') throw forbidden('Operators cannot act on seller resources.');
+    const caller = callerOf(res);
+    const identity = identityOf(caller);
+    // The rules and budget of the order routes it stands beside (GET /sellers/orders/{uuid}/).
+    const rule = matchRoute(`/sellers/orders/${uuid}/`);
+    if (!rule) throw new HttpError(404, 'not_found', 'Order routes are not configured.');
+    authorize({ ...identity, suspended: caller.user.seller_status === 'SUSPENDED' }, rule);
+    await spendUserBudget(caller, res);
     const upstreamPath = `/internal/charges/${uuid}/`;
     const answer = await deps.upstreams.send(
       'payments',
@@ -267,19 +280,28 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     const caller = callerOf(res);
     const identity = identityOf(caller);
     authorize({ ...identity, suspended: caller.user.seller_status === 'SUSPENDED' }, rule);
-    const budget = await userLimiter.consume(caller.user.id);
-    res.set(rateLimitHeaders(budget));
-    if (!budget.allowed) throw tooManyRequests(budget);
+    await spendUserBudget(caller, res);
     const body = await readBody(req);
     assertJson(body);
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-    const answer = await deps.upstreams.send(
-      rule.upstream,
-      req.method,
-      apiPath + query,
-      upstreamHeaders(deps, req, identity, req.method, apiPath, body.length > 0),
-      body,
-    );
+    const forward = () =>
+      deps.upstreams.send(
+        rule.upstream,
+        req.method,
+        apiPath + query,
+        upstreamHeaders(deps, req, identity, req.method, apiPath, body.length > 0),
+        body,
+      );
+    // A retried POST (the page sends a key per action) is answered once, as on the public API.
+    const idempotencyKey = req.headers['idempotency-key'];
+    const answer =
+      req.method === 'POST' && typeof idempotencyKey === 'string'
+        ? await forwardIdempotently(
+            deps.idempotency,
+            { userId: identity.user_id, method: req.method, path: apiPath, key: idempotencyKey, body },
+            forward,
+          )
+        : await forward();
     res.writeHead(answer.status, { ...answer.headers, ...headersOf(res) });
     res.end(answer.body);
   });
