@@ -1,4 +1,5 @@
 import { runCli } from '../../services/gateway/src/cli';
+import { login, originOf, panelCall } from '../panel/helpers';
 import { call, startSystem, uniqueEmail, type RunningGateway, type System } from '../support/system';
 
 let system: System;
@@ -10,13 +11,13 @@ beforeAll(async () => {
 });
 afterAll(() => system.stop());
 
-async function cli(args: string[]) {
+async function cli(args: string[], env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
   const code = await runCli(args, {
     stdout: (t) => (stdout += t),
     stderr: (t) => (stderr += t),
-    env: system.env,
+    env: { ...system.env, ...env },
   });
   return { code, stdout, stderr, lastLine: stdout.trimEnd().split('\n').at(-1) ?? '' };
 }
@@ -73,6 +74,36 @@ describe('operator CLI', () => {
     expect(rows[0]?.name).toBe('Loja Azul');
     expect(rows[0]?.password_hash).toMatch(/^scrypt\$/);
     expect(rows[0]?.password_hash).not.toContain('correct horse');
+  });
+
+  it('ends the open panel sessions of a user whose password it changes', async () => {
+    const email = uniqueEmail();
+    const origin = originOf(gateway.url);
+    expect((await cli(['users', 'create', '--email', email, '--password', 'first password'])).code).toBe(0);
+    const first = await login(origin, email, 'first password');
+    const second = await login(origin, email, 'first password');
+    expect((await panelCall(origin, '/panel/api/v1/finance/balance/', first)).status).toBe(200);
+    const reset = await cli(['users', 'create', '--email', email, '--password', 'second password']);
+    expect(reset.code).toBe(0);
+    expect(reset.stderr).toContain('ended 2 open panel session(s)');
+    for (const old of [first, second]) {
+      expect((await panelCall(origin, '/panel/api/v1/finance/balance/', old)).status).toBe(401);
+    }
+    expect((await login(origin, email, 'first password')).status).toBe(401);
+    const fresh = await login(origin, email, 'second password');
+    expect((await panelCall(origin, '/panel/api/v1/finance/balance/', fresh)).status).toBe(200);
+  });
+
+  it('still changes the password when Redis is unreachable, with a warning', async () => {
+    const email = uniqueEmail();
+    const origin = originOf(gateway.url);
+    expect((await cli(['users', 'create', '--email', email, '--password', 'first password'])).code).toBe(0);
+    const res = await cli(['users', 'create', '--email', email, '--password', 'second password'], {
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/^warning: Redis \(REDIS_URL\) is unreachable.*sessions were not ended/m);
+    expect((await login(origin, email, 'second password')).status).toBe(200);
   });
 
   it('explains bad usage with exit code 2', async () => {

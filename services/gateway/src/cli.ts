@@ -1,6 +1,7 @@
 // Operator CLI: `npm run cli -- keys create ...` and `npm run cli -- users create ...` (decisions.md 2).
 // The plain key is printed alone on the last line of stdout; everything else goes to stderr.
 import { parseArgs } from 'node:util';
+import Redis from 'ioredis';
 import { Environment, Role } from '@seller-api/contracts';
 import {
   ConfigError,
@@ -12,10 +13,12 @@ import {
   createLogger,
 } from '@seller-api/service-kit';
 import { z } from 'zod';
+import { gatewayEnv } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import { ensureUser } from './domain/accounts';
 import { createApiKey } from './domain/api-keys';
+import { revokeUserSessions } from './panel/sessions';
 
 const USAGE = `usage:
   cli keys create --email <e-mail> --env test|live [--label <text>] [--role seller|operator] [--seller-name <name>]
@@ -95,7 +98,16 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
 }
 
 async function execute(command: ReturnType<typeof parse>, io: CliIo): Promise<void> {
-  const config = loadConfig({ DATABASE_URL: commonEnv.DATABASE_URL, NODE_ENV: commonEnv.NODE_ENV }, io.env);
+  const config = loadConfig(
+    {
+      DATABASE_URL: commonEnv.DATABASE_URL,
+      NODE_ENV: commonEnv.NODE_ENV,
+      // The gateway's Redis, where panel sessions live (a new password ends them).
+      REDIS_URL: gatewayEnv.REDIS_URL,
+      REDIS_KEY_PREFIX: gatewayEnv.REDIS_KEY_PREFIX,
+    },
+    io.env,
+  );
   const logger = createLogger('gateway-cli', 'silent');
   if (config.NODE_ENV !== 'production') await ensureDatabase(config.DATABASE_URL);
   const orm = await openDatabase({
@@ -117,6 +129,7 @@ async function execute(command: ReturnType<typeof parse>, io: CliIo): Promise<vo
         password: command.password,
       });
       io.stderr(`${created ? 'created' : 'updated'} ${user.role} user ${user.email}\n`);
+      if (!created) await endSessions(config, user.id, io);
       io.stdout(`${user.id}\n`);
       return;
     }
@@ -133,6 +146,39 @@ async function execute(command: ReturnType<typeof parse>, io: CliIo): Promise<vo
     io.stdout(`${key}\n`);
   } finally {
     await orm.close(true);
+  }
+}
+
+/**
+ * A changed password ends the user's open panel sessions. The password is already changed when this
+ * runs, so Redis being unreachable is a warning, not a failure: the old sessions then last until they
+ * expire (PANEL_SESSION_TTL_SECONDS after their login) unless Redis is reached by running this again.
+ */
+async function endSessions(
+  config: { REDIS_URL: string; REDIS_KEY_PREFIX: string },
+  userId: string,
+  io: CliIo,
+): Promise<void> {
+  const redis = new Redis(config.REDIS_URL, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: () => null,
+  });
+  // Connection errors come back from connect() below; without a listener they would also be thrown.
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const ended = await revokeUserSessions(redis, config.REDIS_KEY_PREFIX, userId);
+    io.stderr(`ended ${ended} open panel session(s) of this user\n`);
+  } catch (err) {
+    io.stderr(
+      `warning: Redis (REDIS_URL) is unreachable (${(err as Error).message}): the password is changed, but ` +
+        "this user's open panel sessions were not ended; run the command again when Redis is back.\n",
+    );
+  } finally {
+    redis.disconnect();
   }
 }
 
