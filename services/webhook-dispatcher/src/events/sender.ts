@@ -67,6 +67,7 @@ export class DeliverySender {
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
   private wakePending = false;
+  private currentRound: Promise<void> = Promise.resolve();
   private readonly agents: Record<Environment, Agent>;
   private readonly outcomes: OutcomeRecorder;
 
@@ -102,7 +103,7 @@ export class DeliverySender {
       return;
     }
     this.running = true;
-    void this.round()
+    this.currentRound = this.round()
       .catch((err: unknown) =>
         this.options.logger.warn({ err: (err as Error).message }, 'delivery round failed'),
       )
@@ -153,7 +154,8 @@ export class DeliverySender {
     const release: string[] = [];
     for (const delivery of claimed) {
       const busy = this.perDestination.get(delivery.url) ?? 0;
-      if (busy >= this.options.destinationConcurrency) {
+      // Stopping: what this round claimed goes back now, not when its lease runs out.
+      if (this.stopped || busy >= this.options.destinationConcurrency) {
         release.push(delivery.id);
         continue;
       }
@@ -195,8 +197,10 @@ export class DeliverySender {
    * Leases due deliveries, at most `limit`, and for each destination no more than its free budget
    * (WEBHOOK_DESTINATION_CONCURRENCY less what this process already has in flight there): a busy
    * destination's backlog stays in the database instead of being claimed and handed back. The window
-   * runs over the oldest due rows only (a bounded scan), and the lease conditions are checked again on
-   * the locked row, so a delivery another replica has just leased is never taken.
+   * runs over the oldest due rows only (a bounded scan). The scan reads the statement's snapshot, so
+   * what it saw is checked again on the locked row: still pending, due and unleased, not attempted
+   * meanwhile by another replica (its retry keeps its backoff) and not moved to another webhook by a
+   * rotation (it is signed with the new secret, by a later claim).
    */
   private async claim(limit: number): Promise<ClaimedDelivery[]> {
     const busy = Object.fromEntries(this.perDestination);
@@ -205,7 +209,8 @@ export class DeliverySender {
     );
     return this.options.orm.em.fork().execute<ClaimedDelivery[]>(
       `with due as (
-         select d.id, coalesce(w.url, d.url) as target, w.secret, d.next_attempt_at
+         select d.id, coalesce(w.url, d.url) as target, w.secret, d.next_attempt_at, d.webhook_id,
+                d.attempts
            from webhooks.deliveries d
            left join webhooks.webhooks w on w.id = d.webhook_id
           where d.status = 'pending' and d.next_attempt_at <= now()
@@ -221,6 +226,8 @@ export class DeliverySender {
            join ranked r on r.id = d.id
           where r.rank <= ? - coalesce((?::jsonb ->> r.target)::int, 0)
             and d.status = 'pending' and (d.lease_until is null or d.lease_until < now())
+            and d.next_attempt_at <= now() and d.attempts = r.attempts
+            and d.webhook_id is not distinct from r.webhook_id
           order by r.next_attempt_at
           limit ?
           for update of d skip locked)
@@ -294,7 +301,8 @@ export class DeliverySender {
       retryAfter = Array.isArray(header) ? (header[0] ?? null) : (header ?? null);
       excerpt = await readExcerpt(res.body);
     } catch (err) {
-      error = describeError(err, this.options.attemptTimeoutMs);
+      // Stored as text: no NUL characters (see readExcerpt).
+      error = describeError(err, this.options.attemptTimeoutMs).replaceAll('\u0000', '');
     }
     const durationMs = Date.now() - startedAt.getTime();
     traced?.end(status, error);
@@ -353,6 +361,7 @@ export class DeliverySender {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.currentRound;
     await Promise.allSettled([...this.attempts]);
     await Promise.all([this.agents.test.close(), this.agents.live.close()]);
   }
@@ -377,6 +386,8 @@ interface AttemptOutcome {
  * the next, each batch one statement (the attempt rows and the deliveries' new state together). Under
  * load that is one round trip for many attempts instead of a transaction each; alone, an outcome is
  * written at once. `record` resolves when its outcome is committed; the delivery stays leased until then.
+ * An outcome only moves a delivery that is still at the attempt before it: a late one (its lease ran out
+ * and another replica attempted again) changes nothing.
  */
 class OutcomeRecorder {
   private queue: Array<{ outcome: AttemptOutcome; done: (err?: unknown) => void }> = [];
@@ -399,8 +410,15 @@ class OutcomeRecorder {
       try {
         await this.write(batch.map((b) => b.outcome));
         for (const b of batch) b.done();
-      } catch (err) {
-        for (const b of batch) b.done(err);
+      } catch {
+        // One bad outcome, a deadlock with a rotation, a dropped connection: each outcome is written
+        // alone, so the others are not lost (a lost outcome is a duplicate POST once its lease runs out).
+        for (const b of batch) {
+          await this.write([b.outcome]).then(
+            () => b.done(),
+            (err: unknown) => b.done(err),
+          );
+        }
       }
     }
     this.writing = false;
@@ -420,7 +438,7 @@ class OutcomeRecorder {
           set attempts = v.attempt, status = v.status, next_attempt_at = v.next_attempt_at, lease_until = null,
               delivered_at = case when v.delivered then now() else d.delivered_at end
          from v
-        where d.id = v.id`,
+        where d.id = v.id and d.attempts = v.attempt - 1`,
       [JSON.stringify(outcomes)],
     );
   }
