@@ -392,6 +392,57 @@ describe('alerts', () => {
     ]);
   });
 
+  it('select their own namespace and service, group by namespace, and leave out the probes', () => {
+    const rules = alertRules(charts);
+    // The Services the ServiceMonitors scrape: `up` carries job=<Service name>, not the service label.
+    const services = byKind(
+      charts.template('seller-api', { set: ['global.monitoring.serviceMonitor=true'] }),
+      'Service',
+    ).map((s) => s.metadata.name);
+    for (const rule of rules) {
+      const where = `${rule.service} ${rule.alert}`;
+      const selectors = [...rule.expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\}/g)];
+      expect(selectors.length).toBeGreaterThan(0);
+      for (const [, metric, labels = ''] of selectors) {
+        expect({ where, metric, labels }).toEqual({
+          where,
+          metric,
+          labels: expect.stringContaining('namespace="seller-api"'),
+        });
+        if (metric === 'up') {
+          const job = /job="([^"]+)"/.exec(labels)?.[1];
+          expect(services).toContain(job);
+          expect(job).toBe(`seller-api-${rule.service}`);
+        } else expect(labels).toContain(`service="${rule.service}"`);
+        if (metric?.startsWith('http_')) expect(labels).toContain('route!~"/healthz|/readyz"');
+      }
+      expect(rule.labels?.service).toBe(rule.service);
+      // Every aggregation keeps the namespace apart.
+      for (const m of rule.expr.matchAll(/\b(sum|max|min|avg|count)\s*(?:by\s*\(([^)]*)\))?\s*\(/g))
+        expect({ where, by: m[2] ?? '' }).toEqual({ where, by: expect.stringContaining('namespace') });
+    }
+  });
+
+  it('a stopped consumer and failing readiness also fire when the series vanish', () => {
+    const rules = alertRules(charts);
+    const consumers = rules.filter((r) => r.alert === 'SellerApiConsumerStopped');
+    // Only the services with queues have the alert (it would fire for ever where there is no consumer).
+    expect(consumers.map((r) => r.service).sort()).toEqual(['orders', 'webhook-dispatcher', 'withdrawals']);
+    for (const rule of consumers) expect(rule.expr).toMatch(/\bor absent_over_time\(amqp_consumer_active\{/);
+    const readiness = rules.filter((r) => r.alert === 'SellerApiReadinessFailing');
+    expect(readiness).toHaveLength(5);
+    for (const rule of readiness) {
+      expect(rule.expr).toMatch(/\bor max by \(namespace, pod\) \(up\{[^}]*\}\) == 0/);
+      expect(rule.expr).toMatch(/\bor absent_over_time\(up\{/);
+    }
+    // Without the chart's ServiceMonitor there is no `up` of a known job to look at.
+    const alone = one(
+      charts.template('orders', { set: ['metrics.prometheusRule.enabled=true'] }),
+      'PrometheusRule',
+    );
+    expect(JSON.stringify(alone)).not.toMatch(/\bup\{/);
+  });
+
   it('each links its runbook, and the runbook exists', () => {
     for (const rule of alertRules(charts)) {
       expect(rule.annotations.runbook_url).toMatch(new RegExp(`/docs/runbooks/${rule.alert}\\.md$`));

@@ -87,17 +87,27 @@ export const dashboardFiles = (): string[] =>
     .filter((f) => f.endsWith('.json'))
     .map((f) => path.join(ROOT, 'helm/seller-api/dashboards', f));
 
-/** Every alert expression of every service, rendered with the PrometheusRules on. */
-export function alertRules(
-  charts: Charts,
-): Array<{ alert: string; expr: string; annotations: Record<string, string> }> {
-  const objects = charts.template('seller-api', { set: ['global.monitoring.prometheusRule=true'] });
-  const rules: Array<{ alert: string; expr: string; annotations: Record<string, string> }> = [];
+export interface AlertRule {
+  alert: string;
+  expr: string;
+  annotations: Record<string, string>;
+  labels?: Record<string, string>;
+  /** The chart (service) whose PrometheusRule holds it. */
+  service: string;
+}
+
+/** Every alert rule of every service, rendered with the ServiceMonitors and PrometheusRules on. */
+export function alertRules(charts: Charts): AlertRule[] {
+  const objects = charts.template('seller-api', {
+    set: ['global.monitoring.prometheusRule=true', 'global.monitoring.serviceMonitor=true'],
+  });
+  const rules: AlertRule[] = [];
   for (const o of objects.filter((x) => x.kind === 'PrometheusRule')) {
     const spec = o.spec as {
-      groups: Array<{ rules: Array<{ alert: string; expr: string; annotations: Record<string, string> }> }>;
+      groups: Array<{ rules: Array<Omit<AlertRule, 'service'>> }>;
     };
-    for (const group of spec.groups) rules.push(...group.rules);
+    const service = o.metadata.labels?.['app.kubernetes.io/name'] ?? '';
+    for (const group of spec.groups) rules.push(...group.rules.map((r) => ({ ...r, service })));
   }
   return rules;
 }

@@ -1,13 +1,22 @@
 {{/*
-Alerts of one service, each selecting that service's samples by their `service` label. Which alerts a
-chart has and their thresholds are values (metrics.prometheusRule.alerts); every alert links its runbook
-docs/runbooks/<alert>.md under runbookBaseUrl.
+Alerts of one service, each selecting that service's samples by their `service` label and the release
+namespace (grouped by namespace too), so installs in other namespaces are neither mixed in nor
+averaged away. Request alerts leave out the probes (/healthz, /readyz: the kit labels them with those
+routes), which would dilute the ratios and the latency. The consumer and readiness alerts also fire when
+the series vanish (no pod left, or no pod scraped), not only when they say 0. Every alert is labelled
+with its `service` whatever its expression keeps. Which alerts a chart has and their thresholds are
+values (metrics.prometheusRule.alerts); every alert links its runbook docs/runbooks/<alert>.md under
+runbookBaseUrl.
 */}}
 {{- define "common.prometheusRule" -}}
 {{- $pr := .Values.metrics.prometheusRule -}}
 {{- if or $pr.enabled ((.Values.global).monitoring).prometheusRule }}
 {{- $svc := include "common.name" . -}}
-{{- $sel := printf "service=%q" $svc -}}
+{{- $sel := printf "service=%q,namespace=%q" $svc .Release.Namespace -}}
+{{- $http := printf "%s,route!~%q" $sel "/healthz|/readyz" -}}
+{{- /* `up` has only the scrape target's labels: job is the Kubernetes Service name (the ServiceMonitor's default). */ -}}
+{{- $up := printf "job=%q,namespace=%q" (include "common.fullname" .) .Release.Namespace -}}
+{{- $scraped := or .Values.metrics.serviceMonitor.enabled ((.Values.global).monitoring).serviceMonitor -}}
 {{- $a := $pr.alerts -}}
 apiVersion: monitoring.coreos.com/v1
 kind: PrometheusRule
@@ -25,11 +34,12 @@ spec:
         {{- with $a.SellerApiHigh5xxRatio }}{{ if .enabled }}
         - alert: SellerApiHigh5xxRatio
           expr: |
-            sum(rate(http_requests_total{ {{- $sel }},status_code=~"5.."}[5m]))
-              / sum(rate(http_requests_total{ {{- $sel }}}[5m])) > {{ .threshold }}
+            sum by (namespace) (rate(http_requests_total{ {{- $http }},status_code=~"5.."}[5m]))
+              / sum by (namespace) (rate(http_requests_total{ {{- $http }}}[5m])) > {{ .threshold }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
+            service: {{ $svc }}
           annotations:
             summary: {{ printf "%s answers more than %v%% of its requests with a 5xx" $svc (mulf .threshold 100) | quote }}
             description: "{{ `{{ $value | humanizePercentage }}` }} of the requests end in 5xx over the last 5 minutes."
@@ -38,10 +48,11 @@ spec:
         {{- with $a.SellerApiHighP99Latency }}{{ if .enabled }}
         - alert: SellerApiHighP99Latency
           expr: |
-            histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{ {{- $sel }}}[5m]))) > {{ .thresholdSeconds }}
+            histogram_quantile(0.99, sum by (namespace, le) (rate(http_request_duration_seconds_bucket{ {{- $http }}}[5m]))) > {{ .thresholdSeconds }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
+            service: {{ $svc }}
           annotations:
             summary: {{ printf "%s p99 latency above %vs" $svc .thresholdSeconds | quote }}
             description: "p99 over the last 5 minutes is {{ `{{ $value | humanizeDuration }}` }}."
@@ -50,10 +61,11 @@ spec:
         {{- with $a.SellerApiOutboxLag }}{{ if .enabled }}
         - alert: SellerApiOutboxLag
           expr: |
-            max(outbox_oldest_message_age_seconds{ {{- $sel }}}) > {{ .thresholdSeconds }}
+            max by (namespace) (outbox_oldest_message_age_seconds{ {{- $sel }}}) > {{ .thresholdSeconds }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
+            service: {{ $svc }}
           annotations:
             summary: {{ printf "%s has outbox messages older than %vs not yet published" $svc .thresholdSeconds | quote }}
             description: "The oldest unpublished outbox row is {{ `{{ $value | humanizeDuration }}` }} old."
@@ -62,34 +74,42 @@ spec:
         {{- with $a.SellerApiConsumerStopped }}{{ if .enabled }}
         - alert: SellerApiConsumerStopped
           expr: |
-            max by (queue) (amqp_consumer_active{ {{- $sel }}}) == 0
+            max by (namespace, queue) (amqp_consumer_active{ {{- $sel }}}) == 0
+              or absent_over_time(amqp_consumer_active{ {{- $sel }}}[5m])
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
+            service: {{ $svc }}
           annotations:
             summary: {{ printf "No replica of %s consumes a queue" $svc | quote }}
-            description: "No replica has consumed {{ `{{ $labels.queue }}` }} for {{ .for }}."
+            description: "{{ `{{ with $labels.queue }}No replica has consumed {{ . }}{{ else }}No replica reports its consumers (no pod running or scraped){{ end }}` }} for {{ .for }}."
             runbook_url: {{ printf "%s/SellerApiConsumerStopped.md" $pr.runbookBaseUrl }}
         {{- end }}{{ end }}
         {{- with $a.SellerApiReadinessFailing }}{{ if .enabled }}
         - alert: SellerApiReadinessFailing
           expr: |
-            min by (pod, check) (readiness_check_up{ {{- $sel }}}) == 0
+            min by (namespace, pod, check) (readiness_check_up{ {{- $sel }}}) == 0
+            {{- if $scraped }}
+              or max by (namespace, pod) (up{ {{- $up }}}) == 0
+              or absent_over_time(up{ {{- $up }}}[5m])
+            {{- end }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
+            service: {{ $svc }}
           annotations:
             summary: {{ printf "A %s pod fails its readiness check" $svc | quote }}
-            description: "Pod {{ `{{ $labels.pod }}` }} cannot reach {{ `{{ $labels.check }}` }}."
+            description: "{{ `{{ if $labels.check }}Pod {{ $labels.pod }} cannot reach {{ $labels.check }}{{ else if $labels.pod }}Pod {{ $labels.pod }} cannot be scraped (down or not answering){{ else }}No pod is running or scraped{{ end }}` }}."
             runbook_url: {{ printf "%s/SellerApiReadinessFailing.md" $pr.runbookBaseUrl }}
         {{- end }}{{ end }}
         {{- with $a.SellerApiDeadWebhookDeliveries }}{{ if .enabled }}
         - alert: SellerApiDeadWebhookDeliveries
           expr: |
-            sum(increase(webhook_delivery_attempts_total{ {{- $sel }},outcome="dead"}[15m])) > {{ .threshold }}
+            sum by (namespace) (increase(webhook_delivery_attempts_total{ {{- $sel }},outcome="dead"}[15m])) > {{ .threshold }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
+            service: {{ $svc }}
           annotations:
             summary: "Webhook deliveries went dead (every attempt failed)"
             description: "{{ `{{ $value }}` }} deliveries went dead in the last 15 minutes."
