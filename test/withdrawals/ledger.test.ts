@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { captureEvents } from '../support/events';
+import { ACCOUNT_NAMES } from '../../services/withdrawals/src/domain/ledger';
 import { call } from '../support/system';
 import { waitFor } from '../support/wait';
 import {
@@ -187,6 +188,13 @@ describe('ledger fed by payments', () => {
     });
     expect(await ledgerRows(pending)).toEqual([]);
     expect((await balance(h, seller.key)).available_amount).toBe(0);
+  });
+
+  it('lets the database store every account the ledger knows', async () => {
+    const [row] = await db().execute<Array<{ definition: string }>>(
+      `select pg_get_constraintdef(oid) as definition from pg_constraint where conname = 'ledger_lines_account_check'`,
+    );
+    for (const account of ACCOUNT_NAMES) expect(row?.definition).toContain(`'${account}'`);
   });
 
   it('is enforced by the database: an unbalanced entry is refused at commit, and lines are never edited', async () => {

@@ -1,6 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
 import { kitMigrationSql, outboxTraceContextSql } from '@seller-api/service-kit';
-import { ACCOUNT_NAMES } from '../domain/ledger';
 
 export const SCHEMA = 'withdrawals';
 
@@ -129,12 +128,27 @@ class Migration20261202TraceContext extends Migration {
   }
 }
 
+// seller_debt: what a reversal took beyond the available balance (ledger.settleAvailable). The list is
+// written out: a migration never changes once run.
+const accountsWithDebt = `${accountList}, 'seller_debt'`;
+
 class Migration20261203SellerDebt extends Migration {
   override async up(): Promise<void> {
-    // seller_debt: what a reversal took beyond the available balance (ledger.settleAvailable).
-    const accounts = ACCOUNT_NAMES.map((a) => `'${a}'`).join(', ');
     this.addSql(`alter table withdrawals.ledger_lines drop constraint ledger_lines_account_check,
-      add constraint ledger_lines_account_check check (account in (${accounts}))`);
+      add constraint ledger_lines_account_check check (account in (${accountsWithDebt})) not valid`);
+    this.addSql(`alter table withdrawals.ledger_lines validate constraint ledger_lines_account_check`);
+  }
+}
+
+/**
+ * An early build of 20261203 took its list from the code before seller_debt was in it: a database it
+ * ran on refuses every debt. Setting the check again is harmless where 20261203 was right.
+ */
+class Migration20261204SellerDebtCheck extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table withdrawals.ledger_lines drop constraint ledger_lines_account_check,
+      add constraint ledger_lines_account_check check (account in (${accountsWithDebt})) not valid`);
+    this.addSql(`alter table withdrawals.ledger_lines validate constraint ledger_lines_account_check`);
   }
 }
 
@@ -143,4 +157,5 @@ export const migrations = [
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
   { name: 'Migration20261203SellerDebt', class: Migration20261203SellerDebt },
+  { name: 'Migration20261204SellerDebtCheck', class: Migration20261204SellerDebtCheck },
 ];

@@ -223,10 +223,13 @@ function step(model: Model, journal: Journal, op: Op, deliver: boolean): Array<[
       const expectedOk = amount >= MIN && amount <= model.available;
       check(decided.ok === expectedOk, `withdrawal of ${amount} accepted: ${decided.ok}`);
       if (decided.ok) {
+        // A withdrawal never takes the available balance below zero, as decided (before any settling
+        // against debt, which would hide an overdraw).
+        const after =
+          available + decided.entry.lines.find((l) => l.account === ACCOUNTS.SELLER_AVAILABLE)!.amount;
+        check(after >= 0, 'a withdrawal took available below zero');
         journal.post(decided.entry);
         model.withdrawals.push({ status: 'PENDING', amount });
-        // A withdrawal never takes the available balance below zero.
-        check(journal.totals[ACCOUNTS.SELLER_AVAILABLE] >= 0, 'a withdrawal took available below zero');
       }
       break;
     }
