@@ -24,7 +24,9 @@ interface Dashboard {
   schemaVersion: number;
   id?: unknown;
   panels: Panel[];
-  templating: { list: Array<{ name: string; type: string; query: unknown }> };
+  templating: {
+    list: Array<{ name: string; type: string; query: unknown; includeAll?: boolean; allValue?: string }>;
+  };
 }
 
 const dashboards = dashboardFiles().map(
@@ -79,6 +81,20 @@ describe.each(dashboards)('%s', (_file, dashboard) => {
     }
   });
 
+  it('shows one namespace (one install) at a time, every query selecting it', () => {
+    const variable = dashboard.templating.list.find((v) => v.name === 'namespace');
+    // "All" is any value or none: the local stack's Prometheus (docker-compose) has no namespace label.
+    expect(variable).toMatchObject({ type: 'query', includeAll: true, allValue: '.*' });
+    for (const panel of dashboard.panels)
+      for (const target of panel.targets ?? [])
+        for (const name of metricNames(target.expr))
+          for (const m of target.expr.matchAll(new RegExp(`\\b${name}(?![a-zA-Z0-9_:])(\\{[^}]*\\})?`, 'g')))
+            expect({ panel: panel.title, selector: m[0] }).toEqual({
+              panel: panel.title,
+              selector: expect.stringContaining('namespace=~"$namespace"'),
+            });
+  });
+
   it('panels do not overlap', () => {
     const cells = new Set<string>();
     for (const { gridPos: g, title } of dashboard.panels)
@@ -90,6 +106,15 @@ describe.each(dashboards)('%s', (_file, dashboard) => {
         }
     expect(cells.size).toBeGreaterThan(0);
   });
+});
+
+it('the API overview leaves the health probes out of the request rates and durations', () => {
+  const overview = dashboards.find(([f]) => f === 'api-overview.json')?.[1];
+  const selectors = (overview?.panels ?? [])
+    .flatMap((p) => p.targets ?? [])
+    .flatMap((t) => [...t.expr.matchAll(/\bhttp_request[a-z_]*\{[^}]*\}/g)].map((m) => m[0]));
+  expect(selectors.length).toBeGreaterThan(5);
+  for (const selector of selectors) expect(selector).toContain('route!~"/healthz|/readyz"');
 });
 
 describe('metricNames (PromQL)', () => {
