@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EntitySchema } from '@mikro-orm/core';
 import { Migration } from '@mikro-orm/migrations';
 import amqp from 'amqplib';
 import {
@@ -8,6 +9,10 @@ import {
   createMetrics,
   enqueue,
   idempotentHandler,
+  insertTogether,
+  OutboxMessageSchema,
+  outboxRow,
+  rowsOf,
   kitMigrationSql,
   migrate,
   outboxTraceContextSql,
@@ -39,6 +44,16 @@ class TraceContext extends Migration {
   }
 }
 
+interface Widget {
+  id: string;
+  name: string;
+}
+const WidgetSchema = new EntitySchema<Widget>({
+  name: 'Widget',
+  tableName: 'widgets',
+  properties: { id: { type: 'uuid', primary: true }, name: { type: 'string' } },
+});
+
 const env = testEnv();
 const logger = createLogger('outbox-test', 'silent');
 const metrics = createMetrics('outbox-test');
@@ -60,6 +75,7 @@ let producer: Broker;
 let consumer: Broker;
 let relay: OutboxRelay;
 let rawDeliveries: Map<string, number>;
+let rawBodies: Map<string, unknown>;
 let rawConnection: amqp.ChannelModel;
 
 async function createWidget(name: string, fail = false): Promise<string> {
@@ -91,7 +107,7 @@ beforeAll(async () => {
   orm = await openDatabase({
     url: env.DATABASE_URL as string,
     schema: SCHEMA,
-    entities: [],
+    entities: [WidgetSchema],
     migrations: [
       { name: 'Init', class: Init },
       { name: 'TraceContext', class: TraceContext },
@@ -130,6 +146,7 @@ beforeAll(async () => {
   );
   // A second, plain queue counts every copy the broker receives, to show the relay sends each row once.
   rawDeliveries = new Map();
+  rawBodies = new Map();
   rawConnection = await amqp.connect(env.AMQP_URL as string);
   const channel = await rawConnection.createChannel();
   const { queue } = await channel.assertQueue('', { exclusive: true });
@@ -138,6 +155,7 @@ beforeAll(async () => {
     if (!m) return;
     const id = m.properties.messageId as string;
     rawDeliveries.set(id, (rawDeliveries.get(id) ?? 0) + 1);
+    rawBodies.set(id, JSON.parse(m.content.toString('utf8')));
     channel.ack(m);
   });
   relay = new OutboxRelay({ orm, schema: SCHEMA, broker: producer, logger, metrics, pollIntervalMs: 100 });
@@ -158,6 +176,41 @@ describe('transactional outbox', () => {
     const id = await createWidget('first');
     await waitFor(() => effectsFor(id), { what: 'consumer effect' });
     expect(await effectsFor(id)).toBe(1);
+  });
+
+  it('stores a change and its event in one statement (insertTogether), every value kept exactly', async () => {
+    // What the inlined SQL must survive: quotes, backslashes, placeholders, non-ASCII, nulls, arrays.
+    const name = `it's a "quote" \\ back?slash ? $1 :name; -- ação ☃`;
+    const widget = { id: randomUUID(), name };
+    const payload = { id: widget.id, name, list: [1, null, 'x?'], nested: { empty: {}, none: null } };
+    const event = outboxRow({ exchange: EXCHANGE, routingKey: 'widget.created', payload });
+    await insertTogether(orm.em.fork(), [
+      rowsOf(WidgetSchema, [widget]),
+      rowsOf(OutboxMessageSchema, [event]),
+    ]);
+    relay.wake();
+    const [stored] = await orm.em
+      .fork()
+      .execute<Widget[]>(`select id, name from ${SCHEMA}.widgets where id = ?`, [widget.id]);
+    expect(stored).toEqual(widget);
+    await waitFor(() => rawBodies.get(event.id), { what: 'the event published' });
+    expect(rawBodies.get(event.id)).toEqual(payload);
+  });
+
+  it('stores nothing of a statement that fails', async () => {
+    const widget = { id: randomUUID(), name: 'twice' };
+    const event = outboxRow({ exchange: EXCHANGE, routingKey: 'widget.created', payload: { id: widget.id } });
+    // The same widget twice: the primary key refuses the second, and the event goes with it.
+    await expect(
+      insertTogether(orm.em.fork(), [
+        rowsOf(OutboxMessageSchema, [event]),
+        rowsOf(WidgetSchema, [widget, widget]),
+      ]),
+    ).rejects.toMatchObject({ code: '23505' });
+    const [row] = await orm.em
+      .fork()
+      .execute<Array<{ n: string }>>(`select count(*) as n from ${SCHEMA}.outbox where id = ?`, [event.id]);
+    expect(Number(row?.n)).toBe(0);
   });
 
   it('publishes nothing when the transaction rolls back', async () => {

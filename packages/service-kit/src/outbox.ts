@@ -128,8 +128,9 @@ export function rowsOf<T extends object>(entity: EntitySchema<T>, rows: T[]): In
  * Inserts rows of several entities (outbox messages among them) in one statement, as data-modifying
  * CTEs: atomic on its own, without a transaction around it, in one round trip instead of a BEGIN, one
  * INSERT per entity and a COMMIT. For hot paths whose writes are plain inserts. Columns and values are
- * mapped by MikroORM from the entity's metadata, as a flush would. The caller wakes the outbox relay
- * afterwards (the relay's commit hook only sees flushes).
+ * mapped by MikroORM from the entity's metadata, as a flush would. Given an EntityManager inside a
+ * transaction, the statement joins it. The caller wakes the outbox relay afterwards (the relay's
+ * commit hook only sees flushes).
  */
 export async function insertTogether(em: EntityManager, inserts: InsertRows[]): Promise<void> {
   const sql = em as unknown as SqlEntityManager;
@@ -139,7 +140,8 @@ export async function insertTogether(em: EntityManager, inserts: InsertRows[]): 
   const main = queries.pop();
   if (!main) return;
   queries.forEach((query, i) => main.with(`w${i}`, query));
-  await sql.getConnection().execute(main);
+  // Inside the caller's transaction when there is one.
+  await sql.getConnection().execute(main, [], 'run', sql.getTransactionContext());
 }
 
 export interface OutboxRelayOptions {
