@@ -10,7 +10,13 @@ export const dispatcherEnv = {
   WEBHOOK_RETRY_SCHEDULE: RetryScheduleEnv,
   /** `true` lets `test` webhooks reach loopback and private addresses; `live` never may. */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool.default(false),
-  WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  // Below the sender's 60 s lease on a claimed delivery, so no other replica takes it mid-attempt.
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(50_000, { error: 'Must be at most 50000: an attempt must end well within its 60 s lease' })
+    .default(10_000),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(128),
   WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /** Fallback poll for due deliveries (new ones and retries also wake the sender directly). */

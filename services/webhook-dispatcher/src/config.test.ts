@@ -1,0 +1,21 @@
+import { ConfigError } from '@seller-api/service-kit';
+import { loadDispatcherConfig } from './config';
+
+describe('dispatcher configuration', () => {
+  it('has a 10 s attempt timeout by default', () => {
+    expect(loadDispatcherConfig({}).WEBHOOK_ATTEMPT_TIMEOUT_MS).toBe(10_000);
+  });
+
+  it('refuses an attempt timeout that could outlast the lease of a claimed delivery', () => {
+    let error: unknown;
+    try {
+      loadDispatcherConfig({ WEBHOOK_ATTEMPT_TIMEOUT_MS: '60000' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'WEBHOOK_ATTEMPT_TIMEOUT_MS: Must be at most 50000: an attempt must end well within its 60 s lease',
+    ]);
+  });
+});
