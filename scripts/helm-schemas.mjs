@@ -42,6 +42,20 @@ const alert = obj({
   severity: { enum: ['critical', 'warning', 'info'] },
 });
 const dependency = obj({ enabled: bool, port, to: list() });
+// Names of variables that hold secrets (README "Configuration", docs/deploy.md "Secrets"): they come from
+// the existing Secret, never from values. Go regular expressions (Helm's validator): no lookahead, so the
+// token endpoint URLs (PSP_TOKEN_URL) are let through separately. Not secrets, and allowed: PIX_KEY,
+// PAYOUT_PIX_KEY (a public receiving key), *_TLS_CERT_FILE and *_TLS_KEY_FILE (paths to a mounted Secret),
+// WEBHOOK_ALLOW_PRIVATE_TARGETS, REDIS_KEY_PREFIX.
+const SECRET_WORDS =
+  '(^|_)(SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|CLIENT_ID|API_KEY|ACCESS_KEY|PRIVATE_KEY)(_|$)|(^|_)(DATABASE|AMQP|REDIS)_URL$';
+const secretName = {
+  anyOf: [
+    { pattern: SECRET_WORDS },
+    { allOf: [{ pattern: '(^|_)TOKEN(_|$)' }, { not: { pattern: '_TOKEN_URL$' } }] },
+  ],
+};
+const envName = { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' };
 const global = {
   type: 'object',
   properties: {
@@ -81,11 +95,21 @@ function serviceSchema(name) {
     otlpEndpoint: str,
     config: {
       type: 'object',
-      description: 'Non-secret environment variables of the service (README, Configuration).',
-      propertyNames: { pattern: '^[A-Z][A-Z0-9_]*$' },
+      description:
+        'Non-secret environment variables of the service (README, Configuration). Secret names (DATABASE_URL, *_SECRET, *_CLIENT_ID, ...) are refused: they belong in existingSecret.',
+      propertyNames: { pattern: '^[A-Z][A-Z0-9_]*$', not: secretName },
       additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
     },
-    extraEnv: list(),
+    extraEnv: {
+      ...list({
+        type: 'object',
+        required: ['name'],
+        properties: { name: envName },
+        // A secret's name only with valueFrom (a secretKeyRef), never with a literal value.
+        anyOf: [{ properties: { name: { not: secretName } } }, { not: { required: ['value'] } }],
+      }),
+      description: 'Extra container variables; secret names only with valueFrom (secretKeyRef).',
+    },
     extraVolumes: list(),
     extraVolumeMounts: list(),
     resources,

@@ -357,6 +357,39 @@ describe('the umbrella chart', () => {
     }
   });
 
+  it('the chart schemas refuse secrets in values: secret names in config, or literal in extraEnv', () => {
+    for (const set of [
+      'config.DATABASE_URL=postgres://u:p@db/x',
+      'config.AMQP_URL=amqp://u:p@mq',
+      'config.PSP_CLIENT_SECRET=s',
+      'config.PSP_CLIENT_ID=i',
+      'config.INTERNAL_SECRET=s',
+      'config.SOME_TOKEN=t',
+    ])
+      expect(() => charts.template('payments', { set: [set] })).toThrow(/config: Property name of "[A-Z_]+"/);
+    // Through the umbrella too: each service's section is checked by its chart's schema.
+    expect(() =>
+      charts.template('seller-api', { set: ['orders.config.DATABASE_URL=postgres://u:p@db/x'] }),
+    ).toThrow(/DATABASE_URL/);
+    expect(() =>
+      charts.template('gateway', { set: ['extraEnv[0].name=REDIS_URL', 'extraEnv[0].value=redis://:p@r'] }),
+    ).toThrow(/extraEnv/);
+    // What stays allowed: public keys, certificate and key file paths, token endpoint URLs, and a
+    // secret's name taken from a Secret.
+    const allowed = charts.template('payments', {
+      set: [
+        'config.PIX_KEY=pix@example.com',
+        'config.PSP_TLS_KEY_FILE=/etc/psp/tls.key',
+        'config.PSP_TOKEN_URL=https://psp.example.com/oauth/token',
+        'extraEnv[0].name=PSP_CLIENT_SECRET',
+        'extraEnv[0].valueFrom.secretKeyRef.name=psp',
+        'extraEnv[0].valueFrom.secretKeyRef.key=secret',
+      ],
+    });
+    const config = one(allowed, 'ConfigMap') as unknown as { data: Record<string, string> };
+    expect(config.data.PSP_TLS_KEY_FILE).toBe('/etc/psp/tls.key');
+  });
+
   it('ships each dashboard JSON, unchanged, in a ConfigMap labelled for Grafana', () => {
     const objects = charts.template('seller-api', { release: 'seller-api' });
     const dashboards = byKind(objects, 'ConfigMap').filter(
