@@ -1,13 +1,13 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { Withdrawal } from '@seller-api/contracts';
 import { standaloneOrder } from '../orders/fixtures';
 import { decodeQrPng } from '../support/pix';
-import { startReceiver } from '../support/receiver';
+import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
 import { call, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
 import { expectAccessible, launchChromium, screenshot } from './browser';
 import { ensurePanelBuilt } from './build';
-import { originOf, panelUser } from './helpers';
+import { login, originOf, panelCall, panelUser } from './helpers';
 
 jest.setTimeout(120_000);
 
@@ -16,13 +16,15 @@ let gateway: RunningGateway;
 let origin: string;
 let browser: Browser;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+// How each receiver path answers, when a test says (200 otherwise).
+const replies = new Map<string, (hook: ReceivedHook) => Reply>();
 
 beforeAll(async () => {
   await ensurePanelBuilt();
   system = await startSystem();
   gateway = await system.startGateway();
   origin = originOf(gateway.url);
-  receiver = await startReceiver();
+  receiver = await startReceiver((hook) => replies.get(hook.path)?.(hook) ?? { status: 200 });
   browser = await launchChromium();
 }, 180_000);
 afterAll(async () => {
@@ -52,6 +54,18 @@ async function loginByKeyboard(page: Page, email: string, password: string): Pro
   await page.keyboard.type(password);
   await page.keyboard.press('Enter');
 }
+
+/** Presses Tab until `target` has the focus: it is reachable by keyboard, and focused. */
+async function tabTo(page: Page, target: Locator, maxTabs = 60): Promise<void> {
+  await target.waitFor();
+  for (let i = 0; i < maxTabs; i += 1) {
+    await page.keyboard.press('Tab');
+    if (await target.evaluate((el) => el === el.ownerDocument.activeElement)) return;
+  }
+  throw new Error(`${target.toString()} not reached in ${maxTabs} presses of Tab`);
+}
+
+const isFocused = (target: Locator) => target.evaluate((el) => el === el.ownerDocument.activeElement);
 
 async function nav(page: Page, name: string, heading: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
@@ -96,15 +110,23 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   // Settings > API keys: generate a test key, shown once with a copy button and the warning.
   await nav(page, 'Settings: API keys', 'Settings: API keys');
   await expect(page.getByRole('row', { name: /^test No active key/ }).count()).resolves.toBe(1);
-  await page.getByLabel('Environment', { exact: true }).selectOption('test');
-  await page.getByLabel('Label (optional)').fill('e2e');
-  await page.getByRole('button', { name: 'Generate key' }).click();
+  // By keyboard: Tab to the environment (test already), on to the label, then Space on the button.
+  const environment = page.getByLabel('Environment', { exact: true });
+  await tabTo(page, environment);
+  await expect(environment.inputValue()).resolves.toBe('test');
+  await page.keyboard.press('Tab');
+  await expect(isFocused(page.getByLabel('Label (optional)'))).resolves.toBe(true);
+  await page.keyboard.type('e2e');
+  await tabTo(page, page.getByRole('button', { name: 'Generate key' }));
+  await page.keyboard.press('Space');
   const keyField = page.getByLabel('New API key', { exact: true });
   await keyField.waitFor();
   const key = await keyField.inputValue();
   expect(key).toMatch(/^mk_test_[A-Za-z0-9]{40}$/);
   await expect(page.getByText(/revoked now/).count()).resolves.toBe(1);
-  await page.getByRole('button', { name: 'Copy new API key' }).click();
+  // The box with the key took the focus; its copy button is the next stop or two.
+  await tabTo(page, page.getByRole('button', { name: 'Copy new API key' }), 3);
+  await page.keyboard.press('Enter');
   await page.getByText('Copied to the clipboard.').waitFor();
   expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
   const row = page.getByRole('row', { name: /^test e2e/ });
@@ -156,10 +178,18 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await expectAccessible(page, 'order detail');
 
   // Webhooks: register one for order.paid at the local receiver; the secret is shown once.
+  // By keyboard: the URL, the event with the arrow keys, Enter on the button.
   await nav(page, 'Webhooks', 'Webhooks');
-  await page.getByLabel('URL').fill(`${receiver.url}/hooks/paid`);
-  await page.getByLabel('Event', { exact: true }).selectOption('order.paid');
-  await page.getByRole('button', { name: 'Register webhook' }).click();
+  await tabTo(page, page.getByLabel('URL'));
+  await page.keyboard.type(`${receiver.url}/hooks/paid`);
+  await page.keyboard.press('Tab');
+  const event = page.getByLabel('Event', { exact: true });
+  await expect(isFocused(event)).resolves.toBe(true);
+  await expect(event.inputValue()).resolves.toBe('order.created');
+  await page.keyboard.press('ArrowDown');
+  await expect(event.inputValue()).resolves.toBe('order.paid');
+  await tabTo(page, page.getByRole('button', { name: 'Register webhook' }));
+  await page.keyboard.press('Enter');
   const secret = await page.getByLabel('Signing secret', { exact: true }).inputValue();
   expect(secret).toMatch(/^whsec_/);
   await page.getByRole('row', { name: /^order\.paid/ }).waitFor();
@@ -194,7 +224,9 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await page.getByText('No deliveries with status dead.').waitFor();
   await page.getByLabel('Status', { exact: true }).selectOption('delivered');
   await delivered.waitFor();
-  await page.getByRole('button', { name: `Resend delivery ${eventId}` }).click();
+  // Resend by keyboard: from the status filter, Tab to the delivery's button and Enter.
+  await tabTo(page, page.getByRole('button', { name: `Resend delivery ${eventId}` }));
+  await page.keyboard.press('Enter');
   await page.getByText(`Delivery ${eventId} re-queued.`).waitFor();
   await waitFor(() => receiver.forEvent(eventId).length === 2, {
     what: 'the resent delivery',
@@ -244,13 +276,41 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
     },
     { what: 'the credited balance', intervalMs: 200, timeoutMs: 30_000 },
   );
+  // Each withdrawal request carries an Idempotency-Key. The answer to the first is lost on the way
+  // back (the gateway did make the withdrawal): Enter again retries with the same key, and the
+  // gateway replays its answer instead of making a second withdrawal.
+  const withdrawalKeys: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith('/panel/api/v1/finance/withdrawals/')) {
+      withdrawalKeys.push(r.headers()['idempotency-key'] ?? '');
+    }
+  });
+  const withdrawals = '**/panel/api/v1/finance/withdrawals/';
+  let lost = false;
+  await page.route(withdrawals, async (route) => {
+    if (route.request().method() !== 'POST' || lost) return route.fallback();
+    lost = true;
+    await route.fetch();
+    await route.abort('connectionreset');
+  });
   await page.getByLabel('Amount (R$)').focus();
   await page.keyboard.type('50,00');
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   await page.keyboard.type('maria@example.com');
   await page.keyboard.press('Enter');
+  await page.getByText('No answer from the server. Check the connection and try again.').waitFor();
+  expect(problems).toEqual([expect.stringContaining('ERR_CONNECTION_RESET')]);
+  problems.length = 0;
+  const retried = page.waitForResponse(
+    (r) => r.request().method() === 'POST' && r.url().endsWith('/panel/api/v1/finance/withdrawals/'),
+  );
+  await page.keyboard.press('Enter');
   await page.getByText('Withdrawal of R$ 50,00 requested: PENDING.').waitFor();
+  expect((await retried).headers()['idempotent-replayed']).toBe('true');
+  expect(withdrawalKeys).toHaveLength(2);
+  expect(withdrawalKeys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(withdrawalKeys[1]).toBe(withdrawalKeys[0]);
   // A second one, with the mouse, for the operator to deny.
   await page.getByLabel('Amount (R$)').fill('20');
   await page.getByLabel('PIX key type').selectOption('random');
@@ -281,7 +341,8 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await approve.waitFor();
   await screenshot(page, '08-ops-withdrawals');
   await expectAccessible(page, 'operator withdrawals');
-  await approve.click();
+  await tabTo(page, approve);
+  await page.keyboard.press('Space');
   await page.getByText(`Withdrawal of R$ 50,00 for ${seller.sellerName}: APPROVED.`).waitFor();
   await page
     .getByLabel(`Reason for denying the withdrawal of R$ 20,00 for ${seller.sellerName}`)
@@ -295,14 +356,75 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
     .waitFor({ state: 'detached' });
 
   const mine = await call(`${gateway.url}/finance/withdrawals/`, { key });
-  const withdrawals = (mine.body.data as { results: unknown[] }).results.map((w) => Withdrawal.parse(w));
-  const approved = withdrawals.find((w) => w.amount === 5000);
+  const made = (mine.body.data as { results: unknown[] }).results.map((w) => Withdrawal.parse(w));
+  // The retried request made one withdrawal; each later request (another body) had a new key.
+  expect(made.filter((w) => w.amount === 5000)).toHaveLength(1);
+  expect(withdrawalKeys).toHaveLength(4);
+  expect(new Set(withdrawalKeys).size).toBe(3);
+  const approved = made.find((w) => w.amount === 5000);
   expect(['APPROVED', 'PROCESSING', 'PAID']).toContain(approved?.status);
-  expect(withdrawals.find((w) => w.amount === 2000)).toMatchObject({
+  expect(made.find((w) => w.amount === 2000)).toMatchObject({
     status: 'DENIED',
     deny_reason: 'Key not verified',
   });
 
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+it('resends the dead deliveries of a webhook, by keyboard: the receiver gets attempt 9', async () => {
+  const seller = await panelUser(gateway.service, 'seller');
+  const path = `/hooks/dead-${seller.userId}`;
+  let failing = true;
+  replies.set(path, () => ({ status: failing ? 500 : 204 }));
+  const api = await login(origin, seller.email, seller.password);
+  const registered = await panelCall(origin, '/panel/api/v1/config/webhooks/', api, {
+    method: 'POST',
+    body: { url: `${receiver.url}${path}`, event: 'order.created' },
+  });
+  expect(registered.status).toBe(201);
+  const webhookId = (registered.body.data as { id: string }).id;
+  const order = await panelCall(origin, '/panel/api/v1/sellers/orders/', api, {
+    method: 'POST',
+    body: standaloneOrder(),
+  });
+  expect(order.status).toBe(201);
+  // 500 to each of the 8 attempts (50 ms apart in tests): the delivery is dead.
+  const deadList = `/panel/api/v1/config/webhooks/${webhookId}/deliveries/?status=dead`;
+  const dead = await waitFor(
+    async () => {
+      const res = await panelCall(origin, deadList, api);
+      return (res.body.data as { results: { event_id: string }[] }).results[0] ?? null;
+    },
+    { what: 'the dead delivery', timeoutMs: 30_000 },
+  );
+  const hits = () => receiver.forEvent(dead.event_id).map((h) => h.body.delivery_attempt);
+  expect(hits()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  failing = false;
+
+  const context = await browser.newContext({ baseURL: origin });
+  const { page, problems } = await openPage(context);
+  await page.goto(`/#/webhooks/${webhookId}`);
+  await loginByKeyboard(page, seller.email, seller.password);
+  await page.getByRole('heading', { level: 1, name: 'Deliveries of order.created' }).waitFor();
+  await page.getByRole('heading', { level: 2, name: `order.created ${dead.event_id}: dead` }).waitFor();
+  await tabTo(page, page.getByRole('button', { name: 'Resend all dead deliveries' }));
+  await page.keyboard.press('Enter');
+  await page.getByText('1 dead deliveries re-queued.').waitFor();
+  await waitFor(() => hits().length === 9 || null, { what: 'attempt 9', timeoutMs: 30_000 });
+  expect(hits()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  const delivered = page.getByRole('heading', {
+    level: 2,
+    name: `order.created ${dead.event_id}: delivered`,
+  });
+  await waitFor(
+    async () => {
+      if ((await delivered.count()) > 0) return true;
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return false;
+    },
+    { what: 'the delivery shown as delivered', intervalMs: 200, timeoutMs: 30_000 },
+  );
   expect(problems).toEqual([]);
   await context.close();
 });

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError } from './api';
+import { ApiError, newIdempotencyKey } from './api';
 import { messageOf } from './ui';
 
 /** Loads on mount and when `deps` change; `reload` loads again. */
@@ -91,4 +91,29 @@ export function useFilters<F extends Record<string, string>>(initial: F) {
     setFilters((f) => ({ ...f, [key]: value }));
   };
   return { filters, setFilter, cursor, setCursor };
+}
+
+/**
+ * The Idempotency-Key of a form's action: `keyed(body, send)` sends with the same key while the same
+ * body is retried after an unknown outcome (no answer, 5xx, or the first attempt still running), so a
+ * request that did go through is not made twice; a new key once it succeeded, was refused (4xx: a retry
+ * should be judged afresh, not replayed), or the body changed.
+ */
+export function useIdempotencyKey() {
+  const pending = useRef<{ body: string; key: string } | null>(null);
+  return async <T>(body: unknown, send: (key: string) => Promise<T>): Promise<T> => {
+    const text = JSON.stringify(body);
+    if (pending.current?.body !== text) pending.current = { body: text, key: newIdempotencyKey() };
+    const attempt = pending.current;
+    try {
+      const result = await send(attempt.key);
+      if (pending.current === attempt) pending.current = null;
+      return result;
+    } catch (err) {
+      const unknownOutcome =
+        !(err instanceof ApiError) || err.status >= 500 || err.code === 'idempotency_conflict';
+      if (!unknownOutcome && pending.current === attempt) pending.current = null;
+      throw err;
+    }
+  };
 }

@@ -8,7 +8,7 @@ import {
 } from '@seller-api/contracts';
 import { apiPath, request } from '../api';
 import { money, parseReais, when } from '../format';
-import { useFilters, useLoad, useSubmit } from '../hooks';
+import { useFilters, useIdempotencyKey, useLoad, useSubmit } from '../hooks';
 import {
   ColumnHeads,
   ErrorMessage,
@@ -113,6 +113,7 @@ function RequestWithdrawal({ onRequested }: { onRequested: () => Promise<void> }
   const [pixKey, setPixKey] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
   const { busy, error, fields, run, refuse } = useSubmit();
+  const keyed = useIdempotencyKey();
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -122,11 +123,15 @@ function RequestWithdrawal({ onRequested }: { onRequested: () => Promise<void> }
       refuse({ amount: ['Enter an amount in reais, such as 50,00.'] });
       return;
     }
+    const body = { amount: cents, pix_key: pixKey.trim(), pix_key_type: keyType };
     void run(async () => {
-      const res = await request(WithdrawalResponse, apiPath('/finance/withdrawals/'), {
-        method: 'POST',
-        body: { amount: cents, pix_key: pixKey.trim(), pix_key_type: keyType },
-      });
+      const res = await keyed(body, (idempotencyKey) =>
+        request(WithdrawalResponse, apiPath('/finance/withdrawals/'), {
+          method: 'POST',
+          body,
+          idempotencyKey,
+        }),
+      );
       setNotice(`Withdrawal of ${money(res.data.amount)} requested: ${res.data.status}.`);
       setAmount('');
       setPixKey('');

@@ -10,7 +10,7 @@ import {
 import { apiPath, perform, request } from '../api';
 import { when } from '../format';
 import { href } from '../router';
-import { useActions, useLoad, useSubmit } from '../hooks';
+import { useActions, useIdempotencyKey, useLoad, useSubmit } from '../hooks';
 import {
   ColumnHeads,
   ErrorMessage,
@@ -156,14 +156,19 @@ function CreateWebhook({ onCreated }: { onCreated: (w: WebhookWithSecret) => Pro
   const [event, setEvent] = useState<string>(EVENT_NAMES[0]);
   const [description, setDescription] = useState('');
   const { busy, error, fields, run } = useSubmit();
+  const keyed = useIdempotencyKey();
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const body = { url: url.trim(), event, description: description.trim() || null };
     void run(async () => {
-      const res = await request(CreateWebhookResponse, apiPath('/config/webhooks/'), {
-        method: 'POST',
-        body: { url: url.trim(), event, description: description.trim() || null },
-      });
+      const res = await keyed(body, (idempotencyKey) =>
+        request(CreateWebhookResponse, apiPath('/config/webhooks/'), {
+          method: 'POST',
+          body,
+          idempotencyKey,
+        }),
+      );
       setUrl('');
       setDescription('');
       await onCreated(res.data);
