@@ -63,6 +63,8 @@ const global = {
     imageTag: str,
     existingSecret: str,
     amqpNamespace: { type: 'string', pattern: '^[a-z0-9_.-]*$' },
+    // A label value (seller-api/group on every pod).
+    releaseGroup: { type: 'string', maxLength: 63, pattern: '^([A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?)?$' },
     otlpEndpoint: str,
     monitoring: obj({ serviceMonitor: bool, prometheusRule: bool }),
   },
@@ -165,6 +167,7 @@ function serviceSchema(name) {
     }),
     networkPolicy: obj({
       enabled: bool,
+      allowUngroupedPeers: bool,
       callers: list({ enum: SERVICES }),
       ingressFrom: list(),
       metricsFrom: list(),

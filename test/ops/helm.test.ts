@@ -195,11 +195,15 @@ describe('network policies: only the gateway reaches the services', () => {
         }>;
       };
     };
-  const callersOf = (objects: K8sObject[]) =>
-    policy(objects)
-      .spec.ingress.filter((r) => r.ports.some((p) => p.port === 'http'))
-      .flatMap((r) => r.from ?? [])
-      .map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name'] ?? 'other');
+  // Each caller once (a caller has a second selector for pods without the group label).
+  const callersOf = (objects: K8sObject[]) => [
+    ...new Set(
+      policy(objects)
+        .spec.ingress.filter((r) => r.ports.some((p) => p.port === 'http'))
+        .flatMap((r) => r.from ?? [])
+        .map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name'] ?? 'other'),
+    ),
+  ];
 
   it.each([
     ['orders', ['gateway']],
@@ -217,7 +221,63 @@ describe('network policies: only the gateway reaches the services', () => {
       .spec.egress.flatMap((r) => r.to ?? [])
       .map((peer) => peer.podSelector?.matchLabels?.['app.kubernetes.io/name'])
       .filter(Boolean);
-    expect(peers.sort()).toEqual(['orders', 'payments', 'webhook-dispatcher', 'withdrawals']);
+    expect([...new Set(peers)].sort()).toEqual(['orders', 'payments', 'webhook-dispatcher', 'withdrawals']);
+  });
+
+  it('two installs in one namespace cannot call each other (release groups)', () => {
+    type Selector = {
+      matchLabels?: Record<string, string>;
+      matchExpressions?: Array<{ key: string; operator: string }>;
+    };
+    type Peer = { podSelector?: Selector };
+    const podLabels = (objects: K8sObject[], name?: string) =>
+      (
+        one(objects, 'Deployment', name) as unknown as {
+          spec: { template: { metadata: { labels: Record<string, string> } } };
+        }
+      ).spec.template.metadata.labels;
+    // Enough of a label selector for these policies: matchLabels and DoesNotExist.
+    const selects = (peers: Peer[], labels: Record<string, string>) =>
+      peers.some(
+        ({ podSelector: sel }) =>
+          sel !== undefined &&
+          Object.entries(sel.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
+          (sel.matchExpressions ?? []).every((e) => e.operator === 'DoesNotExist' && !(e.key in labels)),
+      );
+    const from = (objects: K8sObject[], name?: string) =>
+      (
+        one(objects, 'NetworkPolicy', name) as unknown as { spec: { ingress: Array<{ from?: Peer[] }> } }
+      ).spec.ingress.flatMap((r) => r.from ?? []);
+    const to = (objects: K8sObject[]) =>
+      (one(objects, 'NetworkPolicy') as unknown as { spec: { egress: Array<{ to?: Peer[] }> } }).spec.egress
+        .flatMap((r) => r.to ?? [])
+        .filter((peer) => peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'orders');
+
+    const prodGateway = charts.template('gateway', { release: 'prod-gateway' });
+    const stagingGateway = charts.template('gateway', { release: 'staging-gateway' });
+    const prodOrders = charts.template('orders', { release: 'prod-orders' });
+    expect(podLabels(prodGateway)['seller-api/group']).toBe('prod');
+    // orders accepts the gateway of its own group only, and the gateway reaches its own group's orders.
+    expect(selects(from(prodOrders), podLabels(prodGateway))).toBe(true);
+    expect(selects(from(prodOrders), podLabels(stagingGateway))).toBe(false);
+    expect(selects(to(prodGateway), podLabels(prodOrders))).toBe(true);
+    expect(selects(to(stagingGateway), podLabels(prodOrders))).toBe(false);
+    // Pods of a chart version without the label pass while allowUngroupedPeers is on (the upgrade).
+    const { 'seller-api/group': _group, ...older } = podLabels(stagingGateway);
+    expect(selects(from(prodOrders), older)).toBe(true);
+    const strict = charts.template('orders', {
+      release: 'prod-orders',
+      set: ['networkPolicy.allowUngroupedPeers=false'],
+    });
+    expect(selects(from(strict), older)).toBe(false);
+    expect(selects(from(strict), podLabels(prodGateway))).toBe(true);
+
+    // Through the umbrella the release is the group: another umbrella release is another group.
+    const a = charts.template('seller-api', { release: 'seller-api' });
+    const b = charts.template('seller-api', { release: 'seller-api-b' });
+    const callers = from(a, 'seller-api-orders');
+    expect(selects(callers, podLabels(a, 'seller-api-gateway'))).toBe(true);
+    expect(selects(callers, podLabels(b, 'seller-api-b-gateway'))).toBe(false);
   });
 
   it.each(SERVICES)('%s egresses only to what it needs', (service) => {
@@ -341,6 +401,18 @@ describe('the umbrella chart', () => {
       data: Record<string, string>;
     };
     expect(alone.data.ORDERS_URL).toBe('http://prod-orders:3001');
+    // An umbrella release whose name contains a service's name names every service alike.
+    const stack = charts.template('seller-api', { release: 'orders-stack' });
+    expect(
+      byKind(stack, 'Deployment')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual(SERVICES.map((s) => `orders-stack-${s}`).sort());
+    const stackConfig = one(stack, 'ConfigMap', 'orders-stack-gateway') as unknown as {
+      data: Record<string, string>;
+    };
+    expect(stackConfig.data.ORDERS_URL).toBe('http://orders-stack-orders:3001');
+    expect(stackConfig.data.PAYMENTS_URL).toBe('http://orders-stack-payments:3002');
   });
 
   it('never holds a secret value: no Secret objects, no secret variable in a ConfigMap', () => {

@@ -8,11 +8,23 @@ finds payments) by that label, whether the charts are installed alone or through
 {{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* <release>-<service>, or <service> when the release is named like the service. */}}
+{{/*
+Whether this chart renders as a subchart of the umbrella chart (its templates then live under
+<umbrella>/charts/), where the five services share one release.
+*/}}
+{{- define "common.inUmbrella" -}}
+{{- if contains "/charts/" .Template.Name -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+<release>-<service>, or <service> when a release of the chart alone is named like the service. Through
+the umbrella always <release>-<service>, whatever the release is called (a release "orders-stack" would
+otherwise name the orders chart's objects "orders-stack" and the others "orders-stack-<service>").
+*/}}
 {{- define "common.fullname" -}}
 {{- if .Values.fullnameOverride -}}
 {{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
-{{- else if contains .Chart.Name .Release.Name -}}
+{{- else if and (contains .Chart.Name .Release.Name) (not (include "common.inUmbrella" .)) -}}
 {{- .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- else -}}
 {{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
@@ -24,9 +36,28 @@ app.kubernetes.io/name: {{ include "common.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/*
+The installs that call each other: every release of the umbrella chart is one group; charts installed
+alone form a group by the common part of their release names ("prod-gateway" and "prod-orders": "prod";
+"gateway" and "orders": empty). A non-empty global.releaseGroup overrides it. The NetworkPolicies accept callers and
+reach peers of the same group only, so two installs in one namespace cannot call each other.
+*/}}
+{{- define "common.releaseGroup" -}}
+{{- if (.Values.global).releaseGroup -}}
+{{- .Values.global.releaseGroup -}}
+{{- else if include "common.inUmbrella" . -}}
+{{- .Release.Name -}}
+{{- else if contains .Chart.Name .Release.Name -}}
+{{- replace .Chart.Name "" .Release.Name | trimAll "-" -}}
+{{- else -}}
+{{- .Release.Name -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "common.labels" -}}
 {{ include "common.selectorLabels" . }}
 app.kubernetes.io/part-of: seller-api
+seller-api/group: {{ include "common.releaseGroup" . | trunc 63 | trimAll "-" | quote }}
 app.kubernetes.io/version: {{ include "common.imageTag" . | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
@@ -75,7 +106,7 @@ app.kubernetes.io/component: server
 
 {{/*
 The Service name of another seller-api chart, for the URLs one service calls (gateway -> services,
-orders -> payments). Through the umbrella chart (release "seller-api") it is <release>-<peer>. Installed
+orders -> payments). Through the umbrella chart it is <release>-<peer>, whatever the release. Installed
 alone, each chart's release is expected to be named after its service with an optional common prefix
 ("gateway" and "orders", or "prod-gateway" and "prod-orders"): the peer's name is this release's name
 with this service's name replaced by the peer's. Otherwise set the URL in `config`.
@@ -83,7 +114,7 @@ Usage: include "common.peerName" (dict "peer" "orders" "context" $)
 */}}
 {{- define "common.peerName" -}}
 {{- $ctx := .context -}}
-{{- if contains $ctx.Chart.Name $ctx.Release.Name -}}
+{{- if and (contains $ctx.Chart.Name $ctx.Release.Name) (not (include "common.inUmbrella" $ctx)) -}}
 {{- replace $ctx.Chart.Name .peer $ctx.Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- else -}}
 {{- printf "%s-%s" $ctx.Release.Name .peer | trunc 63 | trimSuffix "-" -}}

@@ -1,11 +1,14 @@
 {{/*
 One NetworkPolicy per service, over the server pods and the migrations Job (both carry the name and
 instance labels). Ingress: the service port only from the callers the code has (the gateway, orders for
-payments) plus `ingressFrom`; the metrics port only from `metricsFrom`. Egress: DNS, PostgreSQL,
-RabbitMQ, the peers the service calls, Redis and the internet where the chart turns them on.
+payments) of the same release group (common.releaseGroup) plus `ingressFrom`; the metrics port only
+from `metricsFrom`. Egress: DNS, PostgreSQL, RabbitMQ, the peers the service calls (same group), Redis
+and the internet where the chart turns them on. `allowUngroupedPeers` also admits callers and peers
+without the group label (pods of chart versions before it), for the upgrade that introduces it.
 */}}
 {{- define "common.networkPolicy" -}}
 {{- $np := .Values.networkPolicy -}}
+{{- $group := include "common.releaseGroup" . | trunc 63 | trimAll "-" -}}
 {{- if $np.enabled }}
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -31,6 +34,15 @@ spec:
             matchLabels:
               app.kubernetes.io/name: {{ . }}
               app.kubernetes.io/part-of: seller-api
+              seller-api/group: {{ $group | quote }}
+        {{- if $np.allowUngroupedPeers }}
+        - podSelector:
+            matchLabels:
+              app.kubernetes.io/name: {{ . }}
+              app.kubernetes.io/part-of: seller-api
+            matchExpressions:
+              - { key: seller-api/group, operator: DoesNotExist }
+        {{- end }}
         {{- end }}
         {{- with $np.ingressFrom }}
         {{- toYaml . | nindent 8 }}
@@ -75,6 +87,15 @@ spec:
             matchLabels:
               app.kubernetes.io/name: {{ .service }}
               app.kubernetes.io/part-of: seller-api
+              seller-api/group: {{ $group | quote }}
+        {{- if $np.allowUngroupedPeers }}
+        - podSelector:
+            matchLabels:
+              app.kubernetes.io/name: {{ .service }}
+              app.kubernetes.io/part-of: seller-api
+            matchExpressions:
+              - { key: seller-api/group, operator: DoesNotExist }
+        {{- end }}
     {{- end }}
     {{- if $np.internet.enabled }}
     - to:
