@@ -96,6 +96,19 @@ describe('Idempotency-Key', () => {
     expect(new Set([mine.text, theirs.text, otherRoute.text]).size).toBe(3);
   });
 
+  it("keeps a user's test and live keys apart: the same key never replays the other environment's answer", async () => {
+    const idem = randomUUID();
+    const { email } = await createKey(gateway.service, { email: `both-${randomUUID()}@example.com` });
+    const test = await createKey(gateway.service, { email, environment: 'test' });
+    const live = await createKey(gateway.service, { email, environment: 'live' });
+    expect(live.userId).toBe(test.userId);
+    const inTest = await post('/sellers/orders/', { n: 1 }, idem, test.key);
+    const inLive = await post('/sellers/orders/', { n: 1 }, idem, live.key);
+    expect(inLive.status).toBe(201);
+    expect(inLive.headers.get('idempotent-replayed')).toBeNull();
+    expect(inLive.text).not.toBe(inTest.text);
+  });
+
   it('refuses a malformed key with 400', async () => {
     const res = await post('/sellers/orders/', { n: 1 }, 'x'.repeat(256));
     expect(res.status).toBe(400);

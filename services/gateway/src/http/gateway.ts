@@ -5,7 +5,7 @@ import { environmentOfKey, hashApiKey } from '../domain/api-keys';
 import type { Request, Response } from 'express';
 import { authenticate, authorize, bearerToken } from './auth';
 import { assertJson, readBody } from './body';
-import { forwardIdempotently, type IdempotencyStore } from './idempotency';
+import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from './idempotency';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter } from './rate-limit';
 import { hostIs, matchRoute, routeTemplate } from './routing';
 import { UpstreamClient, type UpstreamResponse } from './proxy';
@@ -71,7 +71,13 @@ export function gatewayHandler(deps: GatewayDeps) {
     const headers = forwardHeaders(deps, req, identity, path, body);
     const idempotencyKey = req.headers['idempotency-key'];
     if (req.method === 'POST' && identity && typeof idempotencyKey === 'string') {
-      const request = { userId: identity.user_id, method: req.method, path, key: idempotencyKey, body };
+      const request = {
+        owner: idempotencyOwner(identity),
+        method: req.method,
+        path,
+        key: idempotencyKey,
+        body,
+      };
       send(
         res,
         await forwardIdempotently(deps.idempotency, request, () =>

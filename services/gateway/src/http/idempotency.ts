@@ -50,8 +50,8 @@ export class IdempotencyStore {
     return createHash('sha256').update(body).digest('hex');
   }
 
-  async claim(userId: string, method: string, path: string, key: string, body: Buffer): Promise<Claim> {
-    const redisKey = `${this.prefix}idem:${userId}:${method} ${path}:${key}`;
+  async claim(owner: string, method: string, path: string, key: string, body: Buffer): Promise<Claim> {
+    const redisKey = `${this.prefix}idem:${owner}:${method} ${path}:${key}`;
     const fingerprint = IdempotencyStore.fingerprint(body);
     const running: Entry = { state: 'running', fingerprint };
     let claimed: string | null;
@@ -76,7 +76,7 @@ export class IdempotencyStore {
     const raw = await this.redis.get(redisKey).catch(() => null);
     if (!raw) {
       // The first request ended without keeping an answer (5xx) just now: claim again.
-      return this.claim(userId, method, path, key, body);
+      return this.claim(owner, method, path, key, body);
     }
     const entry = JSON.parse(raw) as Entry;
     if (entry.fingerprint !== fingerprint) {
@@ -102,16 +102,17 @@ export class IdempotencyStore {
 
 /**
  * A POST with an `Idempotency-Key`, as the public API and the panel's `/v1` routes both apply it: the
- * first answer under 500 is kept and replayed (with `Idempotent-Replayed: true`) for the same user,
- * route, key and body; `forward` runs at most once per key.
+ * first answer under 500 is kept and replayed (with `Idempotent-Replayed: true`) for the same owner,
+ * route, key and body; `forward` runs at most once per key. The owner is a user in one environment
+ * (`idempotencyOwner`): a key used with a test key never replays a live answer.
  */
 export async function forwardIdempotently(
   store: IdempotencyStore,
-  request: { userId: string; method: string; path: string; key: string; body: Buffer },
+  request: { owner: string; method: string; path: string; key: string; body: Buffer },
   forward: () => Promise<UpstreamResponse>,
 ): Promise<UpstreamResponse> {
   IdempotencyStore.validateKey(request.key);
-  const claim = await store.claim(request.userId, request.method, request.path, request.key, request.body);
+  const claim = await store.claim(request.owner, request.method, request.path, request.key, request.body);
   if (claim.kind === 'replay') {
     const headers: Record<string, string> = { 'idempotent-replayed': 'true' };
     if (claim.response.contentType) headers['content-type'] = claim.response.contentType;
@@ -132,4 +133,9 @@ export async function forwardIdempotently(
       body: answer.body.toString('base64'),
     });
   return answer;
+}
+
+/** Whose keys: one user in one environment (the user's test and live keys never share answers). */
+export function idempotencyOwner(identity: { user_id: string; environment: string }): string {
+  return `${identity.user_id}/${identity.environment}`;
 }

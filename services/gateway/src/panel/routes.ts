@@ -30,7 +30,7 @@ import { hashPassword, verifyPassword } from '../domain/accounts';
 import { createApiKey } from '../domain/api-keys';
 import { authorize } from '../http/auth';
 import { assertJson, readBody } from '../http/body';
-import { forwardIdempotently, type IdempotencyStore } from '../http/idempotency';
+import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from '../http/idempotency';
 import { UpstreamClient } from '../http/proxy';
 import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';
 import { matchRoute, routeTemplate } from '../http/routing';
@@ -298,7 +298,13 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
       req.method === 'POST' && typeof idempotencyKey === 'string'
         ? await forwardIdempotently(
             deps.idempotency,
-            { userId: identity.user_id, method: req.method, path: apiPath, key: idempotencyKey, body },
+            {
+              owner: idempotencyOwner(identity),
+              method: req.method,
+              path: apiPath,
+              key: idempotencyKey,
+              body,
+            },
             forward,
           )
         : await forward();
