@@ -330,6 +330,13 @@ describe('the umbrella chart', () => {
       charts.template('seller-api', { release: 'seller-api', values: ['values-production.yaml'] }),
     );
     expect(production.PSP_NOTIFICATION_HOST).toBe('psp.seller.example.com');
+    // The panel is served on the main Ingress host, the origin its changes are checked against.
+    const main = one(
+      charts.template('seller-api', { release: 'seller-api', values: ['values-production.yaml'] }),
+      'Ingress',
+      'seller-api-gateway',
+    ) as unknown as { spec: { rules: Array<{ host: string }> } };
+    expect(production.PANEL_ORIGIN).toBe(`https://${main.spec.rules[0]?.host}`);
     // Without the PSP Ingress the variable is empty, which the gateway reads as unset (any host).
     expect(
       gatewayConfig(charts.template('seller-api', { release: 'seller-api' })).PSP_NOTIFICATION_HOST,
