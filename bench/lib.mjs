@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
+const pg = require('pg');
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const READY_TIMEOUT_MS = 60_000;
@@ -456,4 +457,65 @@ export function orderBody(productId, taxId = CPF) {
     items: [{ product_uuid: productId, quantity: 1 }],
     payment: { shipping_amount: 1500 },
   };
+}
+
+/**
+ * Samples pg_stat_activity of the database every 100 ms while `fn` runs, and gives per application
+ * name the mean number of connections open, running a statement, waiting on a lock and idle in a
+ * transaction, with the most frequent wait. `ignore` leaves out the bench's own connections.
+ */
+export async function withSessions(databaseUrl, fn, { ignore = [] } = {}) {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'bench_sampler' });
+  await client.connect();
+  const skip = new Set(['bench_sampler', ...ignore]);
+  const totals = new Map();
+  let samples = 0;
+  let running = true;
+  const sampling = (async () => {
+    while (running) {
+      const { rows } = await client.query(
+        `select coalesce(nullif(application_name, ''), '?') as app, state, wait_event_type, wait_event
+           from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      samples += 1;
+      for (const row of rows) {
+        if (skip.has(row.app)) continue;
+        const t = totals.get(row.app) ?? {
+          open: 0,
+          running: 0,
+          lock: 0,
+          idleInTransaction: 0,
+          waits: new Map(),
+        };
+        totals.set(row.app, t);
+        t.open += 1;
+        if (row.state === 'active' && row.wait_event_type === 'Lock') t.lock += 1;
+        else if (row.state === 'active') t.running += 1;
+        else if (row.state?.startsWith('idle in transaction')) t.idleInTransaction += 1;
+        if (row.state === 'active' && row.wait_event_type) {
+          const wait = `${row.wait_event_type}:${row.wait_event}`;
+          t.waits.set(wait, (t.waits.get(wait) ?? 0) + 1);
+        }
+      }
+      await sleep(100);
+    }
+  })();
+  try {
+    const value = await fn();
+    const rows = [...totals]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([application, t]) => ({
+        application,
+        open: t.open / samples,
+        running: t.running / samples,
+        lock: t.lock / samples,
+        idleInTransaction: t.idleInTransaction / samples,
+        topWait: ([...t.waits].sort((a, b) => b[1] - a[1])[0] ?? ['-'])[0],
+      }));
+    return { value, sessions: { samples, rows } };
+  } finally {
+    running = false;
+    await sampling.catch(() => undefined);
+    await client.end().catch(() => undefined);
+  }
 }

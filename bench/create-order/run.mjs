@@ -38,6 +38,7 @@ import {
   startService,
   waitReady,
   withCpu,
+  withSessions,
 } from '../lib.mjs';
 
 const require = createRequire(import.meta.url);
@@ -209,54 +210,6 @@ function report({ createOrder, floor, idleCpu, responseBytes, qr }) {
 }
 
 /**
- * Samples pg_stat_activity of the bench database every 100 ms while `fn` runs: per application name,
- * the mean number of connections open, running a statement, waiting on a lock, idle in a transaction.
- */
-async function withSessions(fn) {
-  const client = new pg.Client({ connectionString: DATABASE_URL, application_name: 'bench_sampler' });
-  await client.connect();
-  const totals = new Map();
-  let samples = 0;
-  let running = true;
-  const sampling = (async () => {
-    while (running) {
-      const { rows } = await client.query(
-        `select coalesce(nullif(application_name, ''), '?') as app, state, wait_event_type, wait_event
-           from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
-      );
-      samples += 1;
-      for (const row of rows) {
-        const t = totals.get(row.app) ?? {
-          open: 0,
-          running: 0,
-          lock: 0,
-          idleInTransaction: 0,
-          waits: new Map(),
-        };
-        totals.set(row.app, t);
-        t.open += 1;
-        if (row.state === 'active' && row.wait_event_type === 'Lock') t.lock += 1;
-        else if (row.state === 'active') t.running += 1;
-        else if (row.state?.startsWith('idle in transaction')) t.idleInTransaction += 1;
-        if (row.state === 'active' && row.wait_event_type) {
-          const wait = `${row.wait_event_type}:${row.wait_event}`;
-          t.waits.set(wait, (t.waits.get(wait) ?? 0) + 1);
-        }
-      }
-      await sleep(100);
-    }
-  })();
-  try {
-    const value = await fn();
-    return { ...value, sessions: { samples, rows: summariseSessions(totals, samples) } };
-  } finally {
-    running = false;
-    await sampling.catch(() => undefined);
-    await client.end().catch(() => undefined);
-  }
-}
-
-/**
  * Waits until no connection to the bench database runs a statement or holds a transaction open: the
  * orders still in flight when a run stops (their clients gone) must not be counted in the next run.
  */
@@ -280,23 +233,6 @@ async function settle() {
   }
 }
 
-function summariseSessions(totals, samples) {
-  return [...totals]
-    .filter(([app]) => app !== 'bench_sampler')
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([application, t]) => {
-      const [topWait] = [...t.waits].sort((a, b) => b[1] - a[1])[0] ?? ['-'];
-      return {
-        application,
-        open: t.open / samples,
-        running: t.running / samples,
-        lock: t.lock / samples,
-        idleInTransaction: t.idleInTransaction / samples,
-        topWait,
-      };
-    });
-}
-
 async function measureQrImages() {
   // Imported here: qr.mjs needs the payments build, which the services' start has just checked.
   const { measureQr } = await import('./qr.mjs');
@@ -316,6 +252,12 @@ async function measureQrImages() {
 // The measured runs, on the monotonic clock the CPU profiles use, to leave out start-up and warm-up.
 const windows = { createOrder: null, floor: null };
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** The run's result with what the database connections did meanwhile (`sessions`). */
+async function sessionsOf(fn) {
+  const { value, sessions } = await withSessions(DATABASE_URL, fn);
+  return { ...value, sessions };
+}
 
 async function timed(fn) {
   const from = nowUs();
@@ -461,9 +403,9 @@ async function main() {
   for (const target of [createOrder, floor]) await load(target, WARMUP, CONNECTIONS);
   console.error(`measuring (${DURATION} s per target, ${CONNECTIONS} connections)...`);
   await settle();
-  const createOrderResult = await withSessions(() => timed(() => load(createOrder, DURATION, CONNECTIONS)));
+  const createOrderResult = await sessionsOf(() => timed(() => load(createOrder, DURATION, CONNECTIONS)));
   await settle();
-  const floorResult = await withSessions(() => timed(() => load(floor, DURATION, CONNECTIONS)));
+  const floorResult = await sessionsOf(() => timed(() => load(floor, DURATION, CONNECTIONS)));
   windows.createOrder = createOrderResult.window;
   windows.floor = floorResult.window;
   console.error('measuring the QR image...');

@@ -46,6 +46,7 @@ import {
   startService,
   waitReady,
   withCpu,
+  withSessions,
 } from '../lib.mjs';
 
 const require = createRequire(import.meta.url);
@@ -151,58 +152,6 @@ async function measured(fn) {
     withRabbit[name] = name === 'other' ? Math.max(0, share - rabbit) : share;
   }
   return { value, cpu: withRabbit, wallMs };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// What the database connections do (as in bench/create-order): sampled from pg_stat_activity.
-
-async function withSessions(fn) {
-  const client = new pg.Client({ connectionString: DATABASE_URL, application_name: 'bench_sampler' });
-  await client.connect();
-  const totals = new Map();
-  let samples = 0;
-  let running = true;
-  const sampling = (async () => {
-    while (running) {
-      const { rows } = await client.query(
-        `select coalesce(nullif(application_name, ''), '?') as app, state, wait_event_type, wait_event
-           from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
-      );
-      samples += 1;
-      for (const row of rows) {
-        if (row.app === 'bench_sampler' || row.app === 'bench') continue;
-        const t = totals.get(row.app) ?? { open: 0, running: 0, lock: 0, idleInTx: 0, waits: new Map() };
-        totals.set(row.app, t);
-        t.open += 1;
-        if (row.state === 'active' && row.wait_event_type === 'Lock') t.lock += 1;
-        else if (row.state === 'active') t.running += 1;
-        else if (row.state?.startsWith('idle in transaction')) t.idleInTx += 1;
-        if (row.state === 'active' && row.wait_event_type) {
-          const wait = `${row.wait_event_type}:${row.wait_event}`;
-          t.waits.set(wait, (t.waits.get(wait) ?? 0) + 1);
-        }
-      }
-      await sleep(100);
-    }
-  })();
-  try {
-    const value = await fn();
-    const rows = [...totals]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([app, t]) => [
-        app,
-        (t.open / samples).toFixed(1),
-        (t.running / samples).toFixed(1),
-        (t.lock / samples).toFixed(1),
-        (t.idleInTx / samples).toFixed(1),
-        ([...t.waits].sort((a, b) => b[1] - a[1])[0] ?? ['-'])[0],
-      ]);
-    return { value, sessions: { samples, rows } };
-  } finally {
-    running = false;
-    await sampling.catch(() => undefined);
-    await client.end().catch(() => undefined);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -524,7 +473,9 @@ async function bench({
     const from = nowUs();
     const timeoutMs = 60_000 + total * 20;
     const { value, cpu, wallMs } = await measured(() =>
-      withSessions(() => arrivals(throughputPorts, total, timeoutMs, 20)),
+      withSessions(DATABASE_URL, () => arrivals(throughputPorts, total, timeoutMs, 20), {
+        ignore: ['bench'],
+      }),
     );
     const to = nowUs();
     const s = value.value;
@@ -781,7 +732,9 @@ async function bench({
     // This run's events occurred after it started: a straggler of the run before is left out.
     const since = Math.floor(Date.now());
     const from = nowUs();
-    const { value, cpu } = await measured(() => withSessions(() => eventLoad(source, DURATION)));
+    const { value, cpu } = await measured(() =>
+      withSessions(DATABASE_URL, () => eventLoad(source, DURATION), { ignore: ['bench'] }),
+    );
     const { value: load, sessions } = value;
     const to = nowUs();
     // Every first attempt to the healthy destination, or 30 s more.
@@ -1034,7 +987,14 @@ function report({ ceiling, drain, fast, slow, real, slowBacklog, idleCpu, envelo
   printTable([
     ['run', 'open', 'running', 'waiting on a lock', 'idle in transaction', 'top wait'],
     ...sessionRuns.map(([label, sessions]) => {
-      const row = sessions.rows.find(([app]) => app === 'webhooks') ?? ['', '0', '0', '0', '0', '-'];
+      const r = sessions.rows.find((x) => x.application === 'webhooks');
+      const row = r
+        ? [
+            r.application,
+            ...[r.open, r.running, r.lock, r.idleInTransaction].map((n) => n.toFixed(1)),
+            r.topWait,
+          ]
+        : ['', '0', '0', '0', '0', '-'];
       return [label, ...row.slice(1)];
     }),
   ]);
