@@ -47,6 +47,20 @@ describe('request ids', () => {
   });
 });
 
+describe('metric labels', () => {
+  it('labels requests by their documented route, and every other path as unmatched, whatever it is', async () => {
+    const noise = `x${Date.now()}${Math.random().toString(36).slice(2)}`;
+    await call(`${gateway.url}/sellers/${noise}/`);
+    await call(`${gateway.url}/${noise}/`, { key });
+    await call(`${gateway.url.replace('/api/v1', '')}/panel/api/${noise}`);
+    await call(`${gateway.url}/sellers/orders/`, { key });
+    const exposed = await gateway.service.runtime.metrics.registry.metrics();
+    expect(exposed).not.toContain(noise);
+    expect(exposed).toContain('route="unmatched"');
+    expect(exposed).toContain('route="/api/v1/sellers/orders/"');
+  });
+});
+
 describe('forwarding', () => {
   it('passes a signed identity, the path and the query, and never the API key', async () => {
     const res = await call(`${gateway.url}/sellers/orders/?limit=5&status=PAID`, { key });

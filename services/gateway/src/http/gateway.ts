@@ -29,7 +29,9 @@ export interface GatewayDeps {
 export function gatewayHandler(deps: GatewayDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const path = req.path;
-    res.locals.routeTemplate = `/api/v1${routeTemplate(path)}`;
+    // Metrics and spans label a request by its documented route; anything else is `unmatched`.
+    const template = routeTemplate(req.method, path);
+    if (template) res.locals.routeTemplate = `/api/v1${template}`;
     const rule = matchRoute(path);
     // The PSP routes exist only on the PSP's own host (its Ingress checks the client certificate):
     // elsewhere they answer exactly like a route that does not exist.

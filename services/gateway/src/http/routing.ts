@@ -1,4 +1,9 @@
-import type { Environment, Role } from '@seller-api/contracts';
+import {
+  routes as documentedRoutes,
+  toExpressPath,
+  type Environment,
+  type Role,
+} from '@seller-api/contracts';
 
 export type Upstream = 'orders' | 'payments' | 'withdrawals' | 'webhooks';
 
@@ -37,10 +42,18 @@ export function hostIs(hostHeader: string | undefined, expected: string): boolea
   return host.toLowerCase() === expected;
 }
 
-/** The route template for metrics: ids replaced so label cardinality stays bounded. */
-export function routeTemplate(path: string): string {
-  return path
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, ':id')
-    .replace(/\/\d+(?=\/|$)/g, '/:n')
-    .replace(/\/evt_[A-Za-z0-9]+/g, '/:event_id');
+// The documented routes (the OpenAPI registry of the contracts), as matchers: the only labels a path
+// can get, so whatever a caller sends, the metrics have a bounded set of series.
+const TEMPLATES = documentedRoutes.map((route) => ({
+  method: route.method.toUpperCase(),
+  template: toExpressPath(route.path),
+  pattern: new RegExp(`^${route.path.replace(/\/$/, '').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+}));
+
+/**
+ * The documented route a request is for (`/sellers/orders/:uuid/`), or null: the label of its metrics
+ * and its span. A path that is not documented, a mistyped id included, has no label of its own.
+ */
+export function routeTemplate(method: string, path: string): string | null {
+  return TEMPLATES.find((t) => t.method === method && t.pattern.test(path))?.template ?? null;
 }

@@ -116,7 +116,6 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
   api.use((req, res, next) => {
     setSecurityHeaders(res);
     res.set('Cache-Control', 'no-store');
-    res.locals.routeTemplate = `/panel/api${routeTemplate(req.path)}`;
     next();
   });
 
@@ -272,7 +271,8 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
   /** The public API's own routes, with the session's identity instead of an API key's. */
   api.use('/v1', async (req, res) => {
     const apiPath = req.path;
-    res.locals.routeTemplate = `/panel/api/v1${routeTemplate(apiPath)}`;
+    const template = routeTemplate(req.method, apiPath);
+    if (template) res.locals.routeTemplate = `/panel/api/v1${template}`;
     const rule = matchRoute(apiPath);
     if (!rule || rule.role === null || !['GET', 'POST', 'PATCH', 'DELETE'].includes(req.method)) {
       throw new HttpError(404, 'not_found', `Route ${req.method} ${apiPath} not found.`);
