@@ -128,25 +128,36 @@ describe('one trace from the API call to the webhook POST', () => {
     expect(charge?.spanContext().traceId).toBe(traceId);
   });
 
-  it('continues a caller-sent traceparent at the gateway, which alone passes it on', async () => {
+  it("starts a trace of its own at the gateway, linked to a caller's traceparent, and passes none of the caller's context on", async () => {
     const { key } = await createKey(gateway.service);
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const callerSpan = '00f067aa0ba902b7';
     const res = await fetch(`${gateway.url}/sellers/orders/`, {
-      headers: { authorization: `Bearer ${key}`, traceparent: `00-${callerTrace}-${callerSpan}-01` },
+      headers: {
+        authorization: `Bearer ${key}`,
+        // Not sampled, with state and baggage: none of it may steer or ride along our trace.
+        traceparent: `00-${callerTrace}-${callerSpan}-00`,
+        tracestate: 'evil=1',
+        baggage: 'role=operator',
+      },
     });
     expect(res.status).toBe(200);
     const [entry, list] = await waitFor(
       () => {
-        const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === callerTrace);
-        const first = spans.find((s) => s.parentSpanContext?.spanId === callerSpan);
+        const spans = exporter.getFinishedSpans();
+        const first = spans.find((s) => s.links.some((l) => l.context.spanId === callerSpan));
         const second = first && spans.find((s) => s.parentSpanContext?.spanId === first.spanContext().spanId);
         return first && second ? ([first, second] as const) : null;
       },
-      { what: 'the gateway and orders spans of the caller trace' },
+      { what: 'the gateway span linked to the caller, and its orders child' },
     );
     expect(describeSpan(entry)).toBe('SERVER GET /api/v1/sellers/orders/');
-    // The orders span is the gateway's child, not the caller's: the gateway replaced the header.
+    expect(entry.parentSpanContext).toBeUndefined();
+    expect(entry.spanContext().traceId).not.toBe(callerTrace);
+    expect(entry.links[0]?.context.traceId).toBe(callerTrace);
+    // Recorded although the caller said "not sampled"; the orders span is in the gateway's trace.
     expect(describeSpan(list)).toBe('SERVER GET /sellers/orders/');
+    expect(list.spanContext().traceId).toBe(entry.spanContext().traceId);
+    expect(list.spanContext().traceState).toBeUndefined();
   });
 });

@@ -74,16 +74,23 @@ export interface HttpAppOptions {
   metrics: Metrics;
   /** The gateway reads raw bodies itself; services parse JSON here. */
   parseJson?: boolean;
+  /** A public entry point: callers' trace context is linked, never continued (telemetry.serverSpans). */
+  untrustedCallers?: boolean;
 }
 
 /** The express app every service starts from: request id, metrics, JSON body parsing with a limit. */
-export function createHttpApp({ metrics, logger, parseJson = true }: HttpAppOptions): Express {
+export function createHttpApp({
+  metrics,
+  logger,
+  parseJson = true,
+  untrustedCallers = false,
+}: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   // Decided once here, so a service without tracing pays nothing per request.
-  if (tracingEnabled()) app.use(serverSpans());
+  if (tracingEnabled()) app.use(serverSpans({ untrustedCallers }));
   app.use(requestId(), httpMetrics(metrics, logger));
   if (parseJson) app.use(jsonParser());
   return app;

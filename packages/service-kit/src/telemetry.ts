@@ -3,11 +3,13 @@ import {
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   context,
   propagation,
   trace,
   type Attributes,
   type Context,
+  type Link,
   type Span,
 } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
@@ -107,19 +109,39 @@ export function failSpan(span: Span, err: unknown): void {
 
 const UNTRACED = /^\/(healthz|readyz|metrics)\b/;
 
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/** A link to the trace a caller says it is in (its `traceparent` alone), or none. */
+function callerLink(header: string | string[] | undefined): Link[] {
+  const match = typeof header === 'string' ? TRACEPARENT.exec(header.trim()) : null;
+  if (!match?.[1] || !match[2] || /^0+$/.test(match[1]) || /^0+$/.test(match[2])) return [];
+  return [{ context: { traceId: match[1], spanId: match[2], traceFlags: TraceFlags.NONE, isRemote: true } }];
+}
+
 /**
- * The SERVER span of each request, a child of the caller's `traceparent`; the rest of the request
- * runs in its context (the request and response emitters too, so body parsers' callbacks keep it).
- * Named and labelled by route template, never by raw path: paths can carry ids, queries can carry keys.
- * Installed by createHttpApp only when tracing is on.
+ * The SERVER span of each request; the rest of the request runs in its context (the request and
+ * response emitters too, so body parsers' callbacks keep it). Named and labelled by route template,
+ * never by raw path: paths can carry ids, queries can carry keys. Installed by createHttpApp only when
+ * tracing is on.
+ *
+ * Behind the gateway a service continues the caller's trace (W3C `traceparent`, `tracestate`,
+ * `baggage`). A public entry point (`untrustedCallers`: the gateway) does not: its span starts a new
+ * trace, linked to the caller's `traceparent`, so a client decides neither what is sampled nor what
+ * `tracestate` and `baggage` ride along to every service, outbox row and webhook.
  */
-export function serverSpans(): RequestHandler {
+export function serverSpans({
+  untrustedCallers = false,
+}: { untrustedCallers?: boolean } = {}): RequestHandler {
   return (req, res, next) => {
     if (UNTRACED.test(req.path)) return next();
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const parent = untrustedCallers ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer.startSpan(
       req.method,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': req.method },
+        links: untrustedCallers ? callerLink(req.headers.traceparent) : [],
+      },
       parent,
     );
     const active = trace.setSpan(parent, span);

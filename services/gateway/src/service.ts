@@ -58,7 +58,12 @@ export async function startGateway(
     },
     config.UPSTREAM_TIMEOUT_MS,
   );
-  const app = createHttpApp({ logger: runtime.logger, metrics: runtime.metrics, parseJson: false });
+  const app = createHttpApp({
+    logger: runtime.logger,
+    metrics: runtime.metrics,
+    parseJson: false,
+    untrustedCallers: true,
+  });
   runtime.mountHealth(app, {
     redis: async () => {
       await redis.ping();
