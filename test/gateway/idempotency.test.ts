@@ -109,6 +109,25 @@ describe('Idempotency-Key', () => {
     expect(inLive.text).not.toBe(inTest.text);
   });
 
+  it('keeps the key claimed after a timeout, whose outcome is unknown: a prompt retry is a 409, not a second run', async () => {
+    const hurried = await system.startGateway({ ORDERS_URL: upstream.url, UPSTREAM_TIMEOUT_MS: '100' });
+    const { key: mine } = await createKey(hurried.service);
+    const idem = randomUUID();
+    const send = () =>
+      call(`${hurried.url}/sellers/slow-orders/`, {
+        method: 'POST',
+        key: mine,
+        body: { n: 1 },
+        headers: { 'idempotency-key': idem },
+      });
+    const first = await send();
+    expect(first.status).toBe(504);
+    const retry = await send();
+    expect(retry.status).toBe(409);
+    expect(retry.body.code).toBe('idempotency_conflict');
+    expect(upstream.received.filter((r) => r.headers['idempotency-key'] === idem)).toHaveLength(1);
+  });
+
   it('refuses a malformed key with 400', async () => {
     const res = await post('/sellers/orders/', { n: 1 }, 'x'.repeat(256));
     expect(res.status).toBe(400);

@@ -23,8 +23,9 @@ const RUNNING_TTL_MS = 120_000;
 
 /**
  * `Idempotency-Key` for every POST, in Redis: the same key and body replays the first answer for 24 h;
- * another body, or a duplicate while the first is running, is a 409. Keys are scoped to the user and the
- * route. 5xx answers are not kept, so a retry after an outage runs again.
+ * another body, or a duplicate while the first is running, is a 409. Keys are scoped to the user in one
+ * environment and the route. 5xx answers are not kept, so a retry after an outage runs again; after a
+ * 502 or 504 from the gateway (the outcome is unknown) the key stays claimed until the claim expires.
  */
 export class IdempotencyStore {
   constructor(
@@ -122,7 +123,10 @@ export async function forwardIdempotently(
   try {
     answer = await forward();
   } catch (err) {
-    await claim.release();
+    // The service did not answer in time (504) or its answer was lost (502): it may have done the
+    // work. The claim is left running until it expires, so a prompt retry is a 409, not a second
+    // order. Anything else (503: the service was never reached) frees the key at once.
+    if (!(err instanceof HttpError && (err.status === 504 || err.status === 502))) await claim.release();
     throw err;
   }
   if (answer.status >= 500) await claim.release();
