@@ -53,7 +53,7 @@ export class PaymentsClient {
       throw unavailable();
     }
     if (status !== 200 && status !== 201) throw unavailable();
-    const parsed = Charge.safeParse((JSON.parse(text) as { data?: unknown }).data);
+    const parsed = Charge.safeParse(dataOf(text)?.data);
     if (!parsed.success) throw unavailable();
     return parsed.data;
   }
@@ -84,11 +84,13 @@ export class PaymentsClient {
       status = res.statusCode;
       text = await res.body.text();
     } catch {
-      throw serviceUnavailable(
-        'The payments service did not answer; nothing was changed. Retry the request.',
-      );
+      // The outcome is unknown (the action may have been applied): retrying is safe, every action
+      // answers 409 when it was already done.
+      throw serviceUnavailable('The payments service did not answer in time. Retry the request.');
     }
-    const body = JSON.parse(text || '{}') as { message?: string; code?: string; data?: unknown };
+    // A proxy's HTML error page or a truncated answer is the service's trouble, not the client's.
+    const envelope = dataOf(text);
+    const body = envelope ?? {};
     if (status === 409 || status === 404 || status === 403) {
       throw new HttpError(
         status,
@@ -98,8 +100,19 @@ export class PaymentsClient {
     }
     if (status !== 200)
       throw serviceUnavailable('The payments service could not complete the action; retry the request.');
-    const state = body.data === null || body.data === undefined ? null : ChargeState.parse(body.data);
-    return { message: body.message ?? '', state };
+    if (!envelope) {
+      throw serviceUnavailable(
+        'The payments service gave an answer that could not be read; retry the request.',
+      );
+    }
+    if (body.data === null || body.data === undefined) return { message: body.message ?? '', state: null };
+    const state = ChargeState.safeParse(body.data);
+    if (!state.success) {
+      throw serviceUnavailable(
+        'The payments service gave an answer that could not be read; retry the request.',
+      );
+    }
+    return { message: body.message ?? '', state: state.data };
   }
 
   async close(): Promise<void> {
@@ -111,3 +124,13 @@ const unavailable = () =>
   serviceUnavailable(
     'The payments service could not create the PIX charge; the order was not created. Retry the request.',
   );
+
+/** The JSON envelope of an answer, or null when the text is not JSON. */
+function dataOf(text: string): { message?: string; code?: string; data?: unknown } | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : null;
+  } catch {
+    return null;
+  }
+}
