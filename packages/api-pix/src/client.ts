@@ -92,7 +92,11 @@ export function apiPixClient(options: ApiPixClientOptions): ApiPixClient {
         bodyTimeout: options.timeoutMs,
       });
   const fetchImpl = options.fetchImpl ?? undiciFetch(agent as Agent);
-  const basic = Buffer.from(`${options.clientId}:${options.clientSecret}`, 'utf8').toString('base64');
+  // RFC 6749 2.3.1: each credential form-urlencoded, then joined and Base64-encoded.
+  const form = (text: string) => new URLSearchParams({ v: text }).toString().slice(2);
+  const basic = Buffer.from(`${form(options.clientId)}:${form(options.clientSecret)}`, 'utf8').toString(
+    'base64',
+  );
 
   let cached: { token: string; renewAt: number } | null = null;
   let pending: Promise<string> | null = null;

@@ -79,7 +79,7 @@ export class IdempotencyStore {
       // The first request ended without keeping an answer (5xx) just now: claim again.
       return this.claim(owner, method, path, key, body);
     }
-    const entry = JSON.parse(raw) as Entry;
+    const entry = parseEntry(raw);
     if (entry.fingerprint !== fingerprint) {
       throw new HttpError(
         409,
@@ -142,4 +142,15 @@ export async function forwardIdempotently(
 /** Whose keys: one user in one environment (the user's test and live keys never share answers). */
 export function idempotencyOwner(identity: { user_id: string; environment: string }): string {
   return `${identity.user_id}/${identity.environment}`;
+}
+
+/** A stored entry; one that cannot be read (written by something else) is refused rather than replayed. */
+function parseEntry(raw: string): Entry {
+  try {
+    const entry = JSON.parse(raw) as Entry;
+    if (typeof entry === 'object' && entry !== null && typeof entry.fingerprint === 'string') return entry;
+  } catch {
+    // fall through
+  }
+  throw serviceUnavailable('The idempotency record of this key cannot be read; retry with a new key.');
 }

@@ -196,7 +196,9 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
       await readJson(req),
       'Invalid environment.',
     );
-    const { session, user } = callerOf(res);
+    const caller = callerOf(res);
+    const { session, user } = caller;
+    await spendUserBudget(caller, res);
     res.json(
       presentSession('Environment changed.', await sessions.setEnvironment(session, environment), user),
     );
@@ -213,7 +215,9 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
   api.post('/keys', async (req, res) => {
     requireJson(req);
     const input = parseOrThrow(CreateApiKeyRequest, await readJson(req), 'Invalid API key request.');
-    const { user } = callerOf(res);
+    const caller = callerOf(res);
+    const { user } = caller;
+    await spendUserBudget(caller, res);
     if (user.seller_status === 'SUSPENDED') throw forbidden('This seller account is suspended.');
     const { key, record } = await createApiKey(
       deps.orm.em.fork(),
@@ -258,7 +262,7 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
       res.writeHead(answer.status, answer.headers).end(answer.body);
       return;
     }
-    const charge = Charge.parse((JSON.parse(answer.body.toString('utf8')) as { data: unknown }).data);
+    const charge = chargeOf(answer.body);
     const pix: PixCharge = {
       qr_code_id: charge.txid,
       copy_and_paste: charge.copy_and_paste,
@@ -401,6 +405,21 @@ function upstreamHeaders(
   };
   if (hasBody) headers['content-type'] = 'application/json';
   return headers;
+}
+
+/** The charge in payments' answer; an answer outside the contract is payments' fault (502). */
+function chargeOf(body: Buffer): Charge {
+  let data: unknown;
+  try {
+    data = (JSON.parse(body.toString('utf8')) as { data?: unknown } | null)?.data;
+  } catch {
+    data = undefined;
+  }
+  const parsed = Charge.safeParse(data);
+  if (!parsed.success) {
+    throw new HttpError(502, 'bad_gateway', 'The payments service gave an invalid answer. Retry later.');
+  }
+  return parsed.data;
 }
 
 function headersOf(res: Response): Record<string, string> {
