@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { gatewayEnv } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
-import { ensureUser } from './domain/accounts';
+import { UserConflictError, ensureUser } from './domain/accounts';
 import { createApiKey } from './domain/api-keys';
 import { revokeUserSessions } from './panel/sessions';
 
@@ -36,7 +36,8 @@ function parse(argv: string[]) {
       email: { type: 'string' },
       env: { type: 'string' },
       label: { type: 'string' },
-      role: { type: 'string', default: 'seller' },
+      // No default: for an existing user, a role given must be its own (see ensureUser).
+      role: { type: 'string' },
       'seller-name': { type: 'string' },
       password: { type: 'string' },
     },
@@ -45,8 +46,10 @@ function parse(argv: string[]) {
   if (action !== 'create' || (resource !== 'keys' && resource !== 'users')) throw new UsageError(USAGE);
   const email = Email.safeParse(values.email);
   if (!email.success) throw new UsageError('--email must be a valid e-mail address');
-  const role = Role.safeParse(values.role);
+  const role = Role.optional().safeParse(values.role);
   if (!role.success) throw new UsageError('--role must be seller or operator');
+  if (values['seller-name'] !== undefined && role.data === 'operator')
+    throw new UsageError('--seller-name is for seller users only');
   if (resource === 'keys') {
     const env = Environment.safeParse(values.env);
     if (!env.success) throw new UsageError('--env must be test or live');
@@ -88,6 +91,10 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     await execute(parse(argv), io);
     return 0;
   } catch (err) {
+    if (err instanceof UserConflictError) {
+      io.stderr(`refused: ${err.message}\n`);
+      return 1;
+    }
     if (err instanceof UsageError || err instanceof ConfigError) {
       io.stderr(`${err.message}\n`);
       return 2;
@@ -128,7 +135,11 @@ async function execute(command: ReturnType<typeof parse>, io: CliIo): Promise<vo
         sellerName: command.sellerName,
         password: command.password,
       });
-      io.stderr(`${created ? 'created' : 'updated'} ${user.role} user ${user.email}\n`);
+      io.stderr(
+        created
+          ? `created ${user.role} user ${user.email}\n`
+          : `set a new password for the existing ${user.role} user ${user.email}\n`,
+      );
       if (!created) await endSessions(config, user.id, io);
       io.stdout(`${user.id}\n`);
       return;

@@ -11,6 +11,7 @@ import { gatewayHandler } from './http/gateway';
 import { IdempotencyStore } from './http/idempotency';
 import { UpstreamClient } from './http/proxy';
 import { RateLimiter } from './http/rate-limit';
+import { PasswordChecks } from './panel/password-checks';
 import { mountPanel } from './panel/routes';
 
 export interface GatewayService {
@@ -18,6 +19,8 @@ export interface GatewayService {
   redis: Redis;
   server: http.Server;
   metricsServer?: http.Server;
+  /** The panel's cap on concurrent password checks (tests hold its slots). */
+  passwordChecks: PasswordChecks;
   stop(): Promise<void>;
 }
 
@@ -72,6 +75,7 @@ export async function startGateway(
   mountDocs(app);
   // One store for both: an Idempotency-Key means the same through the panel and with an API key.
   const idempotency = new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS);
+  const passwordChecks = new PasswordChecks(config.PANEL_LOGIN_CONCURRENCY, config.PANEL_LOGIN_QUEUE);
   // The seller panel: its session API under /panel/api and the built app at /.
   mountPanel(app, {
     config,
@@ -82,6 +86,7 @@ export async function startGateway(
     idempotency,
     internalSecret: config.INTERNAL_SECRET,
     logger: runtime.logger,
+    passwordChecks,
   });
   app.use(
     '/api/v1',
@@ -112,6 +117,7 @@ export async function startGateway(
     redis,
     server,
     metricsServer,
+    passwordChecks,
     stop: () =>
       runtime.stop(async () => {
         await upstreams.close();

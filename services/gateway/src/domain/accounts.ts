@@ -34,35 +34,66 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 export interface EnsureUserInput {
   email: string;
-  role: Role;
+  /** A new user's role (seller when not given); given for an existing user, it must be theirs. */
+  role?: Role;
+  /** A new seller's name (the e-mail when not given); given for an existing user, it must be theirs. */
   sellerName?: string;
   password?: string;
 }
 
+/** An existing user is not what the command asked for; nothing was changed. */
+export class UserConflictError extends Error {
+  override name = 'UserConflictError';
+}
+
 /**
  * Finds the user by e-mail or creates it; a new seller user gets its own seller account, named after
- * the e-mail unless a name is given. An existing user keeps its role; a password given here replaces
- * the old one.
+ * the e-mail unless a name is given. A password given here replaces an existing user's. An existing
+ * user's role and seller name are never changed here: asking for others is a UserConflictError, before
+ * anything is written (a role change would need another seller account; a typo must not grant /ops/).
  */
 export async function ensureUser(
   em: EntityManager,
   input: EnsureUserInput,
 ): Promise<{ user: User; created: boolean }> {
   const email = input.email.trim().toLowerCase();
+  const role = input.role ?? 'seller';
+  const sellerName = input.sellerName?.trim();
+  if (sellerName !== undefined && role !== 'seller') {
+    throw new UserConflictError('a seller name is for seller users only; an operator has no seller');
+  }
   const passwordHash = input.password ? await hashPassword(input.password) : undefined;
   return em.transactional(async (tx) => {
     // Serialise concurrent creations of the same e-mail.
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`user:${email}`]);
     const existing = await tx.findOne(UserSchema, { email });
     if (existing) {
+      if (input.role && input.role !== existing.role) {
+        throw new UserConflictError(
+          `${email} already exists with the role ${existing.role}, which is not changed here (nothing was changed)`,
+        );
+      }
+      if (sellerName !== undefined) {
+        const seller = existing.sellerId ? await tx.findOne(SellerSchema, { id: existing.sellerId }) : null;
+        if (!seller) {
+          throw new UserConflictError(
+            `${email} already exists with the role ${existing.role}, without a seller to name (nothing was changed)`,
+          );
+        }
+        if (seller.name !== sellerName) {
+          throw new UserConflictError(
+            `${email} already exists with the seller name "${seller.name}", which is not changed here (nothing was changed)`,
+          );
+        }
+      }
       if (passwordHash) existing.passwordHash = passwordHash;
       return { user: existing, created: false };
     }
     let sellerId: string | null = null;
-    if (input.role === 'seller') {
+    if (role === 'seller') {
       const seller = tx.create(SellerSchema, {
         id: randomUUID(),
-        name: input.sellerName?.trim() || email,
+        name: sellerName || email,
         status: 'ACTIVE',
         createdAt: new Date(),
       });
@@ -73,7 +104,7 @@ export async function ensureUser(
     const user = tx.create(UserSchema, {
       id: randomUUID(),
       email,
-      role: input.role,
+      role,
       sellerId,
       passwordHash: passwordHash ?? null,
       createdAt: new Date(),

@@ -33,4 +33,16 @@ export const panelEnv = {
     .default(8 * 3600),
   /** Failed and successful attempts per client IP and e-mail in 15 minutes before 429. */
   PANEL_LOGIN_ATTEMPTS: z.coerce.number().int().positive().default(5),
+  /**
+   * Failed attempts per e-mail in an hour from all IPs together before 429: a botnet guessing one
+   * account's password gets no more than this, whatever its addresses.
+   */
+  PANEL_LOGIN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().default(20),
+  /**
+   * Password checks (32 MiB scrypt each, on libuv's threadpool of 4) running at once; below the pool's
+   * size, so a login flood leaves threads for the DNS lookups of proxied requests.
+   */
+  PANEL_LOGIN_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  /** Logins waiting for a password check beyond those; more get 503 with Retry-After. */
+  PANEL_LOGIN_QUEUE: z.coerce.number().int().nonnegative().default(8),
 };

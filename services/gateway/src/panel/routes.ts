@@ -26,7 +26,6 @@ import {
   unauthorized,
   type Logger,
 } from '@seller-api/service-kit';
-import { hashPassword, verifyPassword } from '../domain/accounts';
 import { createApiKey } from '../domain/api-keys';
 import { authorize } from '../http/auth';
 import { assertJson, readBody } from '../http/body';
@@ -43,6 +42,7 @@ import {
   sessionCookie,
   setSecurityHeaders,
 } from './security';
+import type { PasswordChecks } from './password-checks';
 import { SessionStore, type Session } from './sessions';
 import { activeKeys, findUserByEmail, findUserById, type PanelUser } from './users';
 
@@ -55,6 +55,7 @@ export interface PanelConfig {
   PANEL_ORIGIN?: string;
   PANEL_SESSION_TTL_SECONDS: number;
   PANEL_LOGIN_ATTEMPTS: number;
+  PANEL_LOGIN_ACCOUNT_ATTEMPTS: number;
 }
 
 export interface PanelDeps {
@@ -68,6 +69,8 @@ export interface PanelDeps {
   idempotency: IdempotencyStore;
   internalSecret: string;
   logger: Logger;
+  /** The cap on concurrent password checks (scrypt), shared by every login. */
+  passwordChecks: PasswordChecks;
 }
 
 interface Caller {
@@ -76,6 +79,7 @@ interface Caller {
 }
 
 const LOGIN_WINDOW_SECONDS = 15 * 60;
+const ACCOUNT_WINDOW_SECONDS = 60 * 60;
 const invalidCredentials = () => new HttpError(401, 'unauthorized', 'Invalid e-mail or password.');
 
 /**
@@ -91,12 +95,22 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     deps.redis,
     `${config.REDIS_KEY_PREFIX}rl:panel-login`,
     config.PANEL_LOGIN_ATTEMPTS,
+    LOGIN_WINDOW_SECONDS,
   );
   // Many e-mails from one address is password spraying: a wider budget per IP alone.
   const ipLimiter = limiter(
     deps.redis,
     `${config.REDIS_KEY_PREFIX}rl:panel-ip`,
     config.PANEL_LOGIN_ATTEMPTS * 10,
+    LOGIN_WINDOW_SECONDS,
+  );
+  // One e-mail from many addresses is a distributed guess: failures per e-mail whatever the IP. Any
+  // e-mail has one, known or not, so a 429 does not tell which exist.
+  const accountLimiter = limiter(
+    deps.redis,
+    `${config.REDIS_KEY_PREFIX}rl:panel-account`,
+    config.PANEL_LOGIN_ACCOUNT_ATTEMPTS,
+    ACCOUNT_WINDOW_SECONDS,
   );
   const userLimiter = new RateLimiter(
     deps.redis,
@@ -108,9 +122,6 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     res.set(rateLimitHeaders(budget));
     if (!budget.allowed) throw tooManyRequests(budget);
   };
-  // Unknown e-mails cost a scrypt too, so the answer's timing does not tell which e-mails exist.
-  // Made at the first login, not at start: scrypt takes 32 MiB and a noticeable CPU slice.
-  let dummyHash: Promise<string> | null = null;
 
   const api = express.Router();
   api.use((req, res, next) => {
@@ -124,15 +135,22 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     requireJson(req);
     const input = parseOrThrow(PanelLoginRequest, await readJson(req), 'Invalid login.');
     const ip = req.ip ?? 'unknown';
-    const attemptKey = `${ip}|${input.email.trim().toLowerCase()}`;
-    await spend(ipLimiter, ip);
-    await spend(loginLimiter, attemptKey);
-    const user = await findUserByEmail(deps.pool, input.email);
-    const ok = user?.password_hash
-      ? await verifyPassword(input.password, user.password_hash)
-      : await verifyPassword(input.password, await (dummyHash ??= hashPassword('not-a-real-password'))).then(
-          () => false,
-        );
+    const email = input.email.trim().toLowerCase();
+    const attemptKey = `${ip}|${email}`;
+    const budgets: Budget[] = [
+      { limiter: loginLimiter, key: attemptKey },
+      { limiter: accountLimiter, key: email },
+      { limiter: ipLimiter, key: ip },
+    ];
+    // Read before spending: an attempt refused by one budget uses up none of the others.
+    await refuseIfSpent(budgets);
+    const user = await findUserByEmail(deps.pool, email);
+    // Spent once a password check is free: a login refused with 503 spends nothing.
+    const ok = await deps.passwordChecks.verify(input.password, user?.password_hash ?? null, () =>
+      spendAll(budgets),
+    );
+    // The account's budget counts failures only: the right password gives its point back.
+    if (ok) await accountLimiter.reward(email, 1).catch(() => undefined);
     if (!user || !ok) {
       deps.logger.info({ ip }, 'panel login refused');
       throw invalidCredentials();
@@ -320,35 +338,49 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
   mountStatic(app, config.PANEL_DIST_DIR);
 }
 
-function limiter(redis: Redis, keyPrefix: string, points: number): RateLimiterRedis {
+function limiter(redis: Redis, keyPrefix: string, points: number, duration: number): RateLimiterRedis {
   return new RateLimiterRedis({
     storeClient: redis,
     keyPrefix,
     points,
-    duration: LOGIN_WINDOW_SECONDS,
+    duration,
     rejectIfRedisNotReady: true,
-    insuranceLimiter: new RateLimiterMemory({
-      keyPrefix: `${keyPrefix}:memory`,
-      points,
-      duration: LOGIN_WINDOW_SECONDS,
-    }),
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${keyPrefix}:memory`, points, duration }),
   });
 }
 
-async function spend(limit: RateLimiterRedis, key: string): Promise<void> {
-  try {
-    await limit.consume(key);
-  } catch (rejection) {
-    if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-    throw new HttpError(
-      429,
-      'rate_limited',
-      `Too many login attempts. Retry after ${seconds} s.`,
-      undefined,
-      { 'Retry-After': String(seconds) },
-    );
+/** One login budget: a limiter and the key this attempt counts under. */
+interface Budget {
+  limiter: RateLimiterRedis;
+  key: string;
+}
+
+/** 429 when any budget has nothing left, without spending from any of them. */
+async function refuseIfSpent(budgets: Budget[]): Promise<void> {
+  const states = await Promise.all(budgets.map(({ limiter, key }) => limiter.get(key)));
+  const waits = states.flatMap((state, i) =>
+    state && state.consumedPoints >= (budgets[i]?.limiter.points ?? 0) ? [state.msBeforeNext] : [],
+  );
+  if (waits.length > 0) throw tooManyAttempts(Math.max(...waits));
+}
+
+/** Spends one attempt from every budget; 429 when one went over meanwhile (a concurrent attempt). */
+async function spendAll(budgets: Budget[]): Promise<void> {
+  const results = await Promise.allSettled(budgets.map(({ limiter, key }) => limiter.consume(key)));
+  const waits: number[] = [];
+  for (const result of results) {
+    if (result.status === 'fulfilled') continue;
+    if (!(result.reason instanceof RateLimiterRes)) throw result.reason;
+    waits.push(result.reason.msBeforeNext);
   }
+  if (waits.length > 0) throw tooManyAttempts(Math.max(...waits));
+}
+
+function tooManyAttempts(msBeforeNext: number): HttpError {
+  const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  return new HttpError(429, 'rate_limited', `Too many login attempts. Retry after ${seconds} s.`, undefined, {
+    'Retry-After': String(seconds),
+  });
 }
 
 async function readJson(req: Request): Promise<unknown> {
