@@ -51,6 +51,9 @@ const RESPONSE_EXCERPT_BYTES = 1024;
 const LEASE_SECONDS = 60;
 // How many of the oldest due deliveries a claim looks at, per delivery it may take.
 const CLAIM_SCAN_FACTOR = 8;
+// Claims in one round while the window keeps filling with busy destinations' backlogs (each claim
+// saturates at least one of them, or takes deliveries).
+const MAX_SCANS_PER_ROUND = 16;
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
@@ -148,9 +151,24 @@ export class DeliverySender {
   }
 
   private async round(): Promise<void> {
-    const capacity = this.options.concurrency - this.inFlight;
-    if (capacity <= 0) return;
-    const claimed = await this.claim(capacity);
+    // A claim looks at a window of the oldest due deliveries. When one busy destination's backlog fills
+    // that window, the claim gives that destination its free slots and nothing else; it is then
+    // saturated and left out of the next scan, so claiming again reaches the others' deliveries.
+    for (let scans = 0; scans < MAX_SCANS_PER_ROUND; scans += 1) {
+      const capacity = this.options.concurrency - this.inFlight;
+      if (capacity <= 0) return;
+      const { claimed, windowFull } = await this.claim(capacity);
+      const started = await this.launch(claimed);
+      if (claimed.length === capacity && started === claimed.length) {
+        this.again = true;
+        return;
+      }
+      if (!windowFull || claimed.length === 0) return;
+    }
+  }
+
+  /** Starts the attempts of claimed deliveries; hands back what it cannot start. Returns how many started. */
+  private async launch(claimed: ClaimedDelivery[]): Promise<number> {
     const release: string[] = [];
     for (const delivery of claimed) {
       const busy = this.perDestination.get(delivery.url) ?? 0;
@@ -190,7 +208,7 @@ export class DeliverySender {
           `{${release.join(',')}}`,
         ]);
     }
-    if (claimed.length === capacity && release.length === 0) this.again = true;
+    return claimed.length - release.length;
   }
 
   /**
@@ -202,12 +220,13 @@ export class DeliverySender {
    * meanwhile by another replica (its retry keeps its backoff) and not moved to another webhook by a
    * rotation (it is signed with the new secret, by a later claim).
    */
-  private async claim(limit: number): Promise<ClaimedDelivery[]> {
+  private async claim(limit: number): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean }> {
     const busy = Object.fromEntries(this.perDestination);
     const saturated = Object.keys(busy).filter(
       (url) => (busy[url] ?? 0) >= this.options.destinationConcurrency,
     );
-    return this.options.orm.em.fork().execute<ClaimedDelivery[]>(
+    const scanLimit = Math.max(limit * CLAIM_SCAN_FACTOR, 100);
+    const rows = await this.options.orm.em.fork().execute<Array<ClaimedDelivery & { scanned: number }>>(
       `with due as (
          select d.id, coalesce(w.url, d.url) as target, w.secret, d.next_attempt_at, d.webhook_id,
                 d.attempts
@@ -236,17 +255,18 @@ export class DeliverySender {
         where d.id = picked.id
        returning d.id, d.event_id, d.event, picked.target as url, d.signed, picked.secret,
                  d.environment, d.payload, d.occurred_at, d.created_at, d.attempts, d.max_attempts,
-                 d.trace_context`,
+                 d.trace_context, (select count(*) from due)::int as scanned`,
       [
         // Destinations without a free slot are left out before the scan: their backlog, however old,
         // never hides the others' deliveries.
         `{${saturated.map((u) => `"${u.replace(/["\\]/g, '\\$&')}"`).join(',')}}`,
-        Math.max(limit * CLAIM_SCAN_FACTOR, 100),
+        scanLimit,
         this.options.destinationConcurrency,
         JSON.stringify(busy),
         limit,
       ],
     );
+    return { claimed: rows, windowFull: (rows[0]?.scanned ?? 0) >= scanLimit };
   }
 
   private async attempt(delivery: ClaimedDelivery, free: () => void): Promise<void> {
