@@ -106,6 +106,106 @@ describe('operator CLI', () => {
     expect((await login(origin, email, 'second password')).status).toBe(200);
   });
 
+  it("refuses, changing nothing, a role or seller name other than an existing user's", async () => {
+    const email = uniqueEmail();
+    const origin = originOf(gateway.url);
+    const create = ['users', 'create', '--email', email, '--password', 'first password'];
+    expect((await cli([...create, '--seller-name', 'Loja Azul'])).code).toBe(0);
+    const before = await userRow(email);
+
+    const promote = await cli([
+      'users',
+      'create',
+      '--email',
+      email,
+      '--password',
+      'second password',
+      '--role',
+      'operator',
+    ]);
+    expect(promote.code).toBe(1);
+    expect(promote.stderr).toMatch(/^refused: .* already exists with the role seller.*nothing was changed/m);
+    expect(promote.stdout).toBe('');
+    const rename = await cli([
+      'users',
+      'create',
+      '--email',
+      email,
+      '--password',
+      'second password',
+      '--seller-name',
+      'Loja Verde',
+    ]);
+    expect(rename.code).toBe(1);
+    expect(rename.stderr).toMatch(
+      /^refused: .* already exists with the seller name "Loja Azul".*nothing was changed/m,
+    );
+    expect(await userRow(email)).toEqual(before);
+    expect((await login(origin, email, 'first password')).status).toBe(200);
+
+    // The values it has are no conflict: the password is reset, as documented.
+    const same = await cli([
+      'users',
+      'create',
+      '--email',
+      email,
+      '--password',
+      'second password',
+      '--role',
+      'seller',
+      '--seller-name',
+      'Loja Azul',
+    ]);
+    expect(same.code).toBe(0);
+    expect(same.stderr).toContain(`set a new password for the existing seller user ${email}`);
+    expect(same.lastLine).toBe(before.id);
+    expect((await login(origin, email, 'second password')).status).toBe(200);
+  });
+
+  it('resets an operator password without --role, leaving the operator an operator', async () => {
+    const email = uniqueEmail('op');
+    const origin = originOf(gateway.url);
+    expect(
+      (await cli(['users', 'create', '--email', email, '--password', 'first password', '--role', 'operator']))
+        .code,
+    ).toBe(0);
+    const reset = await cli(['users', 'create', '--email', email, '--password', 'second password']);
+    expect(reset.code).toBe(0);
+    expect(reset.stderr).toContain(`set a new password for the existing operator user ${email}`);
+    expect(await userRow(email)).toMatchObject({ role: 'operator', seller_id: null });
+    const session = await login(origin, email, 'second password');
+    expect(session.body.data).toMatchObject({ role: 'operator' });
+    // An operator has no seller to name.
+    const named = await cli([
+      'users',
+      'create',
+      '--email',
+      email,
+      '--password',
+      'third password',
+      '--seller-name',
+      'Loja',
+    ]);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toMatch(/^refused: .*role operator, without a seller/m);
+    expect(
+      (
+        await cli([
+          'users',
+          'create',
+          '--email',
+          uniqueEmail('op'),
+          '--password',
+          'a password',
+          '--role',
+          'operator',
+          '--seller-name',
+          'Loja',
+        ])
+      ).code,
+    ).toBe(2);
+  });
+
   it('explains bad usage with exit code 2', async () => {
     expect((await cli(['keys', 'create', '--email', 'nope', '--env', 'test'])).code).toBe(2);
     expect((await cli(['keys', 'create', '--email', uniqueEmail(), '--env', 'prod'])).stderr).toMatch(
@@ -114,3 +214,22 @@ describe('operator CLI', () => {
     expect((await cli(['keys', 'delete'])).code).toBe(2);
   });
 });
+
+async function userRow(email: string) {
+  const rows = await gateway.service.runtime.orm.em
+    .fork()
+    .execute<
+      Array<{
+        id: string;
+        role: string;
+        seller_id: string | null;
+        password_hash: string;
+        name: string | null;
+      }>
+    >(
+      'select u.id, u.role, u.seller_id, u.password_hash, s.name from gateway.users u left join gateway.sellers s on s.id = u.seller_id where u.email = ?',
+      [email],
+    );
+  expect(rows).toHaveLength(1);
+  return rows[0] as (typeof rows)[number];
+}

@@ -27,6 +27,7 @@ export const originOf = (apiUrl: string) => new URL(apiUrl).origin;
 
 export interface PanelLogin {
   status: number;
+  headers: Headers;
   cookie: string | null;
   setCookie: string | null;
   csrf: string | null;
@@ -49,6 +50,7 @@ export async function login(
   const data = body.data as { csrf_token?: string } | undefined;
   return {
     status: res.status,
+    headers: res.headers,
     setCookie,
     cookie: setCookie ? (setCookie.split(';')[0] ?? null) : null,
     csrf: data?.csrf_token ?? null,

@@ -103,6 +103,120 @@ describe('panel login and session cookie', () => {
   });
 });
 
+describe('login budgets per account and per address', () => {
+  // One e-mail and IP attempt, ten per IP, three failures per e-mail from anywhere. Each test sends
+  // X-Forwarded-For (the gateway trusts loopback proxies) with addresses of its own.
+  let limited: RunningGateway;
+  let limitedOrigin: string;
+  let lastOctet = 0;
+  const newIp = () => `198.51.100.${(lastOctet += 1)}`;
+  const loginFrom = (ip: string, email: string, password: string) =>
+    login(limitedOrigin, email, password, { 'x-forwarded-for': ip });
+
+  beforeAll(async () => {
+    limited = await system.startGateway({ PANEL_LOGIN_ATTEMPTS: '1', PANEL_LOGIN_ACCOUNT_ATTEMPTS: '3' });
+    limitedOrigin = originOf(limited.url);
+  });
+
+  it('limits failures per e-mail across addresses, for unknown e-mails alike, with Retry-After', async () => {
+    const user = await panelUser(gateway.service);
+    const unknown = `nobody-${randomUUID()}@example.com`;
+    const refusals = [];
+    for (const email of [user.email, unknown]) {
+      for (let i = 0; i < 3; i += 1) {
+        expect((await loginFrom(newIp(), email, `wrong-${i}`)).status).toBe(401);
+      }
+      // A fresh address with the right password: the account's budget is spent.
+      const refused = await loginFrom(newIp(), email, user.password);
+      expect(refused.status).toBe(429);
+      expect(refused.setCookie).toBeNull();
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(15 * 60);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      refusals.push(String(refused.body.message).replace(/\d+/g, 'N'));
+    }
+    expect(refusals).toEqual(['Too many login attempts. Retry after N s.', refusals[0]]);
+  });
+
+  it('refuses an attempt over one budget without spending the others', async () => {
+    const blocked = await panelUser(gateway.service);
+    for (let i = 0; i < 3; i += 1) {
+      expect((await loginFrom(newIp(), blocked.email, 'wrong')).status).toBe(401);
+    }
+    // Twelve refusals from one address, whose own budget is ten attempts...
+    const ip = newIp();
+    for (let i = 0; i < 12; i += 1) {
+      expect((await loginFrom(ip, blocked.email, blocked.password)).status).toBe(429);
+    }
+    // ...leave it whole: another user logs in from there.
+    const other = await panelUser(gateway.service);
+    expect((await loginFrom(ip, other.email, other.password)).status).toBe(200);
+
+    // Attempts refused for their address and e-mail do not spend the e-mail's budget.
+    const user = await panelUser(gateway.service);
+    const first = newIp();
+    expect((await loginFrom(first, user.email, 'wrong')).status).toBe(401);
+    for (let i = 0; i < 3; i += 1) {
+      expect((await loginFrom(first, user.email, 'wrong')).status).toBe(429);
+    }
+    expect((await loginFrom(newIp(), user.email, 'wrong')).status).toBe(401);
+    expect((await loginFrom(newIp(), user.email, user.password)).status).toBe(200);
+  });
+
+  it("counts the account's failures only: a successful login gives its attempt back", async () => {
+    const user = await panelUser(gateway.service);
+    for (let i = 0; i < 2; i += 1) {
+      expect((await loginFrom(newIp(), user.email, 'wrong')).status).toBe(401);
+    }
+    expect((await loginFrom(newIp(), user.email, user.password)).status).toBe(200);
+    expect((await loginFrom(newIp(), user.email, 'wrong')).status).toBe(401);
+    expect((await loginFrom(newIp(), user.email, 'wrong')).status).toBe(429);
+  });
+});
+
+describe('concurrent password checks', () => {
+  // One check at a time, one login waiting; one attempt per e-mail and IP, to see what a 503 spends.
+  // From addresses of their own: this gateway's budget per IP is ten, and 127.0.0.1's is spent above.
+  let capped: RunningGateway;
+  let cappedOrigin: string;
+  const loginFrom = (ip: string, email: string, password: string) =>
+    login(cappedOrigin, email, password, { 'x-forwarded-for': ip });
+
+  beforeAll(async () => {
+    capped = await system.startGateway({
+      PANEL_LOGIN_CONCURRENCY: '1',
+      PANEL_LOGIN_QUEUE: '1',
+      PANEL_LOGIN_ATTEMPTS: '1',
+    });
+    cappedOrigin = originOf(capped.url);
+  });
+
+  it('answers 503 with Retry-After when every check is busy and the queue is full, spending nothing', async () => {
+    const checks = capped.service.passwordChecks;
+    const waiting = await panelUser(gateway.service);
+    const refused = await panelUser(gateway.service);
+    // The test holds the only slot, as a long scrypt would.
+    let release = () => {};
+    const held = checks.run(() => new Promise<void>((resolve) => (release = resolve)));
+    expect(checks.active).toBe(1);
+    const queued = loginFrom('203.0.113.1', waiting.email, waiting.password);
+    await waitFor(() => checks.waiting === 1, { what: 'a login waiting for a password check' });
+
+    const busy = await loginFrom('203.0.113.2', refused.email, refused.password);
+    expect(busy.status).toBe(503);
+    expect(busy.body.message).toMatch(/Too many logins at once/);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(busy.setCookie).toBeNull();
+
+    release();
+    await held;
+    expect((await queued).status).toBe(200);
+    expect(checks.active).toBe(0);
+    // The 503 spent no attempt: this e-mail and address have a budget of one.
+    expect((await loginFrom('203.0.113.2', refused.email, refused.password)).status).toBe(200);
+  });
+});
+
 describe('session storage and seller status', () => {
   it('keeps in Redis only the hash of the session token', async () => {
     const user = await panelUser(gateway.service);
