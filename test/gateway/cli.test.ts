@@ -140,6 +140,11 @@ describe('operator CLI', () => {
     expect(rename.stderr).toMatch(
       /^refused: .* already exists with the seller name "Loja Azul".*nothing was changed/m,
     );
+    // keys create too: no operator key for a seller user.
+    const key = await cli(['keys', 'create', '--email', email, '--env', 'test', '--role', 'operator']);
+    expect(key.code).toBe(1);
+    expect(key.stderr).toMatch(/^refused: .* already exists with the role seller/m);
+    expect(key.stdout).toBe('');
     expect(await userRow(email)).toEqual(before);
     expect((await login(origin, email, 'first password')).status).toBe(200);
 
@@ -216,20 +221,15 @@ describe('operator CLI', () => {
 });
 
 async function userRow(email: string) {
-  const rows = await gateway.service.runtime.orm.em
-    .fork()
-    .execute<
-      Array<{
-        id: string;
-        role: string;
-        seller_id: string | null;
-        password_hash: string;
-        name: string | null;
-      }>
-    >(
-      'select u.id, u.role, u.seller_id, u.password_hash, s.name from gateway.users u left join gateway.sellers s on s.id = u.seller_id where u.email = ?',
-      [email],
-    );
+  const rows = await gateway.service.runtime.orm.em.fork().execute<
+    Array<{
+      id: string;
+      role: string;
+      seller_id: string | null;
+      password_hash: string;
+      name: string | null;
+    }>
+  >('select u.id, u.role, u.seller_id, u.password_hash, s.name from gateway.users u left join gateway.sellers s on s.id = u.seller_id where u.email = ?', [email]);
   expect(rows).toHaveLength(1);
   return rows[0] as (typeof rows)[number];
 }
