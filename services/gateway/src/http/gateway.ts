@@ -8,7 +8,7 @@ import { assertJson, readBody } from './body';
 import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from './idempotency';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter } from './rate-limit';
 import { hostIs, matchRoute, routeTemplate } from './routing';
-import { UpstreamClient, type UpstreamResponse } from './proxy';
+import { UpstreamClient, hopHeaders, type UpstreamResponse } from './proxy';
 
 export interface GatewayDeps {
   keys: Pool;
@@ -116,12 +116,7 @@ function forwardHeaders(
   path: string,
   body: Buffer,
 ) {
-  const extra: Record<string, string> = {
-    'x-request-id': req.requestId,
-    'x-forwarded-for': req.ip ?? '',
-    'x-forwarded-proto': req.protocol,
-  };
-  if (body.length > 0) extra['content-type'] = 'application/json';
+  const extra = hopHeaders(req, body.length > 0);
   if (identity) Object.assign(extra, signIdentity(deps.internalSecret, identity, req.method, path));
   // A public route authenticates itself (a PSP's secret): its credentials go through untouched.
   else if (typeof req.headers.authorization === 'string') extra.authorization = req.headers.authorization;

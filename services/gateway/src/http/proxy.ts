@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Request } from 'express';
 import { Pool, errors as undiciErrors } from 'undici';
 import { HttpError, injectTraceContext } from '@seller-api/service-kit';
 import type { Upstream } from './routing';
@@ -37,6 +38,21 @@ export interface UpstreamResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+}
+
+/**
+ * What every call the gateway makes to a service says of the request it serves: its id, the client's
+ * address and protocol, and the type of a body. The signed identity (or a public route's own
+ * credentials) is the caller's to add.
+ */
+export function hopHeaders(req: Request, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-request-id': req.requestId,
+    'x-forwarded-for': req.ip ?? '',
+    'x-forwarded-proto': req.protocol,
+  };
+  if (hasBody) headers['content-type'] = 'application/json';
+  return headers;
 }
 
 const NAMES: Record<Upstream, string> = {

@@ -30,7 +30,7 @@ import { createApiKey } from '../domain/api-keys';
 import { authorize } from '../http/auth';
 import { assertJson, readBody } from '../http/body';
 import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from '../http/idempotency';
-import { UpstreamClient } from '../http/proxy';
+import { UpstreamClient, hopHeaders } from '../http/proxy';
 import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';
 import { matchRoute, routeTemplate } from '../http/routing';
 import {
@@ -428,15 +428,11 @@ function upstreamHeaders(
   upstreamPath: string,
   hasBody: boolean,
 ): Record<string, string> {
-  const headers: Record<string, string> = {
+  return {
     accept: 'application/json',
-    'x-request-id': req.requestId,
-    'x-forwarded-for': req.ip ?? '',
-    'x-forwarded-proto': req.protocol,
+    ...hopHeaders(req, hasBody),
     ...signIdentity(deps.internalSecret, identity, method, upstreamPath),
   };
-  if (hasBody) headers['content-type'] = 'application/json';
-  return headers;
 }
 
 /** The charge in payments' answer; an answer outside the contract is payments' fault (502). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { positionOf, type FundsOwner } from './balance';
-import { ACCOUNTS, isBalanced, settleAvailable, UnbalancedEntryError, type Entry } from './ledger';
+import { availableChange, isBalanced, settleAvailable, UnbalancedEntryError, type Entry } from './ledger';
 
 /** What an entry belongs to, and what caused it (a message id, a status), for the reader of the journal. */
 export type EntrySubject = ({ orderId: string } | { withdrawalId: string }) & { cause?: string };
@@ -26,7 +26,7 @@ export async function postEntries(
     // take it into debt is a bug upstream, refused here rather than settled.
     if (decided.kind === 'withdrawal_held' && settled.position.debt !== position.debt) {
       throw new Error(
-        `withdrawal of ${-available(decided)} cents exceeds the available ${position.available}`,
+        `withdrawal of ${-availableChange(decided)} cents exceeds the available ${position.available}`,
       );
     }
     position = settled.position;
@@ -53,10 +53,4 @@ export async function postEntries(
       entry.lines.flatMap((line) => [id, owner.sellerId, owner.environment, line.account, line.amount]),
     );
   }
-}
-
-function available(entry: Entry): number {
-  return entry.lines
-    .filter((line) => line.account === ACCOUNTS.SELLER_AVAILABLE)
-    .reduce((sum, line) => sum + line.amount, 0);
 }

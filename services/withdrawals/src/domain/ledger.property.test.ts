@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { WithdrawalStatus } from '@seller-api/contracts';
 import {
   ACCOUNTS,
+  availableChange,
   checkWithdrawal,
   emptyTotals,
   isBalanced,
@@ -225,8 +226,7 @@ function step(model: Model, journal: Journal, op: Op, deliver: boolean): Array<[
       if (decided.ok) {
         // A withdrawal never takes the available balance below zero, as decided (before any settling
         // against debt, which would hide an overdraw).
-        const after =
-          available + decided.entry.lines.find((l) => l.account === ACCOUNTS.SELLER_AVAILABLE)!.amount;
+        const after = available + availableChange(decided.entry);
         check(after >= 0, 'a withdrawal took available below zero');
         journal.post(decided.entry);
         model.withdrawals.push({ status: 'PENDING', amount });

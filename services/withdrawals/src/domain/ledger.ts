@@ -150,6 +150,13 @@ export interface SellerPosition {
   debt: number;
 }
 
+/** What an entry does to the available balance (the sum of its `seller_available` lines). */
+export function availableChange(e: Entry): number {
+  return e.lines
+    .filter((line) => line.account === ACCOUNTS.SELLER_AVAILABLE)
+    .reduce((sum, line) => sum + line.amount, 0);
+}
+
 /**
  * Rewrites an entry's `seller_available` line against the seller's position so the available balance
  * never goes below zero: a debit it cannot cover is taken to `seller_debt`, and a credit repays the debt
@@ -160,9 +167,7 @@ export function settleAvailable(
   e: Entry,
   position: SellerPosition,
 ): { entry: Entry; position: SellerPosition } {
-  const change = e.lines
-    .filter((line) => line.account === ACCOUNTS.SELLER_AVAILABLE)
-    .reduce((sum, line) => sum + line.amount, 0);
+  const change = availableChange(e);
   const net = position.available + position.debt + change;
   const next = { available: Math.max(0, net), debt: Math.min(0, net) };
   // The common case, no debt before or after: the entry as decided.
