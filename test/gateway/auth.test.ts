@@ -49,12 +49,19 @@ describe('API key authentication', () => {
 
   it('revokes the previous key of an environment on the very next request, on every gateway replica', async () => {
     const first = await createKey(gateway.service);
-    const live = await createApiKey(gateway.service.runtime.orm.em.fork(), first.userId, 'live', null);
+    const live = await createApiKey(
+      gateway.service.runtime.orm.em.fork(),
+      gateway.service.keyVersions,
+      first.userId,
+      'live',
+      null,
+    );
     expect((await balance(gateway, first.key)).status).toBe(200);
     expect((await balance(second, first.key)).status).toBe(200);
 
     const rotated = await createApiKey(
       gateway.service.runtime.orm.em.fork(),
+      gateway.service.keyVersions,
       first.userId,
       'test',
       'rotated',
@@ -89,11 +96,34 @@ describe('API key authentication', () => {
     expect(sellerRoute.body.message).toMatch(/operator/i);
   });
 
-  it('refuses the keys of a suspended seller with 403', async () => {
+  it('refuses the keys of a suspended seller with 403, on every replica at once', async () => {
     const { key, sellerId } = await createKey(gateway.service);
-    await setSellerStatus(gateway.service.runtime.orm.em.fork(), sellerId as string, 'SUSPENDED');
+    // Both replicas have the key's holder in their caches before the suspension.
+    expect((await balance(gateway, key)).status).toBe(200);
+    expect((await balance(second, key)).status).toBe(200);
+    await setSellerStatus(
+      gateway.service.runtime.orm.em.fork(),
+      gateway.service.keyVersions,
+      sellerId as string,
+      'SUSPENDED',
+    );
     const res = await balance(gateway, key);
     expect(res.status).toBe(403);
     expect(res.body.message).toMatch(/suspended/);
+    expect((await balance(second, key)).status).toBe(403);
+  });
+
+  it('still authenticates from PostgreSQL when the key version cannot be read', async () => {
+    const { key } = await createKey(gateway.service);
+    expect((await balance(gateway, key)).status).toBe(200);
+    // A change left in progress (its revoker lost Redis): the replicas read PostgreSQL meanwhile.
+    const prefix = system.env.REDIS_KEY_PREFIX;
+    await gateway.service.redis.hset(`${prefix}keys:changing`, 'stuck', Date.now());
+    try {
+      expect((await balance(second, key)).status).toBe(200);
+      expect((await balance(gateway, 'mk_test_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0123')).status).toBe(401);
+    } finally {
+      await gateway.service.redis.del(`${prefix}keys:changing`);
+    }
   });
 });

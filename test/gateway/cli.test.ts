@@ -36,6 +36,8 @@ describe('operator CLI', () => {
   it('revokes the previous key of the same environment when a new one is created', async () => {
     const email = uniqueEmail();
     const first = (await cli(['keys', 'create', '--email', email, '--env', 'live'])).lastLine;
+    // In the gateway's key cache before the rotation.
+    expect((await call(`${gateway.url}/finance/balance/`, { key: first })).status).toBe(200);
     const second = (await cli(['keys', 'create', '--email', email, '--env', 'live'])).lastLine;
     expect(first).not.toBe(second);
     expect((await call(`${gateway.url}/finance/balance/`, { key: first })).status).toBe(401);
@@ -92,6 +94,19 @@ describe('operator CLI', () => {
     expect((await login(origin, email, 'first password')).status).toBe(401);
     const fresh = await login(origin, email, 'second password');
     expect((await panelCall(origin, '/panel/api/v1/finance/balance/', fresh)).status).toBe(200);
+  });
+
+  it('creates no key when Redis is unreachable, since the gateways could not learn of the revocation', async () => {
+    const email = uniqueEmail();
+    const first = (await cli(['keys', 'create', '--email', email, '--env', 'test'])).lastLine;
+    const res = await cli(['keys', 'create', '--email', email, '--env', 'test'], {
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/^error: Redis is unreachable.*nothing was changed/m);
+    // The previous key still works: nothing was revoked.
+    expect((await call(`${gateway.url}/finance/balance/`, { key: first })).status).toBe(200);
   });
 
   it('still changes the password when Redis is unreachable, with a warning', async () => {

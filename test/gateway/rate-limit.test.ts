@@ -64,7 +64,8 @@ describe('rate limiting', () => {
 
   it('falls back to an in-memory limiter when Redis is unreachable and keeps serving', async () => {
     const g = await system.startGateway({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '5' });
-    const { key } = await createKey(g.service);
+    // Made where Redis answers: a key change needs it (KeyVersions).
+    const { key } = await createKey(a.service);
     const statuses = [];
     for (let i = 0; i < 6; i += 1) statuses.push((await balance(g, key)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);

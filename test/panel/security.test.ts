@@ -236,7 +236,12 @@ describe('session storage and seller status', () => {
   it('refuses a suspended seller at once, with a session already open, and at login', async () => {
     const user = await panelUser(gateway.service);
     const session = await login(origin, user.email, user.password);
-    await setSellerStatus(gateway.service.runtime.orm.em.fork(), user.sellerId ?? '', 'SUSPENDED');
+    await setSellerStatus(
+      gateway.service.runtime.orm.em.fork(),
+      gateway.service.keyVersions,
+      user.sellerId ?? '',
+      'SUSPENDED',
+    );
     expect((await panelCall(origin, '/panel/api/v1/sellers/orders/', session)).status).toBe(403);
     const key = await panelCall(origin, '/panel/api/keys', session, {
       method: 'POST',
@@ -259,7 +264,12 @@ describe('session storage and seller status', () => {
     expect(pix.status).toBe(200);
     // The same per-user budget as the /v1 routes.
     expect(pix.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
-    await setSellerStatus(gateway.service.runtime.orm.em.fork(), user.sellerId ?? '', 'SUSPENDED');
+    await setSellerStatus(
+      gateway.service.runtime.orm.em.fork(),
+      gateway.service.keyVersions,
+      user.sellerId ?? '',
+      'SUSPENDED',
+    );
     const refused = await panelCall(origin, pixPath, session);
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe('This seller account is suspended.');

@@ -137,7 +137,13 @@ export async function createKey(
   const em = gateway.runtime.orm.em.fork();
   const email = options.email ?? uniqueEmail(options.role ?? 'seller');
   const { user } = await ensureUser(em, { email, role: options.role ?? 'seller' });
-  const { key } = await createApiKey(em, user.id, options.environment ?? 'test', options.label ?? null);
+  const { key } = await createApiKey(
+    em,
+    gateway.keyVersions,
+    user.id,
+    options.environment ?? 'test',
+    options.label ?? null,
+  );
   return { key, userId: user.id, sellerId: user.sellerId, email };
 }
 

@@ -18,6 +18,7 @@ import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import { UserConflictError, ensureUser } from './domain/accounts';
 import { createApiKey } from './domain/api-keys';
+import { KeyChangeUnavailableError, KeyVersions } from './domain/key-holders';
 import { revokeUserSessions } from './panel/sessions';
 
 const USAGE = `usage:
@@ -109,7 +110,8 @@ async function execute(command: ReturnType<typeof parse>, io: CliIo): Promise<vo
     {
       DATABASE_URL: commonEnv.DATABASE_URL,
       NODE_ENV: commonEnv.NODE_ENV,
-      // The gateway's Redis, where panel sessions live (a new password ends them).
+      // The gateway's Redis: panel sessions live there (a new password ends them), and key changes are
+      // announced there (KeyVersions).
       REDIS_URL: gatewayEnv.REDIS_URL,
       REDIS_KEY_PREFIX: gatewayEnv.REDIS_KEY_PREFIX,
     },
@@ -144,14 +146,31 @@ async function execute(command: ReturnType<typeof parse>, io: CliIo): Promise<vo
       io.stdout(`${user.id}\n`);
       return;
     }
-    const { user } = await ensureUser(em, {
-      email: command.email,
-      role: command.role,
-      sellerName: command.sellerName,
+    // A new key revokes the previous one, which every gateway replica learns through Redis: without
+    // Redis, nothing is created (KeyVersions).
+    const redis = await connectRedis(config).catch((err: unknown) => {
+      throw new KeyChangeUnavailableError(err);
     });
-    const { key, record } = await createApiKey(em, user.id, command.env, command.label);
+    let created: Awaited<ReturnType<typeof createApiKey>>;
+    try {
+      const { user } = await ensureUser(em, {
+        email: command.email,
+        role: command.role,
+        sellerName: command.sellerName,
+      });
+      created = await createApiKey(
+        em,
+        new KeyVersions(redis, config.REDIS_KEY_PREFIX),
+        user.id,
+        command.env,
+        command.label,
+      );
+    } finally {
+      redis.disconnect();
+    }
+    const { key, record } = created;
     io.stderr(
-      `new ${record.environment} key ${record.prefix}…${record.last4} for ${user.email}; any previous ${record.environment} key of this user is revoked.\n` +
+      `new ${record.environment} key ${record.prefix}…${record.last4} for ${command.email}; any previous ${record.environment} key of this user is revoked.\n` +
         'The key is shown once: store it now.\n',
     );
     io.stdout(`${key}\n`);
@@ -170,6 +189,22 @@ async function endSessions(
   userId: string,
   io: CliIo,
 ): Promise<void> {
+  try {
+    const redis = await connectRedis(config);
+    const ended = await revokeUserSessions(redis, config.REDIS_KEY_PREFIX, userId).finally(() =>
+      redis.disconnect(),
+    );
+    io.stderr(`ended ${ended} open panel session(s) of this user\n`);
+  } catch (err) {
+    io.stderr(
+      `warning: Redis (REDIS_URL) is unreachable (${(err as Error).message}): the password is changed, but ` +
+        "this user's open panel sessions were not ended; run the command again when Redis is back.\n",
+    );
+  }
+}
+
+/** The gateway's Redis, connected, or the connection error (no retries: a CLI run is short). */
+async function connectRedis(config: { REDIS_URL: string }): Promise<Redis> {
   const redis = new Redis(config.REDIS_URL, {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -181,15 +216,10 @@ async function endSessions(
   redis.on('error', () => undefined);
   try {
     await redis.connect();
-    const ended = await revokeUserSessions(redis, config.REDIS_KEY_PREFIX, userId);
-    io.stderr(`ended ${ended} open panel session(s) of this user\n`);
+    return redis;
   } catch (err) {
-    io.stderr(
-      `warning: Redis (REDIS_URL) is unreachable (${(err as Error).message}): the password is changed, but ` +
-        "this user's open panel sessions were not ended; run the command again when Redis is back.\n",
-    );
-  } finally {
     redis.disconnect();
+    throw err;
   }
 }
 

@@ -17,6 +17,11 @@ export const gatewayEnv = {
   WEBHOOKS_URL: z.url().default('http://127.0.0.1:3004'),
   /** A service that has not answered by then gets the client a 504, never a hang. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * How long a replica may keep a key's holder in memory at most (0: read PostgreSQL on every
+   * request). Revocations do not wait for it: the key version in Redis is checked on every request.
+   */
+  KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(60),
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   /**
    * The host (no port) the PSP's notifications arrive on, behind the ingress's client-certificate

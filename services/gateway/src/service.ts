@@ -5,6 +5,7 @@ import { createHttpApp, createRuntime, finishHttpApp, type Runtime } from '@sell
 import type pino from 'pino';
 import type { GatewayConfig } from './config';
 import { entities } from './db/entities';
+import { KeyHolders, KeyVersions } from './domain/key-holders';
 import { SCHEMA, migrations } from './db/migrations';
 import { mountDocs } from './http/docs';
 import { gatewayHandler } from './http/gateway';
@@ -21,6 +22,8 @@ export interface GatewayService {
   metricsServer?: http.Server;
   /** The panel's cap on concurrent password checks (tests hold its slots). */
   passwordChecks: PasswordChecks;
+  /** What every change of a key holder runs in, so the replicas' key caches see it at once. */
+  keyVersions: KeyVersions;
   stop(): Promise<void>;
 }
 
@@ -39,6 +42,8 @@ export async function startGateway(
   });
   // Fail fast while Redis is down (the limiter falls back to memory) instead of queueing commands.
   const redis = new Redis(config.REDIS_URL, {
+    // Commands issued in one tick (a key's rate budget and the key version) share one write.
+    enableAutoPipelining: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
@@ -52,6 +57,8 @@ export async function startGateway(
 
   const keys = new Pool({ connectionString: config.DATABASE_URL, max: 10, application_name: 'gateway-auth' });
   keys.on('error', (err) => runtime.logger.warn({ err: err.message }, 'key lookup pool error'));
+  const keyVersions = new KeyVersions(redis, config.REDIS_KEY_PREFIX);
+  const keyHolders = new KeyHolders(keys, keyVersions, config.KEY_CACHE_TTL_SECONDS * 1000);
   const upstreams = new UpstreamClient(
     {
       orders: config.ORDERS_URL,
@@ -84,6 +91,7 @@ export async function startGateway(
     orm: runtime.orm,
     upstreams,
     idempotency,
+    keyVersions,
     internalSecret: config.INTERNAL_SECRET,
     logger: runtime.logger,
     passwordChecks,
@@ -91,7 +99,7 @@ export async function startGateway(
   app.use(
     '/api/v1',
     gatewayHandler({
-      keys,
+      keyHolders,
       keyLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:key`, config.RATE_LIMIT_PER_MINUTE),
       ipLimiter: new RateLimiter(
         redis,
@@ -118,6 +126,7 @@ export async function startGateway(
     server,
     metricsServer,
     passwordChecks,
+    keyVersions,
     stop: () =>
       runtime.stop(async () => {
         await upstreams.close();

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Role } from '@seller-api/contracts';
 import { SellerSchema, UserSchema, type User } from '../db/entities';
+import type { KeyVersions } from './key-holders';
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -114,10 +115,14 @@ export async function ensureUser(
   });
 }
 
+/** A key change (KeyVersions): the replicas' cached key holders carry the seller's status. */
 export async function setSellerStatus(
   em: EntityManager,
+  versions: KeyVersions,
   sellerId: string,
   status: 'ACTIVE' | 'SUSPENDED',
 ): Promise<void> {
-  await em.execute('update gateway.sellers set status = ? where id = ?', [status, sellerId]);
+  await versions.change(() =>
+    em.execute('update gateway.sellers set status = ? where id = ?', [status, sellerId]),
+  );
 }

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import { API_KEY_PATTERN, type Environment, type Identity, type Role } from '@seller-api/contracts';
 import { ApiKeySchema, type ApiKey } from '../db/entities';
+import type { KeyVersions } from './key-holders';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const TOKEN_LENGTH = 40;
@@ -39,36 +40,40 @@ export interface CreatedKey {
 
 /**
  * Issues a key and revokes the user's previous key of that environment in the same transaction. The
- * user row is locked first so two concurrent requests cannot both leave an active key.
+ * user row is locked first so two concurrent requests cannot both leave an active key. It runs as a
+ * key change, so every gateway replica drops the revoked key from its cache (KeyVersions).
  */
 export async function createApiKey(
   em: EntityManager,
+  versions: KeyVersions,
   userId: string,
   environment: Environment,
   label: string | null,
 ): Promise<CreatedKey> {
-  return em.transactional(async (tx) => {
-    await tx.execute('select id from gateway.users where id = ? for update', [userId]);
-    await tx.execute(
-      'update gateway.api_keys set revoked_at = now() where user_id = ? and environment = ? and revoked_at is null',
-      [userId, environment],
-    );
-    const key = generateApiKey(environment);
-    const token = key.slice(`mk_${environment}_`.length);
-    const record = tx.create(ApiKeySchema, {
-      id: randomUUID(),
-      userId,
-      environment,
-      keyHash: hashApiKey(key),
-      prefix: `mk_${environment}_${token.slice(0, 4)}`,
-      last4: token.slice(-4),
-      label,
-      createdAt: new Date(),
-      revokedAt: null,
-    });
-    tx.persist(record);
-    return { key, record };
-  });
+  return versions.change(() =>
+    em.transactional(async (tx) => {
+      await tx.execute('select id from gateway.users where id = ? for update', [userId]);
+      await tx.execute(
+        'update gateway.api_keys set revoked_at = now() where user_id = ? and environment = ? and revoked_at is null',
+        [userId, environment],
+      );
+      const key = generateApiKey(environment);
+      const token = key.slice(`mk_${environment}_`.length);
+      const record = tx.create(ApiKeySchema, {
+        id: randomUUID(),
+        userId,
+        environment,
+        keyHash: hashApiKey(key),
+        prefix: `mk_${environment}_${token.slice(0, 4)}`,
+        last4: token.slice(-4),
+        label,
+        createdAt: new Date(),
+        revokedAt: null,
+      });
+      tx.persist(record);
+      return { key, record };
+    }),
+  );
 }
 
 export interface KeyHolder {
@@ -93,18 +98,20 @@ const FIND_KEY_HOLDER = `select u.id as user_id, u.seller_id, k.environment, u.r
     where k.key_hash = $1 and k.revoked_at is null`;
 
 /**
- * Looks the key up by its hash on every request, so a revocation is seen at once by every replica. The
- * lookup compares hashes through a unique index: the time it takes says nothing about the plain key.
- * It goes through a plain `pg` pool with a named (prepared) statement: the ORM adds nothing here but
- * cost on the path every request takes.
+ * Who holds the key of this hash, from PostgreSQL (KeyHolders decides when a cached answer will do).
+ * The lookup compares hashes through a unique index: the time it takes says nothing about the plain
+ * key. It goes through a plain `pg` pool with a named (prepared) statement: the ORM adds nothing here
+ * but cost on the path every request can take.
  */
-export async function findKeyHolder(pool: Pool, key: string): Promise<KeyHolder | null> {
-  const environment = environmentOfKey(key);
-  if (!environment) return null;
+export async function lookUpKeyHolder(
+  pool: Pool,
+  keyHash: string,
+  environment: Environment,
+): Promise<KeyHolder | null> {
   const { rows } = await pool.query<KeyRow>({
     name: 'find_key_holder',
     text: FIND_KEY_HOLDER,
-    values: [hashApiKey(key)],
+    values: [keyHash],
   });
   const row = rows[0];
   if (!row || row.environment !== environment) return null;

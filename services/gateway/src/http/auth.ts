@@ -1,8 +1,6 @@
 import type { Identity } from '@seller-api/contracts';
-import { forbidden, unauthorized } from '@seller-api/service-kit';
+import { forbidden } from '@seller-api/service-kit';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Pool } from 'pg';
-import { findKeyHolder } from '../domain/api-keys';
 import type { RouteRule } from './routing';
 
 const BEARER = /^Bearer ([^\s]+)$/;
@@ -12,18 +10,6 @@ export function bearerToken(headers: IncomingHttpHeaders): string | null {
   const header = headers.authorization;
   if (typeof header !== 'string') return null;
   return BEARER.exec(header.trim())?.[1] ?? null;
-}
-
-/** 401 for a missing, malformed, unknown or revoked key. */
-export async function authenticate(
-  pool: Pool,
-  headers: IncomingHttpHeaders,
-): Promise<Identity & { suspended: boolean }> {
-  const token = bearerToken(headers);
-  if (!token) throw unauthorized();
-  const holder = await findKeyHolder(pool, token);
-  if (!holder) throw unauthorized();
-  return { ...holder.identity, suspended: holder.sellerStatus === 'SUSPENDED' };
 }
 
 /** 403 for a valid key that may not use this route. */

@@ -1,17 +1,17 @@
-import type { Pool } from 'pg';
 import type { Identity } from '@seller-api/contracts';
 import { HttpError, signIdentity, unauthorized, type Logger } from '@seller-api/service-kit';
-import { environmentOfKey, hashApiKey } from '../domain/api-keys';
+import { environmentOfKey, hashApiKey, type KeyHolder } from '../domain/api-keys';
+import type { KeyHolders } from '../domain/key-holders';
 import type { Request, Response } from 'express';
-import { authenticate, authorize, bearerToken } from './auth';
+import { authorize, bearerToken } from './auth';
 import { assertJson, readBody } from './body';
 import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from './idempotency';
-import { rateLimitHeaders, tooManyRequests, type RateLimiter } from './rate-limit';
+import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';
 import { hostIs, matchRoute, routeTemplate } from './routing';
 import { UpstreamClient, hopHeaders, type UpstreamResponse } from './proxy';
 
 export interface GatewayDeps {
-  keys: Pool;
+  keyHolders: KeyHolders;
   keyLimiter: RateLimiter;
   ipLimiter: RateLimiter;
   idempotency: IdempotencyStore;
@@ -45,25 +45,11 @@ export function gatewayHandler(deps: GatewayDeps) {
 
     let identity: Identity | null = null;
     if (rule.role) {
-      // The key lookup and its rate budget at once: both are round trips, and the budget belongs to
-      // the API key itself (its hash), so it does not need the lookup's answer.
-      const token = bearerToken(req.headers);
-      const [caller, budget] = await Promise.all([
-        authenticateLimited(deps, req),
-        token && environmentOfKey(token) ? deps.keyLimiter.consume(hashApiKey(token)) : null,
-      ]);
-      identity = caller;
-      if (!budget) throw unauthorized();
+      const { holder, budget } = await authenticateLimited(deps, req);
       res.set(rateLimitHeaders(budget));
       if (!budget.allowed) throw tooManyRequests(budget);
-      authorize(identity as Identity & { suspended: boolean }, rule);
-      identity = {
-        user_id: identity.user_id,
-        seller_id: identity.seller_id,
-        environment: identity.environment,
-        role: identity.role,
-        seller_name: identity.seller_name ?? null,
-      };
+      authorize({ ...holder.identity, suspended: holder.sellerStatus === 'SUSPENDED' }, rule);
+      identity = holder.identity;
     }
 
     const body = await readBody(req);
@@ -92,21 +78,33 @@ export function gatewayHandler(deps: GatewayDeps) {
   };
 }
 
-/** Failed authentications spend the caller's IP budget, so keys cannot be guessed at speed. */
-async function authenticateLimited(deps: GatewayDeps, req: Request) {
+/**
+ * The key's holder and its rate budget, or 401 for a missing, malformed, unknown or revoked key.
+ * Failed authentications spend the caller's IP budget, so keys cannot be guessed at speed.
+ */
+async function authenticateLimited(
+  deps: GatewayDeps,
+  req: Request,
+): Promise<{ holder: KeyHolder; budget: RateLimitResult }> {
   const ip = req.ip ?? 'unknown';
   const blocked = deps.ipLimiter.isBlocked(ip);
   if (blocked) throw tooManyRequests(blocked);
-  try {
-    return await authenticate(deps.keys, req.headers);
-  } catch (err) {
-    if (err instanceof HttpError && err.status === 401) {
-      const budget = await deps.ipLimiter.consume(ip);
-      if (!budget.allowed) throw tooManyRequests(budget);
-      if (bearerToken(req.headers)) deps.logger.info({ ip }, 'rejected API key');
-    }
-    throw err;
+  const token = bearerToken(req.headers);
+  const environment = token ? environmentOfKey(token) : null;
+  if (token && environment) {
+    const hash = hashApiKey(token);
+    // Asked in the same tick, the budget and the key version share one Redis round trip; the budget
+    // belongs to the key itself (its hash), so it does not wait for the holder.
+    const [budget, holder] = await Promise.all([
+      deps.keyLimiter.consume(hash),
+      deps.keyHolders.find(hash, environment),
+    ]);
+    if (holder) return { holder, budget };
   }
+  const budget = await deps.ipLimiter.consume(ip);
+  if (!budget.allowed) throw tooManyRequests(budget);
+  if (token) deps.logger.info({ ip }, 'rejected API key');
+  throw unauthorized();
 }
 
 function forwardHeaders(

@@ -27,6 +27,7 @@ import {
   type Logger,
 } from '@seller-api/service-kit';
 import { createApiKey } from '../domain/api-keys';
+import { KeyChangeUnavailableError, type KeyVersions } from '../domain/key-holders';
 import { authorize } from '../http/auth';
 import { assertJson, readBody } from '../http/body';
 import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from '../http/idempotency';
@@ -67,6 +68,8 @@ export interface PanelDeps {
   upstreams: UpstreamClient;
   /** The public API's store: a key sent through the panel and one sent with an API key are the same. */
   idempotency: IdempotencyStore;
+  /** Key changes go through it, so every replica's key cache sees them on the next request. */
+  keyVersions: KeyVersions;
   internalSecret: string;
   logger: Logger;
   /** The cap on concurrent password checks (scrypt), shared by every login. */
@@ -239,10 +242,22 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     if (user.seller_status === 'SUSPENDED') throw forbidden('This seller account is suspended.');
     const { key, record } = await createApiKey(
       deps.orm.em.fork(),
+      deps.keyVersions,
       user.id,
       input.environment,
       input.label || null,
-    );
+    ).catch((err: unknown) => {
+      if (!(err instanceof KeyChangeUnavailableError)) throw err;
+      throw new HttpError(
+        503,
+        'service_unavailable',
+        'Keys cannot be changed right now. Retry later.',
+        undefined,
+        {
+          'Retry-After': '5',
+        },
+      );
+    });
     deps.logger.info({ user_id: user.id, environment: record.environment }, 'panel API key created');
     const body: CreatedApiKeyResponse = {
       message: `API key created. Store it now: it is not shown again. The previous ${record.environment} key is revoked.`,
