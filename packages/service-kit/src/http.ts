@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
@@ -15,43 +16,65 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** A caller's sane request id (echoed), or a new one. */
+export function requestIdOf(headers: IncomingHttpHeaders): string {
+  const given = headers[REQUEST_ID_HEADER];
+  return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+}
+
 /** Echo a sane client request id, otherwise make one; every response and log line carries it. */
 export function requestId(): RequestHandler {
   return (req, res, next) => {
-    const given = req.headers[REQUEST_ID_HEADER];
-    req.requestId = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+    req.requestId = requestIdOf(req.headers);
     res.setHeader('X-Request-Id', req.requestId);
     next();
   };
 }
 
 /**
- * Duration histogram and counter labelled by route template, never by raw path (bounded cardinality),
- * and one access-log line per request (the logger scrubs keys from paths and queries).
+ * When the response finishes: the duration histogram and counter, labelled by route template, never
+ * by raw path (bounded cardinality), and one access-log line (the logger scrubs keys from paths and
+ * queries). `route` is asked at the end, once the router has matched.
  */
+export function observeRequest(
+  metrics: Metrics,
+  logger: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: { id: string; path: string; route: () => string },
+): void {
+  const end = metrics.httpDuration.startTimer();
+  res.on('finish', () => {
+    const route = request.route();
+    const labels = { method: req.method ?? '', route, status_code: String(res.statusCode) };
+    const seconds = end(labels);
+    metrics.httpRequests.inc(labels);
+    if (route !== '/healthz' && route !== '/readyz' && logger.isLevelEnabled('info')) {
+      logger.info(
+        {
+          request_id: request.id,
+          method: req.method,
+          path: request.path,
+          route,
+          status: res.statusCode,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+        },
+        'request',
+      );
+    }
+  });
+}
+
+/** Metrics and the access log of every request (observeRequest) in an express app. */
 export function httpMetrics(metrics: Metrics, logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const end = metrics.httpDuration.startTimer();
-    res.on('finish', () => {
-      const route = req.route?.path
-        ? `${req.baseUrl}${String(req.route.path)}`
-        : (res.locals.routeTemplate ?? 'unmatched');
-      const labels = { method: req.method, route, status_code: String(res.statusCode) };
-      const seconds = end(labels);
-      metrics.httpRequests.inc(labels);
-      if (route !== '/healthz' && route !== '/readyz' && logger.isLevelEnabled('info')) {
-        logger.info(
-          {
-            request_id: req.requestId,
-            method: req.method,
-            path: req.originalUrl,
-            route,
-            status: res.statusCode,
-            duration_ms: Math.round(seconds * 10_000) / 10,
-          },
-          'request',
-        );
-      }
+    observeRequest(metrics, logger, req, res, {
+      id: req.requestId,
+      path: req.originalUrl,
+      route: () =>
+        req.route?.path
+          ? `${req.baseUrl}${String(req.route.path)}`
+          : ((res.locals.routeTemplate as string | undefined) ?? 'unmatched'),
     });
     next();
   };
@@ -101,6 +124,55 @@ interface BodyParserError extends Error {
   status?: number;
 }
 
+export interface ErrorBody {
+  message: string;
+  code: string;
+  request_id: string;
+  data?: unknown;
+}
+
+/**
+ * The documented answer to whatever a request failed with: an HttpError as it says, body-parser
+ * failures as 400/413/415, anything else a 500 that shows nothing of the cause (which is logged).
+ * null: the client hung up mid-body, nobody is left to answer (logged at debug).
+ */
+export function errorAnswer(
+  err: unknown,
+  request: { id: string; method: string; path: string },
+  logger: Logger,
+): { status: number; headers?: Record<string, string>; body: ErrorBody } | null {
+  const answer = (status: number, code: string, message: string, data?: unknown) => ({
+    status,
+    body:
+      data === undefined
+        ? { message, code, request_id: request.id }
+        : { message, code, request_id: request.id, data },
+  });
+  if (err instanceof HttpError)
+    return { ...answer(err.status, err.code, err.message, err.data), headers: err.headers };
+  const parserError = err as BodyParserError;
+  if (parserError?.type === 'entity.parse.failed')
+    return answer(400, 'invalid_json', 'Request body is not valid JSON.');
+  if (parserError?.type === 'entity.too.large')
+    return answer(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
+  if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported')
+    return answer(415, 'validation_error', 'Unsupported body encoding.');
+  // A client that hangs up mid-body is not a server fault: no error log.
+  if (
+    parserError?.type === 'request.aborted' ||
+    (err as { code?: string })?.code === 'ECONNRESET' ||
+    parserError?.message === 'aborted'
+  ) {
+    logger.debug({ request_id: request.id }, 'client aborted the request');
+    return null;
+  }
+  logger.error(
+    { err, request_id: request.id, method: request.method, path: request.path },
+    'unhandled error',
+  );
+  return answer(500, 'internal_error', 'Internal server error.');
+}
+
 /** Must be the last middleware: unknown routes, then every error in the documented shape. */
 export function finishHttpApp(app: Express, logger: Logger): void {
   app.use((req, _res, next) =>
@@ -108,36 +180,16 @@ export function finishHttpApp(app: Express, logger: Logger): void {
   );
   const handler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
     void _next;
-    const body = (status: number, code: string, message: string, data?: unknown) =>
+    const answer = errorAnswer(err, { id: req.requestId, method: req.method, path: req.path }, logger);
+    if (!answer) {
+      if (res.headersSent) return;
       res
-        .status(status)
-        .json(
-          data === undefined
-            ? { message, code, request_id: req.requestId }
-            : { message, code, request_id: req.requestId, data },
-        );
-    if (err instanceof HttpError) {
-      if (err.headers) res.set(err.headers);
-      return body(err.status, err.code, err.message, err.data);
+        .status(400)
+        .json({ message: 'Request aborted.', code: 'validation_error', request_id: req.requestId });
+      return;
     }
-    const parserError = err as BodyParserError;
-    if (parserError?.type === 'entity.parse.failed')
-      return body(400, 'invalid_json', 'Request body is not valid JSON.');
-    if (parserError?.type === 'entity.too.large')
-      return body(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
-    if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported')
-      return body(415, 'validation_error', 'Unsupported body encoding.');
-    // A client that hangs up mid-body is not a server fault: no error log, and nobody to answer.
-    if (
-      parserError?.type === 'request.aborted' ||
-      (err as { code?: string })?.code === 'ECONNRESET' ||
-      parserError?.message === 'aborted'
-    ) {
-      logger.debug({ request_id: req.requestId }, 'client aborted the request');
-      return res.headersSent ? undefined : body(400, 'validation_error', 'Request aborted.');
-    }
-    logger.error({ err, request_id: req.requestId, method: req.method, path: req.path }, 'unhandled error');
-    return body(500, 'internal_error', 'Internal server error.');
+    if (answer.headers) res.set(answer.headers);
+    res.status(answer.status).json(answer.body);
   };
   app.use(handler);
 }

@@ -51,9 +51,9 @@ export interface Runtime {
   isShuttingDown(): boolean;
   /** Health routes for this service; `extra` adds probes such as Redis. */
   mountHealth(app: Express, extra?: Record<string, Probe>): void;
-  /** Serve the app and, when `metricsPort` is given, `/metrics` on its own port. */
+  /** Serve the app (an express app or a plain listener) and, when `metricsPort` is given, `/metrics` on its own port. */
   serve(
-    app: Express,
+    app: Express | http.RequestListener,
     port: number,
     metricsPort?: number,
   ): Promise<{ server: http.Server; metricsServer?: http.Server }>;

@@ -13,6 +13,7 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * The spans the kit makes itself: the server span of every request, the outbox's publish, the
@@ -134,37 +135,60 @@ export function serverSpans({
 }: { untrustedCallers?: boolean } = {}): RequestHandler {
   return (req, res, next) => {
     if (UNTRACED.test(req.path)) return next();
-    const parent = untrustedCallers ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
-    const span = tracer.startSpan(
-      req.method,
+    traceServerRequest(
+      req,
+      res,
       {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': req.method },
-        links: untrustedCallers ? callerLink(req.headers.traceparent) : [],
+        untrustedCallers,
+        route: () =>
+          req.route?.path
+            ? `${req.baseUrl}${String(req.route.path)}`
+            : ((res.locals.routeTemplate as string | undefined) ?? null),
       },
-      parent,
+      next,
     );
-    const active = trace.setSpan(parent, span);
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      const route = req.route?.path
-        ? `${req.baseUrl}${String(req.route.path)}`
-        : ((res.locals.routeTemplate as string | undefined) ?? null);
-      if (route) {
-        span.updateName(`${req.method} ${route}`);
-        span.setAttribute('http.route', route);
-      }
-      span.setAttribute('http.response.status_code', res.statusCode);
-      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      if (!res.writableFinished) span.setAttribute('http.aborted', true);
-      span.end();
-    };
-    res.once('finish', end);
-    res.once('close', end);
-    context.bind(active, req);
-    context.bind(active, res);
-    context.with(active, next);
   };
+}
+
+/**
+ * Runs `handle` in the SERVER span of a request (serverSpans, for a handler outside express). `route`
+ * is asked when the response ends, once it is known. Only to be called while tracing is on.
+ */
+export function traceServerRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { untrustedCallers: boolean; route: () => string | null },
+  handle: () => void,
+): void {
+  const method = req.method ?? '';
+  const parent = options.untrustedCallers ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
+  const span = tracer.startSpan(
+    method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': method },
+      links: options.untrustedCallers ? callerLink(req.headers.traceparent) : [],
+    },
+    parent,
+  );
+  const active = trace.setSpan(parent, span);
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    const route = options.route();
+    if (route) {
+      span.updateName(`${method} ${route}`);
+      span.setAttribute('http.route', route);
+    }
+    span.setAttribute('http.response.status_code', res.statusCode);
+    if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    if (!res.writableFinished) span.setAttribute('http.aborted', true);
+    span.end();
+  };
+  res.once('finish', end);
+  res.once('close', end);
+  context.bind(active, req);
+  context.bind(active, res);
+  context.with(active, handle);
 }

@@ -8,6 +8,7 @@ import { entities } from './db/entities';
 import { KeyHolders, KeyVersions } from './domain/key-holders';
 import { SCHEMA, migrations } from './db/migrations';
 import { mountDocs } from './http/docs';
+import { withPublicApi } from './http/api';
 import { gatewayHandler } from './http/gateway';
 import { IdempotencyStore } from './http/idempotency';
 import { UpstreamClient } from './http/proxy';
@@ -96,26 +97,23 @@ export async function startGateway(
     logger: runtime.logger,
     passwordChecks,
   });
-  app.use(
-    '/api/v1',
-    gatewayHandler({
-      keyHolders,
-      keyLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:key`, config.RATE_LIMIT_PER_MINUTE),
-      ipLimiter: new RateLimiter(
-        redis,
-        `${config.REDIS_KEY_PREFIX}rl:ip`,
-        config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
-      ),
-      idempotency,
-      upstreams,
-      internalSecret: config.INTERNAL_SECRET,
-      logger: runtime.logger,
-      pspNotificationHost: config.PSP_NOTIFICATION_HOST,
-    }),
-  );
+  const api = gatewayHandler({
+    keyHolders,
+    keyLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:key`, config.RATE_LIMIT_PER_MINUTE),
+    ipLimiter: new RateLimiter(
+      redis,
+      `${config.REDIS_KEY_PREFIX}rl:ip`,
+      config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
+    ),
+    idempotency,
+    upstreams,
+    internalSecret: config.INTERNAL_SECRET,
+    logger: runtime.logger,
+    pspNotificationHost: config.PSP_NOTIFICATION_HOST,
+  });
   finishHttpApp(app, runtime.logger);
   const { server, metricsServer } = await runtime.serve(
-    app,
+    withPublicApi(app, api, runtime),
     config.PORT,
     options.metrics === false ? undefined : config.METRICS_PORT,
   );

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { HttpError, MAX_BODY_BYTES } from '@seller-api/service-kit';
 
 const EMPTY = Buffer.alloc(0);
@@ -6,7 +6,7 @@ const EMPTY = Buffer.alloc(0);
 const tooLarge = () => new HttpError(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
 
 /** Reads the raw body, refusing more than 1 MiB as soon as it is announced or exceeded. */
-export async function readBody(req: Request): Promise<Buffer> {
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
   // Most requests (GETs) announce no body at all: nothing to wait for.
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)
     return EMPTY;

@@ -2,12 +2,12 @@ import type { Identity } from '@seller-api/contracts';
 import { HttpError, signIdentity, unauthorized, type Logger } from '@seller-api/service-kit';
 import { environmentOfKey, hashApiKey, type KeyHolder } from '../domain/api-keys';
 import type { KeyHolders } from '../domain/key-holders';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize, bearerToken } from './auth';
 import { assertJson, readBody } from './body';
 import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from './idempotency';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';
-import { hostIs, matchRoute, routeTemplate } from './routing';
+import { hostIs, matchRoute } from './routing';
 import { UpstreamClient, hopHeaders, type UpstreamResponse } from './proxy';
 
 export interface GatewayDeps {
@@ -22,16 +22,27 @@ export interface GatewayDeps {
   pspNotificationHost?: string;
 }
 
+/** One public API request, as the front (api.ts) read it. */
+export interface ApiRequest {
+  req: IncomingMessage;
+  method: string;
+  /** The path after `/api/v1`, without the query. */
+  path: string;
+  /** The query string with its `?`, or ''. */
+  query: string;
+  requestId: string;
+  /** The client's address and protocol, from X-Forwarded-* when the peer is a trusted proxy. */
+  ip: string;
+  protocol: string;
+}
+
 /**
  * The public API: match the route, authenticate the key, spend its rate budget, check the route's
  * rules, read and check the body, apply Idempotency-Key, and forward with a signed identity.
  */
 export function gatewayHandler(deps: GatewayDeps) {
-  return async (req: Request, res: Response): Promise<void> => {
-    const path = req.path;
-    // Metrics and spans label a request by its documented route; anything else is `unmatched`.
-    const template = routeTemplate(req.method, path);
-    if (template) res.locals.routeTemplate = `/api/v1${template}`;
+  return async (call: ApiRequest, res: ServerResponse): Promise<void> => {
+    const { req, method, path } = call;
     const rule = matchRoute(path);
     // The PSP routes exist only on the PSP's own host (its Ingress checks the client certificate):
     // elsewhere they answer exactly like a route that does not exist.
@@ -41,12 +52,12 @@ export function gatewayHandler(deps: GatewayDeps) {
         deps.pspNotificationHost !== undefined &&
         !hostIs(req.headers.host, deps.pspNotificationHost))
     )
-      throw new HttpError(404, 'not_found', `Route ${req.method} /api/v1${path} not found.`);
+      throw new HttpError(404, 'not_found', `Route ${method} /api/v1${path} not found.`);
 
     let identity: Identity | null = null;
     if (rule.role) {
-      const { holder, budget } = await authenticateLimited(deps, req);
-      res.set(rateLimitHeaders(budget));
+      const { holder, budget } = await authenticateLimited(deps, call);
+      setHeaders(res, rateLimitHeaders(budget));
       if (!budget.allowed) throw tooManyRequests(budget);
       authorize({ ...holder.identity, suspended: holder.sellerStatus === 'SUSPENDED' }, rule);
       identity = holder.identity;
@@ -55,26 +66,20 @@ export function gatewayHandler(deps: GatewayDeps) {
     const body = await readBody(req);
     assertJson(body);
 
-    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-    const headers = forwardHeaders(deps, req, identity, path, body);
+    const headers = forwardHeaders(deps, call, identity, body);
+    const target = path + call.query;
     const idempotencyKey = req.headers['idempotency-key'];
-    if (req.method === 'POST' && identity && typeof idempotencyKey === 'string') {
-      const request = {
-        owner: idempotencyOwner(identity),
-        method: req.method,
-        path,
-        key: idempotencyKey,
-        body,
-      };
+    if (method === 'POST' && identity && typeof idempotencyKey === 'string') {
+      const request = { owner: idempotencyOwner(identity), method, path, key: idempotencyKey, body };
       send(
         res,
         await forwardIdempotently(deps.idempotency, request, () =>
-          deps.upstreams.send(rule.upstream, req.method, path + query, headers, body),
+          deps.upstreams.send(rule.upstream, method, target, headers, body),
         ),
       );
       return;
     }
-    send(res, await deps.upstreams.send(rule.upstream, req.method, path + query, headers, body));
+    send(res, await deps.upstreams.send(rule.upstream, method, target, headers, body));
   };
 }
 
@@ -84,9 +89,8 @@ export function gatewayHandler(deps: GatewayDeps) {
  */
 async function authenticateLimited(
   deps: GatewayDeps,
-  req: Request,
+  { req, ip }: ApiRequest,
 ): Promise<{ holder: KeyHolder; budget: RateLimitResult }> {
-  const ip = req.ip ?? 'unknown';
   const blocked = deps.ipLimiter.isBlocked(ip);
   if (blocked) throw tooManyRequests(blocked);
   const token = bearerToken(req.headers);
@@ -107,21 +111,20 @@ async function authenticateLimited(
   throw unauthorized();
 }
 
-function forwardHeaders(
-  deps: GatewayDeps,
-  req: Request,
-  identity: Identity | null,
-  path: string,
-  body: Buffer,
-) {
-  const extra = hopHeaders(req, body.length > 0);
-  if (identity) Object.assign(extra, signIdentity(deps.internalSecret, identity, req.method, path));
+function forwardHeaders(deps: GatewayDeps, call: ApiRequest, identity: Identity | null, body: Buffer) {
+  const extra = hopHeaders(call, body.length > 0);
+  const { headers } = call.req;
+  if (identity) Object.assign(extra, signIdentity(deps.internalSecret, identity, call.method, call.path));
   // A public route authenticates itself (a PSP's secret): its credentials go through untouched.
-  else if (typeof req.headers.authorization === 'string') extra.authorization = req.headers.authorization;
-  return UpstreamClient.forwardHeaders(req.headers, extra);
+  else if (typeof headers.authorization === 'string') extra.authorization = headers.authorization;
+  return UpstreamClient.forwardHeaders(headers, extra);
 }
 
-function send(res: Response, answer: UpstreamResponse): void {
+function setHeaders(res: ServerResponse, headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+}
+
+function send(res: ServerResponse, answer: UpstreamResponse): void {
   // One writeHead with every header: the headers set earlier (request id, rate limit) are kept.
   res.writeHead(answer.status, answer.headers);
   res.end(answer.body);

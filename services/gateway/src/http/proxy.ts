@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Request } from 'express';
 import { Pool, errors as undiciErrors } from 'undici';
 import { HttpError, injectTraceContext } from '@seller-api/service-kit';
 import type { Upstream } from './routing';
@@ -45,11 +44,14 @@ export interface UpstreamResponse {
  * address and protocol, and the type of a body. The signed identity (or a public route's own
  * credentials) is the caller's to add.
  */
-export function hopHeaders(req: Request, hasBody: boolean): Record<string, string> {
+export function hopHeaders(
+  caller: { requestId: string; ip?: string; protocol: string },
+  hasBody: boolean,
+): Record<string, string> {
   const headers: Record<string, string> = {
-    'x-request-id': req.requestId,
-    'x-forwarded-for': req.ip ?? '',
-    'x-forwarded-proto': req.protocol,
+    'x-request-id': caller.requestId,
+    'x-forwarded-for': caller.ip ?? '',
+    'x-forwarded-proto': caller.protocol,
   };
   if (hasBody) headers['content-type'] = 'application/json';
   return headers;
