@@ -9,6 +9,8 @@ import { serverSpans, tracingEnabled } from './telemetry';
 export const REQUEST_ID_HEADER = 'x-request-id';
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** The proxies whose X-Forwarded-* headers are believed (express's `trust proxy`, proxy-addr's names). */
+export const TRUSTED_PROXIES = ['loopback', 'linklocal', 'uniquelocal'];
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -111,7 +113,7 @@ export function createHttpApp({
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.set('trust proxy', TRUSTED_PROXIES);
   // Decided once here, so a service without tracing pays nothing per request.
   if (tracingEnabled()) app.use(serverSpans({ untrustedCallers }));
   app.use(requestId(), httpMetrics(metrics, logger));
@@ -133,14 +135,14 @@ export interface ErrorBody {
 
 /**
  * The documented answer to whatever a request failed with: an HttpError as it says, body-parser
- * failures as 400/413/415, anything else a 500 that shows nothing of the cause (which is logged).
- * null: the client hung up mid-body, nobody is left to answer (logged at debug).
+ * failures as 400/413/415, a client that hung up mid-body 400 (for whoever is left to hear it),
+ * anything else a 500 that shows nothing of the cause (which is logged).
  */
 export function errorAnswer(
   err: unknown,
   request: { id: string; method: string; path: string },
   logger: Logger,
-): { status: number; headers?: Record<string, string>; body: ErrorBody } | null {
+): { status: number; headers?: Record<string, string>; body: ErrorBody } {
   const answer = (status: number, code: string, message: string, data?: unknown) => ({
     status,
     body:
@@ -164,7 +166,7 @@ export function errorAnswer(
     parserError?.message === 'aborted'
   ) {
     logger.debug({ request_id: request.id }, 'client aborted the request');
-    return null;
+    return answer(400, 'validation_error', 'Request aborted.');
   }
   logger.error(
     { err, request_id: request.id, method: request.method, path: request.path },
@@ -181,13 +183,7 @@ export function finishHttpApp(app: Express, logger: Logger): void {
   const handler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
     void _next;
     const answer = errorAnswer(err, { id: req.requestId, method: req.method, path: req.path }, logger);
-    if (!answer) {
-      if (res.headersSent) return;
-      res
-        .status(400)
-        .json({ message: 'Request aborted.', code: 'validation_error', request_id: req.requestId });
-      return;
-    }
+    if (res.headersSent) return;
     if (answer.headers) res.set(answer.headers);
     res.status(answer.status).json(answer.body);
   };

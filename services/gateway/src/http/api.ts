@@ -6,6 +6,7 @@ import {
   observeRequest,
   requestIdOf,
   traceServerRequest,
+  TRUSTED_PROXIES,
   tracingEnabled,
   type Logger,
   type Metrics,
@@ -16,8 +17,7 @@ import { routeTemplate } from './routing';
 const PREFIX = '/api/v1';
 // Served by express (http/docs.ts), though under the API's prefix.
 const DOCS = new Set(['/api/v1/openapi.json', '/api/v1/openapi.json/', '/api/v1/docs', '/api/v1/docs/']);
-// The proxies whose X-Forwarded-* are believed: as the kit's express apps (`trust proxy`).
-const trusted = proxyaddr.compile(['loopback', 'linklocal', 'uniquelocal']);
+const trusted = proxyaddr.compile(TRUSTED_PROXIES);
 
 /**
  * The public API (`/api/v1/...`) served on plain node:http, in front of express, which serves the
@@ -76,16 +76,16 @@ function protocolOf(req: IncomingMessage): string {
 }
 
 function sendError(res: ServerResponse, err: unknown, call: ApiRequest, path: string, logger: Logger) {
-  const answer = errorAnswer(err, { id: call.requestId, method: call.method, path }, logger);
+  const { status, headers, body } = errorAnswer(
+    err,
+    { id: call.requestId, method: call.method, path },
+    logger,
+  );
   if (res.headersSent) {
     // Too late for an error body: whatever went wrong did so mid-answer.
     res.destroy();
     return;
   }
-  const { status, headers, body } = answer ?? {
-    status: 400,
-    body: { message: 'Request aborted.', code: 'validation_error', request_id: call.requestId },
-  };
   const json = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
