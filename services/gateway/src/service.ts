@@ -10,6 +10,7 @@ import { SCHEMA, migrations } from './db/migrations';
 import { mountDocs } from './http/docs';
 import { withPublicApi } from './http/api';
 import { gatewayHandler } from './http/gateway';
+import { TurnBatch } from './http/turn-batch';
 import { IdempotencyStore } from './http/idempotency';
 import { UpstreamClient } from './http/proxy';
 import { RateLimiter } from './http/rate-limit';
@@ -99,6 +100,7 @@ export async function startGateway(
   });
   const api = gatewayHandler({
     keyHolders,
+    redisTurn: new TurnBatch(),
     keyLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:key`, config.RATE_LIMIT_PER_MINUTE),
     ipLimiter: new RateLimiter(
       redis,

@@ -8,12 +8,15 @@ import { assertJson, readBody } from './body';
 import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from './idempotency';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';
 import { hostIs, matchRoute } from './routing';
+import type { TurnBatch } from './turn-batch';
 import { UpstreamClient, hopHeaders, type UpstreamResponse } from './proxy';
 
 export interface GatewayDeps {
   keyHolders: KeyHolders;
   keyLimiter: RateLimiter;
   ipLimiter: RateLimiter;
+  /** Where the requests of one event-loop turn ask Redis together. */
+  redisTurn: TurnBatch;
   idempotency: IdempotencyStore;
   upstreams: UpstreamClient;
   internalSecret: string;
@@ -97,12 +100,12 @@ async function authenticateLimited(
   const environment = token ? environmentOfKey(token) : null;
   if (token && environment) {
     const hash = hashApiKey(token);
-    // Asked in the same tick, the budget and the key version share one Redis round trip; the budget
-    // belongs to the key itself (its hash), so it does not wait for the holder.
-    const [budget, holder] = await Promise.all([
-      deps.keyLimiter.consume(hash),
-      deps.keyHolders.find(hash, environment),
-    ]);
+    // Asked in the same tick, the budget and the key version share one Redis round trip (with those of
+    // the other requests of this turn); the budget belongs to the key itself (its hash), so it does
+    // not wait for the holder.
+    const [budget, holder] = await deps.redisTurn.run(() =>
+      Promise.all([deps.keyLimiter.consume(hash), deps.keyHolders.find(hash, environment)]),
+    );
     if (holder) return { holder, budget };
   }
   const budget = await deps.ipLimiter.consume(ip);
