@@ -82,8 +82,39 @@ class Migration20261202TraceContext extends Migration {
   }
 }
 
+/**
+ * The window of due deliveries a claim looks at (events/sender.ts), as a function so that it can keep
+ * its plan: the due index read in order, stopping at the window's size. Left to itself, the planner
+ * reads the whole backlog into a bitmap and sorts it whenever its statistics lag behind a backlog that
+ * grew fast (the moment a claim matters most); `set enable_bitmapscan = off` applies to this function
+ * only. Each row's target is its webhook's current URL, looked up row by row; a paused or deleted
+ * webhook's deliveries have none and are skipped, as are the destinations in `saturated`.
+ */
+class Migration20261205DueWindow extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create or replace function webhooks.due_window(saturated text[], size int)
+      returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
+      language sql stable
+      set enable_bitmapscan = off
+      as $$
+        select * from (
+          select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
+                 case when d.webhook_id is null then d.url
+                      else (select w.url from webhooks.webhooks w
+                             where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
+            from webhooks.deliveries d
+           where d.status = 'pending' and d.next_attempt_at <= now()
+             and (d.lease_until is null or d.lease_until < now())
+           order by d.next_attempt_at) candidates
+         where target <> all(saturated)
+         limit size
+      $$`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
+  { name: 'Migration20261205DueWindow', class: Migration20261205DueWindow },
 ];

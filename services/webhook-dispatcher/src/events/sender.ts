@@ -49,8 +49,11 @@ interface ClaimedDelivery {
 const RESPONSE_EXCERPT_BYTES = 1024;
 // Longer than any attempt can last: a delivery claimed by a replica that died is retried after it.
 const LEASE_SECONDS = 60;
-// How many of the oldest due deliveries a claim looks at, per delivery it may take.
-const CLAIM_SCAN_FACTOR = 8;
+// How many of the oldest due deliveries a claim looks at, per delivery it may take (at least
+// MIN_SCAN): each costs a few microseconds, and a window full of a few destinations' rows is claimed
+// again without them (MAX_SCANS_PER_ROUND).
+const CLAIM_SCAN_FACTOR = 2;
+const MIN_SCAN = 50;
 // Claims in one round while the window keeps filling with busy destinations' backlogs (each claim
 // saturates at least one of them, or takes deliveries).
 const MAX_SCANS_PER_ROUND = 16;
@@ -225,39 +228,33 @@ export class DeliverySender {
     const saturated = Object.keys(busy).filter(
       (url) => (busy[url] ?? 0) >= this.options.destinationConcurrency,
     );
-    const scanLimit = Math.max(limit * CLAIM_SCAN_FACTOR, 100);
+    const scanLimit = Math.max(limit * CLAIM_SCAN_FACTOR, MIN_SCAN);
     const rows = await this.options.orm.em.fork().execute<Array<ClaimedDelivery & { scanned: number }>>(
-      `with due as (
-         select d.id, coalesce(w.url, d.url) as target, w.secret, d.next_attempt_at, d.webhook_id,
-                d.attempts
-           from webhooks.deliveries d
-           left join webhooks.webhooks w on w.id = d.webhook_id
-          where d.status = 'pending' and d.next_attempt_at <= now()
-            and (d.lease_until is null or d.lease_until < now())
-            and (d.webhook_id is null or w.status = 'ACTIVE')
-            and coalesce(w.url, d.url) <> all(?::text[])
-          order by d.next_attempt_at
-          limit ?),
+      // The window of the oldest due deliveries (db/migrations.ts, due_window: read in the due index's
+      // order, up to its size); the rows picked from it are then locked one by one by primary key.
+      `with due as (select * from webhooks.due_window(?::text[], ?)),
        ranked as (
          select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
        picked as (
-         select d.id, r.target, r.secret from webhooks.deliveries d
-           join ranked r on r.id = d.id
-          where r.rank <= ? - coalesce((?::jsonb ->> r.target)::int, 0)
-            and d.status = 'pending' and (d.lease_until is null or d.lease_until < now())
-            and d.next_attempt_at <= now() and d.attempts = r.attempts
-            and d.webhook_id is not distinct from r.webhook_id
-          order by r.next_attempt_at
-          limit ?
-          for update of d skip locked)
+         select locked.id, r.target from (
+             select * from ranked where rank <= ? - coalesce((?::jsonb ->> target)::int, 0)
+              order by next_attempt_at limit ?) r
+           cross join lateral (
+             select d.id from webhooks.deliveries d
+              where d.id = r.id and d.status = 'pending'
+                and (d.lease_until is null or d.lease_until < now())
+                and d.next_attempt_at <= now() and d.attempts = r.attempts
+                and d.webhook_id is not distinct from r.webhook_id
+              for update skip locked) locked)
        update webhooks.deliveries d set lease_until = now() + interval '${LEASE_SECONDS} seconds'
          from picked
         where d.id = picked.id
-       returning d.id, d.event_id, d.event, picked.target as url, d.signed, picked.secret,
+       returning d.id, d.event_id, d.event, picked.target as url, d.signed,
+                 (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
                  d.environment, d.payload, d.occurred_at, d.created_at, d.attempts, d.max_attempts,
                  d.trace_context, (select count(*) from due)::int as scanned`,
       [
-        // Destinations without a free slot are left out before the scan: their backlog, however old,
+        // Destinations without a free slot are left out before the window: their backlog, however old,
         // never hides the others' deliveries.
         `{${saturated.map((u) => `"${u.replace(/["\\]/g, '\\$&')}"`).join(',')}}`,
         scanLimit,
