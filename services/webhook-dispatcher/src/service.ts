@@ -1,4 +1,5 @@
 import { createRuntime, idempotentHandler, serveService, type Runtime } from '@seller-api/service-kit';
+import { Pool } from 'pg';
 import type pino from 'pino';
 import type { DispatcherConfig } from './config';
 import { entities } from './db/entities';
@@ -31,8 +32,16 @@ export async function startDispatcher(
     logDestination: options.logDestination,
   });
   registerBacklogGauge(runtime.metrics, runtime.orm);
+  // The sender's statements go through a small pool of their own (SenderOptions.pool): one claim
+  // and one outcome batch at a time, plus the release of what a stopping round hands back.
+  const senderPool = new Pool({
+    connectionString: config.DATABASE_URL,
+    max: 3,
+    application_name: 'webhook-dispatcher-sender',
+  });
+  senderPool.on('error', (err) => runtime.logger.warn({ err: err.message }, 'sender pool error'));
   const sender = new DeliverySender({
-    orm: runtime.orm,
+    pool: senderPool,
     logger: runtime.logger,
     metrics: createDispatcherMetrics(runtime.metrics),
     schedule: config.WEBHOOK_RETRY_SCHEDULE,
@@ -61,6 +70,10 @@ export async function startDispatcher(
     runtime,
     sender,
     port: typeof address === 'object' && address ? address.port : config.PORT,
-    stop: () => runtime.stop(() => sender.stop()),
+    stop: () =>
+      runtime.stop(async () => {
+        await sender.stop();
+        await senderPool.end();
+      }),
   };
 }

@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { isIP } from 'node:net';
 import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-api/contracts';
-import type { Logger, MikroORM } from '@seller-api/service-kit';
+import type { Logger } from '@seller-api/service-kit';
+import type { Pool } from 'pg';
 import { signatureFor } from '@seller-api/webhook-verify';
 import { Agent, request } from 'undici';
 import { retryAfterDelay, scheduledDelay } from '../domain/retry';
@@ -18,7 +19,12 @@ import {
 import type { DispatcherMetrics } from './metrics';
 
 export interface SenderOptions {
-  orm: MikroORM;
+  /**
+   * A plain `pg` pool for the sender's own statements (claim, release, outcomes): it passes their
+   * parameters as parameters (the outcome batch's JSON is not spliced into the SQL text) and skips the
+   * ORM on the path every delivery takes.
+   */
+  pool: Pool;
   logger: Logger;
   metrics: DispatcherMetrics;
   schedule: number[];
@@ -80,7 +86,7 @@ export class DeliverySender {
   private readonly outcomes: OutcomeRecorder;
 
   constructor(private readonly options: SenderOptions) {
-    this.outcomes = new OutcomeRecorder(options.orm);
+    this.outcomes = new OutcomeRecorder(options.pool);
     const agent = (environment: Environment) =>
       new Agent({
         connect: {
@@ -211,11 +217,10 @@ export class DeliverySender {
       this.attempts.add(attempt);
     }
     if (release.length) {
-      await this.options.orm.em
-        .fork()
-        .execute(`update webhooks.deliveries set lease_until = null where id = any(?::uuid[])`, [
-          `{${release.join(',')}}`,
-        ]);
+      await this.options.pool.query(
+        `update webhooks.deliveries set lease_until = null where id = any($1::uuid[])`,
+        [release],
+      );
     }
     return claimed.length - release.length;
   }
@@ -235,16 +240,16 @@ export class DeliverySender {
       (url) => (busy[url] ?? 0) >= this.options.destinationConcurrency,
     );
     const scanLimit = Math.max(limit * CLAIM_SCAN_FACTOR, MIN_SCAN);
-    const rows = await this.options.orm.em.fork().execute<Array<ClaimedDelivery & { scanned: number }>>(
+    const { rows } = await this.options.pool.query<ClaimedDelivery & { scanned: number }>(
       // The window of the oldest due deliveries (db/migrations.ts, due_window: read in the due index's
       // order, up to its size); the rows picked from it are then locked one by one by primary key.
-      `with due as (select * from webhooks.due_window(?::text[], ?)),
+      `with due as (select * from webhooks.due_window($1::text[], $2)),
        ranked as (
          select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
        picked as (
          select locked.id, r.target from (
-             select * from ranked where rank <= ? - coalesce((?::jsonb ->> target)::int, 0)
-              order by next_attempt_at limit ?) r
+             select * from ranked where rank <= $3 - coalesce(($4::jsonb ->> target)::int, 0)
+              order by next_attempt_at limit $5) r
            cross join lateral (
              select d.id from webhooks.deliveries d
               where d.id = r.id and d.status = 'pending'
@@ -262,7 +267,7 @@ export class DeliverySender {
       [
         // Destinations without a free slot are left out before the window: their backlog, however old,
         // never hides the others' deliveries.
-        `{${saturated.map((u) => `"${u.replace(/["\\]/g, '\\$&')}"`).join(',')}}`,
+        saturated,
         scanLimit,
         this.options.destinationConcurrency,
         JSON.stringify(busy),
@@ -415,7 +420,7 @@ class OutcomeRecorder {
   private queue: Array<{ outcome: AttemptOutcome; done: (err?: unknown) => void }> = [];
   private writing = false;
 
-  constructor(private readonly orm: MikroORM) {}
+  constructor(private readonly pool: Pool) {}
 
   record(outcome: AttemptOutcome): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -447,9 +452,9 @@ class OutcomeRecorder {
   }
 
   private async write(outcomes: AttemptOutcome[]): Promise<void> {
-    await this.orm.em.fork().execute(
+    await this.pool.query(
       `with v as (
-         select * from jsonb_to_recordset(?::jsonb) as v(id uuid, attempt int, started_at timestamptz,
+         select * from jsonb_to_recordset($1::jsonb) as v(id uuid, attempt int, started_at timestamptz,
            duration_ms int, response_status int, response_body text, error text, status text,
            next_attempt_at timestamptz, delivered boolean)),
        a as (
