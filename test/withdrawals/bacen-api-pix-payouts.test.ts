@@ -157,6 +157,18 @@ it('fails a transfer the PSP gives up on after accepting it', async () => {
   expect(await balanceOf(em(), scope)).toMatchObject({ available_amount: 10000, pending_amount: 0 });
 });
 
+it('masks the PIX key where the PSP quotes it in its reason', async () => {
+  psp.envioStatus = 'EM_PROCESSAMENTO';
+  const { scope, id } = await approvedWithdrawal(1300, '52998224725', 'cpf');
+  await waitFor(() => psp.envios.get(idEnvioOf(id))?.status === 'EM_PROCESSAMENTO');
+  psp.settleEnvio(idEnvioOf(id), 'NAO_REALIZADO', 'Chave 529.982.247-25 bloqueada pelo titular.');
+  const done = await settled(scope, id);
+  expect(done).toMatchObject({
+    status: 'FAILED',
+    failureReason: 'Payout refused by the PSP: Chave 529.***.***-25 bloqueada pelo titular.',
+  });
+});
+
 it('never fails a payout the PSP made: a lost answer, then a refusal of the repeated PUT, reads the transfer', async () => {
   // The first PUT pays but its answer is lost; the PSP refuses the repeat with a 422 (it checks the
   // balance before its idempotency). The adapter asks for the transfer and finds it paid.

@@ -1,4 +1,13 @@
-import { maskCnpj, maskCpf, maskEmail, maskPhone, maskPixKey, maskRandomKey, maskTaxId } from './masking';
+import {
+  maskCnpj,
+  maskCpf,
+  maskEmail,
+  maskPhone,
+  maskPixKey,
+  maskRandomKey,
+  maskTaxId,
+  redactPixKey,
+} from './masking';
 
 describe('tax id masking', () => {
   it('masks a CPF as 123.***.***-00', () => {
@@ -52,5 +61,33 @@ describe('PIX key masking', () => {
     expect(maskPixKey('529.982.247-25', 'cpf')).toBe('529.***.***-25');
     expect(maskPixKey('+5511987654321', 'phone')).toBe('+5511*****4321');
     expect(maskPixKey('123e4567-e89b-42d3-a456-426614174000', 'random')).toBe(`123e${'*'.repeat(28)}4000`);
+  });
+});
+
+describe('redactPixKey', () => {
+  it('masks a CPF key however a PSP writes it', () => {
+    for (const written of ['52998224725', '529.982.247-25', '529 982 247 25']) {
+      const text = `Chave ${written} não encontrada`;
+      expect(redactPixKey(text, '52998224725', 'cpf')).toBe('Chave 529.***.***-25 não encontrada');
+    }
+  });
+
+  it('masks a phone key with or without +55 and separators', () => {
+    for (const written of ['+5511987654321', '5511987654321', '11987654321', '(11) 98765-4321']) {
+      expect(redactPixKey(`key ${written} blocked`, '+5511987654321', 'phone')).toBe(
+        'key +5511*****4321 blocked',
+      );
+    }
+  });
+
+  it('masks e-mail and random keys whatever their case, and leaves other text alone', () => {
+    expect(redactPixKey('Chave Maria.Silva@Example.com inválida', 'maria.silva@example.com', 'email')).toBe(
+      'Chave mar********@example.com inválida',
+    );
+    const uuid = '123e4567-e89b-12d3-a456-426614174000';
+    expect(redactPixKey(`EVP ${uuid.toUpperCase()}; motivo 42`, uuid, 'random')).toBe(
+      `EVP ${maskRandomKey(uuid)}; motivo 42`,
+    );
+    expect(redactPixKey('Conta encerrada', uuid, 'random')).toBe('Conta encerrada');
   });
 });

@@ -69,3 +69,28 @@ export function maskPixKey(key: string, type: PixKeyType): string {
       return maskRandomKey(key);
   }
 }
+
+const SEPARATORS = '[\\s.\\-/()]*';
+
+/** A pattern for a run of digits written with or without separators (`123.456.789-09`, `11 98765-4321`). */
+function digitsPattern(digits: string): string {
+  return digits.split('').join(SEPARATORS);
+}
+
+/**
+ * A text from elsewhere (a PSP's refusal, say) with every appearance of this PIX key replaced by its
+ * mask: as written, or, for a CPF or a phone, as digits with or without separators (a phone with or
+ * without its +55). The text can then be stored and shown where the key itself may not be.
+ */
+export function redactPixKey(text: string, key: string, type: PixKeyType): string {
+  const masked = maskPixKey(key, type);
+  const escape = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const patterns = [escape(key)];
+  const digits = key.replace(/\D/g, '');
+  if (type === 'cpf' && digits.length === 11) patterns.push(digitsPattern(digits));
+  if (type === 'phone' && digits.startsWith('55') && digits.length >= 12) {
+    patterns.push(`\\+?${digitsPattern(digits)}`, `\\(?${digitsPattern(digits.slice(2))}`);
+  }
+  // The longest form first, so a match never leaves part of the key behind.
+  return text.replace(new RegExp(patterns.join('|'), 'gi'), masked);
+}

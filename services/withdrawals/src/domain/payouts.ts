@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Environment, PixKeyType } from '@seller-api/contracts';
+import { redactPixKey, type Environment, type PixKeyType } from '@seller-api/contracts';
 import { WithdrawalSchema, type WithdrawalRow } from '../db/entities';
 import { enqueueWithdrawalEvent } from '../events/payloads';
 import { lockSellerFunds } from './balance';
@@ -145,7 +145,8 @@ export async function completePayout(
       w.payoutReference = outcome.reference;
     } else {
       w.failedAt = now;
-      w.failureReason = outcome.reason;
+      // The PSP's words may quote the key; the reason goes to the API, events and webhooks, masked.
+      w.failureReason = redactPixKey(outcome.reason, w.pixKey, w.pixKeyType);
     }
     if (move.entry) await postEntries(tx, owner, { withdrawalId: w.id, cause: move.to }, [move.entry]);
     enqueueWithdrawalEvent(tx, move.event, w);
