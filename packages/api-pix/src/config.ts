@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 
 /*
  * The connection variables of an API Pix adapter, checked the same way in every service that has one.
@@ -16,6 +17,38 @@ export function apiPixEnvNames(prefix: string) {
     certFile: `${prefix}TLS_CERT_FILE`,
     keyFile: `${prefix}TLS_KEY_FILE`,
   } as const;
+}
+
+const httpUrl = () => z.url({ protocol: /^https?$/, error: 'Must be an http or https URL' }).optional();
+const text = () => z.string().optional();
+const timeoutMs = () => z.coerce.number().int().min(1).max(120_000).default(5000);
+
+/**
+ * The shapes of an adapter's connection variables, under the service's prefix:
+ * - `API_URL`: base URL of the PSP's API Pix, e.g. https://pix.example-psp.com/api/v2;
+ * - `TOKEN_URL`: the OAuth2 token endpoint, `<API_URL>/oauth/token` when unset;
+ * - `CLIENT_ID`, `CLIENT_SECRET`: OAuth2 client credentials, sent with HTTP Basic to the token endpoint;
+ * - `TLS_CERT_FILE`, `TLS_KEY_FILE`: client certificate and key (PEM paths) for the PSP's mutual TLS,
+ *   both or neither;
+ * - `TIMEOUT_MS`: deadline of each HTTP request to the PSP, token requests included.
+ * All but the timeout are optional here: apiPixEnvProblems says which the chosen adapter needs.
+ */
+export function apiPixEnv<P extends string>(prefix: P) {
+  const names = apiPixEnvNames(prefix);
+  return {
+    [names.apiUrl]: httpUrl(),
+    [names.tokenUrl]: httpUrl(),
+    [names.clientId]: text(),
+    [names.clientSecret]: text(),
+    [names.certFile]: text(),
+    [names.keyFile]: text(),
+    [`${prefix}TIMEOUT_MS`]: timeoutMs(),
+  } as Record<`${P}API_URL` | `${P}TOKEN_URL`, ReturnType<typeof httpUrl>> &
+    Record<
+      `${P}CLIENT_ID` | `${P}CLIENT_SECRET` | `${P}TLS_CERT_FILE` | `${P}TLS_KEY_FILE`,
+      ReturnType<typeof text>
+    > &
+    Record<`${P}TIMEOUT_MS`, ReturnType<typeof timeoutMs>>;
 }
 
 /**

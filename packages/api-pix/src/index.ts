@@ -9,4 +9,4 @@ export {
   type ApiPixClientOptions,
   type PspFetch,
 } from './client';
-export { apiPixEnvNames, apiPixEnvProblems, apiPixUrls, readClientCertificate } from './config';
+export { apiPixEnv, apiPixEnvNames, apiPixEnvProblems, apiPixUrls, readClientCertificate } from './config';

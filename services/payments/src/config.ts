@@ -1,4 +1,4 @@
-import { apiPixEnvProblems, apiPixUrls } from '@seller-api/api-pix';
+import { apiPixEnv, apiPixEnvProblems, apiPixUrls } from '@seller-api/api-pix';
 import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { normaliseMerchantText } from './domain/brcode';
@@ -9,8 +9,6 @@ export type PixPspName = (typeof PIX_PSPS)[number];
 
 /** The sandbox's receiving key: a fixed random-type (UUID) PIX key, so sandbox codes stay recognisable. */
 export const DEFAULT_PIX_KEY = '7d9f0335-8dcd-4b5c-9b3e-2f6a4c1e8a52';
-
-const httpUrl = z.url({ protocol: /^https?$/, error: 'Must be an http or https URL' });
 
 const nonNegativeInt = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -38,19 +36,8 @@ export const paymentsEnv = {
   PLATFORM_FEE_FIXED_AMOUNT: nonNegativeInt.default(0),
   /** How often the scheduler looks for PENDING charges past their expiry (decisions.md 5). */
   EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
-  /** bacen-api-pix: base URL of the PSP's API Pix, e.g. https://pix.example-psp.com/api/v2. */
-  PSP_API_URL: httpUrl.optional(),
-  /** bacen-api-pix: the OAuth2 token endpoint; `${PSP_API_URL}/oauth/token` when unset. */
-  PSP_TOKEN_URL: httpUrl.optional(),
-  /** bacen-api-pix: OAuth2 client credentials, sent with HTTP Basic to the token endpoint. */
-  PSP_CLIENT_ID: z.string().optional(),
-  PSP_CLIENT_SECRET: z.string().optional(),
-  /**
-   * bacen-api-pix: client certificate and key (PEM file paths) for the mutual TLS most PSPs demand on
-   * API Pix; both or neither.
-   */
-  PSP_TLS_CERT_FILE: z.string().optional(),
-  PSP_TLS_KEY_FILE: z.string().optional(),
+  /** bacen-api-pix: the PSP's API Pix (`PSP_API_URL`, `PSP_CLIENT_ID`, ...: api-pix apiPixEnv). */
+  ...apiPixEnv('PSP_'),
   /**
    * The per-PSP secret the PSP's notifications to POST /api/v1/psp/webhook/pix must carry (see
    * clients/bacen-api-pix.ts, PSP_NOTIFICATION_SECRET_HEADER). Required for bacen-api-pix.
@@ -59,8 +46,6 @@ export const paymentsEnv = {
     .string()
     .regex(/^[\x21-\x7e]{16,256}$/, { error: 'Must be 16 to 256 printable ASCII characters, no spaces' })
     .optional(),
-  /** Deadline of each HTTP request to the PSP, token requests included. */
-  PSP_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(5000),
 };
 
 export type PaymentsConfig = ReturnType<typeof loadPaymentsConfig>;

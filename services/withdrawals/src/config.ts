@@ -1,4 +1,4 @@
-import { apiPixEnvProblems, apiPixUrls } from '@seller-api/api-pix';
+import { apiPixEnv, apiPixEnvProblems, apiPixUrls } from '@seller-api/api-pix';
 import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 
@@ -8,8 +8,6 @@ import { z } from 'zod';
  */
 export const PAYOUT_PSPS = ['sandbox', 'bacen-api-pix'] as const;
 export type PayoutPspName = (typeof PAYOUT_PSPS)[number];
-
-const httpUrl = z.url({ protocol: /^https?$/, error: 'Must be an http or https URL' });
 
 const cents = z.coerce.number().int().min(0).max(999_999_999_999);
 
@@ -26,23 +24,13 @@ export const withdrawalsEnv = {
   PAYOUT_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** A payout still PROCESSING after this long (a crash, a PSP that answered "in progress") is retried. */
   PAYOUT_RETRY_AFTER_MS: z.coerce.number().int().positive().default(60_000),
-  /** bacen-api-pix: base URL of the PSP's API, e.g. https://pix.example-psp.com/api/v2. */
-  PAYOUT_PSP_API_URL: httpUrl.optional(),
-  /** bacen-api-pix: the OAuth2 token endpoint; `${PAYOUT_PSP_API_URL}/oauth/token` when unset. */
-  PAYOUT_PSP_TOKEN_URL: httpUrl.optional(),
-  /** bacen-api-pix: OAuth2 client credentials, sent with HTTP Basic to the token endpoint. */
-  PAYOUT_PSP_CLIENT_ID: z.string().optional(),
-  PAYOUT_PSP_CLIENT_SECRET: z.string().optional(),
-  /** bacen-api-pix: client certificate and key (PEM file paths) for the PSP's mutual TLS; both or neither. */
-  PAYOUT_PSP_TLS_CERT_FILE: z.string().optional(),
-  PAYOUT_PSP_TLS_KEY_FILE: z.string().optional(),
+  /** bacen-api-pix: the payout PSP's API Pix (`PAYOUT_PSP_API_URL`, ...: api-pix apiPixEnv). */
+  ...apiPixEnv('PAYOUT_PSP_'),
   /** bacen-api-pix: our paying key at the PSP (`pagador.chave`), the account payouts leave from. */
   PAYOUT_PIX_KEY: z
     .string()
     .regex(/^[\x21-\x7e]{1,77}$/, { error: 'Must be a PIX key of 1 to 77 printable ASCII characters' })
     .optional(),
-  /** Deadline of each HTTP request to the payout PSP, token requests included. */
-  PAYOUT_PSP_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(5000),
 };
 
 const SELECTOR = 'PAYOUT_PSP is bacen-api-pix';
