@@ -62,6 +62,26 @@ describe('rate limiting', () => {
     expect(Number(guesses[3]?.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
+  it('keeps the failed-authentication budget per client address given by a trusted proxy', async () => {
+    const g = await system.startGateway({
+      UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '2',
+      REDIS_KEY_PREFIX: `iplimit-proxy:${Date.now()}:`,
+    });
+    // The test connects from loopback, a trusted proxy: X-Forwarded-For names the client.
+    const guess = (client: string, i: number) =>
+      call(`${g.url}/finance/balance/`, {
+        headers: {
+          authorization: `Bearer mk_test_${'y'.repeat(31)}${i}`,
+          'x-forwarded-for': `${client}, 10.0.0.1`,
+        },
+      });
+    const first = [];
+    for (let i = 0; i < 3; i += 1) first.push((await guess('203.0.113.7', i)).status);
+    expect(first).toEqual([401, 401, 429]);
+    // Another client behind the same proxy has its own budget.
+    expect((await guess('203.0.113.8', 9)).status).toBe(401);
+  });
+
   it('falls back to an in-memory limiter when Redis is unreachable and keeps serving', async () => {
     const g = await system.startGateway({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '5' });
     // Made where Redis answers: a key change needs it (KeyVersions).

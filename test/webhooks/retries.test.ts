@@ -167,6 +167,46 @@ describe('retries', () => {
     expect(hitsAt('/paused')).toEqual([]);
   });
 
+  it("holds a paused webhook's due retries, which go out once it is resumed", async () => {
+    let resumed = false;
+    // The first attempt fails, and slowly: the webhook is paused while it is in flight.
+    replies.set('/held', () => (resumed ? { status: 200 } : { status: 500, delayMs: 500 }));
+    // The barrier fails twice, in step with /held's first attempt: its third attempt comes after
+    // /held's retry has been due for a whole retry delay, so claims have passed /held by then.
+    replies.set('/barrier', (hook) =>
+      hook.body.delivery_attempt === 1
+        ? { status: 500, delayMs: 500 }
+        : { status: hook.body.delivery_attempt === 2 ? 500 : 200 },
+    );
+    const { key } = await createKey(gateway.service);
+    const held = await register(gateway.url, key, `${receiver.url}/held`);
+    const barrier = await register(gateway.url, key, `${receiver.url}/barrier`);
+    await placeOrder(gateway.url, key);
+    await waitFor(() => hitsAt('/held').length === 1 || null, { what: 'the first attempt to /held' });
+    await call(`${gateway.url}/config/webhooks/${held.id}/`, {
+      method: 'PATCH',
+      key,
+      body: { status: 'DISABLED' },
+    });
+    await waitFor(
+      async () => (await deliveries(gateway.url, key, barrier.id, '?status=delivered')).length === 1 || null,
+      { what: 'the barrier delivered at its third attempt' },
+    );
+    expect(hitsAt('/held')).toHaveLength(1);
+    const [pending] = await deliveries(gateway.url, key, held.id);
+    expect(pending).toMatchObject({ status: 'pending' });
+    expect(pending?.attempts).toHaveLength(1);
+
+    resumed = true;
+    await call(`${gateway.url}/config/webhooks/${held.id}/`, {
+      method: 'PATCH',
+      key,
+      body: { status: 'ACTIVE' },
+    });
+    const retry = await waitFor(() => hitsAt('/held')[1], { what: 'the retry after resuming' });
+    expect(retry.body.delivery_attempt).toBe(2);
+  });
+
   it('moves pending deliveries to the new registration on rotation and signs them with the new secret', async () => {
     let open = false;
     replies.set('/rotating', () => ({ status: open ? 200 : 500 }));

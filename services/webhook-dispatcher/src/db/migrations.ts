@@ -90,25 +90,35 @@ class Migration20261202TraceContext extends Migration {
  * only. Each row's target is its webhook's current URL, looked up row by row; a paused or deleted
  * webhook's deliveries have none and are skipped, as are the destinations in `saturated`.
  */
+const DUE_WINDOW_FUNCTION = `create or replace function webhooks.due_window(saturated text[], size int)
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
+  language sql stable
+  set enable_bitmapscan = off
+  as $$
+    select * from (
+      select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
+             case when d.webhook_id is null then d.url
+                  else (select w.url from webhooks.webhooks w
+                         where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
+        from webhooks.deliveries d
+       where d.status = 'pending' and d.next_attempt_at <= now()
+         and (d.lease_until is null or d.lease_until < now())
+       order by d.next_attempt_at) candidates
+     -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
+     where target is not null and target <> all(saturated)
+     limit size
+  $$`;
+
 class Migration20261205DueWindow extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create or replace function webhooks.due_window(saturated text[], size int)
-      returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
-      language sql stable
-      set enable_bitmapscan = off
-      as $$
-        select * from (
-          select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
-                 case when d.webhook_id is null then d.url
-                      else (select w.url from webhooks.webhooks w
-                             where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
-            from webhooks.deliveries d
-           where d.status = 'pending' and d.next_attempt_at <= now()
-             and (d.lease_until is null or d.lease_until < now())
-           order by d.next_attempt_at) candidates
-         where target <> all(saturated)
-         limit size
-      $$`);
+    this.addSql(DUE_WINDOW_FUNCTION);
+  }
+}
+
+/** The first due_window let a paused webhook's deliveries through when no destination was saturated. */
+class Migration20261206DueWindowPaused extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(DUE_WINDOW_FUNCTION);
   }
 }
 
@@ -117,4 +127,5 @@ export const migrations = [
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
   { name: 'Migration20261205DueWindow', class: Migration20261205DueWindow },
+  { name: 'Migration20261206DueWindowPaused', class: Migration20261206DueWindowPaused },
 ];
