@@ -203,7 +203,9 @@ export async function freePort(preferred, taken) {
         server.close(() => resolve(bound));
       });
     });
-  const port = (!taken.has(preferred) && (await tryListen(preferred))) || (await tryListen(0));
+  let port = !taken.has(preferred) && (await tryListen(preferred));
+  // The kernel may hand the port just closed out again: ask until it is one not yet taken.
+  for (let tries = 0; (!port || taken.has(port)) && tries < 50; tries += 1) port = await tryListen(0);
   if (!port || taken.has(port)) throw new Error('could not find a free TCP port');
   taken.add(port);
   return port;

@@ -4,7 +4,7 @@ import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-a
 import type { Logger } from '@seller-api/service-kit';
 import type { Pool } from 'pg';
 import { signatureFor } from '@seller-api/webhook-verify';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { retryAfterDelay, scheduledDelay } from '../domain/retry';
 import {
   classifyAddress,
@@ -16,6 +16,7 @@ import {
   w3cTraceHeaders,
   type Resolver,
 } from '@seller-api/service-kit';
+import { postDelivery, type PostTarget } from './delivery-post';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SenderOptions {
@@ -37,6 +38,14 @@ export interface SenderOptions {
   resolve?: Resolver;
 }
 
+/** A destination URL's parts, or why it cannot be posted to. */
+interface DeliveryTarget extends PostTarget {
+  hostname: string;
+  /** The host when it is a literal IP address, without brackets. */
+  literal: string | null;
+  refusal: string | null;
+}
+
 interface ClaimedDelivery {
   id: string;
   event_id: string;
@@ -54,17 +63,34 @@ interface ClaimedDelivery {
   trace_context: Record<string, string> | null;
 }
 
-const RESPONSE_EXCERPT_BYTES = 1024;
+// Destination URLs whose parts are kept (targetOf).
+const TARGET_CACHE_SIZE = 10_000;
 // Longer than any attempt can last: a delivery claimed by a replica that died is retried after it.
 const LEASE_SECONDS = 60;
 // How many of the oldest due deliveries a claim looks at, per delivery it may take (at least
 // MIN_SCAN): each costs a few microseconds, and a window full of a few destinations' rows is claimed
-// again without them (MAX_SCANS_PER_ROUND).
+// again without them.
 const CLAIM_SCAN_FACTOR = 2;
 const MIN_SCAN = 50;
-// Claims in one round while the window keeps filling with busy destinations' backlogs (each claim
-// saturates at least one of them, or takes deliveries).
-const MAX_SCANS_PER_ROUND = 16;
+// Claims in flight at once. A claim is a round trip of a few milliseconds; with one at a time the slots
+// freed meanwhile sat idle until it was back (about half of them, under a backlog).
+const MAX_CLAIMS = 2;
+// A claim is only sent beside another for at least this share of WEBHOOK_CONCURRENCY: smaller ones
+// wait for the first to come back, rather than cost a round trip for a delivery or two.
+const OVERLAP_SHARE = 1 / 8;
+
+/**
+ * What a claim may take: at most `limit` deliveries, and of each destination listed its budget. A claim
+ * is `open` when it may also take up to a whole WEBHOOK_DESTINATION_CONCURRENCY of any destination not
+ * listed; at most one claim in flight is open, and the others take listed destinations only. The slots a
+ * claim may take are promised to it until it is back, so claims in flight together never take the
+ * same slot (and never claim rows only to hand them back).
+ */
+interface ClaimPlan {
+  limit: number;
+  open: boolean;
+  budgets: Map<string, number>;
+}
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
@@ -75,15 +101,16 @@ export class DeliverySender {
   private inFlight = 0;
   private readonly perDestination = new Map<string, number>();
   private readonly attempts = new Set<Promise<void>>();
-  private running = false;
-  private again = false;
+  private readonly claims = new Map<ClaimPlan, Promise<void>>();
+  /** Something may be due that no claim has looked for yet: a wake, a slot freed, a full claim. */
+  private dirty = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
   private wakePending = false;
-  private currentRound: Promise<void> = Promise.resolve();
   private readonly agents: Record<Environment, Agent>;
   private readonly outcomes: OutcomeRecorder;
+  private readonly targets = new Map<string, DeliveryTarget>();
 
   constructor(private readonly options: SenderOptions) {
     this.outcomes = new OutcomeRecorder(options.pool);
@@ -109,27 +136,11 @@ export class DeliverySender {
     this.wakeAt(Date.now());
   }
 
-  /** Claims and sends now, or right after the round in progress. */
+  /** Claims and sends now, or as soon as a claim in flight leaves room. */
   wake(): void {
     if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    this.currentRound = this.round()
-      .catch((err: unknown) =>
-        this.options.logger.warn({ err: (err as Error).message }, 'delivery round failed'),
-      )
-      .finally(() => {
-        this.running = false;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        } else {
-          this.wakeAt(Date.now() + this.options.pollIntervalMs);
-        }
-      });
+    this.dirty = true;
+    this.pump();
   }
 
   /**
@@ -161,25 +172,72 @@ export class DeliverySender {
     this.timer.unref();
   }
 
-  private async round(): Promise<void> {
-    // A claim looks at a window of the oldest due deliveries. When one busy destination's backlog fills
-    // that window, the claim gives that destination its free slots and nothing else; it is then
-    // saturated and left out of the next scan, so claiming again reaches the others' deliveries.
-    for (let scans = 0; scans < MAX_SCANS_PER_ROUND; scans += 1) {
-      const capacity = this.options.concurrency - this.inFlight;
-      if (capacity <= 0) return;
-      const { claimed, windowFull } = await this.claim(capacity);
-      const started = await this.launch(claimed);
-      if (claimed.length === capacity && started === claimed.length) {
-        this.again = true;
-        return;
+  /** Sends claims while something may be due and there are slots no claim in flight was promised. */
+  private pump(): void {
+    while (this.dirty && !this.stopped && this.claims.size < MAX_CLAIMS) {
+      const plan = this.plan();
+      if (!plan) return;
+      this.dirty = false;
+      const run = this.claimAndLaunch(plan)
+        .catch((err: unknown) => {
+          this.options.logger.warn({ err: (err as Error).message }, 'delivery claim failed');
+        })
+        .finally(() => {
+          this.claims.delete(plan);
+          this.pump();
+          if (this.claims.size === 0 && !this.dirty) this.wakeAt(Date.now() + this.options.pollIntervalMs);
+        });
+      this.claims.set(plan, run);
+    }
+  }
+
+  /**
+   * The slots a new claim may take: those neither in use nor promised to a claim in flight. Null when
+   * there are none (or too few to be worth a claim beside another).
+   */
+  private plan(): ClaimPlan | null {
+    const { concurrency, destinationConcurrency: perDestination } = this.options;
+    let limit = concurrency - this.inFlight;
+    let openInFlight = false;
+    for (const claim of this.claims.keys()) {
+      limit -= claim.limit;
+      openInFlight ||= claim.open;
+    }
+    if (limit <= 0 || (this.claims.size > 0 && limit < Math.ceil(concurrency * OVERLAP_SHARE))) return null;
+    // Every destination something is known of: in use here, or listed by a claim in flight.
+    const used = new Map(this.perDestination);
+    for (const claim of this.claims.keys())
+      for (const url of claim.budgets.keys()) used.set(url, used.get(url) ?? 0);
+    for (const [url, n] of used) {
+      let promised = n;
+      for (const claim of this.claims.keys()) {
+        promised += claim.budgets.get(url) ?? (claim.open ? perDestination : 0);
       }
-      if (!windowFull || claimed.length === 0) return;
+      used.set(url, promised);
+    }
+    const budgets = new Map<string, number>();
+    for (const [url, n] of used) {
+      // An open claim lists every destination it knows of, a budget of 0 included (it takes those
+      // whole otherwise); a claim beside an open one lists only what it may take.
+      if (n < perDestination || !openInFlight) budgets.set(url, Math.max(0, perDestination - n));
+    }
+    if (openInFlight && budgets.size === 0) return null;
+    return { limit, open: !openInFlight, budgets };
+  }
+
+  /** One claim and the attempts it starts; marks the sender dirty when more may be due. */
+  private async claimAndLaunch(plan: ClaimPlan): Promise<void> {
+    const { claimed, windowFull } = await this.claim(plan);
+    const started = this.launch(claimed);
+    // It took all it could: there may be more. Or its window was full of destinations now saturated:
+    // the next claim scans without them (each such claim takes deliveries, so this ends).
+    if ((claimed.length === plan.limit && started === claimed.length) || (windowFull && started > 0)) {
+      this.dirty = true;
     }
   }
 
   /** Starts the attempts of claimed deliveries; hands back what it cannot start. Returns how many started. */
-  private async launch(claimed: ClaimedDelivery[]): Promise<number> {
+  private launch(claimed: ClaimedDelivery[]): number {
     if (claimed.length === 0) return 0;
     const release: string[] = [];
     // The attempts started here start together, so one deadline serves them all, each still cut off
@@ -188,7 +246,7 @@ export class DeliverySender {
     setMaxListeners(claimed.length + 1, deadline);
     for (const delivery of claimed) {
       const busy = this.perDestination.get(delivery.url) ?? 0;
-      // Stopping: what this round claimed goes back now, not when its lease runs out.
+      // Stopping: what this claim took goes back now, not when its lease runs out.
       if (this.stopped || busy >= this.options.destinationConcurrency) {
         release.push(delivery.id);
         continue;
@@ -218,38 +276,48 @@ export class DeliverySender {
       this.attempts.add(attempt);
     }
     if (release.length) {
-      await this.options.pool.query(
-        `update webhooks.deliveries set lease_until = null where id = any($1::uuid[])`,
-        [release],
-      );
+      const releasing = this.options.pool
+        .query(`update webhooks.deliveries set lease_until = null where id = any($1::uuid[])`, [release])
+        .then(
+          () => undefined,
+          (err: unknown) =>
+            this.options.logger.warn({ err: (err as Error).message }, 'handing back deliveries failed'),
+        );
+      this.attempts.add(releasing);
+      void releasing.finally(() => this.attempts.delete(releasing));
     }
     return claimed.length - release.length;
   }
 
   /**
-   * Leases due deliveries, at most `limit`, and for each destination no more than its free budget
-   * (WEBHOOK_DESTINATION_CONCURRENCY less what this process already has in flight there): a busy
-   * destination's backlog stays in the database instead of being claimed and handed back. The window
-   * runs over the oldest due rows only (a bounded scan). The scan reads the statement's snapshot, so
-   * what it saw is checked again on the locked row: still pending, due and unleased, not attempted
-   * meanwhile by another replica (its retry keeps its backoff) and not moved to another webhook by a
-   * rotation (it is signed with the new secret, by a later claim).
+   * Leases due deliveries as the plan allows: at most `limit`, and for each destination no more than its
+   * budget, so a busy destination's backlog stays in the database instead of being claimed and handed
+   * back. The window runs over the oldest due rows only (a bounded scan), without the destinations that
+   * have no budget. The scan reads the statement's snapshot, so what it saw is checked again on the
+   * locked row: still pending, due and unleased (not leased meanwhile by a claim in flight beside this
+   * one, or by another replica), not attempted meanwhile (its retry keeps its backoff) and not moved to
+   * another webhook by a rotation (it is signed with the new secret, by a later claim).
    */
-  private async claim(limit: number): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean }> {
-    const busy = Object.fromEntries(this.perDestination);
-    const saturated = Object.keys(busy).filter(
-      (url) => (busy[url] ?? 0) >= this.options.destinationConcurrency,
-    );
-    const scanLimit = Math.max(limit * CLAIM_SCAN_FACTOR, MIN_SCAN);
+  private async claim(plan: ClaimPlan): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean }> {
+    const perDestination = this.options.destinationConcurrency;
+    const used: Record<string, number> = {};
+    const saturated: string[] = [];
+    for (const [url, budget] of plan.budgets) {
+      used[url] = perDestination - budget;
+      if (budget <= 0) saturated.push(url);
+    }
+    const scanLimit = Math.max(plan.limit * CLAIM_SCAN_FACTOR, MIN_SCAN);
     const { rows } = await this.options.pool.query<ClaimedDelivery & { scanned: number }>(
       // The window of the oldest due deliveries (db/migrations.ts, due_window: read in the due index's
-      // order, up to its size); the rows picked from it are then locked one by one by primary key.
+      // order, up to its size); the rows picked from it are then locked one by one by primary key. A
+      // destination the plan does not list has no budget unless the claim is open.
       `with due as (select * from webhooks.due_window($1::text[], $2)),
        ranked as (
          select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
        picked as (
          select locked.id, r.target from (
-             select * from ranked where rank <= $3 - coalesce(($4::jsonb ->> target)::int, 0)
+             select * from ranked
+              where rank <= $3 - coalesce(($4::jsonb ->> target)::int, case when $6 then 0 else $3 end)
               order by next_attempt_at limit $5) r
            cross join lateral (
              select d.id from webhooks.deliveries d
@@ -265,15 +333,7 @@ export class DeliverySender {
                  (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
                  d.environment, d.payload::text as payload, d.occurred_at, d.created_at, d.attempts, d.max_attempts,
                  d.trace_context, (select count(*) from due)::int as scanned`,
-      [
-        // Destinations without a free slot are left out before the window: their backlog, however old,
-        // never hides the others' deliveries.
-        saturated,
-        scanLimit,
-        this.options.destinationConcurrency,
-        JSON.stringify(busy),
-        limit,
-      ],
+      [saturated, scanLimit, perDestination, JSON.stringify(used), plan.limit, plan.open],
     );
     return { claimed: rows, windowFull: (rows[0]?.scanned ?? 0) >= scanLimit };
   }
@@ -311,26 +371,27 @@ export class DeliverySender {
     let excerpt: string | null = null;
     let error: string | null = null;
     let retryAfter: string | null = null;
-    try {
-      this.assertLiteralTarget(delivery);
-      // Host only: a receiver's path or query can hold its own token.
-      traced?.span.setAttribute('server.address', new URL(delivery.url).hostname);
-      const res = await request(delivery.url, {
-        method: 'POST',
+    const target = this.targetOf(delivery.url);
+    // Host only: a receiver's path or query can hold its own token.
+    if (target.hostname) traced?.span.setAttribute('server.address', target.hostname);
+    const refusal = target.refusal ?? this.literalRefusal(target, delivery.environment);
+    if (refusal) {
+      error = refusal;
+    } else {
+      const answer = await postDelivery(
+        this.agents[delivery.environment],
+        target,
         headers,
         body,
-        dispatcher: this.agents[delivery.environment],
-        headersTimeout: this.options.attemptTimeoutMs,
-        bodyTimeout: this.options.attemptTimeoutMs,
-        signal: deadline,
-      });
-      status = res.statusCode;
-      const header = res.headers['retry-after'];
-      retryAfter = Array.isArray(header) ? (header[0] ?? null) : (header ?? null);
-      excerpt = await readExcerpt(res.body);
-    } catch (err) {
-      // Stored as text: no NUL characters (see readExcerpt).
-      error = describeError(err, this.options.attemptTimeoutMs).replaceAll('\u0000', '');
+        this.options.attemptTimeoutMs,
+        deadline,
+      );
+      status = answer.status;
+      retryAfter = answer.retryAfter;
+      excerpt = answer.excerpt;
+      // Stored as text: no NUL characters.
+      if (answer.error)
+        error = describeError(answer.error, this.options.attemptTimeoutMs).replaceAll('\u0000', '');
     }
     const durationMs = Date.now() - startedAt.getTime();
     traced?.end(status, error);
@@ -363,33 +424,46 @@ export class DeliverySender {
     if (nextAttemptAt) this.wakeAt(nextAttemptAt.getTime());
   }
 
-  /** A literal IP never goes through the resolver, so it is checked here, by the same rule. */
-  private assertLiteralTarget(delivery: ClaimedDelivery): void {
-    const host = new URL(delivery.url).hostname.replace(/^\[|\]$/g, '');
-    if (!isIP(host)) return;
-    const range = classifyAddress(host);
-    if (
-      !targetAllowed(range, {
-        environment: delivery.environment,
-        allowPrivate: this.options.allowPrivateTargets,
-      })
-    ) {
-      throw Object.assign(
-        new Error(
-          `Target ${host} is ${range ? describeRange(range) : 'not allowed'}, which webhooks may not reach`,
-        ),
-        {
-          code: 'EFORBIDDENTARGET',
-        },
-      );
+  /**
+   * The URL taken apart once per destination, not once per attempt: a few webhooks' URLs serve
+   * thousands of deliveries. The cache is dropped whole when it grows past TARGET_CACHE_SIZE.
+   */
+  private targetOf(url: string): DeliveryTarget {
+    let target = this.targets.get(url);
+    if (target) return target;
+    try {
+      const parsed = new URL(url);
+      target = {
+        origin: parsed.origin,
+        path: `${parsed.pathname}${parsed.search}`,
+        hostname: parsed.hostname,
+        literal: isIP(parsed.hostname.replace(/^\[|\]$/g, ''))
+          ? parsed.hostname.replace(/^\[|\]$/g, '')
+          : null,
+        refusal: null,
+      };
+    } catch {
+      target = { origin: '', path: '', hostname: '', literal: null, refusal: 'invalid URL' };
     }
+    if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
+    this.targets.set(url, target);
+    return target;
+  }
+
+  /** A literal IP never goes through the resolver, so it is checked here, by the same rule. */
+  private literalRefusal(target: DeliveryTarget, environment: Environment): string | null {
+    if (!target.literal) return null;
+    const range = classifyAddress(target.literal);
+    if (targetAllowed(range, { environment, allowPrivate: this.options.allowPrivateTargets })) return null;
+    return `Target ${target.literal} is ${range ? describeRange(range) : 'not allowed'}, which webhooks may not reach`;
   }
 
   /** Finishes the attempts in flight (their outcome is recorded), then closes the connections. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.currentRound;
+    // The claims in flight hand back what they took; then the attempts they started finish.
+    await Promise.allSettled([...this.claims.values()]);
     await Promise.allSettled([...this.attempts]);
     await Promise.all([this.agents.test.close(), this.agents.live.close()]);
   }
@@ -470,21 +544,6 @@ class OutcomeRecorder {
       [JSON.stringify(outcomes)],
     );
   }
-}
-
-async function readExcerpt(body: AsyncIterable<Buffer | Uint8Array> & { destroy(): void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(Buffer.from(chunk));
-    size += chunk.length;
-    if (size >= RESPONSE_EXCERPT_BYTES) {
-      body.destroy();
-      break;
-    }
-  }
-  // PostgreSQL text cannot hold NUL characters; a receiver's binary answer must not lose the attempt.
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', '');
 }
 
 function describeError(err: unknown, timeoutMs: number): string {
