@@ -29,15 +29,31 @@ afterAll(async () => {
 
 const BACKLOG = 3000;
 
+/**
+ * Waits until `count` deliveries to URLs like `pattern` are recorded as delivered: the backlogs below
+ * are copies of them (a receiver has the request before the dispatcher has recorded its outcome).
+ */
+async function deliveredCount(pattern: string, count: number) {
+  const em = system.dispatcher.runtime.orm.em.fork();
+  await waitFor(
+    async () => {
+      const [row] = await em.execute<{ n: string }[]>(
+        `select count(*) as n from webhooks.deliveries where url like ? and status = 'delivered'`,
+        [pattern],
+      );
+      return Number(row?.n) >= count || null;
+    },
+    { what: `${count} deliveries recorded as delivered` },
+  );
+}
+
 it("serves another destination while one destination's backlog fills every claim's window", async () => {
   const busy = await createKey(gateway.service);
   const other = await createKey(gateway.service);
   await register(gateway.url, busy.key, `${receiver.url}/busy`);
   await register(gateway.url, other.key, `${receiver.url}/other`);
   await placeOrder(gateway.url, busy.key);
-  await waitFor(() => receiver.received.some((h) => h.path === '/busy') || null, {
-    what: 'a first delivery',
-  });
+  await deliveredCount(`${receiver.url}/busy`, 1);
   // The busy destination's backlog: copies of its first delivery, all due a minute ago (older than any
   // new delivery), as after an outage of that receiver.
   const em = system.dispatcher.runtime.orm.em.fork();
@@ -59,4 +75,56 @@ it("serves another destination while one destination's backlog fills every claim
   });
   // It went out while most of the backlog was still waiting: not behind it.
   expect(busyHits()).toBeLessThan(BACKLOG / 2);
+});
+
+it('keeps each destination within its budget, and sends each delivery once, with claims in flight together', async () => {
+  // This test's own backlog only: whatever another test left pending must not compete with it.
+  const em = system.dispatcher.runtime.orm.em.fork();
+  await em.execute(`update webhooks.deliveries set status = 'dead' where status = 'pending'`);
+  // A receiver that answers after a little while and keeps count of the requests it holds at once.
+  const current = new Map<string, number>();
+  const highest = new Map<string, number>();
+  let total = 0;
+  let highestTotal = 0;
+  const arrivals = new Map<string, number>();
+  const slow = await startReceiver((hook) => {
+    const path = hook.path;
+    const id = String(hook.headers['x-webhook-event-id']);
+    arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
+    current.set(path, (current.get(path) ?? 0) + 1);
+    highest.set(path, Math.max(highest.get(path) ?? 0, current.get(path) ?? 0));
+    total += 1;
+    highestTotal = Math.max(highestTotal, total);
+    setTimeout(() => {
+      current.set(path, (current.get(path) ?? 1) - 1);
+      total -= 1;
+    }, 15);
+    // Counted down just before the answer leaves, so that the next request never overlaps it.
+    return { status: 200, delayMs: 16 };
+  });
+  try {
+    const seller = await createKey(gateway.service);
+    const paths = ['/d1', '/d2', '/d3'];
+    for (const p of paths) await register(gateway.url, seller.key, `${slow.url}${p}`);
+    await placeOrder(gateway.url, seller.key);
+    await deliveredCount(`${slow.url}/%`, 3);
+    const perDestination = 40;
+    await em.execute(
+      `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed,
+         payload, occurred_at, status, next_attempt_at, created_at)
+       select gen_random_uuid(), 'evt_' || md5(random()::text || n), webhook_id, order_id, seller_id, environment,
+         event, url, signed, payload, occurred_at, 'pending', now(), now()
+         from webhooks.deliveries d, generate_series(1, ?) n
+        where d.url like ? and d.status = 'delivered'`,
+      [perDestination, `${slow.url}/%`],
+    );
+    const expected = 3 + 3 * perDestination;
+    await waitFor(() => (arrivals.size === expected ? true : null), { what: 'the whole backlog' });
+    expect([...arrivals.values()].every((n) => n === 1)).toBe(true);
+    // WEBHOOK_DESTINATION_CONCURRENCY 2 and WEBHOOK_CONCURRENCY 4: used, never exceeded.
+    expect(paths.map((p) => highest.get(p))).toEqual([2, 2, 2]);
+    expect(highestTotal).toBe(4);
+  } finally {
+    await slow.close();
+  }
 });

@@ -5,6 +5,7 @@ import type { Logger } from '@seller-api/service-kit';
 import type { Pool } from 'pg';
 import { signatureFor } from '@seller-api/webhook-verify';
 import { Agent } from 'undici';
+import { planClaim, type ClaimPlan } from '../domain/claim-plan';
 import { retryAfterDelay, scheduledDelay } from '../domain/retry';
 import {
   classifyAddress,
@@ -72,25 +73,11 @@ const LEASE_SECONDS = 60;
 // again without them.
 const CLAIM_SCAN_FACTOR = 2;
 const MIN_SCAN = 50;
-// Claims in flight at once. A claim is a round trip of a few milliseconds; with one at a time the slots
-// freed meanwhile sat idle until it was back (about half of them, under a backlog).
+// Claims in flight at once (domain/claim-plan.ts).
 const MAX_CLAIMS = 2;
 // A claim is only sent beside another for at least this share of WEBHOOK_CONCURRENCY: smaller ones
 // wait for the first to come back, rather than cost a round trip for a delivery or two.
 const OVERLAP_SHARE = 1 / 8;
-
-/**
- * What a claim may take: at most `limit` deliveries, and of each destination listed its budget. A claim
- * is `open` when it may also take up to a whole WEBHOOK_DESTINATION_CONCURRENCY of any destination not
- * listed; at most one claim in flight is open, and the others take listed destinations only. The slots a
- * claim may take are promised to it until it is back, so claims in flight together never take the
- * same slot (and never claim rows only to hand them back).
- */
-interface ClaimPlan {
-  limit: number;
-  open: boolean;
-  budgets: Map<string, number>;
-}
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
@@ -175,7 +162,14 @@ export class DeliverySender {
   /** Sends claims while something may be due and there are slots no claim in flight was promised. */
   private pump(): void {
     while (this.dirty && !this.stopped && this.claims.size < MAX_CLAIMS) {
-      const plan = this.plan();
+      const plan = planClaim({
+        concurrency: this.options.concurrency,
+        destinationConcurrency: this.options.destinationConcurrency,
+        inFlight: this.inFlight,
+        perDestination: this.perDestination,
+        claims: this.claims.keys(),
+        minOverlap: Math.ceil(this.options.concurrency * OVERLAP_SHARE),
+      });
       if (!plan) return;
       this.dirty = false;
       const run = this.claimAndLaunch(plan)
@@ -189,40 +183,6 @@ export class DeliverySender {
         });
       this.claims.set(plan, run);
     }
-  }
-
-  /**
-   * The slots a new claim may take: those neither in use nor promised to a claim in flight. Null when
-   * there are none (or too few to be worth a claim beside another).
-   */
-  private plan(): ClaimPlan | null {
-    const { concurrency, destinationConcurrency: perDestination } = this.options;
-    let limit = concurrency - this.inFlight;
-    let openInFlight = false;
-    for (const claim of this.claims.keys()) {
-      limit -= claim.limit;
-      openInFlight ||= claim.open;
-    }
-    if (limit <= 0 || (this.claims.size > 0 && limit < Math.ceil(concurrency * OVERLAP_SHARE))) return null;
-    // Every destination something is known of: in use here, or listed by a claim in flight.
-    const used = new Map(this.perDestination);
-    for (const claim of this.claims.keys())
-      for (const url of claim.budgets.keys()) used.set(url, used.get(url) ?? 0);
-    for (const [url, n] of used) {
-      let promised = n;
-      for (const claim of this.claims.keys()) {
-        promised += claim.budgets.get(url) ?? (claim.open ? perDestination : 0);
-      }
-      used.set(url, promised);
-    }
-    const budgets = new Map<string, number>();
-    for (const [url, n] of used) {
-      // An open claim lists every destination it knows of, a budget of 0 included (it takes those
-      // whole otherwise); a claim beside an open one lists only what it may take.
-      if (n < perDestination || !openInFlight) budgets.set(url, Math.max(0, perDestination - n));
-    }
-    if (openInFlight && budgets.size === 0) return null;
-    return { limit, open: !openInFlight, budgets };
   }
 
   /** One claim and the attempts it starts; marks the sender dirty when more may be due. */
