@@ -1,10 +1,11 @@
 import { planClaim, type ClaimPlan, type ClaimState } from './claim-plan';
 
 const state = (over: Partial<ClaimState> = {}): ClaimState => ({
-  concurrency: 16,
-  destinationConcurrency: 4,
-  inFlight: 0,
-  perDestination: new Map(),
+  capacity: 16,
+  destinationCapacity: () => 4,
+  defaultDestinationCapacity: 4,
+  held: 0,
+  heldPerDestination: new Map(),
   claims: [],
   minOverlap: 2,
   ...over,
@@ -18,8 +19,8 @@ describe('planClaim', () => {
   it('lists the destinations in use with what they have left, a full one with none', () => {
     const plan = planClaim(
       state({
-        inFlight: 6,
-        perDestination: new Map([
+        held: 6,
+        heldPerDestination: new Map([
           ['a', 4],
           ['b', 2],
         ]),
@@ -36,7 +37,21 @@ describe('planClaim', () => {
   });
 
   it('is null when every slot is in use', () => {
-    expect(planClaim(state({ inFlight: 16 }))).toBeNull();
+    expect(planClaim(state({ held: 16 }))).toBeNull();
+  });
+
+  it('gives a destination with places to wait in its larger capacity, never more to one nothing is known of', () => {
+    const destinationCapacity = (url: string) => (url === 'fast' ? 6 : 4);
+    const open: ClaimPlan = { limit: 4, open: true, budgets: new Map([['fast', 2]]) };
+    const plan = planClaim(
+      state({ destinationCapacity, held: 4, heldPerDestination: new Map([['fast', 4]]), claims: [open] }),
+    );
+    // fast: 6 places, 4 held, 2 promised to the open claim; new: the open claim's whole.
+    expect(plan).toBeNull();
+    const alone = planClaim(
+      state({ destinationCapacity, held: 4, heldPerDestination: new Map([['fast', 4]]) }),
+    );
+    expect(alone).toEqual({ limit: 12, open: true, budgets: new Map([['fast', 2]]) });
   });
 
   it('beside an open claim, takes only the slots freed since, destination by destination', () => {
@@ -52,8 +67,8 @@ describe('planClaim', () => {
     };
     const plan = planClaim(
       state({
-        inFlight: 2,
-        perDestination: new Map([
+        held: 2,
+        heldPerDestination: new Map([
           ['a', 1],
           ['b', 1],
         ]),
@@ -68,18 +83,22 @@ describe('planClaim', () => {
     const closed: ClaimPlan = { limit: 4, open: false, budgets: new Map([['b', 4]]) };
     const perDestination = new Map([['a', 2]]);
     // b's slots are the closed claim's, a's the open one's, any other destination the open one's.
-    expect(planClaim(state({ inFlight: 2, perDestination, claims: [open, closed] }))).toBeNull();
+    expect(
+      planClaim(state({ held: 2, heldPerDestination: perDestination, claims: [open, closed] })),
+    ).toBeNull();
   });
 
   it('sends no claim beside another for fewer slots than the overlap minimum', () => {
     const open: ClaimPlan = { limit: 15, open: true, budgets: new Map() };
     const perDestination = new Map([['a', 1]]);
-    expect(planClaim(state({ inFlight: 1, perDestination, claims: [open], minOverlap: 2 }))).toBeNull();
+    expect(
+      planClaim(state({ held: 1, heldPerDestination: perDestination, claims: [open], minOverlap: 2 })),
+    ).toBeNull();
   });
 
   it('opens the next claim once no open claim is in flight, with the closed ones still promised', () => {
     const closed: ClaimPlan = { limit: 3, open: false, budgets: new Map([['a', 3]]) };
-    const plan = planClaim(state({ inFlight: 1, perDestination: new Map([['a', 1]]), claims: [closed] }));
+    const plan = planClaim(state({ held: 1, heldPerDestination: new Map([['a', 1]]), claims: [closed] }));
     expect(plan).toEqual({ limit: 12, open: true, budgets: new Map([['a', 0]]) });
   });
 });

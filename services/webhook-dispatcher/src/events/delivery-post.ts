@@ -11,6 +11,34 @@ export interface PostAnswer {
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
+/**
+ * One timer cutting off every attempt started within a short span (sender.ts): a signal and a timer
+ * per attempt, or hundreds of listeners on one AbortSignal (added and removed by a list walk each),
+ * showed in the dispatcher's profile. `watch` registers an attempt's abort; the function it returns
+ * forgets it.
+ */
+export class SharedDeadline {
+  private readonly watchers = new Set<(reason: Error) => void>();
+  private reason: Error | null = null;
+
+  constructor(ms: number) {
+    setTimeout(() => {
+      this.reason = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+      for (const abort of this.watchers) abort(this.reason);
+      this.watchers.clear();
+    }, ms).unref();
+  }
+
+  watch(abort: (reason: Error) => void): () => void {
+    if (this.reason) {
+      abort(this.reason);
+      return () => undefined;
+    }
+    this.watchers.add(abort);
+    return () => this.watchers.delete(abort);
+  }
+}
+
 export interface PostTarget {
   origin: string;
   path: string;
@@ -32,7 +60,7 @@ export function postDelivery(
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
-  signal: AbortSignal,
+  deadline: SharedDeadline,
 ): Promise<PostAnswer> {
   return new Promise((resolve) => {
     let status: number | null = null;
@@ -41,27 +69,31 @@ export function postDelivery(
     let size = 0;
     let settled = false;
     let controller: Dispatcher.DispatchController | null = null;
-    // Before the request has a connection there is nothing to abort yet: it is answered now, and
-    // aborted as soon as it starts.
-    const onAbort = () => (controller ? controller.abort(signal.reason) : settle(signal.reason));
+    let expired: Error | null = null;
+    let forget: () => void = () => undefined;
     function settle(error: unknown) {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      forget();
       const excerpt =
         status === null
           ? null
-          : // PostgreSQL text cannot hold NUL characters; a receiver's binary answer must not lose the attempt.
-            Buffer.concat(chunks, Math.min(size, RESPONSE_EXCERPT_BYTES))
-              .toString('utf8')
-              .replaceAll('\u0000', '');
+          : size === 0
+            ? ''
+            : // PostgreSQL text cannot hold NUL characters; a receiver's binary answer must not lose the attempt.
+              Buffer.concat(chunks, Math.min(size, RESPONSE_EXCERPT_BYTES))
+                .toString('utf8')
+                .replaceAll('\u0000', '');
       resolve({ status, retryAfter, excerpt, error });
     }
-    if (signal.aborted) {
-      settle(signal.reason);
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
+    // Before the request has a connection there is nothing to abort yet: it is answered now, and
+    // aborted as soon as it starts.
+    forget = deadline.watch((reason) => {
+      expired = reason;
+      if (controller) controller.abort(reason);
+      else settle(reason);
+    });
+    if (settled) return;
     dispatcher.dispatch(
       {
         origin: target.origin,
@@ -75,7 +107,7 @@ export function postDelivery(
       {
         onRequestStart(c) {
           controller = c;
-          if (signal.aborted) c.abort(signal.reason);
+          if (expired) c.abort(expired);
         },
         onResponseStart(c, statusCode, responseHeaders) {
           // 1xx answers are interim: the final status comes after them.

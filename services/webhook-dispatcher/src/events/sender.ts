@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { isIP } from 'node:net';
 import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-api/contracts';
 import type { Logger } from '@seller-api/service-kit';
@@ -17,7 +16,8 @@ import {
   w3cTraceHeaders,
   type Resolver,
 } from '@seller-api/service-kit';
-import { postDelivery, type PostTarget } from './delivery-post';
+import { postDelivery, SharedDeadline, type PostTarget } from './delivery-post';
+import { DeliverySlots } from './delivery-slots';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SenderOptions {
@@ -45,6 +45,8 @@ interface DeliveryTarget extends PostTarget {
   /** The host when it is a literal IP address, without brackets. */
   literal: string | null;
   refusal: string | null;
+  /** Why a literal address is refused, per environment, once known (null: allowed). */
+  literalRefusal: Partial<Record<Environment, string | null>>;
 }
 
 interface ClaimedDelivery {
@@ -57,8 +59,8 @@ interface ClaimedDelivery {
   environment: Environment;
   /** The event's data as JSON text, spliced into the envelope as it is (no parse and stringify). */
   payload: string;
-  occurred_at: Date;
-  created_at: Date;
+  /** Milliseconds since the epoch (a number is cheaper to read than a timestamp's text). */
+  occurred_at_ms: number;
   attempts: number;
   max_attempts: number;
   trace_context: Record<string, string> | null;
@@ -78,6 +80,14 @@ const MAX_CLAIMS = 2;
 // A claim is only sent beside another for at least this share of WEBHOOK_CONCURRENCY: smaller ones
 // wait for the first to come back, rather than cost a round trip for a delivery or two.
 const OVERLAP_SHARE = 1 / 8;
+// Claimed deliveries waiting for a slot (events/delivery-slots.ts): as many as a destination's slots for
+// a destination that answers within FAST_MS, WEBHOOK_CONCURRENCY in all, handed back after
+// MAX_WAIT_MS unstarted.
+const WAITING_SHARE = 1;
+const FAST_MS = 100;
+const MAX_WAIT_MS = 250;
+// Attempts started this close together share one deadline signal (deadlineSignal).
+const DEADLINE_SHARE_MS = 10;
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
@@ -85,8 +95,9 @@ const OVERLAP_SHARE = 1 / 8;
  * failing receiver never holds up the others (its deliveries wait in the database, not in a queue).
  */
 export class DeliverySender {
-  private inFlight = 0;
-  private readonly perDestination = new Map<string, number>();
+  private readonly slots: DeliverySlots<ClaimedDelivery>;
+  private sweeper: NodeJS.Timeout | null = null;
+  private deadline: { shared: SharedDeadline; until: number } | null = null;
   private readonly attempts = new Set<Promise<void>>();
   private readonly claims = new Map<ClaimPlan, Promise<void>>();
   /** Something may be due that no claim has looked for yet: a wake, a slot freed, a full claim. */
@@ -101,6 +112,13 @@ export class DeliverySender {
 
   constructor(private readonly options: SenderOptions) {
     this.outcomes = new OutcomeRecorder(options.pool);
+    this.slots = new DeliverySlots({
+      concurrency: options.concurrency,
+      destinationConcurrency: options.destinationConcurrency,
+      waitingPlaces: Math.ceil(options.destinationConcurrency * WAITING_SHARE),
+      waitingShare: WAITING_SHARE,
+      fastMs: FAST_MS,
+    });
     const agent = (environment: Environment) =>
       new Agent({
         connect: {
@@ -163,10 +181,11 @@ export class DeliverySender {
   private pump(): void {
     while (this.dirty && !this.stopped && this.claims.size < MAX_CLAIMS) {
       const plan = planClaim({
-        concurrency: this.options.concurrency,
-        destinationConcurrency: this.options.destinationConcurrency,
-        inFlight: this.inFlight,
-        perDestination: this.perDestination,
+        capacity: this.slots.capacity,
+        destinationCapacity: (url) => this.slots.destinationCapacity(url),
+        defaultDestinationCapacity: this.options.destinationConcurrency,
+        held: this.slots.total,
+        heldPerDestination: this.slots.heldPerDestination,
         claims: this.claims.keys(),
         minOverlap: Math.ceil(this.options.concurrency * OVERLAP_SHARE),
       });
@@ -188,65 +207,98 @@ export class DeliverySender {
   /** One claim and the attempts it starts; marks the sender dirty when more may be due. */
   private async claimAndLaunch(plan: ClaimPlan): Promise<void> {
     const { claimed, windowFull } = await this.claim(plan);
-    const started = this.launch(claimed);
+    const kept = this.launch(claimed);
     // It took all it could: there may be more. Or its window was full of destinations now saturated:
     // the next claim scans without them (each such claim takes deliveries, so this ends).
-    if ((claimed.length === plan.limit && started === claimed.length) || (windowFull && started > 0)) {
+    if ((claimed.length === plan.limit && kept === claimed.length) || (windowFull && kept > 0)) {
       this.dirty = true;
     }
   }
 
-  /** Starts the attempts of claimed deliveries; hands back what it cannot start. Returns how many started. */
+  /**
+   * Starts the attempts of claimed deliveries that have a slot; the others wait for one (their claim was
+   * promised the places). Stopping, it hands everything back. Returns how many it kept.
+   */
   private launch(claimed: ClaimedDelivery[]): number {
     if (claimed.length === 0) return 0;
-    const release: string[] = [];
-    // The attempts started here start together, so one deadline serves them all, each still cut off
-    // at WEBHOOK_ATTEMPT_TIMEOUT_MS: a signal and a timer per attempt showed in the dispatcher's profile.
-    const deadline = AbortSignal.timeout(this.options.attemptTimeoutMs);
-    setMaxListeners(claimed.length + 1, deadline);
+    if (this.stopped) {
+      this.handBack(claimed);
+      return 0;
+    }
+    const now = Date.now();
     for (const delivery of claimed) {
-      const busy = this.perDestination.get(delivery.url) ?? 0;
-      // Stopping: what this claim took goes back now, not when its lease runs out.
-      if (this.stopped || busy >= this.options.destinationConcurrency) {
-        release.push(delivery.id);
-        continue;
-      }
-      this.perDestination.set(delivery.url, busy + 1);
-      this.inFlight += 1;
-      // The destination's slot is freed as soon as its answer is in (or the attempt failed), not after
-      // the bookkeeping commits: the row stays leased until then, so nobody can claim it meanwhile.
-      let freed = false;
-      const free = () => {
-        if (freed) return;
-        freed = true;
-        this.inFlight -= 1;
-        const left = (this.perDestination.get(delivery.url) ?? 1) - 1;
-        if (left <= 0) this.perDestination.delete(delivery.url);
-        else this.perDestination.set(delivery.url, left);
-        this.wakeSoon();
+      if (this.slots.admit(delivery, now)) this.startAttempt(delivery);
+    }
+    if (this.slots.waitingTotal > 0 && !this.sweeper) {
+      // Waiting deliveries not started in time go back to the database.
+      this.sweeper = setInterval(() => {
+        this.handBack(this.slots.expired(Date.now(), MAX_WAIT_MS));
+        if (this.slots.waitingTotal === 0 && this.sweeper) {
+          clearInterval(this.sweeper);
+          this.sweeper = null;
+        }
+      }, MAX_WAIT_MS / 2);
+      this.sweeper.unref();
+    }
+    return claimed.length;
+  }
+
+  /** Starts one attempt in the slot taken for it. */
+  private startAttempt(delivery: ClaimedDelivery): void {
+    // The destination's slot is freed as soon as its answer is in (or the attempt failed), not after
+    // the bookkeeping commits: the row stays leased until then, so nobody can claim it meanwhile. The
+    // slot goes at once to a delivery waiting for it.
+    let freed = false;
+    const free = (durationMs: number | null) => {
+      if (freed) return;
+      freed = true;
+      const next = this.slots.free(delivery.url, durationMs);
+      if (next && !this.stopped) this.startAttempt(next);
+      else if (next) this.handBack([next]);
+      this.wakeSoon();
+    };
+    const attempt = this.attempt(delivery, this.sharedDeadline(), free)
+      .catch((err: unknown) =>
+        this.options.logger.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly'),
+      )
+      .finally(() => {
+        free(null);
+        this.attempts.delete(attempt);
+      });
+    this.attempts.add(attempt);
+  }
+
+  /**
+   * A deadline shared by the attempts started within the same DEADLINE_SHARE_MS (delivery-post.ts,
+   * SharedDeadline). Each attempt is still cut off at WEBHOOK_ATTEMPT_TIMEOUT_MS, at most
+   * DEADLINE_SHARE_MS later.
+   */
+  private sharedDeadline(): SharedDeadline {
+    const now = Date.now();
+    if (!this.deadline || now >= this.deadline.until) {
+      this.deadline = {
+        shared: new SharedDeadline(this.options.attemptTimeoutMs + DEADLINE_SHARE_MS),
+        until: now + DEADLINE_SHARE_MS,
       };
-      const attempt = this.attempt(delivery, deadline, free)
-        .catch((err: unknown) =>
-          this.options.logger.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly'),
-        )
-        .finally(() => {
-          free();
-          this.attempts.delete(attempt);
-        });
-      this.attempts.add(attempt);
     }
-    if (release.length) {
-      const releasing = this.options.pool
-        .query(`update webhooks.deliveries set lease_until = null where id = any($1::uuid[])`, [release])
-        .then(
-          () => undefined,
-          (err: unknown) =>
-            this.options.logger.warn({ err: (err as Error).message }, 'handing back deliveries failed'),
-        );
-      this.attempts.add(releasing);
-      void releasing.finally(() => this.attempts.delete(releasing));
-    }
-    return claimed.length - release.length;
+    return this.deadline.shared;
+  }
+
+  /** Clears the leases of claimed deliveries this process will not attempt, so that they are due again now. */
+  private handBack(deliveries: ClaimedDelivery[]): void {
+    if (deliveries.length === 0) return;
+    const releasing = this.options.pool
+      .query(`update webhooks.deliveries set lease_until = null where id = any($1::uuid[])`, [
+        deliveries.map((d) => d.id),
+      ])
+      .then(
+        () => undefined,
+        (err: unknown) =>
+          this.options.logger.warn({ err: (err as Error).message }, 'handing back deliveries failed'),
+      );
+    this.attempts.add(releasing);
+    void releasing.finally(() => this.attempts.delete(releasing));
+    if (!this.stopped) this.wakeSoon();
   }
 
   /**
@@ -267,11 +319,11 @@ export class DeliverySender {
       if (budget <= 0) saturated.push(url);
     }
     const scanLimit = Math.max(plan.limit * CLAIM_SCAN_FACTOR, MIN_SCAN);
-    const { rows } = await this.options.pool.query<ClaimedDelivery & { scanned: number }>(
+    const { rows } = await this.options.pool.query<ClaimedDelivery & { scanned: number }>({
       // The window of the oldest due deliveries (db/migrations.ts, due_window: read in the due index's
       // order, up to its size); the rows picked from it are then locked one by one by primary key. A
       // destination the plan does not list has no budget unless the claim is open.
-      `with due as (select * from webhooks.due_window($1::text[], $2)),
+      text: `with due as (select * from webhooks.due_window($1::text[], $2)),
        ranked as (
          select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
        picked as (
@@ -291,19 +343,24 @@ export class DeliverySender {
         where d.id = picked.id
        returning d.id, d.event_id, d.event, picked.target as url, d.signed,
                  (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
-                 d.environment, d.payload::text as payload, d.occurred_at, d.created_at, d.attempts, d.max_attempts,
+                 d.environment, d.payload::text as payload,
+                 (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
                  d.trace_context, (select count(*) from due)::int as scanned`,
-      [saturated, scanLimit, perDestination, JSON.stringify(used), plan.limit, plan.open],
-    );
+      values: [saturated, scanLimit, perDestination, JSON.stringify(used), plan.limit, plan.open],
+    });
     return { claimed: rows, windowFull: (rows[0]?.scanned ?? 0) >= scanLimit };
   }
 
-  private async attempt(delivery: ClaimedDelivery, deadline: AbortSignal, free: () => void): Promise<void> {
+  private async attempt(
+    delivery: ClaimedDelivery,
+    deadline: SharedDeadline,
+    free: (durationMs: number | null) => void,
+  ): Promise<void> {
     const number = delivery.attempts + 1;
     // The envelope of interface.md 6.2, its data spliced in as stored (JSON text from jsonb).
     const body =
       `{"event":${JSON.stringify(delivery.event)},` +
-      `"occurred_at":${JSON.stringify(new Date(delivery.occurred_at).toISOString())},` +
+      `"occurred_at":"${new Date(delivery.occurred_at_ms).toISOString()}",` +
       `"delivery_attempt":${number},"data":${delivery.payload}}`;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -355,12 +412,10 @@ export class DeliverySender {
     }
     const durationMs = Date.now() - startedAt.getTime();
     traced?.end(status, error);
-    free();
+    free(status === null ? null : durationMs);
     const delivered = status !== null && status >= 200 && status < 300;
     if (number === 1)
-      this.options.metrics.firstAttemptLag.observe(
-        (startedAt.getTime() - new Date(delivery.occurred_at).getTime()) / 1000,
-      );
+      this.options.metrics.firstAttemptLag.observe((startedAt.getTime() - delivery.occurred_at_ms) / 1000);
     let nextAttemptAt: Date | null = null;
     if (!delivered && number < delivery.max_attempts) {
       const scheduled = scheduledDelay(number, this.options.schedule);
@@ -401,9 +456,17 @@ export class DeliverySender {
           ? parsed.hostname.replace(/^\[|\]$/g, '')
           : null,
         refusal: null,
+        literalRefusal: {},
       };
     } catch {
-      target = { origin: '', path: '', hostname: '', literal: null, refusal: 'invalid URL' };
+      target = {
+        origin: '',
+        path: '',
+        hostname: '',
+        literal: null,
+        refusal: 'invalid URL',
+        literalRefusal: {},
+      };
     }
     if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
     this.targets.set(url, target);
@@ -413,17 +476,25 @@ export class DeliverySender {
   /** A literal IP never goes through the resolver, so it is checked here, by the same rule. */
   private literalRefusal(target: DeliveryTarget, environment: Environment): string | null {
     if (!target.literal) return null;
+    const known = target.literalRefusal[environment];
+    if (known !== undefined) return known;
     const range = classifyAddress(target.literal);
-    if (targetAllowed(range, { environment, allowPrivate: this.options.allowPrivateTargets })) return null;
-    return `Target ${target.literal} is ${range ? describeRange(range) : 'not allowed'}, which webhooks may not reach`;
+    const refusal = targetAllowed(range, { environment, allowPrivate: this.options.allowPrivateTargets })
+      ? null
+      : `Target ${target.literal} is ${range ? describeRange(range) : 'not allowed'}, which webhooks may not reach`;
+    target.literalRefusal[environment] = refusal;
+    return refusal;
   }
 
   /** Finishes the attempts in flight (their outcome is recorded), then closes the connections. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    // The claims in flight hand back what they took; then the attempts they started finish.
+    if (this.sweeper) clearInterval(this.sweeper);
+    // The claims in flight hand back what they took, and the deliveries waiting for a slot go back too;
+    // then the attempts in flight finish.
     await Promise.allSettled([...this.claims.values()]);
+    this.handBack(this.slots.takeAllWaiting());
     await Promise.allSettled([...this.attempts]);
     await Promise.all([this.agents.test.close(), this.agents.live.close()]);
   }
@@ -487,8 +558,8 @@ class OutcomeRecorder {
   }
 
   private async write(outcomes: AttemptOutcome[]): Promise<void> {
-    await this.pool.query(
-      `with v as (
+    await this.pool.query({
+      text: `with v as (
          select * from jsonb_to_recordset($1::jsonb) as v(id uuid, attempt int, started_at timestamptz,
            duration_ms int, response_status int, response_body text, error text, status text,
            next_attempt_at timestamptz, delivered boolean)),
@@ -501,8 +572,8 @@ class OutcomeRecorder {
               delivered_at = case when v.delivered then now() else d.delivered_at end
          from v
         where d.id = v.id and d.attempts = v.attempt - 1`,
-      [JSON.stringify(outcomes)],
-    );
+      values: [JSON.stringify(outcomes)],
+    });
   }
 }
 

@@ -1,0 +1,160 @@
+/**
+ * The sender's slots: attempts in flight, at most `concurrency` in all and `destinationConcurrency` to one
+ * destination URL, and the claimed deliveries waiting for one of them.
+ *
+ * Why deliveries wait here at all: a claim is a database round trip, and under load the event loop makes
+ * it several milliseconds. If a destination's freed slot had to wait for the next claim, it sat idle that
+ * long. So a destination that answers fast is given a few places to wait in (`waitingPlaces`), filled by
+ * the claims like its slots, and a freed slot starts the next waiting delivery at once. A slow
+ * destination gets none: what it has not started stays in the database, where a pause or a new secret
+ * reaches it. A waiting delivery that has not started after `maxWaitMs` is handed back all the same.
+ */
+export interface SlotOptions {
+  concurrency: number;
+  destinationConcurrency: number;
+  /** Places to wait in per fast destination; `concurrency * waitingShare` in all. */
+  waitingPlaces: number;
+  waitingShare: number;
+  /** A destination is fast while its attempts' smoothed duration stays under this. */
+  fastMs: number;
+}
+
+interface Waiting<T> {
+  item: T;
+  since: number;
+}
+
+// Weight of the newest attempt in a destination's smoothed duration.
+const PACE_WEIGHT = 0.2;
+// Destinations whose pace is kept, at most (the map is dropped whole beyond it).
+const PACE_ENTRIES = 10_000;
+
+export class DeliverySlots<T extends { url: string }> {
+  private inFlightCount = 0;
+  private waitingCount = 0;
+  private readonly inFlight = new Map<string, number>();
+  private readonly waiting = new Map<string, Array<Waiting<T>>>();
+  private readonly held = new Map<string, number>();
+  private readonly pace = new Map<string, number>();
+
+  constructor(private readonly options: SlotOptions) {}
+
+  /** Deliveries held: in flight, or claimed and waiting. */
+  get total(): number {
+    return this.inFlightCount + this.waitingCount;
+  }
+
+  get waitingTotal(): number {
+    return this.waitingCount;
+  }
+
+  /** The most this process may hold at once. */
+  get capacity(): number {
+    return this.options.concurrency + Math.floor(this.options.concurrency * this.options.waitingShare);
+  }
+
+  /** Per destination, what it holds (in flight and waiting). */
+  get heldPerDestination(): ReadonlyMap<string, number> {
+    return this.held;
+  }
+
+  /** What one destination may hold: its slots, and places to wait in when it answers fast. */
+  destinationCapacity(url: string): number {
+    const pace = this.pace.get(url);
+    const fast = pace !== undefined && pace <= this.options.fastMs;
+    return this.options.destinationConcurrency + (fast ? this.options.waitingPlaces : 0);
+  }
+
+  /**
+   * Takes a claimed delivery: true when it has a slot and may start now, false when it waits for one.
+   */
+  admit(item: T, now: number): boolean {
+    this.changeHeld(item.url, 1);
+    if (this.hasSlot(item.url)) {
+      this.occupy(item.url);
+      return true;
+    }
+    let queue = this.waiting.get(item.url);
+    if (!queue) this.waiting.set(item.url, (queue = []));
+    queue.push({ item, since: now });
+    this.waitingCount += 1;
+    return false;
+  }
+
+  /**
+   * Frees the slot of an attempt that has its answer (durationMs) or failed (null). Returns the waiting
+   * delivery that now has a slot, taken for it: the next of the same destination or, when the
+   * process-wide budget was what held another destination's back, that one.
+   */
+  free(url: string, durationMs: number | null): T | null {
+    this.inFlightCount -= 1;
+    const left = (this.inFlight.get(url) ?? 1) - 1;
+    if (left <= 0) this.inFlight.delete(url);
+    else this.inFlight.set(url, left);
+    this.changeHeld(url, -1);
+    if (durationMs !== null) this.notePace(url, durationMs);
+    if (this.waitingCount === 0) return null;
+    const next = this.takeWaiting(url);
+    if (next) return next;
+    for (const other of this.waiting.keys()) {
+      const item = this.takeWaiting(other);
+      if (item) return item;
+    }
+    return null;
+  }
+
+  /** Removes and returns the deliveries that have waited `maxWaitMs` or more. */
+  expired(now: number, maxWaitMs: number): T[] {
+    const out: T[] = [];
+    for (const [url, queue] of this.waiting) {
+      let n = 0;
+      while (n < queue.length && now - (queue[n]?.since ?? now) >= maxWaitMs) n += 1;
+      if (n === 0) continue;
+      for (const { item } of queue.splice(0, n)) out.push(item);
+      this.waitingCount -= n;
+      this.changeHeld(url, -n);
+      if (queue.length === 0) this.waiting.delete(url);
+    }
+    return out;
+  }
+
+  /** Removes and returns every waiting delivery (the sender is stopping). */
+  takeAllWaiting(): T[] {
+    return this.expired(Infinity, 0);
+  }
+
+  private hasSlot(url: string): boolean {
+    return (
+      this.inFlightCount < this.options.concurrency &&
+      (this.inFlight.get(url) ?? 0) < this.options.destinationConcurrency
+    );
+  }
+
+  private occupy(url: string): void {
+    this.inFlightCount += 1;
+    this.inFlight.set(url, (this.inFlight.get(url) ?? 0) + 1);
+  }
+
+  private takeWaiting(url: string): T | null {
+    const queue = this.waiting.get(url);
+    if (!queue || !this.hasSlot(url)) return null;
+    const next = queue.shift();
+    if (!next) return null;
+    if (queue.length === 0) this.waiting.delete(url);
+    this.waitingCount -= 1;
+    this.occupy(url);
+    return next.item;
+  }
+
+  private changeHeld(url: string, by: number): void {
+    const n = (this.held.get(url) ?? 0) + by;
+    if (n <= 0) this.held.delete(url);
+    else this.held.set(url, n);
+  }
+
+  private notePace(url: string, durationMs: number): void {
+    const before = this.pace.get(url);
+    if (before === undefined && this.pace.size >= PACE_ENTRIES) this.pace.clear();
+    this.pace.set(url, before === undefined ? durationMs : before + PACE_WEIGHT * (durationMs - before));
+  }
+}
