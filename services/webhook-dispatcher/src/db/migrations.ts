@@ -133,6 +133,40 @@ class Migration20261207DeliveriesFillfactor extends Migration {
   }
 }
 
+/**
+ * due_window skips a full destination's deliveries by their stored URL before it looks their webhook up.
+ * A destination that is slow or down piles up a backlog older than everyone else's, which every claim
+ * reads past: looked up row by row, 2,000 of them cost 3.6 ms a claim, and 0.8 ms skipped this way. A
+ * delivery keeps the URL its webhook had when it was fanned out, so after a change of URL its
+ * deliveries also wait while the old URL is full (its attempts in flight finish within the attempt
+ * timeout); the current URL is checked after the lookup, as before.
+ */
+const DUE_WINDOW_FUNCTION_URL_FIRST = `create or replace function webhooks.due_window(saturated text[], size int)
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
+  language sql stable
+  set enable_bitmapscan = off
+  as $$
+    select * from (
+      select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
+             case when d.webhook_id is null then d.url
+                  else (select w.url from webhooks.webhooks w
+                         where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
+        from webhooks.deliveries d
+       where d.status = 'pending' and d.next_attempt_at <= now()
+         and (d.lease_until is null or d.lease_until < now())
+         and d.url <> all(saturated)
+       order by d.next_attempt_at) candidates
+     -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
+     where target is not null and target <> all(saturated)
+     limit size
+  $$`;
+
+class Migration20261208DueWindowUrlFirst extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(DUE_WINDOW_FUNCTION_URL_FIRST);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -140,4 +174,5 @@ export const migrations = [
   { name: 'Migration20261205DueWindow', class: Migration20261205DueWindow },
   { name: 'Migration20261206DueWindowPaused', class: Migration20261206DueWindowPaused },
   { name: 'Migration20261207DeliveriesFillfactor', class: Migration20261207DeliveriesFillfactor },
+  { name: 'Migration20261208DueWindowUrlFirst', class: Migration20261208DueWindowUrlFirst },
 ];

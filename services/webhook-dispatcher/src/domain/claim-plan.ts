@@ -9,7 +9,7 @@
  * `limit` deliveries, and of each destination listed in `budgets` that many. One claim in flight at a
  * time may be `open`: it may also take up to `defaultDestinationCapacity` of any destination it does not
  * list (a destination nothing is known of yet). Claims sent beside an open one are closed: they take
- * only the destinations they list.
+ * only the destinations they list with a budget.
  */
 export interface ClaimPlan {
   limit: number;
@@ -47,16 +47,20 @@ export function planClaim(state: ClaimState): ClaimPlan | null {
   const known = new Set(state.heldPerDestination.keys());
   for (const claim of claims) for (const url of claim.budgets.keys()) known.add(url);
   const budgets = new Map<string, number>();
+  let free = false;
   for (const url of known) {
     let taken = state.heldPerDestination.get(url) ?? 0;
     for (const claim of claims) {
       taken += claim.budgets.get(url) ?? (claim.open ? state.defaultDestinationCapacity : 0);
     }
     const budget = Math.max(0, state.destinationCapacity(url) - taken);
-    // An open claim lists every destination it knows of, those without a free place included (it would
-    // take them whole otherwise); a closed one lists only what it may take.
-    if (budget > 0 || !openInFlight) budgets.set(url, budget);
+    // Every destination known is listed, those without a free place included: an open claim would
+    // take them whole otherwise, and any claim's window of due deliveries leaves them out (a full
+    // destination's backlog would hide the others').
+    budgets.set(url, budget);
+    free ||= budget > 0;
   }
-  if (openInFlight && budgets.size === 0) return null;
+  // Beside an open claim, a claim takes only listed destinations: none with a free place, no claim.
+  if (openInFlight && !free) return null;
   return { limit, open: !openInFlight, budgets };
 }

@@ -102,6 +102,8 @@ export class DeliverySender {
   private readonly claims = new Map<ClaimPlan, Promise<void>>();
   /** Something may be due that no claim has looked for yet: a wake, a slot freed, a full claim. */
   private dirty = false;
+  /** Whether a freed slot may find due deliveries the last claims left behind (claimAndLaunch). */
+  private demand = { any: true, destinations: new Set<string>() };
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
@@ -206,12 +208,26 @@ export class DeliverySender {
 
   /** One claim and the attempts it starts; marks the sender dirty when more may be due. */
   private async claimAndLaunch(plan: ClaimPlan): Promise<void> {
-    const { claimed, windowFull } = await this.claim(plan);
+    const { claimed, windowFull, scanned } = await this.claim(plan);
     const kept = this.launch(claimed);
     // It took all it could: there may be more. Or its window was full of destinations now saturated:
     // the next claim scans without them (each such claim takes deliveries, so this ends).
     if ((claimed.length === plan.limit && kept === claimed.length) || (windowFull && kept > 0)) {
       this.dirty = true;
+    }
+    // What a freed slot may be worth a claim for. Due deliveries were left for lack of room (the
+    // limit, the window, a destination's budget): any slot. Destinations left out with no budget: a
+    // slot of theirs. Otherwise the claim took everything due, and a freed slot is not worth a claim
+    // (new deliveries, retries coming due and the poll wake the sender themselves): under a steady
+    // flow of events, a claim per answer scanned the due index for nothing.
+    const leftBehind = claimed.length === plan.limit || windowFull || scanned > claimed.length;
+    const full = [...plan.budgets].filter(([, budget]) => budget <= 0).map(([url]) => url);
+    if (plan.open) {
+      this.demand = { any: leftBehind, destinations: new Set(full) };
+    } else {
+      // A claim beside an open one sees only part of the window: it adds to what is known.
+      this.demand.any ||= leftBehind;
+      for (const url of full) this.demand.destinations.add(url);
     }
   }
 
@@ -255,7 +271,7 @@ export class DeliverySender {
       const next = this.slots.free(delivery.url, durationMs);
       if (next && !this.stopped) this.startAttempt(next);
       else if (next) this.handBack([next]);
-      this.wakeSoon();
+      if (this.demand.any || this.demand.destinations.has(delivery.url)) this.wakeSoon();
     };
     const attempt = this.attempt(delivery, this.sharedDeadline(), free)
       .catch((err: unknown) =>
@@ -310,7 +326,9 @@ export class DeliverySender {
    * one, or by another replica), not attempted meanwhile (its retry keeps its backoff) and not moved to
    * another webhook by a rotation (it is signed with the new secret, by a later claim).
    */
-  private async claim(plan: ClaimPlan): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean }> {
+  private async claim(
+    plan: ClaimPlan,
+  ): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean; scanned: number }> {
     const perDestination = this.options.destinationConcurrency;
     const used: Record<string, number> = {};
     const saturated: string[] = [];
@@ -348,7 +366,9 @@ export class DeliverySender {
                  d.trace_context, (select count(*) from due)::int as scanned`,
       values: [saturated, scanLimit, perDestination, JSON.stringify(used), plan.limit, plan.open],
     });
-    return { claimed: rows, windowFull: (rows[0]?.scanned ?? 0) >= scanLimit };
+    // The window's size comes with the rows claimed: none claimed, none known (taken as none).
+    const scanned = rows[0]?.scanned ?? 0;
+    return { claimed: rows, windowFull: scanned >= scanLimit, scanned };
   }
 
   private async attempt(
