@@ -113,7 +113,7 @@ export class DeliverySender {
   private readonly targets = new Map<string, DeliveryTarget>();
 
   constructor(private readonly options: SenderOptions) {
-    this.outcomes = new OutcomeRecorder(options.pool);
+    this.outcomes = new OutcomeRecorder(options.pool, options.logger);
     this.slots = new DeliverySlots({
       concurrency: options.concurrency,
       destinationConcurrency: options.destinationConcurrency,
@@ -273,14 +273,17 @@ export class DeliverySender {
       else if (next) this.handBack([next]);
       if (this.demand.any || this.demand.destinations.has(delivery.url)) this.wakeSoon();
     };
-    const attempt = this.attempt(delivery, this.sharedDeadline(), free)
-      .catch((err: unknown) =>
-        this.options.logger.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly'),
-      )
-      .finally(() => {
-        free(null);
-        this.attempts.delete(attempt);
-      });
+    const done = () => {
+      free(null);
+      this.attempts.delete(attempt);
+    };
+    const attempt: Promise<void> = this.attempt(delivery, this.sharedDeadline(), free).then(
+      done,
+      (err: unknown) => {
+        this.options.logger.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly');
+        done();
+      },
+    );
     this.attempts.add(attempt);
   }
 
@@ -444,7 +447,7 @@ export class DeliverySender {
     const outcome = delivered ? 'delivered' : nextAttemptAt ? 'retry' : 'dead';
     this.options.metrics.deliveries.inc({ outcome });
     this.options.metrics.attemptDuration.observe(durationMs / 1000);
-    await this.outcomes.record({
+    this.outcomes.record({
       id: delivery.id,
       attempt: number,
       started_at: startedAt.toISOString(),
@@ -516,6 +519,7 @@ export class DeliverySender {
     await Promise.allSettled([...this.claims.values()]);
     this.handBack(this.slots.takeAllWaiting());
     await Promise.allSettled([...this.attempts]);
+    await this.outcomes.settled();
     await Promise.all([this.agents.test.close(), this.agents.live.close()]);
   }
 }
@@ -538,43 +542,45 @@ interface AttemptOutcome {
  * Records attempt outcomes in batches: the outcomes that arrive while one batch is being written go in
  * the next, each batch one statement (the attempt rows and the deliveries' new state together). Under
  * load that is one round trip for many attempts instead of a transaction each; alone, an outcome is
- * written at once. `record` resolves when its outcome is committed; the delivery stays leased until then.
+ * written at once. The delivery stays leased until its outcome is committed.
  * An outcome only moves a delivery that is still at the attempt before it: a late one (its lease ran out
  * and another replica attempted again) changes nothing.
  */
 class OutcomeRecorder {
-  private queue: Array<{ outcome: AttemptOutcome; done: (err?: unknown) => void }> = [];
-  private writing = false;
+  private queue: AttemptOutcome[] = [];
+  private writing: Promise<void> | null = null;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly logger: Logger,
+  ) {}
 
-  record(outcome: AttemptOutcome): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ outcome, done: (err) => (err ? reject(err) : resolve()) });
-      if (!this.writing) void this.drain();
-    });
+  record(outcome: AttemptOutcome): void {
+    this.queue.push(outcome);
+    this.writing ??= this.drain().finally(() => (this.writing = null));
+  }
+
+  /** Resolves once every outcome recorded so far is written (or failed to be). */
+  async settled(): Promise<void> {
+    while (this.writing) await this.writing;
   }
 
   private async drain(): Promise<void> {
-    this.writing = true;
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
       try {
-        await this.write(batch.map((b) => b.outcome));
-        for (const b of batch) b.done();
+        await this.write(batch);
       } catch {
         // One bad outcome, a deadlock with a rotation, a dropped connection: each outcome is written
         // alone, so the others are not lost (a lost outcome is a duplicate POST once its lease runs out).
-        for (const b of batch) {
-          await this.write([b.outcome]).then(
-            () => b.done(),
-            (err: unknown) => b.done(err),
+        for (const outcome of batch) {
+          await this.write([outcome]).catch((err: unknown) =>
+            this.logger.error({ err, delivery: outcome.id }, 'recording a delivery attempt failed'),
           );
         }
       }
     }
-    this.writing = false;
   }
 
   private async write(outcomes: AttemptOutcome[]): Promise<void> {
