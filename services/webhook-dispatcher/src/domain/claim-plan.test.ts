@@ -13,7 +13,7 @@ const state = (over: Partial<ClaimState> = {}): ClaimState => ({
 
 describe('planClaim', () => {
   it('gives a claim with nothing in flight every slot, open to any destination', () => {
-    expect(planClaim(state())).toEqual({ limit: 16, open: true, budgets: new Map() });
+    expect(planClaim(state())).toEqual({ limit: 16, open: true, budgets: new Map(), unlisted: 4 });
   });
 
   it('lists the destinations in use with what they have left, a full one with none', () => {
@@ -33,6 +33,7 @@ describe('planClaim', () => {
         ['a', 0],
         ['b', 2],
       ]),
+      unlisted: 4,
     });
   });
 
@@ -42,7 +43,7 @@ describe('planClaim', () => {
 
   it('gives a destination with places to wait in its larger capacity, never more to one nothing is known of', () => {
     const destinationCapacity = (url: string) => (url === 'fast' ? 6 : 4);
-    const open: ClaimPlan = { limit: 4, open: true, budgets: new Map([['fast', 2]]) };
+    const open: ClaimPlan = { limit: 4, open: true, budgets: new Map([['fast', 2]]), unlisted: 4 };
     const plan = planClaim(
       state({ destinationCapacity, held: 4, heldPerDestination: new Map([['fast', 4]]), claims: [open] }),
     );
@@ -51,7 +52,7 @@ describe('planClaim', () => {
     const alone = planClaim(
       state({ destinationCapacity, held: 4, heldPerDestination: new Map([['fast', 4]]) }),
     );
-    expect(alone).toEqual({ limit: 12, open: true, budgets: new Map([['fast', 2]]) });
+    expect(alone).toEqual({ limit: 12, open: true, budgets: new Map([['fast', 2]]), unlisted: 4 });
   });
 
   it('beside an open claim, takes only the slots freed since, destination by destination', () => {
@@ -64,6 +65,7 @@ describe('planClaim', () => {
         ['a', 3],
         ['b', 0],
       ]),
+      unlisted: 4,
     };
     const plan = planClaim(
       state({
@@ -83,12 +85,13 @@ describe('planClaim', () => {
         ['a', 0],
         ['b', 3],
       ]),
+      unlisted: 0,
     });
   });
 
   it('never promises one slot to two claims in flight', () => {
-    const open: ClaimPlan = { limit: 8, open: true, budgets: new Map([['a', 2]]) };
-    const closed: ClaimPlan = { limit: 4, open: false, budgets: new Map([['b', 4]]) };
+    const open: ClaimPlan = { limit: 8, open: true, budgets: new Map([['a', 2]]), unlisted: 4 };
+    const closed: ClaimPlan = { limit: 4, open: false, budgets: new Map([['b', 4]]), unlisted: 0 };
     const perDestination = new Map([['a', 2]]);
     // b's slots are the closed claim's, a's the open one's, any other destination the open one's.
     expect(
@@ -97,7 +100,7 @@ describe('planClaim', () => {
   });
 
   it('sends no claim beside another for fewer slots than the overlap minimum', () => {
-    const open: ClaimPlan = { limit: 15, open: true, budgets: new Map() };
+    const open: ClaimPlan = { limit: 15, open: true, budgets: new Map(), unlisted: 4 };
     const perDestination = new Map([['a', 1]]);
     expect(
       planClaim(state({ held: 1, heldPerDestination: perDestination, claims: [open], minOverlap: 2 })),
@@ -105,8 +108,8 @@ describe('planClaim', () => {
   });
 
   it('opens the next claim once no open claim is in flight, with the closed ones still promised', () => {
-    const closed: ClaimPlan = { limit: 3, open: false, budgets: new Map([['a', 3]]) };
+    const closed: ClaimPlan = { limit: 3, open: false, budgets: new Map([['a', 3]]), unlisted: 0 };
     const plan = planClaim(state({ held: 1, heldPerDestination: new Map([['a', 1]]), claims: [closed] }));
-    expect(plan).toEqual({ limit: 12, open: true, budgets: new Map([['a', 0]]) });
+    expect(plan).toEqual({ limit: 12, open: true, budgets: new Map([['a', 0]]), unlisted: 4 });
   });
 });

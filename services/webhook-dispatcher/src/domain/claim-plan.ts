@@ -15,6 +15,8 @@ export interface ClaimPlan {
   limit: number;
   open: boolean;
   budgets: ReadonlyMap<string, number>;
+  /** What it may take of each destination it does not list: `defaultDestinationCapacity` if open, else 0. */
+  unlisted: number;
 }
 
 export interface ClaimState {
@@ -51,7 +53,7 @@ export function planClaim(state: ClaimState): ClaimPlan | null {
   for (const url of known) {
     let taken = state.heldPerDestination.get(url) ?? 0;
     for (const claim of claims) {
-      taken += claim.budgets.get(url) ?? (claim.open ? state.defaultDestinationCapacity : 0);
+      taken += claim.budgets.get(url) ?? claim.unlisted;
     }
     const budget = Math.max(0, state.destinationCapacity(url) - taken);
     // Every destination known is listed, those without a free place included: an open claim would
@@ -62,5 +64,6 @@ export function planClaim(state: ClaimState): ClaimPlan | null {
   }
   // Beside an open claim, a claim takes only listed destinations: none with a free place, no claim.
   if (openInFlight && !free) return null;
-  return { limit, open: !openInFlight, budgets };
+  const open = !openInFlight;
+  return { limit, open, budgets, unlisted: open ? state.defaultDestinationCapacity : 0 };
 }

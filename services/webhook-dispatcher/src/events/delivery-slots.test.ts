@@ -42,9 +42,10 @@ describe('DeliverySlots', () => {
     expect(s.total).toBe(4);
   });
 
-  it('gives places to wait in only to a destination that answers fast', () => {
+  it('gives places to wait in to a destination unless it is known to answer slowly', () => {
     const s = slots();
-    expect(s.destinationCapacity('a')).toBe(2);
+    // Nothing known yet: taken to be fast.
+    expect(s.destinationCapacity('a')).toBe(4);
     s.admit({ url: 'a', id: 1 }, 0);
     s.free('a', 20);
     expect(s.destinationCapacity('a')).toBe(4);
@@ -56,7 +57,14 @@ describe('DeliverySlots', () => {
     expect(s.destinationCapacity('a')).toBe(2);
     s.admit({ url: 'b', id: 20 }, 0);
     s.free('b', null);
-    expect(s.destinationCapacity('b')).toBe(2);
+    expect(s.destinationCapacity('b')).toBe(4);
+  });
+
+  it('takes the places of a destination whose waiting deliveries had to be handed back', () => {
+    const s = slots();
+    for (const id of [1, 2, 3]) s.admit({ url: 'a', id }, 0);
+    expect(s.expired(300, 250)).toEqual([{ url: 'a', id: 3 }]);
+    expect(s.destinationCapacity('a')).toBe(2);
   });
 
   it('hands back what waited too long, and everything when asked', () => {

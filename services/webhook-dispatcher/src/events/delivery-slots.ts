@@ -58,11 +58,21 @@ export class DeliverySlots<T extends { url: string }> {
     return this.held;
   }
 
-  /** What one destination may hold: its slots, and places to wait in when it answers fast. */
+  /**
+   * What one destination may hold: its slots, and places to wait in unless it is known to answer slowly
+   * (a destination nothing is known of yet is taken to be fast: most are, and one that is not loses its
+   * places the first time its waiting deliveries are handed back, or when its first answers come).
+   */
   destinationCapacity(url: string): number {
     const pace = this.pace.get(url);
-    const fast = pace !== undefined && pace <= this.options.fastMs;
-    return this.options.destinationConcurrency + (fast ? this.options.waitingPlaces : 0);
+    return pace === undefined || pace <= this.options.fastMs
+      ? this.unknownDestinationCapacity
+      : this.options.destinationConcurrency;
+  }
+
+  /** What a destination nothing is known of may hold. */
+  get unknownDestinationCapacity(): number {
+    return this.options.destinationConcurrency + this.options.waitingPlaces;
   }
 
   /**
@@ -114,6 +124,8 @@ export class DeliverySlots<T extends { url: string }> {
       this.waitingCount -= n;
       this.changeHeld(url, -n);
       if (queue.length === 0) this.waiting.delete(url);
+      // It did not free a slot in all that time: slow, whatever its last answers said.
+      if (Number.isFinite(now)) this.pace.set(url, Math.max(this.pace.get(url) ?? 0, maxWaitMs));
     }
     return out;
   }

@@ -185,7 +185,7 @@ export class DeliverySender {
       const plan = planClaim({
         capacity: this.slots.capacity,
         destinationCapacity: (url) => this.slots.destinationCapacity(url),
-        defaultDestinationCapacity: this.options.destinationConcurrency,
+        defaultDestinationCapacity: this.slots.unknownDestinationCapacity,
         held: this.slots.total,
         heldPerDestination: this.slots.heldPerDestination,
         claims: this.claims.keys(),
@@ -332,25 +332,20 @@ export class DeliverySender {
   private async claim(
     plan: ClaimPlan,
   ): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean; scanned: number }> {
-    const perDestination = this.options.destinationConcurrency;
-    const used: Record<string, number> = {};
     const saturated: string[] = [];
-    for (const [url, budget] of plan.budgets) {
-      used[url] = perDestination - budget;
-      if (budget <= 0) saturated.push(url);
-    }
+    for (const [url, budget] of plan.budgets) if (budget <= 0) saturated.push(url);
     const scanLimit = Math.max(plan.limit * CLAIM_SCAN_FACTOR, MIN_SCAN);
     const { rows } = await this.options.pool.query<ClaimedDelivery & { scanned: number }>({
       // The window of the oldest due deliveries (db/migrations.ts, due_window: read in the due index's
-      // order, up to its size); the rows picked from it are then locked one by one by primary key. A
-      // destination the plan does not list has no budget unless the claim is open.
+      // order, up to its size); the rows picked from it are then locked one by one by primary key, at
+      // most each destination's budget ($4, or $3 for a destination the plan does not list).
       text: `with due as (select * from webhooks.due_window($1::text[], $2)),
        ranked as (
          select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
        picked as (
          select locked.id, r.target from (
              select * from ranked
-              where rank <= $3 - coalesce(($4::jsonb ->> target)::int, case when $6 then 0 else $3 end)
+              where rank <= coalesce(($4::jsonb ->> target)::int, $3)
               order by next_attempt_at limit $5) r
            cross join lateral (
              select d.id from webhooks.deliveries d
@@ -367,7 +362,13 @@ export class DeliverySender {
                  d.environment, d.payload::text as payload,
                  (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
                  d.trace_context, (select count(*) from due)::int as scanned`,
-      values: [saturated, scanLimit, perDestination, JSON.stringify(used), plan.limit, plan.open],
+      values: [
+        saturated,
+        scanLimit,
+        plan.unlisted,
+        JSON.stringify(Object.fromEntries(plan.budgets)),
+        plan.limit,
+      ],
     });
     // The window's size comes with the rows claimed: none claimed, none known (taken as none).
     const scanned = rows[0]?.scanned ?? 0;
