@@ -167,6 +167,21 @@ class Migration20261208DueWindowUrlFirst extends Migration {
   }
 }
 
+/**
+ * An attempt's row is written only by the statement that records its outcome, in the same statement as
+ * its delivery's new state and keyed by that delivery's id (events/sender.ts, OutcomeRecorder), and
+ * deliveries are never deleted: the foreign key could not catch anything. Its check, a locking read of
+ * the delivery per attempt, was a tenth of PostgreSQL's work per delivery while the dispatcher drained
+ * a backlog. Whatever comes to delete deliveries must delete their attempts first.
+ */
+class Migration20261209AttemptsWithoutForeignKey extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `alter table webhooks.delivery_attempts drop constraint if exists delivery_attempts_delivery_id_fkey`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -175,4 +190,5 @@ export const migrations = [
   { name: 'Migration20261206DueWindowPaused', class: Migration20261206DueWindowPaused },
   { name: 'Migration20261207DeliveriesFillfactor', class: Migration20261207DeliveriesFillfactor },
   { name: 'Migration20261208DueWindowUrlFirst', class: Migration20261208DueWindowUrlFirst },
+  { name: 'Migration20261209AttemptsWithoutForeignKey', class: Migration20261209AttemptsWithoutForeignKey },
 ];
