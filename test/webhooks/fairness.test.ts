@@ -128,3 +128,39 @@ it('keeps each destination within its budget, and sends each delivery once, with
     await slow.close();
   }
 });
+
+it('hands back the deliveries waiting for a destination that turns slow, and still sends each once', async () => {
+  const em = system.dispatcher.runtime.orm.em.fork();
+  await em.execute(`update webhooks.deliveries set status = 'dead' where status = 'pending'`);
+  // Fast at first, so that the dispatcher keeps deliveries ready for it, then slower than the time a
+  // ready delivery may wait (250 ms): those are handed back to the database and claimed again later.
+  const arrivals = new Map<string, number>();
+  let answered = 0;
+  const turning = await startReceiver((hook) => {
+    const id = String(hook.headers['x-webhook-event-id']);
+    arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
+    answered += 1;
+    return { status: 200, delayMs: answered > 12 ? 600 : 0 };
+  });
+  try {
+    const seller = await createKey(gateway.service);
+    await register(gateway.url, seller.key, `${turning.url}/turning`);
+    await placeOrder(gateway.url, seller.key);
+    await deliveredCount(`${turning.url}/turning`, 1);
+    const backlog = 24;
+    await em.execute(
+      `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed,
+         payload, occurred_at, status, next_attempt_at, created_at)
+       select gen_random_uuid(), 'evt_' || md5(random()::text || n), webhook_id, order_id, seller_id, environment,
+         event, url, signed, payload, occurred_at, 'pending', now(), now()
+         from webhooks.deliveries d, generate_series(1, ?) n
+        where d.url = ? and d.status = 'delivered'`,
+      [backlog, `${turning.url}/turning`],
+    );
+    await deliveredCount(`${turning.url}/turning`, 1 + backlog);
+    expect(arrivals.size).toBe(1 + backlog);
+    expect([...arrivals.values()].every((n) => n === 1)).toBe(true);
+  } finally {
+    await turning.close();
+  }
+});

@@ -59,20 +59,15 @@ export class DeliverySlots<T extends { url: string }> {
   }
 
   /**
-   * What one destination may hold: its slots, and places to wait in unless it is known to answer slowly
-   * (a destination nothing is known of yet is taken to be fast: most are, and one that is not loses its
-   * places the first time its waiting deliveries are handed back, or when its first answers come).
+   * What one destination may hold: its slots, and places to wait in once it is known to answer fast. A
+   * destination nothing is known of (or nothing recent: it had nothing in flight when the claim was
+   * planned) gets its slots only, so that a slow one never has deliveries claimed to wait in vain.
    */
   destinationCapacity(url: string): number {
     const pace = this.pace.get(url);
-    return pace === undefined || pace <= this.options.fastMs
-      ? this.unknownDestinationCapacity
+    return pace !== undefined && pace <= this.options.fastMs
+      ? this.options.destinationConcurrency + this.options.waitingPlaces
       : this.options.destinationConcurrency;
-  }
-
-  /** What a destination nothing is known of may hold. */
-  get unknownDestinationCapacity(): number {
-    return this.options.destinationConcurrency + this.options.waitingPlaces;
   }
 
   /**

@@ -185,7 +185,7 @@ export class DeliverySender {
       const plan = planClaim({
         capacity: this.slots.capacity,
         destinationCapacity: (url) => this.slots.destinationCapacity(url),
-        defaultDestinationCapacity: this.slots.unknownDestinationCapacity,
+        defaultDestinationCapacity: this.options.destinationConcurrency,
         held: this.slots.total,
         heldPerDestination: this.slots.heldPerDestination,
         claims: this.claims.keys(),
