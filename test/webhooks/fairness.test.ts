@@ -18,9 +18,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   // This file's database outlives a run: a backlog an earlier run left (its receivers gone) must not
   // compete with this run's.
-  await system.dispatcher.runtime.orm.em
-    .fork()
-    .execute(`update webhooks.deliveries set status = 'dead' where status = 'pending'`);
+  await clearBacklog();
 });
 afterAll(async () => {
   await system.stop();
@@ -28,6 +26,28 @@ afterAll(async () => {
 });
 
 const BACKLOG = 3000;
+
+/** Ends every pending delivery: what a test (or an earlier run) left behind is not another's backlog. */
+async function clearBacklog() {
+  await system.dispatcher.runtime.orm.em
+    .fork()
+    .execute(`update webhooks.deliveries set status = 'dead' where status = 'pending'`);
+}
+
+/**
+ * A backlog: `count` copies of each delivered delivery to URLs like `pattern`, due since `dueAgo`.
+ */
+async function copyDelivered(pattern: string, count: number, dueAgo = '0 seconds') {
+  await system.dispatcher.runtime.orm.em.fork().execute(
+    `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed,
+       payload, occurred_at, status, next_attempt_at, created_at)
+     select gen_random_uuid(), 'evt_' || md5(random()::text || n), webhook_id, order_id, seller_id, environment,
+       event, url, signed, payload, occurred_at, 'pending', now() - ?::interval, now() - ?::interval
+       from webhooks.deliveries d, generate_series(1, ?) n
+      where d.url like ? and d.status = 'delivered'`,
+    [dueAgo, dueAgo, count, pattern],
+  );
+}
 
 /**
  * Waits until `count` deliveries to URLs like `pattern` are recorded as delivered: the backlogs below
@@ -56,16 +76,7 @@ it("serves another destination while one destination's backlog fills every claim
   await deliveredCount(`${receiver.url}/busy`, 1);
   // The busy destination's backlog: copies of its first delivery, all due a minute ago (older than any
   // new delivery), as after an outage of that receiver.
-  const em = system.dispatcher.runtime.orm.em.fork();
-  await em.execute(
-    `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed,
-       payload, occurred_at, status, next_attempt_at, created_at)
-     select gen_random_uuid(), 'evt_' || md5(random()::text || n), webhook_id, order_id, seller_id, environment,
-       event, url, signed, payload, occurred_at, 'pending', now() - interval '1 minute', now() - interval '1 minute'
-       from webhooks.deliveries d, generate_series(1, ?) n
-      where d.url = ? and d.status = 'delivered'`,
-    [BACKLOG, `${receiver.url}/busy`],
-  );
+  await copyDelivered(`${receiver.url}/busy`, BACKLOG, '1 minute');
   const busyHits = () => receiver.received.filter((h) => h.path === '/busy').length;
   await waitFor(() => busyHits() > 20 || null, { what: 'the backlog being sent' });
 
@@ -78,9 +89,7 @@ it("serves another destination while one destination's backlog fills every claim
 });
 
 it('keeps each destination within its budget, and sends each delivery once, with claims in flight together', async () => {
-  // This test's own backlog only: whatever another test left pending must not compete with it.
-  const em = system.dispatcher.runtime.orm.em.fork();
-  await em.execute(`update webhooks.deliveries set status = 'dead' where status = 'pending'`);
+  await clearBacklog();
   // A receiver that answers after a little while and keeps count of the requests it holds at once.
   const current = new Map<string, number>();
   const highest = new Map<string, number>();
@@ -109,15 +118,7 @@ it('keeps each destination within its budget, and sends each delivery once, with
     await placeOrder(gateway.url, seller.key);
     await deliveredCount(`${slow.url}/%`, 3);
     const perDestination = 40;
-    await em.execute(
-      `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed,
-         payload, occurred_at, status, next_attempt_at, created_at)
-       select gen_random_uuid(), 'evt_' || md5(random()::text || n), webhook_id, order_id, seller_id, environment,
-         event, url, signed, payload, occurred_at, 'pending', now(), now()
-         from webhooks.deliveries d, generate_series(1, ?) n
-        where d.url like ? and d.status = 'delivered'`,
-      [perDestination, `${slow.url}/%`],
-    );
+    await copyDelivered(`${slow.url}/%`, perDestination);
     const expected = 3 + 3 * perDestination;
     await waitFor(() => (arrivals.size === expected ? true : null), { what: 'the whole backlog' });
     expect([...arrivals.values()].every((n) => n === 1)).toBe(true);
@@ -130,8 +131,7 @@ it('keeps each destination within its budget, and sends each delivery once, with
 });
 
 it('hands back the deliveries waiting for a destination that turns slow, and still sends each once', async () => {
-  const em = system.dispatcher.runtime.orm.em.fork();
-  await em.execute(`update webhooks.deliveries set status = 'dead' where status = 'pending'`);
+  await clearBacklog();
   // Fast at first, so that the dispatcher keeps deliveries ready for it, then slower than the time a
   // ready delivery may wait (250 ms): those are handed back to the database and claimed again later.
   const arrivals = new Map<string, number>();
@@ -148,15 +148,7 @@ it('hands back the deliveries waiting for a destination that turns slow, and sti
     await placeOrder(gateway.url, seller.key);
     await deliveredCount(`${turning.url}/turning`, 1);
     const backlog = 24;
-    await em.execute(
-      `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed,
-         payload, occurred_at, status, next_attempt_at, created_at)
-       select gen_random_uuid(), 'evt_' || md5(random()::text || n), webhook_id, order_id, seller_id, environment,
-         event, url, signed, payload, occurred_at, 'pending', now(), now()
-         from webhooks.deliveries d, generate_series(1, ?) n
-        where d.url = ? and d.status = 'delivered'`,
-      [backlog, `${turning.url}/turning`],
-    );
+    await copyDelivered(`${turning.url}/turning`, backlog);
     await deliveredCount(`${turning.url}/turning`, 1 + backlog);
     expect(arrivals.size).toBe(1 + backlog);
     expect([...arrivals.values()].every((n) => n === 1)).toBe(true);

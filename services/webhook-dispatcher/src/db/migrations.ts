@@ -88,9 +88,12 @@ class Migration20261202TraceContext extends Migration {
  * reads the whole backlog into a bitmap and sorts it whenever its statistics lag behind a backlog that
  * grew fast (the moment a claim matters most); `set enable_bitmapscan = off` applies to this function
  * only. Each row's target is its webhook's current URL, looked up row by row; a paused or deleted
- * webhook's deliveries have none and are skipped, as are the destinations in `saturated`.
+ * webhook's deliveries have none and are skipped, as are the destinations in `saturated`
+ * (`skipFullByStoredUrl`: first by the URL stored on the delivery, Migration20261208DueWindowUrlFirst).
  */
-const DUE_WINDOW_FUNCTION = `create or replace function webhooks.due_window(saturated text[], size int)
+const dueWindowFunction = (
+  skipFullByStoredUrl: boolean,
+) => `create or replace function webhooks.due_window(saturated text[], size int)
   returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
   language sql stable
   set enable_bitmapscan = off
@@ -102,12 +105,15 @@ const DUE_WINDOW_FUNCTION = `create or replace function webhooks.due_window(satu
                          where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
         from webhooks.deliveries d
        where d.status = 'pending' and d.next_attempt_at <= now()
-         and (d.lease_until is null or d.lease_until < now())
+         and (d.lease_until is null or d.lease_until < now())${
+           skipFullByStoredUrl ? '\n         and d.url <> all(saturated)' : ''
+         }
        order by d.next_attempt_at) candidates
      -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
      where target is not null and target <> all(saturated)
      limit size
   $$`;
+const DUE_WINDOW_FUNCTION = dueWindowFunction(false);
 
 class Migration20261205DueWindow extends Migration {
   override async up(): Promise<void> {
@@ -141,25 +147,7 @@ class Migration20261207DeliveriesFillfactor extends Migration {
  * deliveries also wait while the old URL is full (its attempts in flight finish within the attempt
  * timeout); the current URL is checked after the lookup, as before.
  */
-const DUE_WINDOW_FUNCTION_URL_FIRST = `create or replace function webhooks.due_window(saturated text[], size int)
-  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
-  language sql stable
-  set enable_bitmapscan = off
-  as $$
-    select * from (
-      select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
-             case when d.webhook_id is null then d.url
-                  else (select w.url from webhooks.webhooks w
-                         where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
-        from webhooks.deliveries d
-       where d.status = 'pending' and d.next_attempt_at <= now()
-         and (d.lease_until is null or d.lease_until < now())
-         and d.url <> all(saturated)
-       order by d.next_attempt_at) candidates
-     -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
-     where target is not null and target <> all(saturated)
-     limit size
-  $$`;
+const DUE_WINDOW_FUNCTION_URL_FIRST = dueWindowFunction(true);
 
 class Migration20261208DueWindowUrlFirst extends Migration {
   override async up(): Promise<void> {
