@@ -86,13 +86,14 @@ const OVERLAP_SHARE = 1 / 8;
 const WAITING_SHARE = 1;
 const FAST_MS = 100;
 const MAX_WAIT_MS = 250;
-// Attempts started this close together share one deadline signal (deadlineSignal).
+// Attempts started this close together share one deadline (sharedDeadline).
 const DEADLINE_SHARE_MS = 10;
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
  * never send the same attempt; each destination has its own small concurrency budget, so a slow or
- * failing receiver never holds up the others (its deliveries wait in the database, not in a queue).
+ * failing receiver never holds up the others (its deliveries wait in the database, not in a queue; only
+ * a destination that answers fast has a few claimed deliveries waiting here, for at most MAX_WAIT_MS).
  */
 export class DeliverySender {
   private readonly slots: DeliverySlots<ClaimedDelivery>;
