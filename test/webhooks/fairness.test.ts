@@ -1,5 +1,5 @@
 import { startReceiver } from '../support/receiver';
-import { createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
 import { placeOrder, register } from './helpers';
 
@@ -155,4 +155,50 @@ it('hands back the deliveries waiting for a destination that turns slow, and sti
   } finally {
     await turning.close();
   }
+});
+
+it('moves the pending deliveries of a webhook pointed at another URL, even while the old URL is busy', async () => {
+  await clearBacklog();
+  // The old URL holds every request for 8 s: its two slots stay busy long after the change of URL.
+  const moving = await startReceiver((hook) => ({ status: 200, delayMs: hook.path === '/old' ? 8000 : 0 }));
+  try {
+    const seller = await createKey(gateway.service);
+    const hook = await register(gateway.url, seller.key, `${moving.url}/old`);
+    await placeOrder(gateway.url, seller.key);
+    await waitFor(() => moving.received.some((h) => h.path === '/old') || null, { what: 'a first attempt' });
+    // A backlog behind it, stored with the old URL as the fan-out wrote it.
+    await system.dispatcher.runtime.orm.em.fork().execute(
+      `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed,
+         payload, occurred_at, status, next_attempt_at, created_at)
+       select gen_random_uuid(), 'evt_' || md5(random()::text || n), webhook_id, order_id, seller_id, environment,
+         event, url, signed, payload, occurred_at, 'pending', now(), now()
+         from webhooks.deliveries d, generate_series(1, 5) n
+        where d.webhook_id = ?`,
+      [hook.id],
+    );
+    await waitFor(() => moving.received.filter((h) => h.path === '/old').length >= 2 || null, {
+      what: 'the old URL busy',
+    });
+    const changed = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+      method: 'PATCH',
+      key: seller.key,
+      body: { url: `${moving.url}/new` },
+    });
+    expect(changed.status).toBe(200);
+    const movedAt = Date.now();
+    // Five copies, one of them in flight to the old URL with the first delivery: four left to move.
+    await waitFor(() => moving.received.filter((h) => h.path === '/new').length >= 4 || null, {
+      what: 'the backlog at the new URL',
+    });
+    // Well before the old URL's attempts end (8 s): the backlog did not wait for them.
+    expect(Date.now() - movedAt).toBeLessThan(4000);
+  } finally {
+    await moving.close();
+  }
+});
+
+it('refuses to delete deliveries (their attempts have no foreign key to them)', async () => {
+  await expect(
+    system.dispatcher.runtime.orm.em.fork().execute(`delete from webhooks.deliveries where false`),
+  ).rejects.toThrow(/never deleted/);
 });

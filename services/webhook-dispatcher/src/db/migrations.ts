@@ -142,10 +142,10 @@ class Migration20261207DeliveriesFillfactor extends Migration {
 /**
  * due_window skips a full destination's deliveries by their stored URL before it looks their webhook up.
  * A destination that is slow or down piles up a backlog older than everyone else's, which every claim
- * reads past: looked up row by row, 2,000 of them cost 3.6 ms a claim, and 0.8 ms skipped this way. A
- * delivery keeps the URL its webhook had when it was fanned out, so after a change of URL its
- * deliveries also wait while the old URL is full (its attempts in flight finish within the attempt
- * timeout); the current URL is checked after the lookup, as before.
+ * reads past: looked up row by row, 2,000 of them cost 3.6 ms a claim, and 0.8 ms skipped this way. The
+ * stored URL is the one a pending delivery will be posted to: a change of the webhook's URL changes its
+ * pending deliveries' too (domain/registrations.ts, updateWebhook). The current URL is still checked
+ * after the lookup, as before.
  */
 const DUE_WINDOW_FUNCTION_URL_FIRST = dueWindowFunction(true);
 
@@ -160,13 +160,32 @@ class Migration20261208DueWindowUrlFirst extends Migration {
  * its delivery's new state and keyed by that delivery's id (events/sender.ts, OutcomeRecorder), and
  * deliveries are never deleted: the foreign key could not catch anything. Its check, a locking read of
  * the delivery per attempt, was a tenth of PostgreSQL's work per delivery while the dispatcher drained
- * a backlog. Whatever comes to delete deliveries must delete their attempts first.
+ * a backlog. Whatever comes to delete deliveries must delete their attempts first (a delete is refused
+ * until then: Migration20261210DeliveriesNeverDeleted).
  */
 class Migration20261209AttemptsWithoutForeignKey extends Migration {
   override async up(): Promise<void> {
     this.addSql(
       `alter table webhooks.delivery_attempts drop constraint if exists delivery_attempts_delivery_id_fkey`,
     );
+  }
+}
+
+/**
+ * Deliveries are never deleted, and `delivery_attempts` relies on it since it has no foreign key
+ * (Migration20261209AttemptsWithoutForeignKey): a delete is refused here, so that whoever needs one (a
+ * retention job, an erasure) meets this first and deletes the attempts with their deliveries.
+ */
+class Migration20261210DeliveriesNeverDeleted extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create or replace function webhooks.refuse_delivery_delete() returns trigger
+      language plpgsql as $$
+      begin
+        raise exception 'webhooks.deliveries rows are never deleted: delivery_attempts has no foreign key to them (see Migration20261209AttemptsWithoutForeignKey)';
+      end
+      $$`);
+    this.addSql(`create trigger deliveries_never_deleted before delete or truncate on webhooks.deliveries
+      for each statement execute function webhooks.refuse_delivery_delete()`);
   }
 }
 
@@ -179,4 +198,5 @@ export const migrations = [
   { name: 'Migration20261207DeliveriesFillfactor', class: Migration20261207DeliveriesFillfactor },
   { name: 'Migration20261208DueWindowUrlFirst', class: Migration20261208DueWindowUrlFirst },
   { name: 'Migration20261209AttemptsWithoutForeignKey', class: Migration20261209AttemptsWithoutForeignKey },
+  { name: 'Migration20261210DeliveriesNeverDeleted', class: Migration20261210DeliveriesNeverDeleted },
 ];

@@ -118,6 +118,15 @@ export async function updateWebhook(
     }
     throw err;
   }
+  if (input.url !== undefined) {
+    // Pending deliveries keep the URL they will be posted to: the sender skips a destination that is
+    // full by that stored URL (db/migrations.ts, due_window), so one left at the old URL would wait
+    // while the old URL is busy. Done on every PATCH with a url, so that repeating one mends a failure.
+    await em.execute(
+      `update webhooks.deliveries set url = ? where webhook_id = ? and status = 'pending' and url <> ?`,
+      [webhook.url, webhook.id, webhook.url],
+    );
+  }
   return webhook;
 }
 

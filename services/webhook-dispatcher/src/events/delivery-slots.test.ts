@@ -9,17 +9,34 @@ const slots = () =>
     fastMs: 100,
   });
 
+/** One quick answer from each destination: they are then known to be fast. */
+function fast(s: ReturnType<typeof slots>, ...urls: string[]) {
+  for (const url of urls) {
+    s.admit({ url, id: -1 }, 0);
+    s.free(url, 5);
+  }
+}
+
 describe('DeliverySlots', () => {
-  it("starts what has a slot and keeps the rest waiting, counted in its destination's hold", () => {
+  it("starts what has a slot and keeps the rest of a fast destination's waiting, counted in its hold", () => {
     const s = slots();
-    expect([1, 2, 3].map((id) => s.admit({ url: 'a', id }, 0))).toEqual([true, true, false]);
+    fast(s, 'a');
+    expect([1, 2, 3].map((id) => s.admit({ url: 'a', id }, 0))).toEqual(['start', 'start', 'wait']);
     expect(s.total).toBe(3);
     expect(s.waitingTotal).toBe(1);
     expect(s.heldPerDestination.get('a')).toBe(3);
   });
 
+  it('refuses a delivery without a slot when its destination is not known to be fast', () => {
+    const s = slots();
+    expect([1, 2, 3].map((id) => s.admit({ url: 'a', id }, 0))).toEqual(['start', 'start', 'refuse']);
+    expect(s.total).toBe(2);
+    expect(s.heldPerDestination.get('a')).toBe(2);
+  });
+
   it('gives a freed slot to the next delivery waiting for the same destination, in order', () => {
     const s = slots();
+    fast(s, 'a');
     for (const id of [1, 2, 3, 4]) s.admit({ url: 'a', id }, 0);
     expect(s.free('a', 5)).toEqual({ url: 'a', id: 3 });
     expect(s.free('a', 5)).toEqual({ url: 'a', id: 4 });
@@ -27,8 +44,19 @@ describe('DeliverySlots', () => {
     expect(s.heldPerDestination.get('a')).toBe(1);
   });
 
+  it('frees a slot without taking a waiting delivery when told not to (stopping)', () => {
+    const s = slots();
+    fast(s, 'a');
+    for (const id of [1, 2, 3]) s.admit({ url: 'a', id }, 0);
+    expect(s.free('a', 5, false)).toBeNull();
+    expect(s.total).toBe(2);
+    expect(s.takeAllWaiting()).toEqual([{ url: 'a', id: 3 }]);
+    expect(s.total).toBe(1);
+  });
+
   it('when the process-wide budget held a destination back, gives it a slot freed elsewhere', () => {
     const s = slots();
+    fast(s, 'a', 'b', 'c');
     for (const [url, id] of [
       ['a', 1],
       ['a', 2],
@@ -37,16 +65,25 @@ describe('DeliverySlots', () => {
     ] as const)
       s.admit({ url, id }, 0);
     // Four in flight: c waits for the process, not for its own destination.
-    expect(s.admit({ url: 'c', id: 5 }, 0)).toBe(false);
+    expect(s.admit({ url: 'c', id: 5 }, 0)).toBe('wait');
     expect(s.free('a', 5)).toEqual({ url: 'c', id: 5 });
     expect(s.total).toBe(4);
+  });
+
+  it('holds more than its slots only for the places of fast destinations', () => {
+    const s = slots();
+    expect(s.capacity).toBe(4);
+    fast(s, 'a');
+    expect(s.capacity).toBe(6);
+    fast(s, 'b', 'c');
+    // At most concurrency * waitingShare places in all.
+    expect(s.capacity).toBe(8);
   });
 
   it('gives places to wait in only to a destination known to answer fast', () => {
     const s = slots();
     expect(s.destinationCapacity('a')).toBe(2);
-    s.admit({ url: 'a', id: 1 }, 0);
-    s.free('a', 20);
+    fast(s, 'a');
     expect(s.destinationCapacity('a')).toBe(4);
     // Slow answers bring its smoothed duration over the limit; failures (null) do not count.
     for (let id = 2; id < 12; id += 1) {
@@ -54,22 +91,15 @@ describe('DeliverySlots', () => {
       s.free('a', 2000);
     }
     expect(s.destinationCapacity('a')).toBe(2);
+    expect(s.capacity).toBe(4);
     s.admit({ url: 'b', id: 20 }, 0);
     s.free('b', null);
     expect(s.destinationCapacity('b')).toBe(2);
   });
 
-  it('takes the places of a destination whose waiting deliveries had to be handed back', () => {
-    const s = slots();
-    s.admit({ url: 'a', id: 0 }, 0);
-    s.free('a', 20);
-    for (const id of [1, 2, 3]) s.admit({ url: 'a', id }, 0);
-    expect(s.expired(300, 250)).toEqual([{ url: 'a', id: 3 }]);
-    expect(s.destinationCapacity('a')).toBe(2);
-  });
-
   it('hands back what waited too long, and everything when asked', () => {
     const s = slots();
+    fast(s, 'a');
     for (const id of [1, 2]) s.admit({ url: 'a', id }, 0);
     s.admit({ url: 'a', id: 3 }, 0);
     s.admit({ url: 'a', id: 4 }, 200);
@@ -78,5 +108,31 @@ describe('DeliverySlots', () => {
     expect(s.takeAllWaiting()).toEqual([{ url: 'a', id: 4 }]);
     expect(s.waitingTotal).toBe(0);
     expect(s.total).toBe(2);
+  });
+
+  it('takes the places of a destination whose own slots stayed busy while its deliveries waited', () => {
+    const s = slots();
+    fast(s, 'a');
+    for (const id of [1, 2, 3]) s.admit({ url: 'a', id }, 0);
+    expect(s.expired(300, 250)).toEqual([{ url: 'a', id: 3 }]);
+    expect(s.destinationCapacity('a')).toBe(2);
+  });
+
+  it('keeps the places of a destination that only waited for a process-wide slot', () => {
+    const s = slots();
+    fast(s, 'a', 'b', 'c');
+    for (const [url, id] of [
+      ['a', 1],
+      ['a', 2],
+      ['c', 3],
+      ['c', 4],
+    ] as const)
+      s.admit({ url, id }, 0);
+    // The process is full: a waits for its own slots too, b only for the process's.
+    expect(s.admit({ url: 'a', id: 5 }, 0)).toBe('wait');
+    expect(s.admit({ url: 'b', id: 6 }, 0)).toBe('wait');
+    expect(s.expired(300, 250).map((d) => d.id)).toEqual([5, 6]);
+    expect(s.destinationCapacity('a')).toBe(2);
+    expect(s.destinationCapacity('b')).toBe(4);
   });
 });

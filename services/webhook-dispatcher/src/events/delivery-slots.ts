@@ -8,6 +8,9 @@
  * the claims like its slots, and a freed slot starts the next waiting delivery at once. A slow
  * destination gets none: what it has not started stays in the database, where a pause or a new secret
  * reaches it. A waiting delivery that has not started after `maxWaitMs` is handed back all the same.
+ * Only fast destinations' deliveries wait: the process takes no more than its free slots plus the
+ * places of the destinations known to be fast, and a claimed delivery of another destination that
+ * finds no slot is refused (handed back at once) rather than kept.
  */
 export interface SlotOptions {
   concurrency: number;
@@ -36,6 +39,8 @@ export class DeliverySlots<T extends { url: string }> {
   private readonly waiting = new Map<string, Array<Waiting<T>>>();
   private readonly held = new Map<string, number>();
   private readonly pace = new Map<string, number>();
+  /** Destinations whose pace is fast. */
+  private fastCount = 0;
 
   constructor(private readonly options: SlotOptions) {}
 
@@ -48,9 +53,13 @@ export class DeliverySlots<T extends { url: string }> {
     return this.waitingCount;
   }
 
-  /** The most this process may hold at once. */
+  /** The most this process may hold at once: its slots, and the places of the fast destinations. */
   get capacity(): number {
-    return this.options.concurrency + Math.floor(this.options.concurrency * this.options.waitingShare);
+    const places = Math.min(
+      Math.floor(this.options.concurrency * this.options.waitingShare),
+      this.fastCount * this.options.waitingPlaces,
+    );
+    return this.options.concurrency + places;
   }
 
   /** Per destination, what it holds (in flight and waiting). */
@@ -64,26 +73,28 @@ export class DeliverySlots<T extends { url: string }> {
    * planned) gets its slots only, so that a slow one never has deliveries claimed to wait in vain.
    */
   destinationCapacity(url: string): number {
-    const pace = this.pace.get(url);
-    return pace !== undefined && pace <= this.options.fastMs
+    return this.isFast(url)
       ? this.options.destinationConcurrency + this.options.waitingPlaces
       : this.options.destinationConcurrency;
   }
 
   /**
-   * Takes a claimed delivery: true when it has a slot and may start now, false when it waits for one.
+   * Takes a claimed delivery: `start` when it has a slot (taken for it), `wait` when it waits for one,
+   * `refuse` when it has none and its destination is not known to be fast (the caller hands it back).
    */
-  admit(item: T, now: number): boolean {
-    this.changeHeld(item.url, 1);
+  admit(item: T, now: number): 'start' | 'wait' | 'refuse' {
     if (this.hasSlot(item.url)) {
+      this.changeHeld(item.url, 1);
       this.occupy(item.url);
-      return true;
+      return 'start';
     }
+    if (!this.isFast(item.url)) return 'refuse';
+    this.changeHeld(item.url, 1);
     let queue = this.waiting.get(item.url);
     if (!queue) this.waiting.set(item.url, (queue = []));
     queue.push({ item, since: now });
     this.waitingCount += 1;
-    return false;
+    return 'wait';
   }
 
   /**
@@ -91,14 +102,14 @@ export class DeliverySlots<T extends { url: string }> {
    * delivery that now has a slot, taken for it: the next of the same destination or, when the
    * process-wide budget was what held another destination's back, that one.
    */
-  free(url: string, durationMs: number | null): T | null {
+  free(url: string, durationMs: number | null, takeNext = true): T | null {
     this.inFlightCount -= 1;
     const left = (this.inFlight.get(url) ?? 1) - 1;
     if (left <= 0) this.inFlight.delete(url);
     else this.inFlight.set(url, left);
     this.changeHeld(url, -1);
     if (durationMs !== null) this.notePace(url, durationMs);
-    if (this.waitingCount === 0) return null;
+    if (this.waitingCount === 0 || !takeNext) return null;
     const next = this.takeWaiting(url);
     if (next) return next;
     for (const other of this.waiting.keys()) {
@@ -119,8 +130,11 @@ export class DeliverySlots<T extends { url: string }> {
       this.waitingCount -= n;
       this.changeHeld(url, -n);
       if (queue.length === 0) this.waiting.delete(url);
-      // It did not free a slot in all that time: slow, whatever its last answers said.
-      if (Number.isFinite(now)) this.pace.set(url, Math.max(this.pace.get(url) ?? 0, maxWaitMs));
+      // Its own slots stayed busy all that time: slow, whatever its last answers said. (Waiting for a
+      // process-wide slot says nothing about it.)
+      const ownSlotsBusy = (this.inFlight.get(url) ?? 0) >= this.options.destinationConcurrency;
+      if (Number.isFinite(now) && ownSlotsBusy)
+        this.setPace(url, Math.max(this.pace.get(url) ?? 0, maxWaitMs));
     }
     return out;
   }
@@ -159,9 +173,24 @@ export class DeliverySlots<T extends { url: string }> {
     else this.held.set(url, n);
   }
 
+  private isFast(url: string): boolean {
+    const pace = this.pace.get(url);
+    return pace !== undefined && pace <= this.options.fastMs;
+  }
+
   private notePace(url: string, durationMs: number): void {
     const before = this.pace.get(url);
-    if (before === undefined && this.pace.size >= PACE_ENTRIES) this.pace.clear();
-    this.pace.set(url, before === undefined ? durationMs : before + PACE_WEIGHT * (durationMs - before));
+    this.setPace(url, before === undefined ? durationMs : before + PACE_WEIGHT * (durationMs - before));
+  }
+
+  private setPace(url: string, pace: number): void {
+    if (!this.pace.has(url) && this.pace.size >= PACE_ENTRIES) {
+      this.pace.clear();
+      this.fastCount = 0;
+    }
+    const wasFast = this.isFast(url);
+    this.pace.set(url, pace);
+    const isFast = this.isFast(url);
+    if (isFast !== wasFast) this.fastCount += isFast ? 1 : -1;
   }
 }

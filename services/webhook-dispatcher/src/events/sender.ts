@@ -193,7 +193,9 @@ export class DeliverySender {
         minOverlap: Math.ceil(this.options.concurrency * OVERLAP_SHARE),
       });
       if (!plan) return;
-      this.dirty = false;
+      // Only an open claim answers a wake: one beside it sees only the destinations it lists, so a new
+      // delivery to another destination waits for the next open claim, not for the poll.
+      if (plan.open) this.dirty = false;
       const run = this.claimAndLaunch(plan)
         .catch((err: unknown) => {
           this.options.logger.warn({ err: (err as Error).message }, 'delivery claim failed');
@@ -221,7 +223,8 @@ export class DeliverySender {
     // slot of theirs. Otherwise the claim took everything due, and a freed slot is not worth a claim
     // (new deliveries, retries coming due and the poll wake the sender themselves): under a steady
     // flow of events, a claim per answer scanned the due index for nothing.
-    const leftBehind = claimed.length === plan.limit || windowFull || scanned > claimed.length;
+    const leftBehind =
+      claimed.length === plan.limit || windowFull || scanned > claimed.length || kept < claimed.length;
     const full = [...plan.budgets].filter(([, budget]) => budget <= 0).map(([url]) => url);
     if (plan.open) {
       this.demand = { any: leftBehind, destinations: new Set(full) };
@@ -243,9 +246,14 @@ export class DeliverySender {
       return 0;
     }
     const now = Date.now();
+    const refused: ClaimedDelivery[] = [];
     for (const delivery of claimed) {
-      if (this.slots.admit(delivery, now)) this.startAttempt(delivery);
+      const admitted = this.slots.admit(delivery, now);
+      if (admitted === 'start') this.startAttempt(delivery);
+      else if (admitted === 'refuse') refused.push(delivery);
     }
+    // A destination that turned slow while the claim was in flight: not kept waiting.
+    this.handBack(refused);
     if (this.slots.waitingTotal > 0 && !this.sweeper) {
       // Waiting deliveries not started in time go back to the database.
       this.sweeper = setInterval(() => {
@@ -257,7 +265,7 @@ export class DeliverySender {
       }, MAX_WAIT_MS / 2);
       this.sweeper.unref();
     }
-    return claimed.length;
+    return claimed.length - refused.length;
   }
 
   /** Starts one attempt in the slot taken for it. */
@@ -269,9 +277,9 @@ export class DeliverySender {
     const free = (durationMs: number | null) => {
       if (freed) return;
       freed = true;
-      const next = this.slots.free(delivery.url, durationMs);
-      if (next && !this.stopped) this.startAttempt(next);
-      else if (next) this.handBack([next]);
+      // Stopping, the waiting deliveries are handed back (stop), not started.
+      const next = this.slots.free(delivery.url, durationMs, !this.stopped);
+      if (next) this.startAttempt(next);
       if (this.demand.any || this.demand.destinations.has(delivery.url)) this.wakeSoon();
     };
     const done = () => {
@@ -318,7 +326,9 @@ export class DeliverySender {
       );
     this.attempts.add(releasing);
     void releasing.finally(() => this.attempts.delete(releasing));
-    if (!this.stopped) this.wakeSoon();
+    // No wake: a claim now would take the same rows again. They are due for the next claim (a freed
+    // slot, a new delivery, the poll) or another replica.
+    this.demand.any = true;
   }
 
   /**
