@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 
 /** What a receiver answered to one POST: its status (null if none came), and what went wrong. */
-export interface PostAnswer {
+interface PostAnswer {
   status: number | null;
   retryAfter: string | null;
   /** The first RESPONSE_EXCERPT_BYTES of the answer's body, as text without NUL characters. */
@@ -9,7 +9,7 @@ export interface PostAnswer {
   error: unknown;
 }
 
-export const RESPONSE_EXCERPT_BYTES = 1024;
+const RESPONSE_EXCERPT_BYTES = 1024;
 
 /**
  * One timer cutting off every attempt started within a short span (sender.ts): a signal and a timer
@@ -46,10 +46,10 @@ export interface PostTarget {
 
 /**
  * POSTs one delivery through undici's dispatcher interface: the answer's status, Retry-After and the
- * first KiB of its body are kept as they arrive, without the stream, promise and header object that
+ * first KiB of its body are kept as they arrive, without the body stream and the promises that
  * `request` builds per response (they showed in the dispatcher's profile at thousands of deliveries a
- * second). The rest of the body is read and dropped, so the connection is kept for the next delivery,
- * unless it is long, when the connection is cut as `request`'s `body.destroy()` did.
+ * second). A short body is read to its end, so the connection is kept for the next delivery; a long
+ * one is cut off after its first KiB, with its connection, as `request`'s `body.destroy()` did.
  *
  * The promise never rejects: an error before the status is an answer without a status; one after it
  * (a body cut off at the deadline, say) keeps the status, which is what decides the outcome.

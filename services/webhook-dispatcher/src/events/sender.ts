@@ -103,6 +103,11 @@ export class DeliverySender {
   private readonly claims = new Map<ClaimPlan, Promise<void>>();
   /** Something may be due that no claim has looked for yet: a wake, a slot freed, a full claim. */
   private dirty = false;
+  /**
+   * A wake came that only an open claim answers in full (a claim beside an open one sees only the
+   * destinations it lists, and the open one's snapshot may predate the new delivery).
+   */
+  private openWanted = false;
   /** Whether a freed slot may find due deliveries the last claims left behind (claimAndLaunch). */
   private demand = { any: true, destinations: new Set<string>() };
   private stopped = false;
@@ -148,6 +153,7 @@ export class DeliverySender {
   wake(): void {
     if (this.stopped) return;
     this.dirty = true;
+    this.openWanted = true;
     this.pump();
   }
 
@@ -182,7 +188,9 @@ export class DeliverySender {
 
   /** Sends claims while something may be due and there are slots no claim in flight was promised. */
   private pump(): void {
-    while (this.dirty && !this.stopped && this.claims.size < MAX_CLAIMS) {
+    while (!this.stopped && this.claims.size < MAX_CLAIMS) {
+      const openInFlight = [...this.claims.keys()].some((claim) => claim.open);
+      if (!this.dirty && !(this.openWanted && !openInFlight)) return;
       const plan = planClaim({
         capacity: this.slots.capacity,
         destinationCapacity: (url) => this.slots.destinationCapacity(url),
@@ -193,9 +201,8 @@ export class DeliverySender {
         minOverlap: Math.ceil(this.options.concurrency * OVERLAP_SHARE),
       });
       if (!plan) return;
-      // Only an open claim answers a wake: one beside it sees only the destinations it lists, so a new
-      // delivery to another destination waits for the next open claim, not for the poll.
-      if (plan.open) this.dirty = false;
+      this.dirty = false;
+      if (plan.open) this.openWanted = false;
       const run = this.claimAndLaunch(plan)
         .catch((err: unknown) => {
           this.options.logger.warn({ err: (err as Error).message }, 'delivery claim failed');
@@ -203,7 +210,7 @@ export class DeliverySender {
         .finally(() => {
           this.claims.delete(plan);
           this.pump();
-          if (this.claims.size === 0 && !this.dirty) this.wakeAt(Date.now() + this.options.pollIntervalMs);
+          if (this.claims.size === 0) this.wakeAt(Date.now() + this.options.pollIntervalMs);
         });
       this.claims.set(plan, run);
     }
@@ -483,13 +490,12 @@ export class DeliverySender {
     if (target) return target;
     try {
       const parsed = new URL(url);
+      const host = parsed.hostname.replace(/^\[|\]$/g, '');
       target = {
         origin: parsed.origin,
         path: `${parsed.pathname}${parsed.search}`,
         hostname: parsed.hostname,
-        literal: isIP(parsed.hostname.replace(/^\[|\]$/g, ''))
-          ? parsed.hostname.replace(/^\[|\]$/g, '')
-          : null,
+        literal: isIP(host) ? host : null,
         refusal: null,
         literalRefusal: {},
       };
