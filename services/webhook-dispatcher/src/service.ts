@@ -57,7 +57,7 @@ export async function startDispatcher(
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
     internalSecret: config.INTERNAL_SECRET,
-    mount: (app) => mountRoutes(app, { runtime, policy, onRequeued: () => sender.wake() }),
+    mount: (app) => mountRoutes(app, { runtime, policy, onRequeued: () => sender.rescan() }),
   });
   const intake = idempotentHandler(runtime.orm, SCHEMA, INTAKE_QUEUE, intakeHandler(runtime.logger));
   await runtime.broker.consume(INTAKE_QUEUE, async (message) => {

@@ -93,7 +93,8 @@ class Migration20261202TraceContext extends Migration {
  */
 const dueWindowFunction = (
   skipFullByStoredUrl: boolean,
-) => `create or replace function webhooks.due_window(saturated text[], size int)
+  since = false,
+) => `create or replace function webhooks.due_window(saturated text[], size int${since ? ', since timestamptz' : ''})
   returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
   language sql stable
   set enable_bitmapscan = off
@@ -104,7 +105,9 @@ const dueWindowFunction = (
                   else (select w.url from webhooks.webhooks w
                          where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
         from webhooks.deliveries d
-       where d.status = 'pending' and d.next_attempt_at <= now()
+       where d.status = 'pending' and d.next_attempt_at <= now()${
+         since ? ' and d.next_attempt_at >= since' : ''
+       }
          and (d.lease_until is null or d.lease_until < now())${
            skipFullByStoredUrl ? '\n         and d.url <> all(saturated)' : ''
          }
@@ -191,6 +194,19 @@ class Migration20261210DeliveriesNeverDeleted extends Migration {
   }
 }
 
+/**
+ * due_window from a point in time on (`since`): the sender remembers where the last full window's
+ * first candidate was, everything older than it having been skipped (full destinations, paused
+ * webhooks, leased rows), and reads only from there for a while (events/sender.ts, claim). A slow
+ * destination's backlog of thousands is then read once per poll interval instead of by every claim.
+ * The two-argument function stays for replicas of the previous build during a rolling deploy.
+ */
+class Migration20261211DueWindowSince extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(dueWindowFunction(true, true));
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -201,4 +217,5 @@ export const migrations = [
   { name: 'Migration20261208DueWindowUrlFirst', class: Migration20261208DueWindowUrlFirst },
   { name: 'Migration20261209AttemptsWithoutForeignKey', class: Migration20261209AttemptsWithoutForeignKey },
   { name: 'Migration20261210DeliveriesNeverDeleted', class: Migration20261210DeliveriesNeverDeleted },
+  { name: 'Migration20261211DueWindowSince', class: Migration20261211DueWindowSince },
 ];

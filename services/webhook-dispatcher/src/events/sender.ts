@@ -86,6 +86,10 @@ const OVERLAP_SHARE = 1 / 8;
 const WAITING_SHARE = 1;
 const FAST_MS = 100;
 const MAX_WAIT_MS = 250;
+// How far before the last full window's first candidate later claims read from (clocks of the
+// replicas that stamp new deliveries may differ by this much), and for how long, at most, before a
+// claim reads the whole due index again (claim).
+const CURSOR_MARGIN_MS = 1000;
 // Attempts started this close together share one deadline (sharedDeadline).
 const DEADLINE_SHARE_MS = 10;
 
@@ -117,6 +121,12 @@ export class DeliverySender {
   private readonly agents: Record<Environment, Agent>;
   private readonly outcomes: OutcomeRecorder;
   private readonly targets = new Map<string, DeliveryTarget>();
+  /**
+   * Where the last full window's first candidate was: every due delivery older than it was skipped (its
+   * destination full, its webhook paused, or leased). Later claims read from there (less a margin)
+   * while those destinations stay full, until `until` (claim).
+   */
+  private cursor: { since: number; full: Set<string>; until: number } | null = null;
 
   constructor(private readonly options: SenderOptions) {
     this.outcomes = new OutcomeRecorder(options.pool, options.logger);
@@ -147,6 +157,15 @@ export class DeliverySender {
 
   start(): void {
     this.wakeAt(Date.now());
+  }
+
+  /**
+   * Like wake, for deliveries that may be older than what claims read lately: re-sent ones, or a
+   * paused webhook's, now resumed.
+   */
+  rescan(): void {
+    this.cursor = null;
+    this.wake();
   }
 
   /** Claims and sends now, or as soon as a claim in flight leaves room. */
@@ -333,6 +352,8 @@ export class DeliverySender {
       );
     this.attempts.add(releasing);
     void releasing.finally(() => this.attempts.delete(releasing));
+    // They are due since long ago: the next claim reads the whole due index.
+    this.cursor = null;
     // No wake: a claim now would take the same rows again. They are due for the next claim (a freed
     // slot, a new delivery, the poll) or another replica.
     this.demand.any = true;
@@ -353,11 +374,22 @@ export class DeliverySender {
     const saturated: string[] = [];
     for (const [url, budget] of plan.budgets) if (budget <= 0) saturated.push(url);
     const scanLimit = Math.max(plan.limit * CLAIM_SCAN_FACTOR, MIN_SCAN);
-    const { rows } = await this.options.pool.query<ClaimedDelivery & { scanned: number }>({
+    // What the last full window skipped is skipped again while its destinations are still full: a slow
+    // destination's backlog, older than everyone else's, is read once per poll interval, not by every
+    // claim. Anything older that becomes claimable otherwise (a hand-back here, a resumed webhook, a
+    // lease that ran out elsewhere) is found by the next full read, at most a poll interval later.
+    const now = Date.now();
+    const cursor = this.cursor;
+    const fromCursor =
+      cursor !== null && now < cursor.until && [...cursor.full].every((url) => saturated.includes(url));
+    const since = fromCursor ? new Date(cursor.since - CURSOR_MARGIN_MS).toISOString() : '-infinity';
+    const { rows } = await this.options.pool.query<
+      ClaimedDelivery & { scanned: number; window_start_ms: number }
+    >({
       // The window of the oldest due deliveries (db/migrations.ts, due_window: read in the due index's
       // order, up to its size); the rows picked from it are then locked one by one by primary key, at
       // most each destination's budget ($4, or $3 for a destination the plan does not list).
-      text: `with due as (select * from webhooks.due_window($1::text[], $2)),
+      text: `with due as (select * from webhooks.due_window($1::text[], $2, $6::timestamptz)),
        ranked as (
          select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
        picked as (
@@ -379,17 +411,27 @@ export class DeliverySender {
                  (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
                  d.environment, d.payload::text as payload,
                  (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
-                 d.trace_context, (select count(*) from due)::int as scanned`,
+                 d.trace_context, (select count(*) from due)::int as scanned,
+                 (select extract(epoch from min(next_attempt_at)) * 1000 from due)::float8 as window_start_ms`,
       values: [
         saturated,
         scanLimit,
         plan.unlisted,
         JSON.stringify(Object.fromEntries(plan.budgets)),
         plan.limit,
+        since,
       ],
     });
-    // The window's size comes with the rows claimed: none claimed, none known (taken as none).
+    // The window's size and start come with the rows claimed: none claimed, none known.
     const scanned = rows[0]?.scanned ?? 0;
+    const windowStart = rows[0]?.window_start_ms;
+    if (!fromCursor && this.cursor === cursor && windowStart !== undefined) {
+      this.cursor = {
+        since: windowStart,
+        full: new Set(saturated),
+        until: now + this.options.pollIntervalMs,
+      };
+    }
     return { claimed: rows, windowFull: scanned >= scanLimit, scanned };
   }
 
