@@ -7,6 +7,7 @@ import {
   classifyAddress,
   describeRange,
   guardedLookup,
+  literalTargetRefusal,
   targetAllowed,
   type ForbiddenRange,
   type Resolver,
@@ -310,6 +311,25 @@ describe('targetAllowed', () => {
     expect(targetAllowed('loopback', { environment: 'test', allowPrivate: true })).toBe(true);
     expect(targetAllowed('private', { environment: 'test', allowPrivate: true })).toBe(true);
     expect(targetAllowed('metadata', { environment: 'test', allowPrivate: true })).toBe(false);
+  });
+});
+
+describe('literalTargetRefusal', () => {
+  const live = { environment: 'live', allowPrivate: false } as const;
+  it('refuses a forbidden literal address, bracketed IPv6 included, with the registration rule', () => {
+    expect(literalTargetRefusal('10.1.2.3', live)).toBe(
+      'Points to a private address (10.1.2.3), which webhooks may not target',
+    );
+    expect(literalTargetRefusal('[::1]', live)).toMatch(/^Points to a loopback address \(::1\)/);
+    expect(literalTargetRefusal('169.254.169.254', { environment: 'test', allowPrivate: true })).toMatch(
+      /cloud metadata/,
+    );
+  });
+
+  it('allows a public literal, a private one where the policy does, and leaves host names alone', () => {
+    expect(literalTargetRefusal('93.184.216.34', live)).toBeNull();
+    expect(literalTargetRefusal('127.0.0.1', { environment: 'test', allowPrivate: true })).toBeNull();
+    expect(literalTargetRefusal('localhost', live)).toBeNull();
   });
 });
 

@@ -8,7 +8,8 @@
  *   cannot slip through.
  *
  * Node's `net.connect` does not call `lookup` when the host is already an IP literal, so every delivery must
- * also run `checkTarget` (which classifies literals) before connecting; `guardedLookup` covers host names.
+ * also check a literal host before connecting (`literalTargetRefusal`, the rule `checkTarget` applies to
+ * literals); `guardedLookup` covers host names.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
@@ -242,6 +243,21 @@ function refusal(range: ForbiddenRange, address: string, resolved: boolean): { o
 }
 
 /**
+ * Why a URL's host may not be connected to when it is a literal IP address (brackets and all, as
+ * `URL.hostname` gives it), as a sentence; null when it is allowed or is not a literal (a host name is
+ * checked where it resolves: `checkTarget`, `guardedLookup`).
+ */
+export function literalTargetRefusal(
+  hostname: string,
+  policy: Pick<TargetPolicy, 'environment' | 'allowPrivate'>,
+): string | null {
+  const host = normaliseHost(hostname);
+  if (isIP(host) === 0) return null;
+  const range = classifyAddress(host);
+  return range !== null && !targetAllowed(range, policy) ? refusal(range, host, false).reason : null;
+}
+
+/**
  * Applies decisions.md 8 to a webhook or postback URL: `live` needs `https:`, `test` allows `http:` too;
  * a literal address, `localhost` (and `*.localhost`) or a host name resolving to any forbidden address is
  * refused unless `environment` is `test` and `allowPrivate` is set. A host name that does not resolve is
@@ -266,9 +282,8 @@ export async function checkTarget(url: string, options: TargetPolicy): Promise<C
   if (host === '') return { ok: false, reason: 'Must name a host' };
 
   if (isIP(host) !== 0) {
-    const range = classifyAddress(host);
-    if (range !== null && !permitted(range, options)) return refusal(range, host, false);
-    return { ok: true };
+    const reason = literalTargetRefusal(host, options);
+    return reason === null ? { ok: true } : { ok: false, reason };
   }
 
   if (isLocalhostName(host)) {

@@ -37,7 +37,6 @@ export class DeliverySlots<T extends { url: string }> {
   private waitingCount = 0;
   private readonly inFlight = new Map<string, number>();
   private readonly waiting = new Map<string, Array<Waiting<T>>>();
-  private readonly held = new Map<string, number>();
   private readonly pace = new Map<string, number>();
   /** Destinations whose pace is fast. */
   private fastCount = 0;
@@ -64,7 +63,9 @@ export class DeliverySlots<T extends { url: string }> {
 
   /** Per destination, what it holds (in flight and waiting). */
   get heldPerDestination(): ReadonlyMap<string, number> {
-    return this.held;
+    const held = new Map(this.inFlight);
+    for (const [url, queue] of this.waiting) held.set(url, (held.get(url) ?? 0) + queue.length);
+    return held;
   }
 
   /**
@@ -84,12 +85,10 @@ export class DeliverySlots<T extends { url: string }> {
    */
   admit(item: T, now: number): 'start' | 'wait' | 'refuse' {
     if (this.hasSlot(item.url)) {
-      this.changeHeld(item.url, 1);
       this.occupy(item.url);
       return 'start';
     }
     if (!this.isFast(item.url)) return 'refuse';
-    this.changeHeld(item.url, 1);
     let queue = this.waiting.get(item.url);
     if (!queue) this.waiting.set(item.url, (queue = []));
     queue.push({ item, since: now });
@@ -107,7 +106,6 @@ export class DeliverySlots<T extends { url: string }> {
     const left = (this.inFlight.get(url) ?? 1) - 1;
     if (left <= 0) this.inFlight.delete(url);
     else this.inFlight.set(url, left);
-    this.changeHeld(url, -1);
     if (durationMs !== null) this.notePace(url, durationMs);
     if (this.waitingCount === 0 || !takeNext) return null;
     const next = this.takeWaiting(url);
@@ -128,7 +126,6 @@ export class DeliverySlots<T extends { url: string }> {
       if (n === 0) continue;
       for (const { item } of queue.splice(0, n)) out.push(item);
       this.waitingCount -= n;
-      this.changeHeld(url, -n);
       if (queue.length === 0) this.waiting.delete(url);
       // Its own slots stayed busy all that time: slow, whatever its last answers said. (Waiting for a
       // process-wide slot says nothing about it.)
@@ -165,12 +162,6 @@ export class DeliverySlots<T extends { url: string }> {
     this.waitingCount -= 1;
     this.occupy(url);
     return next.item;
-  }
-
-  private changeHeld(url: string, by: number): void {
-    const n = (this.held.get(url) ?? 0) + by;
-    if (n <= 0) this.held.delete(url);
-    else this.held.set(url, n);
   }
 
   private isFast(url: string): boolean {

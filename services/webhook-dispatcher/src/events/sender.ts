@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-api/contracts';
 import type { Logger } from '@seller-api/service-kit';
 import type { Pool } from 'pg';
@@ -7,11 +6,9 @@ import { Agent } from 'undici';
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
 import { retryAfterDelay, scheduledDelay } from '../domain/retry';
 import {
-  classifyAddress,
-  describeRange,
   guardedLookup,
+  literalTargetRefusal,
   startHttpClientSpan,
-  targetAllowed,
   tracingEnabled,
   w3cTraceHeaders,
   type Resolver,
@@ -39,14 +36,10 @@ export interface SenderOptions {
   resolve?: Resolver;
 }
 
-/** A destination URL's parts, or why it cannot be posted to. */
+/** A destination URL's parts, and why it cannot be posted to, per environment (null: it can). */
 interface DeliveryTarget extends PostTarget {
   hostname: string;
-  /** The host when it is a literal IP address, without brackets. */
-  literal: string | null;
-  refusal: string | null;
-  /** Why a literal address is refused, per environment, once known (null: allowed). */
-  literalRefusal: Partial<Record<Environment, string | null>>;
+  refusal: Record<Environment, string | null>;
 }
 
 interface ClaimedDelivery {
@@ -237,7 +230,7 @@ export class DeliverySender {
 
   /** One claim and the attempts it starts; marks the sender dirty when more may be due. */
   private async claimAndLaunch(plan: ClaimPlan): Promise<void> {
-    const { claimed, windowFull, scanned } = await this.claim(plan);
+    const { claimed, windowFull, scanned, full } = await this.claim(plan);
     const kept = this.launch(claimed);
     // It took all it could: there may be more. Or its window was full of destinations now saturated:
     // the next claim scans without them (each such claim takes deliveries, so this ends).
@@ -251,7 +244,6 @@ export class DeliverySender {
     // flow of events, a claim per answer scanned the due index for nothing.
     const leftBehind =
       claimed.length === plan.limit || windowFull || scanned > claimed.length || kept < claimed.length;
-    const full = [...plan.budgets].filter(([, budget]) => budget <= 0).map(([url]) => url);
     if (plan.open) {
       this.demand = { any: leftBehind, destinations: new Set(full) };
     } else {
@@ -370,9 +362,10 @@ export class DeliverySender {
    */
   private async claim(
     plan: ClaimPlan,
-  ): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean; scanned: number }> {
-    const saturated: string[] = [];
-    for (const [url, budget] of plan.budgets) if (budget <= 0) saturated.push(url);
+  ): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean; scanned: number; full: string[] }> {
+    // Destinations without a free place: left out of the window.
+    const full: string[] = [];
+    for (const [url, budget] of plan.budgets) if (budget <= 0) full.push(url);
     const scanLimit = Math.max(plan.limit * CLAIM_SCAN_FACTOR, MIN_SCAN);
     // What the last full window skipped is skipped again while its destinations are still full: a slow
     // destination's backlog, older than everyone else's, is read once per poll interval, not by every
@@ -381,7 +374,7 @@ export class DeliverySender {
     const now = Date.now();
     const cursor = this.cursor;
     const fromCursor =
-      cursor !== null && now < cursor.until && [...cursor.full].every((url) => saturated.includes(url));
+      cursor !== null && now < cursor.until && [...cursor.full].every((url) => full.includes(url));
     const since = fromCursor ? new Date(cursor.since - CURSOR_MARGIN_MS).toISOString() : '-infinity';
     const { rows } = await this.options.pool.query<
       ClaimedDelivery & { scanned: number; window_start_ms: number }
@@ -414,7 +407,7 @@ export class DeliverySender {
                  d.trace_context, (select count(*) from due)::int as scanned,
                  (select extract(epoch from min(next_attempt_at)) * 1000 from due)::float8 as window_start_ms`,
       values: [
-        saturated,
+        full,
         scanLimit,
         plan.unlisted,
         JSON.stringify(Object.fromEntries(plan.budgets)),
@@ -428,11 +421,11 @@ export class DeliverySender {
     if (!fromCursor && this.cursor === cursor && windowStart !== undefined) {
       this.cursor = {
         since: windowStart,
-        full: new Set(saturated),
+        full: new Set(full),
         until: now + this.options.pollIntervalMs,
       };
     }
-    return { claimed: rows, windowFull: scanned >= scanLimit, scanned };
+    return { claimed: rows, windowFull: scanned >= scanLimit, scanned, full };
   }
 
   private async attempt(
@@ -475,7 +468,7 @@ export class DeliverySender {
     const target = this.targetOf(delivery.url);
     // Host only: a receiver's path or query can hold its own token.
     if (target.hostname) traced?.span.setAttribute('server.address', target.hostname);
-    const refusal = target.refusal ?? this.literalRefusal(target, delivery.environment);
+    const refusal = target.refusal[delivery.environment];
     if (refusal) {
       error = refusal;
     } else {
@@ -531,42 +524,22 @@ export class DeliverySender {
     let target = this.targets.get(url);
     if (target) return target;
     try {
-      const parsed = new URL(url);
-      const host = parsed.hostname.replace(/^\[|\]$/g, '');
+      const { origin, pathname, search, hostname } = new URL(url);
+      // A literal IP never goes through the resolver (guardedLookup), so it is checked here.
+      const refusal = (environment: Environment) =>
+        literalTargetRefusal(hostname, { environment, allowPrivate: this.options.allowPrivateTargets });
       target = {
-        origin: parsed.origin,
-        path: `${parsed.pathname}${parsed.search}`,
-        hostname: parsed.hostname,
-        literal: isIP(host) ? host : null,
-        refusal: null,
-        literalRefusal: {},
+        origin,
+        path: `${pathname}${search}`,
+        hostname,
+        refusal: { test: refusal('test'), live: refusal('live') },
       };
     } catch {
-      target = {
-        origin: '',
-        path: '',
-        hostname: '',
-        literal: null,
-        refusal: 'invalid URL',
-        literalRefusal: {},
-      };
+      target = { origin: '', path: '', hostname: '', refusal: { test: 'invalid URL', live: 'invalid URL' } };
     }
     if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
     this.targets.set(url, target);
     return target;
-  }
-
-  /** A literal IP never goes through the resolver, so it is checked here, by the same rule. */
-  private literalRefusal(target: DeliveryTarget, environment: Environment): string | null {
-    if (!target.literal) return null;
-    const known = target.literalRefusal[environment];
-    if (known !== undefined) return known;
-    const range = classifyAddress(target.literal);
-    const refusal = targetAllowed(range, { environment, allowPrivate: this.options.allowPrivateTargets })
-      ? null
-      : `Target ${target.literal} is ${range ? describeRange(range) : 'not allowed'}, which webhooks may not reach`;
-    target.literalRefusal[environment] = refusal;
-    return refusal;
   }
 
   /** Finishes the attempts in flight (their outcome is recorded), then closes the connections. */
