@@ -13,6 +13,7 @@ import {
   OutboxMessageSchema,
   outboxRow,
   rowsOf,
+  sqlOf,
   kitMigrationSql,
   migrate,
   outboxTraceContextSql,
@@ -184,7 +185,7 @@ describe('transactional outbox', () => {
     const widget = { id: randomUUID(), name };
     const payload = { id: widget.id, name, list: [1, null, 'x?'], nested: { empty: {}, none: null } };
     const event = outboxRow({ exchange: EXCHANGE, routingKey: 'widget.created', payload });
-    await insertTogether(orm.em.fork(), [
+    await insertTogether(sqlOf(orm), [
       rowsOf(WidgetSchema, [widget]),
       rowsOf(OutboxMessageSchema, [event]),
     ]);
@@ -202,7 +203,7 @@ describe('transactional outbox', () => {
     const event = outboxRow({ exchange: EXCHANGE, routingKey: 'widget.created', payload: { id: widget.id } });
     // The same widget twice: the primary key refuses the second, and the event goes with it.
     await expect(
-      insertTogether(orm.em.fork(), [
+      insertTogether(sqlOf(orm), [
         rowsOf(OutboxMessageSchema, [event]),
         rowsOf(WidgetSchema, [widget, widget]),
       ]),

@@ -4,6 +4,7 @@ import { captureEvents } from '../support/events';
 import { hostPort, TcpProxy } from '../support/tcp-proxy';
 import { checkBrCode, decodeQrPng } from '../support/pix';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { OrderWrites } from '../../services/orders/src/db/order-writes';
 import { CNPJ, CPF, address, createOrder, createProduct, customer, standaloneOrder } from './fixtures';
 
 let system: System;
@@ -263,6 +264,48 @@ describe('create order: customer data', () => {
       (await createOrder(gateway.url, other.key, standaloneOrder())).body.data,
     );
     expect(third.customer.uuid).not.toBe(first.customer.uuid);
+  });
+
+  it('makes one customer of concurrent orders with one tax id', async () => {
+    // Orders that arrive together are written in one batch, where a customer may be upserted once.
+    const seller = await createKey(gateway.service);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        createOrder(gateway.url, seller.key, standaloneOrder({ customer: customer({ name: `Maria ${i}` }) })),
+      ),
+    );
+    const created = answers.map((a) => CreatedOrder.parse(a.body.data));
+    expect(new Set(created.map((o) => o.customer.uuid)).size).toBe(1);
+    const rows = await system.orders.runtime.sql.query<{ name: string }>(
+      'select name from orders.customers where id = $1',
+      [created[0]?.customer.uuid],
+    );
+    expect(rows).toHaveLength(1);
+    expect(created.map((o) => `${o.customer.name}`)).toContain(rows[0]?.name);
+  });
+
+  it('leaves a customer written twice in one batch as two orders one after another would', async () => {
+    const writes = new OrderWrites(system.orders.runtime.sql);
+    const contact = {
+      sellerId: randomUUID(),
+      environment: 'test' as const,
+      taxId: '52998224725',
+      taxIdType: 'CPF' as const,
+      email: 'maria@example.com',
+      phone: '',
+      at: new Date(),
+    };
+    // Submitted in one turn: one statement. The second has no address, so the first's stays.
+    const ids = await Promise.all([
+      writes.upsertCustomer({ ...contact, name: 'First', address: address() }),
+      writes.upsertCustomer({ ...contact, name: 'Second', address: null }),
+    ]);
+    expect(ids[0]).toBe(ids[1]);
+    const [row] = await system.orders.runtime.sql.query<{ name: string; address: unknown }>(
+      'select name, address from orders.customers where id = $1',
+      [ids[0]],
+    );
+    expect(row).toEqual({ name: 'Second', address: address() });
   });
 
   it('checks the debtor document', async () => {

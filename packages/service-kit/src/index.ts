@@ -9,6 +9,8 @@ export * from './lifecycle';
 export * from './db';
 export * from './broker';
 export * from './outbox';
+export * from './sql';
+export * from './write-batch';
 export * from './consumer';
 export * from './runtime';
 export * from './service';

@@ -7,7 +7,7 @@ import {
   type FlushEventArgs,
   type TransactionEventArgs,
 } from '@mikro-orm/core';
-import type { MikroORM, EntityManager as SqlEntityManager } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Broker } from './broker';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
@@ -112,36 +112,6 @@ export function enqueue(em: EntityManager, message: OutgoingMessage): OutboxMess
   const row = outboxRow(message);
   em.persist(em.create(OutboxMessageSchema, row));
   return row;
-}
-
-/** Rows of one entity for `insertTogether`; made by `rowsOf`, which checks them against the entity. */
-export interface InsertRows {
-  entityName: string;
-  rows: object[];
-}
-
-export function rowsOf<T extends object>(entity: EntitySchema<T>, rows: T[]): InsertRows {
-  return { entityName: entity.meta.className, rows };
-}
-
-/**
- * Inserts rows of several entities (outbox messages among them) in one statement, as data-modifying
- * CTEs: atomic on its own, without a transaction around it, in one round trip instead of a BEGIN, one
- * INSERT per entity and a COMMIT. For hot paths whose writes are plain inserts. Columns and values are
- * mapped by MikroORM from the entity's metadata, as a flush would. Given an EntityManager inside a
- * transaction, the statement joins it. The caller wakes the outbox relay afterwards (the relay's
- * commit hook only sees flushes).
- */
-export async function insertTogether(em: EntityManager, inserts: InsertRows[]): Promise<void> {
-  const sql = em as unknown as SqlEntityManager;
-  const queries = inserts
-    .filter((insert) => insert.rows.length > 0)
-    .map((insert) => sql.createQueryBuilder(insert.entityName).insert(insert.rows).getKnexQuery());
-  const main = queries.pop();
-  if (!main) return;
-  queries.forEach((query, i) => main.with(`w${i}`, query));
-  // Inside the caller's transaction when there is one.
-  await sql.getConnection().execute(main, [], 'run', sql.getTransactionContext());
 }
 
 export interface OutboxRelayOptions {

@@ -16,6 +16,7 @@ import { closeServer, listen } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { createMetrics, registerOutboxGauges, startMetricsServer, type Metrics } from './metrics';
 import { OutboxRelay } from './outbox';
+import { sqlOf, type Sql } from './sql';
 
 export interface RuntimeConfig {
   NODE_ENV: string;
@@ -45,6 +46,8 @@ export interface Runtime {
   logger: Logger;
   metrics: Metrics;
   orm: MikroORM;
+  /** Plain statements on the ORM's pool, for hot paths (sql.ts). */
+  sql: Sql;
   broker: Broker;
   relay: OutboxRelay;
   schema: string;
@@ -101,6 +104,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     metrics,
     orm,
+    sql: sqlOf(orm),
     broker,
     relay,
     schema,

@@ -2,6 +2,7 @@ import { createRuntime, serveService, type Runtime } from '@seller-api/service-k
 import type pino from 'pino';
 import type { PaymentsConfig } from './config';
 import { pspFromConfig } from './clients/psp-factory';
+import { ChargeWrites } from './db/charge-writes';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import { topology } from './events/topology';
@@ -32,7 +33,12 @@ export async function startPayments(
   });
   const lifecycle = { psp, logger: runtime.logger, metrics: createPaymentMetrics(runtime.metrics) };
   const routeDeps = {
-    charges: { psp, feeBps: config.PLATFORM_FEE_BPS, feeFixedAmount: config.PLATFORM_FEE_FIXED_AMOUNT },
+    charges: {
+      psp,
+      feeBps: config.PLATFORM_FEE_BPS,
+      feeFixedAmount: config.PLATFORM_FEE_FIXED_AMOUNT,
+      writes: new ChargeWrites(runtime.sql),
+    },
     lifecycle,
     pspWebhookSecret: config.PSP_WEBHOOK_SECRET ?? null,
   };

@@ -8,28 +8,15 @@ import {
   type Charge,
   type CreateChargeRequest,
 } from '@seller-api/contracts';
-import {
-  OutboxMessageSchema,
-  badRequest,
-  checkTarget,
-  insertTogether,
-  outboxRow,
-  rowsOf,
-  type TargetPolicy,
-} from '@seller-api/service-kit';
-import {
-  OrderItemSchema,
-  OrderSchema,
-  type OrderItemRow,
-  type OrderRow,
-  type ProductRow,
-} from '../db/entities';
+import { badRequest, checkTarget, outboxRow, type TargetPolicy } from '@seller-api/service-kit';
+import type { OrderItemRow, OrderRow, ProductRow } from '../db/entities';
+import type { OrderWrites } from '../db/order-writes';
 import { EXCHANGE } from '../events/topology';
 import { orderEventData, orderHeaders } from '../events/payloads';
 import { findAffiliateByCode } from './affiliates';
 import { resolveExpiration } from './dates';
 import { priceOrder, type FieldErrors } from './pricing';
-import { findProducts } from './products';
+import type { ProductLookup } from './products';
 import type { Scope } from '@seller-api/service-kit';
 
 export interface CreateOrderDeps {
@@ -37,6 +24,8 @@ export interface CreateOrderDeps {
   requestCharge(request: CreateChargeRequest): Promise<Charge>;
   /** postback_url follows the webhooks' target rules (decisions.md 8). */
   targets: Omit<TargetPolicy, 'environment'>;
+  products: ProductLookup;
+  writes: OrderWrites;
   now?: () => Date;
   /** Told when the order's event is stored, to wake the outbox relay. */
   outboxStored?: () => void;
@@ -69,11 +58,11 @@ async function checkAgainstData(
   body: unknown,
   errors: FieldErrors,
   now: Date,
-  targets: CreateOrderDeps['targets'],
+  deps: CreateOrderDeps,
 ) {
   const raw = isRecord(body) ? body : {};
   if (typeof raw.postback_url === 'string' && !errors.postback_url && URL.canParse(raw.postback_url)) {
-    const verdict = await checkTarget(raw.postback_url, { ...targets, environment: scope.environment });
+    const verdict = await checkTarget(raw.postback_url, { ...deps.targets, environment: scope.environment });
     if (!verdict.ok) addError(errors, 'postback_url', verdict.reason);
   }
   const items = Array.isArray(raw.items) ? raw.items : [];
@@ -82,7 +71,7 @@ async function checkAgainstData(
       ? item.product_uuid
       : null,
   );
-  const products = await findProducts(
+  const products = await deps.products.find(
     em,
     scope,
     ids.filter((id): id is string => id !== null),
@@ -116,8 +105,8 @@ async function checkAgainstData(
 
 /**
  * `POST /sellers/orders/`: validate, price, obtain the PIX charge from payments, then store the customer
- * (its own statement), then the order, its items and the order.created event in one statement. Nothing
- * is stored when payments fails.
+ * (its own statement), then the order, its items and the order.created event in one statement, each
+ * batched with the concurrent requests' (db/order-writes.ts). Nothing is stored when payments fails.
  */
 export async function createOrder(
   em: EntityManager,
@@ -128,7 +117,7 @@ export async function createOrder(
   const now = deps.now?.() ?? new Date();
   const parsed = CreateOrderRequest.safeParse(body);
   const errors: FieldErrors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
-  const data = await checkAgainstData(em, scope, body, errors, now, deps.targets);
+  const data = await checkAgainstData(em, scope, body, errors, now, deps);
   if (!parsed.success || Object.keys(errors).length > 0 || !data.expiresAt)
     throw badRequest('Invalid order.', errors);
   const input = parsed.data;
@@ -156,31 +145,19 @@ export async function createOrder(
 
   const { customer } = input;
   const address = customer.address ?? null;
-  // Customers are kept per seller and reused by tax id; the latest contact data wins. A statement of its
-  // own, before the order's transaction: the customer's row lock then lasts one statement, not the whole
-  // transaction, so a burst of orders from one customer does not queue behind each other's commits.
-  const [row] = await em.execute<Array<{ id: string }>>(
-    `insert into orders.customers (id, seller_id, environment, tax_id, tax_id_type, name, email, phone, address, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (seller_id, environment, tax_id) do update set
-       tax_id_type = excluded.tax_id_type, name = excluded.name, email = excluded.email, phone = excluded.phone,
-       address = coalesce(excluded.address, orders.customers.address), updated_at = excluded.updated_at
-     returning id`,
-    [
-      randomUUID(),
-      scope.sellerId,
-      scope.environment,
-      customer.tax_id,
-      customer.tax_id_type,
-      customer.name,
-      customer.email,
-      customer.phone,
-      address ? JSON.stringify(address) : null,
-      now,
-      now,
-    ],
-  );
-  const customerId = (row as { id: string }).id;
+  // Its own statement, before the order's: the customer's row lock then lasts one statement, not the
+  // order's, so a burst of orders from one customer does not queue behind each other's commits.
+  const customerId = await deps.writes.upsertCustomer({
+    sellerId: scope.sellerId,
+    environment: scope.environment,
+    taxId: customer.tax_id,
+    taxIdType: customer.tax_id_type,
+    name: customer.name,
+    email: customer.email,
+    phone: customer.phone,
+    address,
+    at: now,
+  });
   const hasPhysical = priced.lines.some((l) => l.product.type === 'PHYSICAL');
   const order: OrderRow = {
     id: orderId,
@@ -244,11 +221,7 @@ export async function createOrder(
     headers: orderHeaders(order),
   });
   // The order, its items and order.created in one statement: atomic, one round trip.
-  await insertTogether(em, [
-    rowsOf(OrderSchema, [order]),
-    rowsOf(OrderItemSchema, items),
-    rowsOf(OutboxMessageSchema, [event]),
-  ]);
+  await deps.writes.insertOrder({ order, items, event });
   deps.outboxStored?.();
   return { order, items, customerId, charge };
 }

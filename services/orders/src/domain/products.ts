@@ -33,17 +33,58 @@ export function listProducts(em: EntityManager, scope: Scope, query: ListQuery) 
   return listOwned(em, ProductSchema, scope, query);
 }
 
-/** The seller's products among `ids`, in this environment; unknown ids are simply absent. */
-export async function findProducts(
-  em: EntityManager,
-  scope: Scope,
-  ids: string[],
-): Promise<Map<string, ProductRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await em.find(ProductSchema, {
-    id: { $in: [...new Set(ids)] },
-    sellerId: scope.sellerId,
-    environment: scope.environment,
-  });
-  return new Map(rows.map((row) => [row.id, row]));
+/**
+ * The seller's products among `ids`, in this environment; unknown ids are simply absent. Products
+ * never change once created (there is no route to update or delete one), so each replica keeps the
+ * rows it has read (up to `max`, the oldest dropped first) and asks PostgreSQL only for the others:
+ * the create-order path reads its products without a round trip.
+ */
+export class ProductLookup {
+  private readonly rows = new Map<string, ProductRow>();
+
+  constructor(private readonly max = 10_000) {}
+
+  async find(em: EntityManager, scope: Scope, ids: string[]): Promise<Map<string, ProductRow>> {
+    const found = new Map<string, ProductRow>();
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      const row = this.rows.get(id);
+      if (!row) missing.push(id);
+      // Another seller's or environment's product does not exist for this one.
+      else if (row.sellerId === scope.sellerId && row.environment === scope.environment) found.set(id, row);
+    }
+    if (missing.length === 0) return found;
+    const read = await em.find(ProductSchema, {
+      id: { $in: missing },
+      sellerId: scope.sellerId,
+      environment: scope.environment,
+    });
+    for (const row of read) {
+      const plain = plainProduct(row);
+      found.set(plain.id, plain);
+      this.remember(plain);
+    }
+    return found;
+  }
+
+  private remember(row: ProductRow): void {
+    if (this.rows.size >= this.max) this.rows.delete(this.rows.keys().next().value as string);
+    this.rows.set(row.id, row);
+  }
+}
+
+/** The row's own data, without the entity manager that loaded it (kept past the request). */
+function plainProduct(row: ProductRow): ProductRow {
+  return {
+    id: row.id,
+    sellerId: row.sellerId,
+    environment: row.environment,
+    name: row.name,
+    price: row.price,
+    images: [...row.images],
+    type: row.type,
+    commissionUnitAmount: row.commissionUnitAmount,
+    producerName: row.producerName,
+    createdAt: new Date(row.createdAt),
+  };
 }

@@ -14,7 +14,8 @@ import type { PaymentsClient } from '../clients/payments';
 import { createAffiliate, listAffiliates } from '../domain/affiliates';
 import { createOrder, type CreateOrderDeps } from '../domain/create-order';
 import { findOwnedOrder, getOrder, listOrders } from '../domain/orders';
-import { createProduct, getProduct, listProducts } from '../domain/products';
+import { ProductLookup, createProduct, getProduct, listProducts } from '../domain/products';
+import { OrderWrites } from '../db/order-writes';
 
 import { updateTracking } from '../domain/tracking';
 import { applyChargeState } from '../domain/order-status';
@@ -38,6 +39,8 @@ const orderId = (req: Request) => parseOrThrow(OrderPathParams, req.params, 'Inv
 export function mountRoutes(app: Express, { runtime, payments, targets }: RouteDeps): void {
   const em = () => runtime.orm.em.fork();
   const orderMetrics = createOrderMetrics(runtime.metrics);
+  const products = new ProductLookup();
+  const writes = new OrderWrites(runtime.sql);
 
   app.post(
     '/sellers/products/',
@@ -108,6 +111,8 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       const result = await createOrder(em(), sellerScope(req), req.body, {
         requestCharge: (request) => payments.createCharge(identity, request),
         targets,
+        products,
+        writes,
         outboxStored: () => runtime.relay.wake(),
       });
       orderMetrics.orderCreated(identity.environment, result.order.grossAmount);

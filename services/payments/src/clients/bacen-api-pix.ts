@@ -95,6 +95,7 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
   return {
     name: 'bacen-api-pix',
     txidLength: 35,
+    remote: true,
 
     async createCharge(input: PspChargeInput) {
       if (!COB_TXID.test(input.txid)) {

@@ -8,7 +8,8 @@ import {
   type CreateChargeRequest,
   type Environment,
 } from '@seller-api/contracts';
-import { OutboxMessageSchema, conflict, insertTogether, outboxRow, rowsOf } from '@seller-api/service-kit';
+import { conflict, outboxRow } from '@seller-api/service-kit';
+import type { ChargeWrites } from '../db/charge-writes';
 import { TransactionSchema, type Transaction } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { computeFee } from './fees';
@@ -28,6 +29,7 @@ export interface ChargeDeps {
   psp: PspAdapter;
   feeBps: number;
   feeFixedAmount: number;
+  writes: ChargeWrites;
   now?: () => Date;
   txid?: () => string;
   /** Told when an event was stored outside a flush, to wake the outbox relay. */
@@ -41,9 +43,12 @@ export interface ChargeResult {
 }
 
 /**
- * The PIX charge of an order, idempotent on the order: the existing transaction is returned when the
- * same seller asks again, and a concurrent duplicate loses the race on the unique order index and reads
- * the winner's row. The transaction and its `payment.pix_qr_code_created` event commit together.
+ * The PIX charge of an order, idempotent on the order: when the same seller asks again, the existing
+ * transaction is returned. Orders makes a new order id for every create, so only a repeated internal
+ * call asks again: with a local PSP adapter the insert finds the charge (it loses on the unique order
+ * index), which spares every charge a lookup; a remote PSP is never asked twice, so there the charge
+ * is looked up first. A concurrent duplicate loses the race on that index and reads the winner's row.
+ * The transaction and its `payment.pix_qr_code_created` event commit together.
  */
 export async function createCharge(
   em: EntityManager,
@@ -51,9 +56,10 @@ export async function createCharge(
   input: CreateChargeRequest,
   deps: ChargeDeps,
 ): Promise<ChargeResult> {
-  const existing = await findByOrder(em.fork(), input.order_uuid);
-  if (existing) return { transaction: ownedBy(existing, owner), created: false };
-
+  if (deps.psp.remote) {
+    const existing = await findByOrder(em.fork(), input.order_uuid);
+    if (existing) return { transaction: ownedBy(existing, owner), created: false };
+  }
   const now = deps.now?.() ?? new Date();
   // Static BR Codes hold 25 characters; API Pix wants 26 to 35: the adapter says which.
   const txid = deps.txid?.() ?? newTxid(deps.psp.txidLength);
@@ -102,14 +108,11 @@ export async function createCharge(
   });
   try {
     // The transaction and its event in one statement: atomic, one round trip (the create-order path).
-    await insertTogether(em, [
-      rowsOf(TransactionSchema, [transaction]),
-      rowsOf(OutboxMessageSchema, [event]),
-    ]);
+    await deps.writes.insert(transaction, event);
     deps.outboxStored?.();
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
-    // Another request for the same order committed first: answer with its charge.
+    // This order's charge was made before (or by a concurrent request): answer with it.
     const winner = await findByOrder(em.fork(), input.order_uuid);
     if (!winner) throw err;
     return { transaction: ownedBy(winner, owner), created: false };

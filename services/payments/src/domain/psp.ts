@@ -41,6 +41,11 @@ export interface PspAdapter {
    * 62/05), 35 for API Pix, whose `PUT /cob/{txid}` takes 26 to 35 letters and digits only.
    */
   readonly txidLength: number;
+  /**
+   * True when `createCharge` asks a PSP: an order's existing charge is then looked up before asking,
+   * so a repeated call makes no second charge there. A local adapter lets the insert find it.
+   */
+  readonly remote: boolean;
   /** Rejects with PspError when the PSP cannot or will not make the charge. */
   createCharge(input: PspChargeInput): Promise<PspCharge>;
   /** Rejects with PspError when the PSP refuses the refund or cannot be asked. */
@@ -70,6 +75,7 @@ export function sandboxPsp(options: SandboxPspOptions): PspAdapter {
   return {
     name: 'sandbox',
     txidLength: 25,
+    remote: false,
     async createCharge(input) {
       const copyAndPaste = buildStaticBrCode({
         pixKey: options.pixKey,

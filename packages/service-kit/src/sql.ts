@@ -1,0 +1,112 @@
+import type { EntitySchema } from '@mikro-orm/core';
+import type { MikroORM } from '@mikro-orm/postgresql';
+
+/**
+ * Parameterised statements on a raw connection of the ORM's own pool, for hot paths: no query
+ * builder and no entity mapping, and pg sends a statement with its parameters in one write (the
+ * ORM's `execute` inlines them into a simple query, built by knex on every call).
+ */
+export interface Sql {
+  query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<R[]>;
+  /** `"schema"."table"` and the columns of an entity, in its properties' order. */
+  table(entity: EntitySchema<object> | string): TableOf;
+}
+
+export interface TableOf {
+  name: string;
+  /** [property, column] pairs of the entity's stored scalar properties. */
+  columns: Array<[string, string]>;
+}
+
+interface PgClient {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+interface KnexClient {
+  acquireConnection(): Promise<PgClient>;
+  releaseConnection(connection: PgClient): Promise<unknown>;
+}
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+export function sqlOf(orm: MikroORM): Sql {
+  const client = orm.em.getConnection().getKnex().client as KnexClient;
+  const defaultSchema = orm.config.get('schema');
+  const tables = new Map<string, TableOf>();
+  return {
+    async query<R extends object>(text: string, values: unknown[] = []): Promise<R[]> {
+      const connection = await client.acquireConnection();
+      try {
+        return (await connection.query(text, values)).rows as R[];
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    },
+    table(entity) {
+      const name = typeof entity === 'string' ? entity : entity.meta.className;
+      let found = tables.get(name);
+      if (!found) {
+        const meta = orm.getMetadata().find(name);
+        if (!meta) throw new Error(`unknown entity ${name}`);
+        const schema = meta.schema && meta.schema !== '*' ? meta.schema : defaultSchema;
+        found = {
+          name: schema ? `${quote(schema)}.${quote(meta.tableName)}` : quote(meta.tableName),
+          columns: meta.props
+            .filter((p) => p.kind === 'scalar' && p.persist !== false && p.fieldNames?.length === 1)
+            .map((p) => [p.name, p.fieldNames[0] as string]),
+        };
+        tables.set(name, found);
+      }
+      return found;
+    },
+  };
+}
+
+/** Rows of one entity for `insertTogether`; made by `rowsOf`, which checks them against the entity. */
+export interface InsertRows {
+  entityName: string;
+  rows: object[];
+}
+
+export function rowsOf<T extends object>(entity: EntitySchema<T>, rows: T[]): InsertRows {
+  return { entityName: entity.meta.className, rows };
+}
+
+/** A row as a JSON object keyed by column, the shape `jsonb_populate_recordset` reads. */
+function rowJson(table: TableOf, row: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const values = row as Record<string, unknown>;
+  for (const [property, column] of table.columns) {
+    const value = values[property];
+    out[column] = value instanceof Date ? value.toISOString() : (value ?? null);
+  }
+  return out;
+}
+
+/**
+ * Inserts rows of several entities (outbox messages among them) in one statement, as data-modifying
+ * CTEs: atomic on its own, without a transaction around it, in one round trip instead of a BEGIN, one
+ * INSERT per entity and a COMMIT. Each entity's rows travel as one JSON parameter read with
+ * `jsonb_populate_recordset`, so the table's own column types convert them and the statement's text
+ * depends only on the entities: any number of rows (a batch of requests) is the same statement. The
+ * caller wakes the outbox relay afterwards.
+ */
+export async function insertTogether(sql: Sql, inserts: InsertRows[]): Promise<void> {
+  const parts = inserts
+    .filter((insert) => insert.rows.length > 0)
+    .map((insert, i) => {
+      const table = sql.table(insert.entityName);
+      const columns = table.columns.map(([, column]) => quote(column)).join(', ');
+      return {
+        text: `insert into ${table.name} (${columns}) select ${columns} from jsonb_populate_recordset(null::${table.name}, $${i + 1}::jsonb)`,
+        value: JSON.stringify(insert.rows.map((row) => rowJson(table, row))),
+      };
+    });
+  const main = parts.pop();
+  if (!main) return;
+  const text = parts.map((part, i) => `w${i} as (${part.text})`);
+  await sql.query(text.length ? `with ${text.join(', ')} ${main.text}` : main.text, [
+    ...parts.map((part) => part.value),
+    main.value,
+  ]);
+}
