@@ -58,6 +58,11 @@ function postCharge(body: unknown, identity: Identity | null, signedPath = PATH)
   });
 }
 
+function decodePng(base64: string): string | undefined {
+  const png = PNG.sync.read(Buffer.from(base64, 'base64'));
+  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
+}
+
 function eventsFor(orderUuid: string): amqp.ConsumeMessage[] {
   return received.filter((m) => m.properties.headers?.['x-order-uuid'] === orderUuid);
 }
@@ -333,6 +338,76 @@ describe('POST /internal/charges/', () => {
     const operator = await postCharge(body, sellerIdentity({ seller_id: null, role: 'operator' }));
     expect(operator.status).toBe(403);
     expect(operator.body.code).toBe('forbidden');
+    expect(await rowsFor(body.order_uuid)).toHaveLength(0);
+  });
+});
+
+describe('POST /internal/charges/batch/', () => {
+  const BATCH = '/internal/charges/batch/';
+  const signed = (identity: Identity, path = PATH) => {
+    const h = signIdentity(INTERNAL_SECRET, identity, 'POST', path);
+    return { identity: h['x-sa-identity'], ts: h['x-sa-identity-ts'], sig: h['x-sa-identity-sig'] };
+  };
+  const postBatch = (charges: unknown[], identity: Identity | null = sellerIdentity()) =>
+    call(`${system.services.payments}${BATCH}`, {
+      method: 'POST',
+      body: { charges },
+      headers: identity ? signIdentity(INTERNAL_SECRET, identity, 'POST', BATCH) : {},
+    });
+
+  it('answers each charge as its own call would, in order, with one transaction and one event each', async () => {
+    const sellers = [sellerIdentity(), sellerIdentity({ seller_name: 'Outra Loja' })];
+    const bodies = [chargeBody({ gross_amount: 100 }), chargeBody({ gross_amount: 200, seller_name: null })];
+    const existing = chargeBody({ gross_amount: 300 });
+    expect((await postCharge(existing, sellers[0] as Identity)).status).toBe(201);
+    const res = await postBatch([
+      { signed: signed(sellers[0] as Identity), charge: bodies[0] },
+      { signed: signed(sellers[1] as Identity), charge: bodies[1] },
+      // Made before: answered 200 with that charge, as a repeated single call is.
+      { signed: signed(sellers[0] as Identity), charge: existing },
+      // The same order asked by another seller: 409, and only for this one.
+      { signed: signed(sellers[1] as Identity), charge: { ...existing } },
+      // A signature made for another route, and an identity with no seller.
+      { signed: signed(sellers[0] as Identity, '/internal/other/'), charge: chargeBody() },
+      { signed: signed(sellerIdentity({ seller_id: null, role: 'operator' })), charge: chargeBody() },
+    ]);
+    expect(res.status).toBe(200);
+    const results = (res.body.data as { results: Array<Record<string, unknown>> }).results;
+    expect(results.map((r) => r.status)).toEqual([201, 201, 200, 409, 401, 403]);
+    const charges = results.slice(0, 3).map((r) => Charge.strict().parse(r.charge));
+    expect(charges.map((c) => [c.order_uuid, c.gross_amount])).toEqual([
+      [bodies[0]?.order_uuid, 100],
+      [bodies[1]?.order_uuid, 200],
+      [existing.order_uuid, 300],
+    ]);
+    for (const c of charges) {
+      expect(parseBrCode(c.copy_and_paste).valid).toBe(true);
+      expect(decodePng(c.qr_code_image_base64 as string)).toBe(c.copy_and_paste);
+    }
+    expect(results[3]).toMatchObject({ code: 'conflict', message: expect.any(String) });
+    for (const body of [...bodies, existing]) expect(await rowsFor(body.order_uuid)).toHaveLength(1);
+    await settle(sellers[0] as Identity);
+    expect(bodies.map((b) => eventsFor(b.order_uuid).length)).toEqual([1, 1]);
+    expect(eventsFor(existing.order_uuid)).toHaveLength(1);
+    // The second seller's name comes from its own identity, not the first's.
+    const payload = JSON.parse(eventsFor(bodies[1]!.order_uuid)[0]!.content.toString('utf8')) as {
+      seller: { name: string };
+    };
+    expect(payload.seller.name).toBe('Outra Loja');
+  });
+
+  it('refuses a batch without the signed identity, an empty one and one with a bad charge, making nothing', async () => {
+    const body = chargeBody();
+    expect((await postBatch([{ signed: signed(sellerIdentity()), charge: body }], null)).status).toBe(401);
+    const empty = await postBatch([]);
+    expect(empty.status).toBe(400);
+    expect(empty.body.data).toHaveProperty('charges');
+    const bad = await postBatch([
+      { signed: signed(sellerIdentity()), charge: body },
+      { signed: signed(sellerIdentity()), charge: { ...chargeBody(), gross_amount: 0 } },
+    ]);
+    expect(bad.status).toBe(400);
+    expect(bad.body.data).toHaveProperty(['charges.1.charge.gross_amount']);
     expect(await rowsFor(body.order_uuid)).toHaveLength(0);
   });
 });

@@ -69,6 +69,42 @@ export const Charge = z.object({
 export type Charge = z.infer<typeof Charge>;
 
 /**
+ * Internal: the charges of several new orders in one call (`POST /internal/charges/batch/`), as orders
+ * sends the requests of concurrent creates together. Each carries the signed identity headers its own
+ * `POST /internal/charges/` would have had (service-kit identity.ts), so payments checks every owner
+ * exactly as it checks a single call's.
+ */
+export const SignedIdentity = z.object({
+  identity: z.string().min(1),
+  ts: z.string().min(1),
+  sig: z.string().min(1),
+});
+export type SignedIdentity = z.infer<typeof SignedIdentity>;
+
+export const MAX_CHARGES_PER_BATCH = 100;
+
+export const CreateChargesRequest = z.object({
+  charges: z
+    .array(z.object({ signed: SignedIdentity, charge: CreateChargeRequest }))
+    .min(1)
+    .max(MAX_CHARGES_PER_BATCH),
+});
+export type CreateChargesRequest = z.infer<typeof CreateChargesRequest>;
+
+/** One result per requested charge, in order: the answer its own call would have had. */
+export const ChargeResult = z.union([
+  z.object({ status: z.union([z.literal(200), z.literal(201)]), charge: Charge }),
+  z.object({ status: z.int().min(400).max(599), code: z.string(), message: z.string() }),
+]);
+export type ChargeResult = z.infer<typeof ChargeResult>;
+
+export const CreateChargesResponse = z.object({
+  message: z.string(),
+  data: z.object({ results: z.array(ChargeResult) }),
+});
+export type CreateChargesResponse = z.infer<typeof CreateChargesResponse>;
+
+/**
  * Internal (never a webhook): the money state of an order as payments decided it, published on
  * `payments.events` with routing keys `internal.charge.<status>` and returned by the internal action
  * routes. `version` grows with every change, so a consumer can ignore a late, older message.

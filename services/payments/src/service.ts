@@ -41,6 +41,7 @@ export async function startPayments(
     },
     lifecycle,
     pspWebhookSecret: config.PSP_WEBHOOK_SECRET ?? null,
+    internalSecret: config.INTERNAL_SECRET,
   };
   const expiry = new ExpiryScheduler(runtime.orm, lifecycle, config.EXPIRY_INTERVAL_MS, runtime.logger);
   const { server } = await serveService(runtime, {

@@ -1,21 +1,45 @@
 import {
   Charge,
   ChargeState,
+  CreateChargesResponse,
+  MAX_CHARGES_PER_BATCH,
   type ChargeAction,
   type CreateChargeRequest,
+  type CreateChargesRequest,
   type Identity,
+  type SignedIdentity,
 } from '@seller-api/contracts';
-import { HttpError, injectTraceContext, serviceUnavailable, signIdentity } from '@seller-api/service-kit';
+import {
+  HttpError,
+  IDENTITY_HEADER,
+  IDENTITY_SIG_HEADER,
+  IDENTITY_TS_HEADER,
+  WriteBatch,
+  injectTraceContext,
+  serviceUnavailable,
+  signIdentity,
+} from '@seller-api/service-kit';
 import { Pool } from 'undici';
 
 const PATH = '/internal/charges/';
+const BATCH_PATH = '/internal/charges/batch/';
+/** How long a payments build without the batch route is called one charge at a time before asking again. */
+const BATCH_ROUTE_RECHECK_MS = 60_000;
+
+type ChargeCall = CreateChargesRequest['charges'][number];
+type ChargeOutcome = { charge: Charge } | { error: HttpError };
 
 /**
  * Internal HTTP to the payments service, bounded by a deadline: when payments cannot answer, the
- * create-order call fails with 503 and stores nothing (see docs/architecture.md).
+ * create-order call fails with 503 and stores nothing (see docs/architecture.md). The charges of
+ * concurrent creates go together in one `POST /internal/charges/batch/` (WriteBatch), each with the
+ * signed identity its own call would have carried.
  */
 export class PaymentsClient {
   private readonly pool: Pool;
+  private readonly charges: WriteBatch<ChargeCall, ChargeOutcome>;
+  /** Until when payments is taken to lack the batch route (a build before it, mid-deploy). */
+  private singleUntil = 0;
 
   constructor(
     origin: string,
@@ -27,35 +51,89 @@ export class PaymentsClient {
       keepAliveTimeout: 30_000,
       connectTimeout: Math.min(timeoutMs, 2_000),
     });
+    this.charges = new WriteBatch((calls) => this.postCharges(calls), {
+      maxInFlight: 4,
+      maxBatch: MAX_CHARGES_PER_BATCH,
+    });
   }
 
   async createCharge(identity: Identity, request: CreateChargeRequest): Promise<Charge> {
-    let status: number;
-    let text: string;
-    const headers = {
+    const headers = signIdentity(this.secret, identity, 'POST', PATH);
+    const signed: SignedIdentity = {
+      identity: headers[IDENTITY_HEADER] as string,
+      ts: headers[IDENTITY_TS_HEADER] as string,
+      sig: headers[IDENTITY_SIG_HEADER] as string,
+    };
+    // The deadline covers the wait for a place in a batch too.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(unavailable()), this.timeoutMs);
+    });
+    try {
+      const outcome = await Promise.race([this.charges.submit({ signed, charge: request }), deadline]);
+      if ('error' in outcome) throw outcome.error;
+      return outcome.charge;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** One call for the batch; whatever goes wrong with it is every charge's 503. */
+  private async postCharges(calls: ChargeCall[]): Promise<ChargeOutcome[]> {
+    if (Date.now() < this.singleUntil) return Promise.all(calls.map((call) => this.postOne(call)));
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
-      ...signIdentity(this.secret, identity, 'POST', PATH),
+      ...signIdentity(this.secret, identityOfCall(calls[0] as ChargeCall), 'POST', BATCH_PATH),
     };
     injectTraceContext(headers);
+    const answer = await this.post(BATCH_PATH, headers, { charges: calls } satisfies CreateChargesRequest);
+    if (answer?.status === 404) {
+      this.singleUntil = Date.now() + BATCH_ROUTE_RECHECK_MS;
+      return Promise.all(calls.map((call) => this.postOne(call)));
+    }
+    const parsed = answer?.status === 200 ? CreateChargesResponse.safeParse(dataOf(answer.text)) : null;
+    const results = parsed?.success ? parsed.data.data.results : null;
+    if (!results || results.length !== calls.length) return calls.map(() => ({ error: unavailable() }));
+    return results.map((result) =>
+      'charge' in result ? { charge: result.charge } : { error: unavailable() },
+    );
+  }
+
+  /** A charge alone, through `POST /internal/charges/` (payments builds before the batch route). */
+  private async postOne(call: ChargeCall): Promise<ChargeOutcome> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      [IDENTITY_HEADER]: call.signed.identity,
+      [IDENTITY_TS_HEADER]: call.signed.ts,
+      [IDENTITY_SIG_HEADER]: call.signed.sig,
+    };
+    injectTraceContext(headers);
+    const answer = await this.post(PATH, headers, call.charge);
+    if (answer?.status !== 200 && answer?.status !== 201) return { error: unavailable() };
+    const parsed = Charge.safeParse(dataOf(answer.text)?.data);
+    return parsed.success ? { charge: parsed.data } : { error: unavailable() };
+  }
+
+  /** Status and text of a POST, or null when payments did not answer in time. */
+  private async post(
+    path: string,
+    headers: Record<string, string>,
+    body: unknown,
+  ): Promise<{ status: number; text: string } | null> {
     try {
       const res = await this.pool.request({
-        path: PATH,
+        path,
         method: 'POST',
         headers,
-        body: JSON.stringify(request),
+        body: JSON.stringify(body),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      status = res.statusCode;
-      text = await res.body.text();
+      return { status: res.statusCode, text: await res.body.text() };
     } catch {
-      throw unavailable();
+      return null;
     }
-    if (status !== 200 && status !== 201) throw unavailable();
-    const parsed = Charge.safeParse(dataOf(text)?.data);
-    if (!parsed.success) throw unavailable();
-    return parsed.data;
   }
 
   /**
@@ -124,6 +202,11 @@ const unavailable = () =>
   serviceUnavailable(
     'The payments service could not create the PIX charge; the order was not created. Retry the request.',
   );
+
+/** The identity a signed call carries (already checked by its signer, orders itself). */
+function identityOfCall(call: ChargeCall): Identity {
+  return JSON.parse(Buffer.from(call.signed.identity, 'base64url').toString('utf8')) as Identity;
+}
 
 /** The JSON envelope of an answer, or null when the text is not JSON. */
 function dataOf(text: string): { message?: string; code?: string; data?: unknown } | null {

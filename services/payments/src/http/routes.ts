@@ -1,10 +1,22 @@
-import { CreateChargeRequest, OrderPathParams, PspPixNotification } from '@seller-api/contracts';
 import {
+  CreateChargeRequest,
+  CreateChargesRequest,
+  OrderPathParams,
+  PspPixNotification,
+  type ChargeResult,
+  type Identity,
+} from '@seller-api/contracts';
+import {
+  HttpError,
+  IDENTITY_HEADER,
+  IDENTITY_SIG_HEADER,
+  IDENTITY_TS_HEADER,
   forbidden,
   identityOf,
   parseOrThrow,
   route,
   unauthorized,
+  verifyIdentity,
   type Runtime,
 } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
@@ -25,10 +37,17 @@ export interface RouteDeps {
   lifecycle: LifecycleDeps;
   /** The per-PSP secret its notifications carry (null: the route refuses every notification). */
   pspWebhookSecret: string | null;
+  /** Checks the identity each charge of a batch carries. */
+  internalSecret: string;
 }
 
+const CHARGES_PATH = '/internal/charges/';
+
 function ownerOf(req: Request): ChargeOwner {
-  const identity = identityOf(req);
+  return ownerOfIdentity(identityOf(req));
+}
+
+function ownerOfIdentity(identity: Identity): ChargeOwner {
   if (!identity.seller_id) throw forbidden('Only a seller identity can act on a charge.');
   return {
     sellerId: identity.seller_id,
@@ -92,17 +111,50 @@ export function mountPublicRoutes(app: Express, runtime: Runtime, deps: RouteDep
  * routes `/internal/`). Every route sits behind the identity check that serveService applies.
  */
 export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): void {
+  const charge = async (owner: ChargeOwner, input: CreateChargeRequest) => {
+    const { transaction, created } = await createCharge(runtime.orm.em.fork(), owner, input, {
+      ...deps.charges,
+      outboxStored: () => runtime.relay.wake(),
+    });
+    return { status: created ? (201 as const) : (200 as const), charge: toCharge(transaction) };
+  };
+
   app.post(
-    '/internal/charges/',
+    CHARGES_PATH,
     route(async (req, res) => {
-      const input = parseOrThrow(CreateChargeRequest, req.body);
-      const { transaction, created } = await createCharge(runtime.orm.em.fork(), ownerOf(req), input, {
-        ...deps.charges,
-        outboxStored: () => runtime.relay.wake(),
-      });
-      res
-        .status(created ? 201 : 200)
-        .json({ message: created ? 'Charge created.' : 'Charge retrieved.', data: toCharge(transaction) });
+      const { status, charge: data } = await charge(
+        ownerOf(req),
+        parseOrThrow(CreateChargeRequest, req.body),
+      );
+      res.status(status).json({ message: status === 201 ? 'Charge created.' : 'Charge retrieved.', data });
+    }),
+  );
+
+  // The charges of concurrent creates, sent together by orders: each checked, made and answered as its
+  // own call to CHARGES_PATH would have been, and written to the database together (ChargeWrites).
+  app.post(
+    '/internal/charges/batch/',
+    route(async (req, res) => {
+      const { charges } = parseOrThrow(CreateChargesRequest, req.body);
+      const results = await Promise.all(
+        charges.map(async ({ signed, charge: input }): Promise<ChargeResult> => {
+          const headers = {
+            [IDENTITY_HEADER]: signed.identity,
+            [IDENTITY_TS_HEADER]: signed.ts,
+            [IDENTITY_SIG_HEADER]: signed.sig,
+          };
+          try {
+            const identity = verifyIdentity(deps.internalSecret, headers, 'POST', CHARGES_PATH);
+            if (!identity) throw unauthorized();
+            return await charge(ownerOfIdentity(identity), input);
+          } catch (err) {
+            if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message };
+            runtime.logger.error({ err, order_uuid: input.order_uuid }, 'charge of a batch failed');
+            return { status: 500, code: 'internal_error', message: 'Internal server error.' };
+          }
+        }),
+      );
+      res.json({ message: 'Charges processed.', data: { results } });
     }),
   );
 
