@@ -1,5 +1,6 @@
 import type { EntitySchema } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { WriteBatch, type WriteBatchOptions } from './write-batch';
 
 /**
  * Parameterised statements on a raw connection of the ORM's own pool, for hot paths: no query
@@ -109,4 +110,19 @@ export async function insertTogether(sql: Sql, inserts: InsertRows[]): Promise<v
     ...parts.map((part) => part.value),
     main.value,
   ]);
+}
+
+/**
+ * Group-committed inserts (WriteBatch): `rowsOfBatch` turns the items of a batch into their rows, and
+ * the batch is written by one `insertTogether`.
+ */
+export function insertBatch<I>(
+  sql: Sql,
+  rowsOfBatch: (items: I[]) => InsertRows[],
+  options?: WriteBatchOptions,
+): WriteBatch<I, void> {
+  return new WriteBatch(async (items) => {
+    await insertTogether(sql, rowsOfBatch(items));
+    return items.map(() => undefined);
+  }, options);
 }

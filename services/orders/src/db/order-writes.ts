@@ -3,7 +3,7 @@ import type { AddressInput, Environment, TaxIdType } from '@seller-api/contracts
 import {
   OutboxMessageSchema,
   WriteBatch,
-  insertTogether,
+  insertBatch,
   rowsOf,
   type OutboxMessage,
   type Sql,
@@ -51,23 +51,20 @@ export class OrderWrites {
 
   constructor(sql: Sql) {
     this.customers = new WriteBatch((batch) => upsertCustomers(sql, batch));
-    this.orders = new WriteBatch(async (batch) => {
-      await insertTogether(sql, [
-        rowsOf(
-          OrderSchema,
-          batch.map((b) => b.order),
-        ),
-        rowsOf(
-          OrderItemSchema,
-          batch.flatMap((b) => b.items),
-        ),
-        rowsOf(
-          OutboxMessageSchema,
-          batch.map((b) => b.event),
-        ),
-      ]);
-      return batch.map(() => undefined);
-    });
+    this.orders = insertBatch(sql, (batch) => [
+      rowsOf(
+        OrderSchema,
+        batch.map((b) => b.order),
+      ),
+      rowsOf(
+        OrderItemSchema,
+        batch.flatMap((b) => b.items),
+      ),
+      rowsOf(
+        OutboxMessageSchema,
+        batch.map((b) => b.event),
+      ),
+    ]);
   }
 
   /** The customer's id, new or reused, once its contact data is stored. */

@@ -1,8 +1,8 @@
 import {
   OutboxMessageSchema,
-  WriteBatch,
-  insertTogether,
+  insertBatch,
   rowsOf,
+  type WriteBatch,
   type OutboxMessage,
   type Sql,
 } from '@seller-api/service-kit';
@@ -22,19 +22,16 @@ export class ChargeWrites {
   private readonly batch: WriteBatch<NewCharge, void>;
 
   constructor(sql: Sql) {
-    this.batch = new WriteBatch(async (charges) => {
-      await insertTogether(sql, [
-        rowsOf(
-          TransactionSchema,
-          charges.map((c) => c.transaction),
-        ),
-        rowsOf(
-          OutboxMessageSchema,
-          charges.map((c) => c.event),
-        ),
-      ]);
-      return charges.map(() => undefined);
-    });
+    this.batch = insertBatch(sql, (charges) => [
+      rowsOf(
+        TransactionSchema,
+        charges.map((c) => c.transaction),
+      ),
+      rowsOf(
+        OutboxMessageSchema,
+        charges.map((c) => c.event),
+      ),
+    ]);
   }
 
   insert(transaction: Transaction, event: OutboxMessage): Promise<void> {
