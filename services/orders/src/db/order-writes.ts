@@ -90,7 +90,10 @@ async function upsertCustomers(sql: Sql, batch: CustomerContact[]): Promise<stri
     const before = merged.get(key);
     merged.set(key, before && !contact.address ? { ...contact, address: before.address } : contact);
   }
-  const rows = [...merged.values()].map((c) => ({
+  // In one order of keys, so that two batches in flight lock the customers they share in the same
+  // order and never deadlock.
+  const contacts = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, c]) => c);
+  const rows = contacts.map((c) => ({
     id: randomUUID(),
     seller_id: c.sellerId,
     environment: c.environment,
