@@ -185,10 +185,7 @@ describe('transactional outbox', () => {
     const widget = { id: randomUUID(), name };
     const payload = { id: widget.id, name, list: [1, null, 'x?'], nested: { empty: {}, none: null } };
     const event = outboxRow({ exchange: EXCHANGE, routingKey: 'widget.created', payload });
-    await insertTogether(sqlOf(orm), [
-      rowsOf(WidgetSchema, [widget]),
-      rowsOf(OutboxMessageSchema, [event]),
-    ]);
+    await insertTogether(sqlOf(orm), [rowsOf(WidgetSchema, [widget]), rowsOf(OutboxMessageSchema, [event])]);
     relay.wake();
     const [stored] = await orm.em
       .fork()
