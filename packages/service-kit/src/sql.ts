@@ -17,6 +17,8 @@ export interface TableOf {
   name: string;
   /** [property, column] pairs of the entity's stored scalar properties. */
   columns: Array<[string, string]>;
+  /** The quoted column list, for statements. */
+  columnList: string;
 }
 
 interface PgClient {
@@ -50,11 +52,13 @@ export function sqlOf(orm: MikroORM): Sql {
         const meta = orm.getMetadata().find(name);
         if (!meta) throw new Error(`unknown entity ${name}`);
         const schema = meta.schema && meta.schema !== '*' ? meta.schema : defaultSchema;
+        const columns = meta.props
+          .filter((p) => p.kind === 'scalar' && p.persist !== false && p.fieldNames?.length === 1)
+          .map((p): [string, string] => [p.name, p.fieldNames[0] as string]);
         found = {
           name: schema ? `${quote(schema)}.${quote(meta.tableName)}` : quote(meta.tableName),
-          columns: meta.props
-            .filter((p) => p.kind === 'scalar' && p.persist !== false && p.fieldNames?.length === 1)
-            .map((p) => [p.name, p.fieldNames[0] as string]),
+          columns,
+          columnList: columns.map(([, column]) => quote(column)).join(', '),
         };
         tables.set(name, found);
       }
@@ -97,7 +101,7 @@ export async function insertTogether(sql: Sql, inserts: InsertRows[]): Promise<v
     .filter((insert) => insert.rows.length > 0)
     .map((insert, i) => {
       const table = sql.table(insert.entityName);
-      const columns = table.columns.map(([, column]) => quote(column)).join(', ');
+      const columns = table.columnList;
       return {
         text: `insert into ${table.name} (${columns}) select ${columns} from jsonb_populate_recordset(null::${table.name}, $${i + 1}::jsonb)`,
         value: JSON.stringify(insert.rows.map((row) => rowJson(table, row))),

@@ -27,6 +27,11 @@ const BATCH_PATH = '/internal/charges/batch/';
 const BATCH_ROUTE_RECHECK_MS = 60_000;
 
 type ChargeCall = CreateChargesRequest['charges'][number];
+/** A charge to send, with the identity it was signed for (the batch call itself is signed with the first's). */
+interface Queued {
+  identity: Identity;
+  call: ChargeCall;
+}
 type ChargeOutcome = { charge: Charge } | { error: HttpError };
 
 /**
@@ -37,7 +42,7 @@ type ChargeOutcome = { charge: Charge } | { error: HttpError };
  */
 export class PaymentsClient {
   private readonly pool: Pool;
-  private readonly charges: WriteBatch<ChargeCall, ChargeOutcome>;
+  private readonly charges: WriteBatch<Queued, ChargeOutcome>;
   /** Until when payments is taken to lack the batch route (a build before it, mid-deploy). */
   private singleUntil = 0;
 
@@ -70,7 +75,10 @@ export class PaymentsClient {
       timer = setTimeout(() => reject(unavailable()), this.timeoutMs);
     });
     try {
-      const outcome = await Promise.race([this.charges.submit({ signed, charge: request }), deadline]);
+      const outcome = await Promise.race([
+        this.charges.submit({ identity, call: { signed, charge: request } }),
+        deadline,
+      ]);
       if ('error' in outcome) throw outcome.error;
       return outcome.charge;
     } finally {
@@ -79,11 +87,12 @@ export class PaymentsClient {
   }
 
   /** One call for the batch; whatever goes wrong with it is every charge's 503. */
-  private async postCharges(calls: ChargeCall[]): Promise<ChargeOutcome[]> {
+  private async postCharges(queued: Queued[]): Promise<ChargeOutcome[]> {
+    const calls = queued.map((q) => q.call);
     if (Date.now() < this.singleUntil) return Promise.all(calls.map((call) => this.postOne(call)));
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      ...signIdentity(this.secret, identityOfCall(calls[0] as ChargeCall), 'POST', BATCH_PATH),
+      ...signIdentity(this.secret, (queued[0] as Queued).identity, 'POST', BATCH_PATH),
     };
     injectTraceContext(headers);
     const answer = await this.post(BATCH_PATH, headers, { charges: calls } satisfies CreateChargesRequest);
@@ -202,11 +211,6 @@ const unavailable = () =>
   serviceUnavailable(
     'The payments service could not create the PIX charge; the order was not created. Retry the request.',
   );
-
-/** The identity a signed call carries (already checked by its signer, orders itself). */
-function identityOfCall(call: ChargeCall): Identity {
-  return JSON.parse(Buffer.from(call.signed.identity, 'base64url').toString('utf8')) as Identity;
-}
 
 /** The JSON envelope of an answer, or null when the text is not JSON. */
 function dataOf(text: string): { message?: string; code?: string; data?: unknown } | null {

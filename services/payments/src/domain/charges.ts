@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   PaymentEvents,
@@ -120,8 +119,9 @@ export async function createCharge(
   return { transaction, created: true };
 }
 
+/** PostgreSQL's unique_violation, as pg reports it (the insert runs on a plain connection). */
 function isUniqueViolation(err: unknown): boolean {
-  return err instanceof UniqueConstraintViolationException || (err as { code?: string }).code === '23505';
+  return (err as { code?: string } | null)?.code === '23505';
 }
 
 function findByOrder(em: EntityManager, orderId: string): Promise<Transaction | null> {
