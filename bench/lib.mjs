@@ -282,12 +282,27 @@ function procStat(pid) {
   return { comm: stat.slice(stat.indexOf('(') + 1, close), jiffies: Number(fields[11]) + Number(fields[12]) };
 }
 
+/** A process's read and write system calls so far (reads include recv*, writes send* and writev). */
+function procSyscalls(pid) {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? NaN);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return null;
+  }
+}
+
 /** CPU jiffies per process group and for the machine; null where /proc is not available (not Linux). */
 function cpuSnapshot() {
   try {
     const groups = {}; // group name -> Map(pid -> jiffies)
+    const syscalls = {}; // child name -> { reads, writes }
     const add = (group, pid, jiffies) => (groups[group] ??= new Map()).set(String(pid), jiffies);
-    for (const { name, child } of children) add(name, child.pid, procStat(child.pid).jiffies);
+    for (const { name, child } of children) {
+      add(name, child.pid, procStat(child.pid).jiffies);
+      syscalls[name] = procSyscalls(child.pid);
+    }
     for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
       try {
         const { comm, jiffies } = procStat(pid);
@@ -300,7 +315,7 @@ function cpuSnapshot() {
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
     const total = cpu.reduce((a, b) => a + b, 0);
     const idle = cpu[3] + cpu[4]; // idle + iowait
-    return { groups, total, busy: total - idle, self: process.cpuUsage() };
+    return { groups, syscalls, total, busy: total - idle, self: process.cpuUsage() };
   } catch {
     return null;
   }
@@ -325,7 +340,15 @@ function cpuUsage(before, after, wallMs) {
   usage['load generator'] = (100 * self) / 1000 / wallMs;
   const machine = share(after.busy - before.busy);
   const named = Object.values(usage).reduce((a, b) => a + b, 0);
-  return { machine, ...usage, other: Math.max(0, machine - named) };
+  // Not enumerable, so the CPU table's columns stay what they were: each child's system calls.
+  const syscalls = {};
+  for (const [name, now] of Object.entries(after.syscalls)) {
+    const then = before.syscalls[name];
+    if (now && then) syscalls[name] = { reads: now.reads - then.reads, writes: now.writes - then.writes };
+  }
+  return Object.defineProperty({ machine, ...usage, other: Math.max(0, machine - named) }, 'syscalls', {
+    value: syscalls,
+  });
 }
 
 /** Runs `fn` and measures the CPU used meanwhile by each process and by the whole machine. */

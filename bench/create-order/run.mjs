@@ -183,6 +183,19 @@ function report({ createOrder, floor, idleCpu, responseBytes, qr }) {
     console.log('\nCPU ms per order:');
     console.log(`  create-order  ${perOrder(createOrder, ['payments', 'orders', 'gateway', 'postgres'])}`);
     console.log(`  floor         ${perOrder(floor, ['floor', 'postgres'])}`);
+    // On this VM a system call on a socket costs about 0.1 ms: how many each order takes matters.
+    const calls = (run, names) =>
+      names
+        .filter((name) => run.cpu.syscalls?.[name])
+        .map((name) => {
+          const { reads, writes } = run.cpu.syscalls[name];
+          const per = (n) => (n / run.total).toFixed(2);
+          return `${name} ${per(reads)}/${per(writes)}`;
+        })
+        .join(', ');
+    console.log('\nsystem calls per order (reads/writes):');
+    console.log(`  create-order  ${calls(createOrder, ['payments', 'orders', 'gateway'])}`);
+    console.log(`  floor         ${calls(floor, ['floor'])}`);
   }
 
   // Not a target: what the database connections were doing, sampled from pg_stat_activity during

@@ -264,6 +264,56 @@ describe('transactional outbox', () => {
   });
 });
 
+describe('a transaction of plain statements (sqlOf)', () => {
+  const countOf = async (name: string) =>
+    Number(
+      (
+        await sqlOf(orm).query<{ n: string }>(`select count(*) as n from ${SCHEMA}.widgets where name = $1`, [
+          name,
+        ])
+      )[0]?.n,
+    );
+
+  it('commits what its opening statement and its work wrote, and hands over the opening rows', async () => {
+    const name = `tx-${randomUUID()}`;
+    const sql = sqlOf(orm);
+    const result = await sql.transaction<{ id: string }, string>(
+      `insert into ${SCHEMA}.widgets (id, name) values ('${randomUUID()}', '${name}') returning id`,
+      async (rows, query) => {
+        await query(`insert into ${SCHEMA}.widgets (id, name) values ($1, $2)`, [randomUUID(), name]);
+        return rows[0]?.id ?? 'none';
+      },
+    );
+    expect(result).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await countOf(name)).toBe(2);
+  });
+
+  it('rolls back when its work throws, and leaves no connection inside a transaction', async () => {
+    const name = `tx-${randomUUID()}`;
+    const sql = sqlOf(orm);
+    await expect(
+      sql.transaction(
+        `insert into ${SCHEMA}.widgets (id, name) values ('${randomUUID()}', '${name}')`,
+        async () => {
+          throw new Error('publish failed');
+        },
+      ),
+    ).rejects.toThrow('publish failed');
+    // A failing opening statement aborts the transaction it opened: rolled back the same way.
+    await expect(
+      sql.transaction(`select * from ${SCHEMA}.no_such_table`, async () => 0),
+    ).rejects.toMatchObject({ code: '42P01' });
+    expect(await countOf(name)).toBe(0);
+    // Every pooled connection answers outside a transaction (one left aborted would refuse this).
+    const states = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        sql.query<{ tx: string | null }>(`select txid_current_if_assigned() as tx`),
+      ),
+    );
+    for (const [row] of states) expect(row).toMatchObject({ tx: null });
+  });
+});
+
 describe('idempotent consumer', () => {
   it('applies a message delivered twice only once', async () => {
     const widgetId = randomUUID();

@@ -9,9 +9,23 @@ import { WriteBatch, type WriteBatchOptions } from './write-batch';
  */
 export interface Sql {
   query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<R[]>;
+  /**
+   * A transaction on one connection. `opening` (a statement without parameters) travels with the
+   * BEGIN in one round trip, and its rows are handed to `work`, which may send more statements. It
+   * commits when `work` resolves and rolls back when it throws.
+   */
+  transaction<R extends object, T>(
+    opening: string,
+    work: (rows: R[], query: SqlQuery) => Promise<T>,
+  ): Promise<T>;
   /** `"schema"."table"` and the columns of an entity, in its properties' order. */
   table(entity: EntitySchema<object> | string): TableOf;
 }
+
+export type SqlQuery = <R extends object = Record<string, unknown>>(
+  text: string,
+  values?: unknown[],
+) => Promise<R[]>;
 
 export interface TableOf {
   name: string;
@@ -21,9 +35,15 @@ export interface TableOf {
   columnList: string;
 }
 
+/** A query's result; several, one per statement, for a simple query of several statements. */
+type PgResult = { rows: unknown[] } | Array<{ rows: unknown[] }>;
+
 interface PgClient {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(text: string, values?: unknown[]): Promise<PgResult>;
 }
+
+const rowsOfResult = (result: PgResult): unknown[] =>
+  Array.isArray(result) ? (result[result.length - 1]?.rows ?? []) : result.rows;
 
 interface KnexClient {
   acquireConnection(): Promise<PgClient>;
@@ -40,7 +60,28 @@ export function sqlOf(orm: MikroORM): Sql {
     async query<R extends object>(text: string, values: unknown[] = []): Promise<R[]> {
       const connection = await client.acquireConnection();
       try {
-        return (await connection.query(text, values)).rows as R[];
+        return rowsOfResult(await connection.query(text, values)) as R[];
+      } finally {
+        await client.releaseConnection(connection);
+      }
+    },
+    async transaction<R extends object, T>(
+      opening: string,
+      work: (rows: R[], query: SqlQuery) => Promise<T>,
+    ): Promise<T> {
+      const connection = await client.acquireConnection();
+      const query: SqlQuery = async <Q extends object>(text: string, values?: unknown[]) =>
+        rowsOfResult(await connection.query(text, values)) as Q[];
+      try {
+        // No parameters, so pg sends a simple query, which may hold several statements. If the
+        // opening statement fails, the transaction it opened is rolled back like any other failure.
+        const value = await work((await query(`begin; ${opening}`)) as R[], query);
+        await query('commit');
+        return value;
+      } catch (err) {
+        // A connection that cannot roll back is broken: pg reports it and the pool discards it.
+        await connection.query('rollback').catch(() => undefined);
+        throw err;
       } finally {
         await client.releaseConnection(connection);
       }
