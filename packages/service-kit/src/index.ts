@@ -4,6 +4,8 @@ export * from './metrics';
 export * from './errors';
 export * from './identity';
 export * from './http';
+export * from './body';
+export * from './plain-route';
 export * from './health';
 export * from './lifecycle';
 export * from './db';

@@ -1,4 +1,4 @@
-import type { Environment } from '@seller-api/contracts';
+import type { Environment, Identity } from '@seller-api/contracts';
 import type { Request } from 'express';
 import { forbidden, notFound } from './errors';
 import { identityOf } from './identity';
@@ -27,7 +27,11 @@ export function assertOwned<T extends { sellerId: string; environment: Environme
 
 /** The seller scope of a request behind the gateway; operator keys have none (403). */
 export function sellerScope(req: Request): Scope {
-  const identity = identityOf(req);
+  return scopeOf(identityOf(req));
+}
+
+/** The seller scope of a verified identity; operator keys have none (403). */
+export function scopeOf(identity: Identity): Scope {
   if (!identity.seller_id) throw forbidden('Only seller keys may use seller routes.');
   return {
     sellerId: identity.seller_id,

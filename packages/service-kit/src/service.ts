@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { Express } from 'express';
 import { createHttpApp, finishHttpApp } from './http';
 import { requireIdentity } from './identity';
+import { withPlainRoutes, type PlainRoute } from './plain-route';
 import type { Runtime } from './runtime';
 
 export interface ServeOptions {
@@ -9,8 +10,11 @@ export interface ServeOptions {
   /** Omit to serve no `/metrics` (tests running several instances in one process). */
   metricsPort?: number;
   internalSecret: string;
-  /** Mounts the service's routes; every one of them sits behind the gateway's signed identity. */
-  mount(app: Express): void;
+  /**
+   * Mounts the service's routes; every one of them sits behind the gateway's signed identity. The
+   * hottest may also be returned, to be served on plain node:http first (plain-route.ts).
+   */
+  mount(app: Express): PlainRoute[] | void;
   /** Routes that authenticate themselves (a PSP's notifications), mounted before the identity check. */
   mountPublic?(app: Express): void;
 }
@@ -24,9 +28,16 @@ export async function serveService(
   runtime.mountHealth(app);
   options.mountPublic?.(app);
   app.use(requireIdentity(options.internalSecret));
-  options.mount(app);
+  const plain = options.mount(app) ?? [];
   finishHttpApp(app, runtime.logger);
-  const { server } = await runtime.serve(app, options.port, options.metricsPort);
+  const listener = plain.length
+    ? withPlainRoutes(app, plain, {
+        secret: options.internalSecret,
+        metrics: runtime.metrics,
+        logger: runtime.logger,
+      })
+    : app;
+  const { server } = await runtime.serve(listener, options.port, options.metricsPort);
   runtime.logger.info({ port: options.port }, `${runtime.service} listening`);
   return { app, server };
 }

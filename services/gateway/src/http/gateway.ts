@@ -1,10 +1,16 @@
 import type { Identity } from '@seller-api/contracts';
-import { HttpError, signIdentity, unauthorized, type Logger } from '@seller-api/service-kit';
+import {
+  HttpError,
+  assertJson,
+  readBody,
+  signIdentity,
+  unauthorized,
+  type Logger,
+} from '@seller-api/service-kit';
 import { environmentOfKey, hashApiKey, type KeyHolder } from '../domain/api-keys';
 import type { KeyHolders } from '../domain/key-holders';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize, bearerToken } from './auth';
-import { assertJson, readBody } from './body';
 import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from './idempotency';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';
 import { hostIs, matchRoute } from './routing';

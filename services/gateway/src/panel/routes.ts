@@ -19,6 +19,8 @@ import {
   type PixCharge,
 } from '@seller-api/contracts';
 import {
+  assertJson,
+  readBody,
   HttpError,
   forbidden,
   parseOrThrow,
@@ -29,7 +31,6 @@ import {
 import { createApiKey } from '../domain/api-keys';
 import { KeyChangeUnavailableError, type KeyVersions } from '../domain/key-holders';
 import { authorize } from '../http/auth';
-import { assertJson, readBody } from '../http/body';
 import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from '../http/idempotency';
 import { UpstreamClient, hopHeaders } from '../http/proxy';
 import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';

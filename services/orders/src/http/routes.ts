@@ -8,7 +8,15 @@ import {
   TrackingUpdateRequest,
   type ChargeAction,
 } from '@seller-api/contracts';
-import { identityOf, parseOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
+import {
+  identityOf,
+  parseOrThrow,
+  route,
+  scopeOf,
+  sellerScope,
+  type PlainRoute,
+  type Runtime,
+} from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
 import type { PaymentsClient } from '../clients/payments';
 import { createAffiliate, listAffiliates } from '../domain/affiliates';
@@ -36,7 +44,8 @@ export interface RouteDeps {
 
 const orderId = (req: Request) => parseOrThrow(OrderPathParams, req.params, 'Invalid order id.').uuid;
 
-export function mountRoutes(app: Express, { runtime, payments, targets }: RouteDeps): void {
+/** Mounts the orders routes; returns the one served on plain node:http first (create-order). */
+export function mountRoutes(app: Express, { runtime, payments, targets }: RouteDeps): PlainRoute[] {
   const em = () => runtime.orm.em.fork();
   const orderMetrics = createOrderMetrics(runtime.metrics);
   const products = new ProductLookup();
@@ -104,11 +113,13 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
     }),
   );
 
-  app.post(
-    '/sellers/orders/',
-    route(async (req, res) => {
-      const identity = identityOf(req);
-      const result = await createOrder(em(), sellerScope(req), req.body, {
+  // The hottest route: served on plain node:http (the kit's plain-route.ts), and by express for the
+  // requests that path leaves to it (a query string, another content type).
+  const createOrderRoute: PlainRoute = {
+    method: 'POST',
+    path: '/sellers/orders/',
+    async handle({ identity, body }) {
+      const result = await createOrder(em(), scopeOf(identity), body, {
         requestCharge: (request) => payments.createCharge(identity, request),
         targets,
         products,
@@ -116,7 +127,18 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
         outboxStored: () => runtime.relay.wake(),
       });
       orderMetrics.orderCreated(identity.environment, result.order.grossAmount);
-      res.status(201).json({ message: 'Order created.', data: presentCreatedOrder(result) });
+      return { status: 201, body: { message: 'Order created.', data: presentCreatedOrder(result) } };
+    },
+  };
+  app.post(
+    createOrderRoute.path,
+    route(async (req, res) => {
+      const answer = await createOrderRoute.handle({
+        identity: identityOf(req),
+        body: req.body,
+        requestId: req.requestId,
+      });
+      res.status(answer.status).json(answer.body);
     }),
   );
   app.get(
@@ -189,4 +211,5 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       res.json({ message: outcome === 'refunded' ? 'MED decided for the payer.' : 'MED rejected.' });
     }),
   );
+  return [createOrderRoute];
 }

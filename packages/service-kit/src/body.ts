@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError, MAX_BODY_BYTES } from '@seller-api/service-kit';
+import { HttpError } from './errors';
+import { MAX_BODY_BYTES } from './http';
 
 const EMPTY = Buffer.alloc(0);
 

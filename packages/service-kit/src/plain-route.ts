@@ -1,0 +1,131 @@
+import type http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Identity } from '@seller-api/contracts';
+import { readBody } from './body';
+import { HttpError, unauthorized } from './errors';
+import { errorAnswer, observeRequest, requestIdOf } from './http';
+import { verifyIdentity } from './identity';
+import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+import { traceServerRequest, tracingEnabled } from './telemetry';
+
+/** What a plain route's handler gets: the verified caller and the parsed JSON body. */
+export interface PlainRequest {
+  identity: Identity;
+  body: unknown;
+  requestId: string;
+}
+
+/**
+ * A hot route served on plain node:http ahead of express (`withPlainRoutes`). The service mounts the
+ * same handler on express too, which serves every request this path leaves to it.
+ */
+export interface PlainRoute {
+  method: string;
+  /** The exact path, which is also the route template of its metrics. */
+  path: string;
+  handle(request: PlainRequest): Promise<{ status: number; body: unknown }>;
+}
+
+// The bodies taken here: JSON in UTF-8, not compressed. Anything else keeps express's own handling.
+const JSON_TYPES = new Set([
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json;charset=utf-8',
+]);
+
+const invalidJson = () => new HttpError(400, 'invalid_json', 'Request body is not valid JSON.');
+
+/** The ordinary shape of a request: a JSON body of a declared length, no query string. */
+function plainShape(req: IncomingMessage, url: string): boolean {
+  const { headers } = req;
+  const type = headers['content-type'];
+  return (
+    !url.includes('?') &&
+    headers['content-length'] !== undefined &&
+    headers['transfer-encoding'] === undefined &&
+    (headers['content-encoding'] === undefined || headers['content-encoding'] === 'identity') &&
+    type !== undefined &&
+    JSON_TYPES.has(type.toLowerCase())
+  );
+}
+
+/** As body-parser's strict JSON: an object or an array, `{}` for an empty body. */
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return {};
+  const text = raw.toString('utf8');
+  const first = /\S/.exec(text)?.[0];
+  if (first !== '{' && first !== '[') throw invalidJson();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalidJson();
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(json),
+  });
+  res.end(json);
+}
+
+/**
+ * Serves `routes` on plain node:http and hands every other request to `app` (express). Express's
+ * routing, request decoration and body parser cost more per request than some handlers do; a route
+ * taken here keeps what the kit's express apps give every request: the request id, the metrics and
+ * access log by route template, the server span when tracing is on, the gateway's signed identity
+ * (401 without it), and errors in the documented shape. Requests of another shape (a query string,
+ * another content type, a compressed or chunked body) go to express, which answers them as before.
+ */
+export function withPlainRoutes(
+  app: http.RequestListener,
+  routes: PlainRoute[],
+  { secret, metrics, logger }: { secret: string; metrics: Metrics; logger: Logger },
+): http.RequestListener {
+  const byKey = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
+  const tracing = tracingEnabled();
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const method = req.method ?? 'GET';
+    const route = byKey.get(`${method} ${url}`);
+    if (!route || !plainShape(req, url)) return app(req, res);
+
+    const requestId = requestIdOf(req.headers);
+    res.setHeader('X-Request-Id', requestId);
+    observeRequest(metrics, logger, req, res, { id: requestId, path: url, route: () => route.path });
+    const run = () => {
+      serve(req, res, route, secret, requestId).catch((err: unknown) => {
+        const answer = errorAnswer(err, { id: requestId, method, path: url }, logger);
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        send(res, answer.status, answer.body, answer.headers);
+      });
+    };
+    if (tracing) traceServerRequest(req, res, { untrustedCallers: false, route: () => route.path }, run);
+    else run();
+  };
+}
+
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: PlainRoute,
+  secret: string,
+  requestId: string,
+): Promise<void> {
+  const identity = verifyIdentity(secret, req.headers, route.method, route.path);
+  if (!identity) {
+    // Refused before the body is read, as express's identity check does; the body is drained.
+    req.resume();
+    throw unauthorized();
+  }
+  const body = parseJson(await readBody(req));
+  const answer = await route.handle({ identity, body, requestId });
+  send(res, answer.status, answer.body);
+}
