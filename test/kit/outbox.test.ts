@@ -264,6 +264,46 @@ describe('transactional outbox', () => {
   });
 });
 
+describe('the relay under load', () => {
+  it('drains at most once per interval, and publishes what waits out the interval when it stops', async () => {
+    // The file's relay would publish the row at once: this one alone serves the outbox meanwhile.
+    await relay.stop();
+    const paced = new OutboxRelay({
+      orm,
+      schema: SCHEMA,
+      broker: producer,
+      logger,
+      metrics,
+      pollIntervalMs: 60_000,
+      minIntervalMs: 60_000,
+    });
+    try {
+      paced.start(); // its first drain runs at once
+      const id = await createWidget('paced');
+      const [row] = await orm.em
+        .fork()
+        .execute<Array<{ id: string }>>(`select id from ${SCHEMA}.outbox where payload->>'id' = ?`, [id]);
+      // Nothing to await for an event that must not come: a bounded look, well past a drain's time.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(rawDeliveries.has(row?.id as string)).toBe(false);
+      await paced.stop();
+      await waitFor(() => rawDeliveries.get(row?.id as string), { what: 'the event published at stop' });
+      expect(rawDeliveries.get(row?.id as string)).toBe(1);
+    } finally {
+      await paced.stop();
+      relay = new OutboxRelay({
+        orm,
+        schema: SCHEMA,
+        broker: producer,
+        logger,
+        metrics,
+        pollIntervalMs: 100,
+      });
+      relay.start();
+    }
+  });
+});
+
 describe('a transaction of plain statements (sqlOf)', () => {
   const countOf = async (name: string) =>
     Number(
