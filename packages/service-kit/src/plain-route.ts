@@ -63,7 +63,13 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+/** A JSON answer on a plain node:http response. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers?: Record<string, string>,
+): void {
   const json = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
@@ -98,14 +104,9 @@ export function withPlainRoutes(
     res.setHeader('X-Request-Id', requestId);
     observeRequest(metrics, logger, req, res, { id: requestId, path: url, route: () => route.path });
     const run = () => {
-      serve(req, res, route, secret, requestId).catch((err: unknown) => {
-        const answer = errorAnswer(err, { id: requestId, method, path: url }, logger);
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        send(res, answer.status, answer.body, answer.headers);
-      });
+      serve(req, res, route, secret, requestId).catch((err: unknown) =>
+        sendErrorAnswer(res, err, { id: requestId, method, path: url }, logger),
+      );
     };
     if (tracing) traceServerRequest(req, res, { untrustedCallers: false, route: () => route.path }, run);
     else run();
@@ -127,5 +128,21 @@ async function serve(
   }
   const body = parseJson(await readBody(req));
   const answer = await route.handle({ identity, body, requestId });
-  send(res, answer.status, answer.body);
+  sendJson(res, answer.status, answer.body);
+}
+
+/** What a request failed with (`errorAnswer`), answered on a plain node:http response. */
+export function sendErrorAnswer(
+  res: ServerResponse,
+  err: unknown,
+  request: { id: string; method: string; path: string },
+  logger: Logger,
+): void {
+  const { status, headers, body } = errorAnswer(err, request, logger);
+  if (res.headersSent) {
+    // Too late for an error body: whatever went wrong did so mid-answer.
+    res.destroy();
+    return;
+  }
+  sendJson(res, status, body, headers);
 }

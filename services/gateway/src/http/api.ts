@@ -2,8 +2,8 @@ import type http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import {
-  errorAnswer,
   observeRequest,
+  sendErrorAnswer,
   requestIdOf,
   traceServerRequest,
   TRUSTED_PROXIES,
@@ -76,21 +76,5 @@ function protocolOf(req: IncomingMessage): string {
 }
 
 function sendError(res: ServerResponse, err: unknown, call: ApiRequest, path: string, logger: Logger) {
-  const { status, headers, body } = errorAnswer(
-    err,
-    { id: call.requestId, method: call.method, path },
-    logger,
-  );
-  if (res.headersSent) {
-    // Too late for an error body: whatever went wrong did so mid-answer.
-    res.destroy();
-    return;
-  }
-  const json = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(json),
-  });
-  res.end(json);
+  sendErrorAnswer(res, err, { id: call.requestId, method: call.method, path }, logger);
 }
