@@ -7,17 +7,15 @@ import {
   type CreateChargeRequest,
   type CreateChargesRequest,
   type Identity,
-  type SignedIdentity,
 } from '@seller-api/contracts';
 import {
   HttpError,
-  IDENTITY_HEADER,
-  IDENTITY_SIG_HEADER,
-  IDENTITY_TS_HEADER,
   WriteBatch,
+  identityHeaders,
   injectTraceContext,
   serviceUnavailable,
   signIdentity,
+  signedIdentity,
 } from '@seller-api/service-kit';
 import { Pool } from 'undici';
 
@@ -63,12 +61,7 @@ export class PaymentsClient {
   }
 
   async createCharge(identity: Identity, request: CreateChargeRequest): Promise<Charge> {
-    const headers = signIdentity(this.secret, identity, 'POST', PATH);
-    const signed: SignedIdentity = {
-      identity: headers[IDENTITY_HEADER] as string,
-      ts: headers[IDENTITY_TS_HEADER] as string,
-      sig: headers[IDENTITY_SIG_HEADER] as string,
-    };
+    const signed = signedIdentity(this.secret, identity, 'POST', PATH);
     // The deadline covers the wait for a place in a batch too.
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
@@ -112,9 +105,7 @@ export class PaymentsClient {
   private async postOne(call: ChargeCall): Promise<ChargeOutcome> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      [IDENTITY_HEADER]: call.signed.identity,
-      [IDENTITY_TS_HEADER]: call.signed.ts,
-      [IDENTITY_SIG_HEADER]: call.signed.sig,
+      ...identityHeaders(call.signed),
     };
     injectTraceContext(headers);
     const answer = await this.post(PATH, headers, call.charge);

@@ -51,16 +51,12 @@ function formatBits(mask: number): number {
 }
 
 /**
- * "Lanes": one byte per module whose bit p is the module's colour under mask p. The template holds,
- * per version, the lanes of a symbol whose unmasked modules are all light: which masks flip each
- * data module, and the format information bits, which differ per mask. A real symbol's lanes are
- * then `template ^ (unmasked ? 0xff : 0)`.
+ * "Lanes": one byte per module whose bit p is the module's colour under mask p. The template holds
+ * the lanes of a symbol whose unmasked modules are all light: which masks flip each data module, and
+ * the format information bits, which differ per mask. A real symbol's lanes are then
+ * `template ^ (unmasked ? 0xff : 0)`. Made once per version, for its plan (planOf).
  */
-const templates = new Map<number, Uint8Array>();
-
-function laneTemplate(version: number, size: number, reserved: Uint8Array): Uint8Array {
-  const cached = templates.get(version);
-  if (cached) return cached;
+function laneTemplate(size: number, reserved: Uint8Array): Uint8Array {
   const lanes = new Uint8Array(size * size);
   for (let r = 0; r < size; r++) {
     for (let c = 0; c < size; c++) {
@@ -84,8 +80,6 @@ function laneTemplate(version: number, size: number, reserved: Uint8Array): Uint
       lanes[8 * size + col] = (lanes[8 * size + col] as number) | (1 << p);
     }
   }
-  // Function patterns depend on the version only; BR Codes use a handful of versions.
-  templates.set(version, lanes);
   return lanes;
 }
 
@@ -183,7 +177,7 @@ function bestMask(v: Uint8Array, size: number): number {
   return best;
 }
 
-// qrcode's own tables of error correction blocks, from its internals (they have no typings).
+// qrcode's own tables of codewords and error correction blocks, from its internals (no typings).
 interface EcTables {
   getBlocksCount(version: number, level: unknown): number;
   getTotalCodewordsCount(version: number, level: unknown): number;
@@ -191,7 +185,13 @@ interface EcTables {
 /* eslint-disable @typescript-eslint/no-require-imports */
 const EC_TABLES = require('qrcode/lib/core/error-correction-code') as EcTables;
 const LEVEL_M = (require('qrcode/lib/core/error-correction-level') as { M: unknown }).M;
+const SYMBOL = require('qrcode/lib/core/utils') as { getSymbolTotalCodewords(version: number): number };
 /* eslint-enable @typescript-eslint/no-require-imports */
+
+/** Data codewords of a version's symbol at level M. */
+function dataCodewordsOf(version: number): number {
+  return SYMBOL.getSymbolTotalCodewords(version) - EC_TABLES.getTotalCodewordsCount(version, LEVEL_M);
+}
 
 /** What a symbol of one version needs, made once per version from a `qrcode` symbol of it. */
 interface VersionPlan {
@@ -251,7 +251,7 @@ function planOf(version: number): VersionPlan {
   // Any text fits version 1; asking for `version` gives its function patterns and version bits.
   const reference = create('0', { version, errorCorrectionLevel: EC_LEVEL, maskPattern: 0 });
   const { size, data, reservedBit } = reference.modules;
-  const template = laneTemplate(version, size, reservedBit);
+  const template = laneTemplate(size, reservedBit);
   const base = new Uint8Array(size * size);
   for (let i = 0; i < base.length; i++) {
     const t = template[i] as number;
@@ -269,9 +269,9 @@ function planOf(version: number): VersionPlan {
       for (let c = 0; c < 2; c++) if (!reservedBit[row * size + col - c]) order.push(row * size + col - c);
     }
   }
-  const totalCodewords = order.length >> 3;
+  const totalCodewords = SYMBOL.getSymbolTotalCodewords(version);
   const blocks = EC_TABLES.getBlocksCount(version, LEVEL_M);
-  const dataCodewords = totalCodewords - EC_TABLES.getTotalCodewordsCount(version, LEVEL_M);
+  const dataCodewords = dataCodewordsOf(version);
   const shortBlock = Math.floor(dataCodewords / blocks);
   const ecPerBlock = Math.floor(totalCodewords / blocks) - shortBlock;
   const plan: VersionPlan = {
@@ -341,20 +341,9 @@ function totalBits(segments: Segment[], version: number): number {
 /** The smallest version at level M that holds the segments, as `qrcode` picks it. */
 function smallestVersion(segments: Segment[]): number {
   for (let version = 1; version <= 40; version++) {
-    if (totalBits(segments, version) <= planCapacity(version)) return version;
+    if (totalBits(segments, version) <= dataCodewordsOf(version) * 8) return version;
   }
   throw new RangeError('QR text too long for a version 40 symbol at level M');
-}
-
-// Data capacity in bits per version, without building the whole plan of each version tried.
-const capacities = new Map<number, number>();
-function planCapacity(version: number): number {
-  let bits = capacities.get(version);
-  if (bits === undefined) {
-    bits = planOf(version).dataCodewords * 8;
-    capacities.set(version, bits);
-  }
-  return bits;
 }
 
 /** Data codewords as `qrcode`'s createData writes them: segments, terminator, padding. */

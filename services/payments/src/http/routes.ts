@@ -8,15 +8,12 @@ import {
 } from '@seller-api/contracts';
 import {
   HttpError,
-  IDENTITY_HEADER,
-  IDENTITY_SIG_HEADER,
-  IDENTITY_TS_HEADER,
   forbidden,
   identityOf,
   parseOrThrow,
   route,
   unauthorized,
-  verifyIdentity,
+  verifySignedIdentity,
   type Runtime,
 } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
@@ -138,13 +135,8 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): vo
       const { charges } = parseOrThrow(CreateChargesRequest, req.body);
       const results = await Promise.all(
         charges.map(async ({ signed, charge: input }): Promise<ChargeResult> => {
-          const headers = {
-            [IDENTITY_HEADER]: signed.identity,
-            [IDENTITY_TS_HEADER]: signed.ts,
-            [IDENTITY_SIG_HEADER]: signed.sig,
-          };
           try {
-            const identity = verifyIdentity(deps.internalSecret, headers, 'POST', CHARGES_PATH);
+            const identity = verifySignedIdentity(deps.internalSecret, signed, 'POST', CHARGES_PATH);
             if (!identity) throw unauthorized();
             return await charge(ownerOfIdentity(identity), input);
           } catch (err) {
