@@ -4,7 +4,8 @@
 // A package is the npm package a function comes from (`pg`, `@mikro-orm/core`), the workspace
 // (`services/orders`, `packages/service-kit`), `node` for Node's own JavaScript, or one of V8's
 // pseudo-frames: `(garbage collector)`, `(program)` (native code that V8 cannot attribute), `(idle)`.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// Beside the profiles run.mjs writes, only its measured run counts (the windows.json it leaves there).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -110,5 +111,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         .sort()
         .map((name) => path.join(target, name))
     : [target];
-  for (const file of files) printProfile(path.basename(file, '.cpuprofile'), file, top);
+  for (const file of files) {
+    const name = path.basename(file, '.cpuprofile');
+    // run.mjs leaves its measured windows beside the profiles: the same window as its own summary.
+    const windowsFile = path.join(path.dirname(file), 'windows.json');
+    const windows = existsSync(windowsFile) ? JSON.parse(readFileSync(windowsFile, 'utf8')) : null;
+    printProfile(name, file, top, windows?.[name === 'floor' ? 'floor' : 'createOrder'] ?? null);
+  }
 }

@@ -14,7 +14,7 @@
 // by the next run) and print where each one spent its CPU. The plumbing is in ../lib.mjs.
 /* global fetch, AbortSignal */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -285,6 +285,8 @@ async function printProfiles() {
     `\nCPU profiles in ${PROFILE_DIR}: self time during the measured run (the floor's for the floor, ` +
       "the create-order run's for the services). A whole process: node bench/create-order/profile.mjs <file>",
   );
+  // The windows, for other readers of the profiles (profile.mjs <file> --window <windows.json>:<name>).
+  writeFileSync(path.join(PROFILE_DIR, 'windows.json'), JSON.stringify(windows));
   for (const { name } of childList()) {
     const file = path.join(PROFILE_DIR, `${name}.cpuprofile`);
     const window = name === 'floor' ? windows.floor : windows.createOrder;

@@ -5,6 +5,11 @@ import { hostPort, TcpProxy } from '../support/tcp-proxy';
 import { checkBrCode, decodeQrPng } from '../support/pix';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { OrderWrites } from '../../services/orders/src/db/order-writes';
+import {
+  createOrder as createOrderInDomain,
+  type CreateOrderDeps,
+} from '../../services/orders/src/domain/create-order';
+import { ProductLookup } from '../../services/orders/src/domain/products';
 import { CNPJ, CPF, address, createOrder, createProduct, customer, standaloneOrder } from './fixtures';
 
 let system: System;
@@ -266,6 +271,34 @@ describe('create order: customer data', () => {
     expect(third.customer.uuid).not.toBe(first.customer.uuid);
   });
 
+  it('writes a returning customer only when the order changes its data', async () => {
+    const seller = await createKey(gateway.service);
+    const customerRow = async (id: string | undefined) =>
+      (
+        await system.orders.runtime.sql.query<{ xmin: string; name: string; address: { city: string } | null }>(
+          'select xmin::text, name, address from orders.customers where id = $1',
+          [id],
+        )
+      )[0];
+    const order = async (overrides: Record<string, unknown>) =>
+      CreatedOrder.parse(
+        (await createOrder(gateway.url, seller.key, standaloneOrder({ customer: customer(overrides) }))).body.data,
+      ).customer.uuid;
+    const id = await order({ address: address() });
+    const stored = await customerRow(id);
+    // The same data again, and no address (the stored one stays): the row is not rewritten.
+    expect(await order({ address: address() })).toBe(id);
+    expect(await order({})).toBe(id);
+    expect(await customerRow(id)).toEqual(stored);
+    // A new address or name is written.
+    expect(await order({ address: address({ city: 'Campinas' }) })).toBe(id);
+    const moved = await customerRow(id);
+    expect(moved?.xmin).not.toBe(stored?.xmin);
+    expect(moved?.address?.city).toBe('Campinas');
+    expect(await order({ name: 'Maria S.' })).toBe(id);
+    expect(await customerRow(id)).toMatchObject({ name: 'Maria S.', address: { city: 'Campinas' } });
+  });
+
   it('makes one customer of concurrent orders with one tax id', async () => {
     // Orders that arrive together are written in one batch, where a customer may be upserted once.
     const seller = await createKey(gateway.service);
@@ -286,27 +319,46 @@ describe('create order: customer data', () => {
 
   it('leaves a customer written twice in one batch as two orders one after another would', async () => {
     const writes = new OrderWrites(system.orders.runtime.sql);
-    const contact = {
-      sellerId: randomUUID(),
-      environment: 'test' as const,
-      taxId: '52998224725',
-      taxIdType: 'CPF' as const,
-      email: 'maria@example.com',
-      phone: '',
-      at: new Date(),
+    const scope = { sellerId: randomUUID(), environment: 'test' as const, sellerName: 'Loja' };
+    // Payments stubbed: both creates reach the write in the same turn, so they share one statement.
+    const deps: CreateOrderDeps = {
+      requestCharge: async (request) => ({
+        transaction_uuid: randomUUID(),
+        order_uuid: request.order_uuid,
+        status: 'CREATED',
+        method: 'PIX',
+        txid: randomUUID().replaceAll('-', ''),
+        copy_and_paste: '000201',
+        qr_code_image_base64: null,
+        gross_amount: request.gross_amount,
+        fee_amount: 0,
+        net_amount: request.gross_amount,
+        expires_at: request.expires_at,
+        created_at: new Date().toISOString(),
+      }),
+      targets: { allowPrivate: true },
+      products: new ProductLookup(),
+      writes,
     };
-    const given = { ...address(), country: 'BR' };
-    // Submitted in one turn: one statement. The second has no address, so the first's stays.
-    const ids = await Promise.all([
-      writes.upsertCustomer({ ...contact, name: 'First', address: given }),
-      writes.upsertCustomer({ ...contact, name: 'Second', address: null }),
+    const given = address();
+    const em = system.orders.runtime.orm.em.fork();
+    const [first, second] = await Promise.all([
+      createOrderInDomain(em, scope, standaloneOrder({ customer: customer({ name: 'First', address: given }) }), deps),
+      createOrderInDomain(em, scope, standaloneOrder({ customer: customer({ name: 'Second' }) }), deps),
     ]);
-    expect(ids[0]).toBe(ids[1]);
-    const [row] = await system.orders.runtime.sql.query<{ name: string; address: unknown }>(
+    expect(first.customerId).toBe(second.customerId);
+    expect(first.order.customerId).toBe(first.customerId);
+    const [row] = await system.orders.runtime.sql.query<{ name: string; address: { city: string } }>(
       'select name, address from orders.customers where id = $1',
-      [ids[0]],
+      [first.customerId],
     );
-    expect(row).toEqual({ name: 'Second', address: given });
+    // The second has no address, so the first's stays; the last contact data wins.
+    expect(row).toEqual({ name: 'Second', address: expect.objectContaining({ city: given.city }) });
+    const orders = await system.orders.runtime.sql.query<{ customer_id: string }>(
+      'select customer_id from orders.orders where id = any($1::uuid[])',
+      [[first.order.id, second.order.id]],
+    );
+    expect(orders).toEqual([{ customer_id: first.customerId }, { customer_id: first.customerId }]);
   });
 
   it('checks the debtor document', async () => {

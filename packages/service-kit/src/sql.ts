@@ -114,7 +114,14 @@ export interface InsertRows {
   rows: object[];
 }
 
-export function rowsOf<T extends object>(entity: EntitySchema<T>, rows: T[]): InsertRows {
+/**
+ * `Computed` names the properties the rows leave out because the statement computes their columns
+ * (insertPart's `computed`).
+ */
+export function rowsOf<T extends object, Computed extends keyof T = never>(
+  entity: EntitySchema<T>,
+  rows: Array<Omit<T, Computed>>,
+): InsertRows {
   return { entityName: entity.meta.className, rows };
 }
 
@@ -129,25 +136,41 @@ function rowJson(table: TableOf, row: object): Record<string, unknown> {
   return out;
 }
 
+/** An INSERT of one entity's rows for a statement of CTEs, and the JSON parameter it reads. */
+export interface InsertPart {
+  text: string;
+  value: string;
+}
+
+/**
+ * `insert into <table> (<columns>) select ... from jsonb_populate_recordset(...) r`, reading the rows
+ * from parameter `$param` as one JSON array, so the table's own column types convert them and the
+ * text depends only on the entity: any number of rows is the same statement. `computed` gives the SQL
+ * of columns the rows do not carry, over the record `r` (a key a CTE of the same statement returns).
+ */
+export function insertPart(
+  sql: Sql,
+  insert: InsertRows,
+  param: number,
+  computed: Record<string, string> = {},
+): InsertPart {
+  const table = sql.table(insert.entityName);
+  const select = table.columns.map(([, column]) => computed[column] ?? `r.${quote(column)}`).join(', ');
+  return {
+    text: `insert into ${table.name} (${table.columnList}) select ${select} from jsonb_populate_recordset(null::${table.name}, $${param}::jsonb) r`,
+    value: JSON.stringify(insert.rows.map((row) => rowJson(table, row))),
+  };
+}
+
 /**
  * Inserts rows of several entities (outbox messages among them) in one statement, as data-modifying
- * CTEs: atomic on its own, without a transaction around it, in one round trip instead of a BEGIN, one
- * INSERT per entity and a COMMIT. Each entity's rows travel as one JSON parameter read with
- * `jsonb_populate_recordset`, so the table's own column types convert them and the statement's text
- * depends only on the entities: any number of rows (a batch of requests) is the same statement. The
- * caller wakes the outbox relay afterwards.
+ * CTEs (insertPart): atomic on its own, without a transaction around it, in one round trip instead of
+ * a BEGIN, one INSERT per entity and a COMMIT. The caller wakes the outbox relay afterwards.
  */
 export async function insertTogether(sql: Sql, inserts: InsertRows[]): Promise<void> {
   const parts = inserts
     .filter((insert) => insert.rows.length > 0)
-    .map((insert, i) => {
-      const table = sql.table(insert.entityName);
-      const columns = table.columnList;
-      return {
-        text: `insert into ${table.name} (${columns}) select ${columns} from jsonb_populate_recordset(null::${table.name}, $${i + 1}::jsonb)`,
-        value: JSON.stringify(insert.rows.map((row) => rowJson(table, row))),
-      };
-    });
+    .map((insert, i) => insertPart(sql, insert, i + 1));
   const main = parts.pop();
   if (!main) return;
   const text = parts.map((part, i) => `w${i} as (${part.text})`);

@@ -3,7 +3,7 @@ import type { AddressInput, Environment, TaxIdType } from '@seller-api/contracts
 import {
   OutboxMessageSchema,
   WriteBatch,
-  insertBatch,
+  insertPart,
   rowsOf,
   type OutboxMessage,
   type Sql,
@@ -23,7 +23,9 @@ export interface CustomerContact {
 }
 
 export interface NewOrder {
-  order: OrderRow;
+  /** The buyer, upserted in the order's statement; the order row takes its id from there. */
+  contact: CustomerContact;
+  order: Omit<OrderRow, 'customerId'>;
   items: OrderItemRow[];
   event: OutboxMessage;
 }
@@ -32,48 +34,47 @@ const customerKey = (c: Pick<CustomerContact, 'sellerId' | 'environment' | 'taxI
   `${c.sellerId}|${c.environment}|${c.taxId}`;
 
 // Customers are kept per seller and reused by tax id; the latest contact data wins, and an address
-// once given is kept when a later order of the customer has none.
-const UPSERT_CUSTOMERS = `insert into orders.customers (id, seller_id, environment, tax_id, tax_id_type, name, email, phone, address, created_at, updated_at)
-  select id, seller_id, environment, tax_id, tax_id_type, name, email, phone, address, created_at, updated_at
-    from jsonb_populate_recordset(null::orders.customers, $1::jsonb)
-  on conflict (seller_id, environment, tax_id) do update set
-    tax_id_type = excluded.tax_id_type, name = excluded.name, email = excluded.email, phone = excluded.phone,
-    address = coalesce(excluded.address, orders.customers.address), updated_at = excluded.updated_at
-  returning id, seller_id, environment, tax_id`;
+// once given is kept when a later order of the customer has none. A customer whose stored data the
+// order leaves as it is (a returning buyer, the usual case) is read, not written: no row lock, so the
+// orders of one busy customer do not queue behind each other's commits (their foreign keys take only
+// key-share locks, which do not conflict). Parameter $1: the customers' rows; CTE `c`: every
+// customer of the batch with its id.
+const UPSERT_CUSTOMERS = `incoming as (
+    select * from jsonb_populate_recordset(null::orders.customers, $1::jsonb)),
+  unchanged as (
+    select s.id, s.seller_id, s.environment, s.tax_id
+      from incoming i join orders.customers s using (seller_id, environment, tax_id)
+     where s.tax_id_type = i.tax_id_type and s.name = i.name and s.email = i.email and s.phone = i.phone
+       and (i.address is null or s.address = i.address)),
+  upserted as (
+    insert into orders.customers (id, seller_id, environment, tax_id, tax_id_type, name, email, phone, address, created_at, updated_at)
+    select id, seller_id, environment, tax_id, tax_id_type, name, email, phone, address, created_at, updated_at
+      from incoming i
+     where not exists (select 1 from unchanged u
+                        where u.seller_id = i.seller_id and u.environment = i.environment and u.tax_id = i.tax_id)
+    on conflict (seller_id, environment, tax_id) do update set
+      tax_id_type = excluded.tax_id_type, name = excluded.name, email = excluded.email, phone = excluded.phone,
+      address = coalesce(excluded.address, orders.customers.address), updated_at = excluded.updated_at
+    returning id, seller_id, environment, tax_id),
+  c as (select * from unchanged union all select * from upserted)`;
+
+// An order's customer, from the upsert of the same statement (CTE `c`).
+const CUSTOMER_OF_ORDER = `(select c.id from c where c.seller_id = r.seller_id and c.environment = r.environment and c.tax_id = r.customer_tax_id)`;
 
 /**
- * The create-order path's writes, each batched across concurrent requests (WriteBatch): the
- * customers' upsert, then the order, its items and its order.created event in one statement.
+ * The create-order path's write, batched across concurrent requests (WriteBatch): the customers'
+ * upsert, the orders (each with its customer's id, new or reused), their items and their
+ * order.created events, in one statement: atomic, one round trip and one commit.
  */
 export class OrderWrites {
-  private readonly customers: WriteBatch<CustomerContact, string>;
-  private readonly orders: WriteBatch<NewOrder, void>;
+  private readonly orders: WriteBatch<NewOrder, string>;
 
   constructor(sql: Sql) {
-    this.customers = new WriteBatch((batch) => upsertCustomers(sql, batch));
-    this.orders = insertBatch(sql, (batch) => [
-      rowsOf(
-        OrderSchema,
-        batch.map((b) => b.order),
-      ),
-      rowsOf(
-        OrderItemSchema,
-        batch.flatMap((b) => b.items),
-      ),
-      rowsOf(
-        OutboxMessageSchema,
-        batch.map((b) => b.event),
-      ),
-    ]);
+    this.orders = new WriteBatch((batch) => writeOrders(sql, batch));
   }
 
-  /** The customer's id, new or reused, once its contact data is stored. */
-  upsertCustomer(contact: CustomerContact): Promise<string> {
-    return this.customers.submit(contact);
-  }
-
-  /** The order, its items and its event, atomically. */
-  insertOrder(order: NewOrder): Promise<void> {
+  /** Stores the order, its items, its event and its customer atomically; answers the customer's id. */
+  insertOrder(order: NewOrder): Promise<string> {
     return this.orders.submit(order);
   }
 }
@@ -83,9 +84,9 @@ export class OrderWrites {
  * twice is written once, with what the same orders one after another would have left: the last
  * contact data, and the last address given.
  */
-async function upsertCustomers(sql: Sql, batch: CustomerContact[]): Promise<string[]> {
+async function writeOrders(sql: Sql, batch: NewOrder[]): Promise<string[]> {
   const merged = new Map<string, CustomerContact>();
-  for (const contact of batch) {
+  for (const { contact } of batch) {
     const key = customerKey(contact);
     const before = merged.get(key);
     merged.set(key, before && !contact.address ? { ...contact, address: before.address } : contact);
@@ -93,7 +94,7 @@ async function upsertCustomers(sql: Sql, batch: CustomerContact[]): Promise<stri
   // In one order of keys, so that two batches in flight lock the customers they share in the same
   // order and never deadlock.
   const contacts = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, c]) => c);
-  const rows = contacts.map((c) => ({
+  const customers = contacts.map((c) => ({
     id: randomUUID(),
     seller_id: c.sellerId,
     environment: c.environment,
@@ -106,9 +107,37 @@ async function upsertCustomers(sql: Sql, batch: CustomerContact[]): Promise<stri
     created_at: c.at.toISOString(),
     updated_at: c.at.toISOString(),
   }));
+  const orders = insertPart(
+    sql,
+    rowsOf<OrderRow, 'customerId'>(
+      OrderSchema,
+      batch.map((b) => b.order),
+    ),
+    2,
+    { customer_id: CUSTOMER_OF_ORDER },
+  );
+  const items = insertPart(
+    sql,
+    rowsOf(
+      OrderItemSchema,
+      batch.flatMap((b) => b.items),
+    ),
+    3,
+  );
+  const events = insertPart(
+    sql,
+    rowsOf(
+      OutboxMessageSchema,
+      batch.map((b) => b.event),
+    ),
+    4,
+  );
+  // Every data-modifying CTE runs to completion; the foreign key of a new customer's order is checked
+  // at the end of the statement, when the customer's row is there.
   const stored = await sql.query<{ id: string; seller_id: string; environment: Environment; tax_id: string }>(
-    UPSERT_CUSTOMERS,
-    [JSON.stringify(rows)],
+    `with ${UPSERT_CUSTOMERS}, o as (${orders.text}), i as (${items.text}), e as (${events.text})
+     select id, seller_id, environment, tax_id from c`,
+    [JSON.stringify(customers), orders.value, items.value, events.value],
   );
   const ids = new Map(
     stored.map((r) => [
@@ -116,7 +145,7 @@ async function upsertCustomers(sql: Sql, batch: CustomerContact[]): Promise<stri
       r.id,
     ]),
   );
-  return batch.map((contact) => {
+  return batch.map(({ contact }) => {
     const id = ids.get(customerKey(contact));
     if (!id) throw new Error('customer upsert returned no row');
     return id;

@@ -104,9 +104,9 @@ async function checkAgainstData(
 }
 
 /**
- * `POST /sellers/orders/`: validate, price, obtain the PIX charge from payments, then store the customer
- * (its own statement), then the order, its items and the order.created event in one statement, each
- * batched with the concurrent requests' (db/order-writes.ts). Nothing is stored when payments fails.
+ * `POST /sellers/orders/`: validate, price, obtain the PIX charge from payments, then store the customer,
+ * the order, its items and the order.created event in one statement, batched with the concurrent
+ * requests' (db/order-writes.ts). Nothing is stored when payments fails.
  */
 export async function createOrder(
   em: EntityManager,
@@ -145,26 +145,13 @@ export async function createOrder(
 
   const { customer } = input;
   const address = customer.address ?? null;
-  // Its own statement, before the order's: the customer's row lock then lasts one statement, not the
-  // order's, so a burst of orders from one customer does not queue behind each other's commits.
-  const customerId = await deps.writes.upsertCustomer({
-    sellerId: scope.sellerId,
-    environment: scope.environment,
-    taxId: customer.tax_id,
-    taxIdType: customer.tax_id_type,
-    name: customer.name,
-    email: customer.email,
-    phone: customer.phone,
-    address,
-    at: now,
-  });
   const hasPhysical = priced.lines.some((l) => l.product.type === 'PHYSICAL');
-  const order: OrderRow = {
+  // Its customer's id comes from the customer's upsert, in the order's own statement.
+  const order: Omit<OrderRow, 'customerId'> = {
     id: orderId,
     sellerId: scope.sellerId,
     environment: scope.environment,
     sellerName: scope.sellerName,
-    customerId,
     customerName: customer.name,
     customerEmail: customer.email,
     customerPhone: customer.phone,
@@ -220,8 +207,23 @@ export async function createOrder(
     payload: orderEventData(order, items),
     headers: orderHeaders(order),
   });
-  // The order, its items and order.created in one statement: atomic, one round trip.
-  await deps.writes.insertOrder({ order, items, event });
+  // The customer, the order, its items and order.created in one statement: atomic, one round trip.
+  const customerId = await deps.writes.insertOrder({
+    contact: {
+      sellerId: scope.sellerId,
+      environment: scope.environment,
+      taxId: customer.tax_id,
+      taxIdType: customer.tax_id_type,
+      name: customer.name,
+      email: customer.email,
+      phone: customer.phone,
+      address,
+      at: now,
+    },
+    order,
+    items,
+    event,
+  });
   deps.outboxStored?.();
-  return { order, items, customerId, charge };
+  return { order: { ...order, customerId }, items, customerId, charge };
 }

@@ -14,7 +14,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * The `data` of every order.* event (interface.md 6.5): what the webhook body will carry, masked, with
  * no internal ids. Parsed with the contract so a drift fails here, not at a receiver.
  */
-export function orderEventData(order: OrderRow, items: OrderItemRow[]): OrderEventData {
+export function orderEventData(order: Omit<OrderRow, 'customerId'>, items: OrderItemRow[]): OrderEventData {
   return OrderEventData.parse({
     order: {
       uuid: order.id,
@@ -72,7 +72,7 @@ export function itemEventData(
 }
 
 /** AMQP headers of every message about an order; the dispatcher keeps the postback URL from them. */
-export function orderHeaders(order: OrderRow): Record<string, string> {
+export function orderHeaders(order: Omit<OrderRow, 'customerId'>): Record<string, string> {
   return {
     'x-seller-id': order.sellerId,
     'x-environment': order.environment,
