@@ -4,8 +4,9 @@
 // A package is the npm package a function comes from (`pg`, `@mikro-orm/core`), the workspace
 // (`services/orders`, `packages/service-kit`), `node` for Node's own JavaScript, or one of V8's
 // pseudo-frames: `(garbage collector)`, `(program)` (native code that V8 cannot attribute), `(idle)`.
-// Beside the profiles run.mjs writes, only its measured run counts (the windows.json it leaves there).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// Beside the profiles a bench wrote, each process's measured run only (the windows.json the bench
+// leaves there, writeProfileWindows).
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -82,6 +83,17 @@ export function summarise(profile, window = null) {
   };
 }
 
+/**
+ * Leaves `windows.json` beside a bench's profiles: each process's measured window, the one the bench's
+ * own summary used, so that reading the profiles again later (the command line below) sees the same.
+ */
+export function writeProfileWindows(dir, names, windowOf) {
+  writeFileSync(
+    path.join(dir, 'windows.json'),
+    JSON.stringify(Object.fromEntries(names.map((n) => [n, windowOf(n)]))),
+  );
+}
+
 /** The summary of one profile file, printed: top packages, files and functions, in % of busy time. */
 export function printProfile(label, file, top = 12, window = null) {
   const s = summarise(JSON.parse(readFileSync(file, 'utf8')), window);
@@ -113,9 +125,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     : [target];
   for (const file of files) {
     const name = path.basename(file, '.cpuprofile');
-    // run.mjs leaves its measured windows beside the profiles: the same window as its own summary.
     const windowsFile = path.join(path.dirname(file), 'windows.json');
-    const windows = existsSync(windowsFile) ? JSON.parse(readFileSync(windowsFile, 'utf8')) : null;
-    printProfile(name, file, top, windows?.[name === 'floor' ? 'floor' : 'createOrder'] ?? null);
+    const windows = existsSync(windowsFile) ? JSON.parse(readFileSync(windowsFile, 'utf8')) : {};
+    printProfile(name, file, top, windows[name] ?? null);
   }
 }

@@ -14,7 +14,7 @@
 // by the next run) and print where each one spent its CPU. The plumbing is in ../lib.mjs.
 /* global fetch, AbortSignal */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -280,17 +280,20 @@ async function timed(fn) {
 
 async function printProfiles() {
   if (!PROFILE_DIR) return;
-  const { printProfile } = await import('./profile.mjs');
+  const { printProfile, writeProfileWindows } = await import('./profile.mjs');
   console.log(
     `\nCPU profiles in ${PROFILE_DIR}: self time during the measured run (the floor's for the floor, ` +
       "the create-order run's for the services). A whole process: node bench/create-order/profile.mjs <file>",
   );
-  // The windows, for other readers of the profiles (profile.mjs <file> --window <windows.json>:<name>).
-  writeFileSync(path.join(PROFILE_DIR, 'windows.json'), JSON.stringify(windows));
+  const windowOf = (name) => (name === 'floor' ? windows.floor : windows.createOrder);
+  writeProfileWindows(
+    PROFILE_DIR,
+    childList().map(({ name }) => name),
+    windowOf,
+  );
   for (const { name } of childList()) {
     const file = path.join(PROFILE_DIR, `${name}.cpuprofile`);
-    const window = name === 'floor' ? windows.floor : windows.createOrder;
-    if (existsSync(file)) printProfile(name, file, 12, window);
+    if (existsSync(file)) printProfile(name, file, 12, windowOf(name));
     else console.log(`\n${name}: no profile written (stopped before it could write one?)`);
   }
 }

@@ -1002,21 +1002,26 @@ function report({ ceiling, drain, fast, slow, real, slowBacklog, idleCpu, envelo
 
 async function printProfiles() {
   if (!PROFILE_DIR) return;
-  const { printProfile } = await import('../create-order/profile.mjs');
+  const { printProfile, writeProfileWindows } = await import('../create-order/profile.mjs');
   console.log(
     `\nCPU profiles in ${PROFILE_DIR}: self time during the drain for the dispatcher and the receivers, ` +
       'during the first latency run for the producer, during the run with real orders (or the first ' +
       'latency run) for the services. A whole process: node bench/create-order/profile.mjs <file>',
   );
+  const windowOf = (name) =>
+    name === 'dispatcher' || name === 'receivers'
+      ? windows.drain
+      : name === 'producer'
+        ? windows.latency
+        : (windows.real ?? windows.latency);
+  writeProfileWindows(
+    PROFILE_DIR,
+    childList().map(({ name }) => name),
+    windowOf,
+  );
   for (const { name } of childList()) {
     const file = path.join(PROFILE_DIR, `${name}.cpuprofile`);
-    const window =
-      name === 'dispatcher' || name === 'receivers'
-        ? windows.drain
-        : name === 'producer'
-          ? windows.latency
-          : (windows.real ?? windows.latency);
-    if (existsSync(file)) printProfile(name, file, 12, window);
+    if (existsSync(file)) printProfile(name, file, 12, windowOf(name));
     else console.log(`\n${name}: no profile written (stopped before it could write one?)`);
   }
 }

@@ -90,8 +90,7 @@ describe('renderQrPng', () => {
     expect(isWhite(image, quiet, quiet)).toBe(false);
   });
 
-  it('paints every module as a scale x scale block, dark where the matrix is', () => {
-    const scale = 4;
+  it.each([1, 3, 4, 6, 11])('paints every module as a block of scale %i, dark where the matrix is', (scale) => {
     const matrix = qrMatrix(SHORT);
     const image = PNG.sync.read(renderQrPng(SHORT, { scale }));
     let wrong = 0;

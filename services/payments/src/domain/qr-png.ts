@@ -48,17 +48,61 @@ function header(side: number): Buffer {
   return chunk('IHDR', ihdr);
 }
 
-// Clears `len` pixels from pixel `from` on (MSB first) in a scanline after its filter byte, a byte
-// at a time rather than a bit at a time.
-function paintDark(line: Uint8Array, from: number, len: number): void {
-  const end = from + len;
-  for (let x = from; x < end;) {
-    const bit = x & 7;
-    const n = Math.min(8 - bit, end - x);
-    const at = 1 + (x >> 3);
-    line[at] = (line[at] as number) & ~((0xff >> bit) & (0xff << (8 - bit - n)));
-    x += n;
+/**
+ * For one layout (modules per side, scale, margin): the modules each byte of a scanline shows (at most
+ * `width`), and the byte's value for each combination of their colours. A module row's scanline is
+ * then, per byte, a table lookup indexed by the colours of its few modules. At most a few dozen
+ * layouts exist (one per QR version at the default scale and margin), so they are kept.
+ */
+interface LineLayout {
+  /** Pixel bytes per scanline, after its filter byte. */
+  bytes: number;
+  /** Modules a byte shows at most. */
+  width: number;
+  /** Byte k shows the modules `columns[k * width + j]`; `size` (always light) pads the rest. */
+  columns: Int32Array;
+  /** Byte k's value is `values[(k << width) | colours]`, bit j of colours the colour of its j-th module. */
+  values: Uint8Array;
+}
+
+const layouts = new Map<string, LineLayout>();
+
+function layoutOf(size: number, scale: number, margin: number): LineLayout {
+  const key = `${size}/${scale}/${margin}`;
+  const cached = layouts.get(key);
+  if (cached) return cached;
+  const side = (size + 2 * margin) * scale;
+  const bytes = (side + 7) >> 3;
+  // Per byte, each module it shows with the mask of the bits it covers (MSB first).
+  const shown: Array<Array<{ column: number; mask: number }>> = [];
+  for (let k = 0; k < bytes; k++) {
+    const modules: Array<{ column: number; mask: number }> = [];
+    for (let bit = 0; bit < 8; bit++) {
+      const column = Math.floor((k * 8 + bit) / scale) - margin;
+      if (column < 0 || column >= size) continue;
+      const last = modules[modules.length - 1];
+      if (last?.column === column) last.mask |= 0x80 >> bit;
+      else modules.push({ column, mask: 0x80 >> bit });
+    }
+    shown.push(modules);
   }
+  const width = Math.max(1, ...shown.map((modules) => modules.length));
+  const columns = new Int32Array(bytes * width).fill(size);
+  const values = new Uint8Array(bytes << width);
+  shown.forEach((modules, k) => {
+    modules.forEach(({ column }, j) => (columns[k * width + j] = column));
+    for (let colours = 0; colours < 1 << width; colours++) {
+      // White (1) everywhere but under the dark modules.
+      let value = 0xff;
+      modules.forEach(({ mask }, j) => {
+        if ((colours >> j) & 1) value &= ~mask;
+      });
+      values[(k << width) | colours] = value & 0xff;
+    }
+  });
+  const layout = { bytes, width, columns, values };
+  layouts.set(key, layout);
+  return layout;
 }
 
 /**
@@ -69,25 +113,30 @@ function paintDark(line: Uint8Array, from: number, len: number): void {
  */
 function rasterise(matrix: QrMatrix, scale: number, margin: number): { side: number; raw: Buffer } {
   const { size, modules } = matrix;
+  const { bytes, width, columns, values } = layoutOf(size, scale, margin);
   const side = (size + 2 * margin) * scale;
-  const stride = 1 + ((side + 7) >> 3);
+  const stride = 1 + bytes;
   const raw = Buffer.alloc(stride * side);
   for (let y = 0; y < side; y++) raw[y * stride] = 2;
-
-  const line = new Uint8Array(stride);
-  const writeLine = (y: number): void => {
-    raw.set(line, y * stride);
-    raw[y * stride] = 0;
-  };
-  line.fill(0xff);
-  writeLine(0);
+  // The first line of the quiet zone (filter 0, all white); the lines below it repeat it.
+  raw[0] = 0;
+  raw.fill(0xff, 1, stride);
+  // One module row, plus a light module at index `size` for the padding columns.
+  const row = new Uint8Array(size + 1);
   for (let r = 0; r < size; r++) {
-    line.fill(0xff);
-    for (let c = 0; c < size; c++) if (modules[r * size + c]) paintDark(line, (margin + c) * scale, scale);
-    writeLine((margin + r) * scale);
+    row.set(modules.subarray(r * size, (r + 1) * size));
+    const at = (margin + r) * scale * stride;
+    raw[at] = 0;
+    for (let k = 0, c = 0; k < bytes; k++) {
+      let colours = 0;
+      for (let j = 0; j < width; j++, c++) colours |= (row[columns[c] as number] as number) << j;
+      raw[at + 1 + k] = values[(k << width) | colours] as number;
+    }
   }
-  line.fill(0xff);
-  writeLine((margin + size) * scale);
+  // The first line of the bottom quiet zone, white again.
+  const bottom = (margin + size) * scale * stride;
+  raw[bottom] = 0;
+  raw.fill(0xff, bottom + 1, bottom + stride);
   return { side, raw };
 }
 
