@@ -544,3 +544,20 @@ export async function withSessions(databaseUrl, fn, { ignore = [] } = {}) {
     await client.end().catch(() => undefined);
   }
 }
+
+/**
+ * Drops a bench's database, so that the services create it anew: every run starts from the same empty
+ * tables, not from the rows (and, where autovacuum is off, the dead rows) of the runs before it.
+ */
+export async function dropDatabase(name) {
+  const admin = new pg.Client({
+    connectionString: 'postgres://postgres@127.0.0.1:5432/postgres',
+    application_name: 'bench',
+  });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await admin.end();
+  }
+}

@@ -24,6 +24,7 @@ import {
   childList,
   CPF,
   createKey,
+  dropDatabase,
   freePort,
   intFromEnv,
   load,
@@ -48,7 +49,8 @@ const TARGET_MIN_RATIO = 1 / 3; // create-order keeps at least a third of the fl
 const TARGET_MAX_P99_MS = 100; // ...and its p99 stays under 100 ms.
 const MAX_RUN_SECONDS = 600;
 const POOL_MAX = 10; // the services' pool size (service-kit openDatabase), given to the floor too
-const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/seller_api_bench_orders';
+const DATABASE = 'seller_api_bench_orders';
+const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
 
 const DURATION = intFromEnv('BENCH_DURATION', 10, MAX_RUN_SECONDS);
 const CONNECTIONS = intFromEnv('BENCH_CONNECTIONS', 50, 10_000);
@@ -301,6 +303,9 @@ async function printProfiles() {
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
+  // Each run on empty tables: the orders of earlier runs would make later runs slower (bigger indexes,
+  // and on a server with autovacuum off, the outboxes' dead rows that every relay claim reads past).
+  await dropDatabase(DATABASE);
   const taken = new Set();
   const ports = {
     payments: await freePort(13002, taken),

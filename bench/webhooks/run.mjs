@@ -33,6 +33,7 @@ import {
   ROOT,
   childList,
   createKey,
+  dropDatabase,
   freePort,
   intFromEnv,
   nthCpf,
@@ -65,7 +66,6 @@ const BUSY_OTHER = 25;
 
 const DATABASE = 'seller_api_bench_webhooks';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
-const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const DURATION = intFromEnv('BENCH_DURATION', 10, 600);
 const WARMUP = intFromEnv('BENCH_WARMUP', 3, 600);
@@ -159,13 +159,7 @@ async function measured(fn) {
 async function main() {
   // A clean database every run: no deliveries left pending by the last one (its slow destination's
   // backlog, say) to be sent to receivers that are gone.
-  const admin = new pg.Client({ connectionString: ADMIN_URL, application_name: 'bench' });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists ${DATABASE} with (force)`);
-  } finally {
-    await admin.end();
-  }
+  await dropDatabase(DATABASE);
 
   const taken = new Set();
   const port = (preferred) => freePort(preferred, taken);

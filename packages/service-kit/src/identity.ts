@@ -11,6 +11,32 @@ export const IDENTITY_HEADER = 'x-sa-identity';
 export const IDENTITY_TS_HEADER = 'x-sa-identity-ts';
 export const IDENTITY_SIG_HEADER = 'x-sa-identity-sig';
 const MAX_SKEW_MS = 60_000;
+// A signature made for an identity and a route is reused for this long: a burst of one seller's calls
+// costs one HMAC, not one each. The receiver's window (MAX_SKEW_MS) is what bounds a replay either way.
+const REUSE_MS = 1_000;
+// Signatures made and verified, kept for reuse; both maps are emptied whole past this many entries.
+const MEMO_SIZE = 1_000;
+
+interface Signed {
+  secret: string;
+  signed: SignedIdentity;
+  at: number;
+}
+const signedMemo = new Map<string, Signed>();
+
+interface Verified {
+  secret: string;
+  encoded: string;
+  ts: string;
+  route: string;
+  identity: Identity;
+}
+const verifiedMemo = new Map<string, Verified>();
+
+function remember<V>(memo: Map<string, V>, key: string, value: V): void {
+  if (memo.size >= MEMO_SIZE) memo.clear();
+  memo.set(key, value);
+}
 
 function mac(secret: string, ts: string, identity: string, method: string, path: string): string {
   return createHmac('sha256', secret)
@@ -26,9 +52,15 @@ export function signedIdentity(
   path: string,
   now = Date.now(),
 ): SignedIdentity {
-  const encoded = Buffer.from(JSON.stringify(identity)).toString('base64url');
+  const json = JSON.stringify(identity);
+  const key = `${method.toUpperCase()} ${path} ${json}`;
+  const memo = signedMemo.get(key);
+  if (memo && memo.secret === secret && now >= memo.at && now - memo.at < REUSE_MS) return memo.signed;
+  const encoded = Buffer.from(json).toString('base64url');
   const ts = String(now);
-  return { identity: encoded, ts, sig: mac(secret, ts, encoded, method, path) };
+  const signed = { identity: encoded, ts, sig: mac(secret, ts, encoded, method, path) };
+  remember(signedMemo, key, { secret, signed, at: now });
+  return signed;
 }
 
 /** The headers that carry a signed identity. */
@@ -82,15 +114,25 @@ export function verifySignedIdentity(
   if (typeof encoded !== 'string' || typeof ts !== 'string' || typeof sig !== 'string') return null;
   const at = Number(ts);
   if (!Number.isFinite(at) || Math.abs(now - at) > MAX_SKEW_MS) return null;
+  // The same parts checked before for the same route: the same answer, without the HMAC and the parse.
+  const route = `${method.toUpperCase()} ${path}`;
+  const memo = verifiedMemo.get(sig);
+  if (memo && memo.secret === secret && memo.encoded === encoded && memo.ts === ts && memo.route === route)
+    return memo.identity;
   const expected = Buffer.from(mac(secret, ts, encoded, method, path), 'hex');
   const given = Buffer.from(sig, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  let identity: Identity;
   try {
     const parsed = Identity.safeParse(JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')));
-    return parsed.success ? parsed.data : null;
+    if (!parsed.success) return null;
+    identity = parsed.data;
   } catch {
     return null;
   }
+  // Frozen: the same object answers every later check of these parts.
+  remember(verifiedMemo, sig, { secret, encoded, ts, route, identity: Object.freeze(identity) });
+  return identity;
 }
 
 declare module 'express-serve-static-core' {

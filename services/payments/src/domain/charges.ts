@@ -39,7 +39,12 @@ export interface ChargeResult {
   transaction: Transaction;
   /** False when the order already had its charge and that one is returned. */
   created: boolean;
+  /** The charge as the internal API shows it (toCharge), its QR image rendered. */
+  charge: Charge;
 }
+
+/** After the callbacks already queued: a write batch submitted this turn is on its way by then. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The PIX charge of an order, idempotent on the order: when the same seller asks again, the existing
@@ -57,7 +62,7 @@ export async function createCharge(
 ): Promise<ChargeResult> {
   if (deps.psp.remote) {
     const existing = await findByOrder(em.fork(), input.order_uuid);
-    if (existing) return { transaction: ownedBy(existing, owner), created: false };
+    if (existing) return answered(ownedBy(existing, owner));
   }
   const now = deps.now?.() ?? new Date();
   // Static BR Codes hold 25 characters; API Pix wants 26 to 35: the adapter says which.
@@ -105,18 +110,30 @@ export async function createCharge(
     payload,
     headers: eventHeaders(transaction),
   });
+  // The transaction and its event in one statement: atomic, one round trip (the create-order path).
+  const written = deps.writes.insert(transaction, event);
+  // Handled below, after the image: a failure meanwhile must not count as unhandled.
+  written.catch(() => undefined);
+  // The QR image (~0.1 ms of CPU) is rendered while the statement travels and commits, not after:
+  // the batch's statement goes out before the next turn, and the image needs only copy_and_paste.
+  await nextTurn();
+  const charge = toCharge(transaction);
   try {
-    // The transaction and its event in one statement: atomic, one round trip (the create-order path).
-    await deps.writes.insert(transaction, event);
+    await written;
     deps.outboxStored?.();
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     // This order's charge was made before (or by a concurrent request): answer with it.
     const winner = await findByOrder(em.fork(), input.order_uuid);
     if (!winner) throw err;
-    return { transaction: ownedBy(winner, owner), created: false };
+    return answered(ownedBy(winner, owner));
   }
-  return { transaction, created: true };
+  return { transaction, created: true, charge };
+}
+
+/** An existing charge, returned as it is. */
+function answered(transaction: Transaction): ChargeResult {
+  return { transaction, created: false, charge: toCharge(transaction) };
 }
 
 /** PostgreSQL's unique_violation, as pg reports it (the insert runs on a plain connection). */

@@ -109,11 +109,12 @@ export function mountPublicRoutes(app: Express, runtime: Runtime, deps: RouteDep
  */
 export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): void {
   const charge = async (owner: ChargeOwner, input: CreateChargeRequest) => {
-    const { transaction, created } = await createCharge(runtime.orm.em.fork(), owner, input, {
+    // The global manager: createCharge forks it only when it reads (a remote PSP, a repeated call).
+    const { created, charge } = await createCharge(runtime.orm.em, owner, input, {
       ...deps.charges,
       outboxStored: () => runtime.relay.wake(),
     });
-    return { status: created ? (201 as const) : (200 as const), charge: toCharge(transaction) };
+    return { status: created ? (201 as const) : (200 as const), charge };
   };
 
   app.post(
