@@ -137,7 +137,8 @@ interface OutboxRow {
   id: string;
   exchange: string;
   routing_key: string;
-  payload: unknown;
+  /** The payload's JSON text as stored: published as it is, without a parse and a stringify. */
+  payload: string;
   headers: Record<string, string>;
   trace_context: TraceCarrier | null;
   created_at: Date;
@@ -171,7 +172,7 @@ export class OutboxRelay {
     const { schema } = options;
     this.claim = `delete from "${schema}".outbox where id in (
       select id from "${schema}".outbox order by created_at, id limit ${this.batchSize} for update skip locked)
-    returning id, exchange, routing_key, payload, headers, trace_context, created_at`;
+    returning id, exchange, routing_key, payload::text as payload, headers, trace_context, created_at`;
   }
 
   start(): void {
@@ -281,7 +282,7 @@ export class OutboxRelay {
     return this.options.broker.publish(
       row.exchange,
       row.routing_key,
-      Buffer.from(JSON.stringify(row.payload)),
+      Buffer.from(row.payload),
       {
         messageId: row.id,
         headers,

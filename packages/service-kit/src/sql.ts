@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntitySchema } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { WriteBatch, type WriteBatchOptions } from './write-batch';
@@ -39,7 +40,31 @@ export interface TableOf {
 type PgResult = { rows: unknown[] } | Array<{ rows: unknown[] }>;
 
 interface PgClient {
-  query(text: string, values?: unknown[]): Promise<PgResult>;
+  query(query: string | PgStatement, values?: unknown[]): Promise<PgResult>;
+}
+
+interface PgStatement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+// Statements with parameters run prepared, named after their text: PostgreSQL parses and plans a hot
+// statement (a batch insert of several CTEs, say) once per connection instead of on every call. Texts
+// are fixed per call site; past this many, a text (one built with a varying shape) runs unnamed, so a
+// connection never holds an unbounded number of prepared statements.
+const MAX_NAMED = 200;
+const statementNames = new Map<string, string>();
+
+function statement(text: string, values: unknown[]): string | PgStatement {
+  if (values.length === 0) return text;
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    if (statementNames.size >= MAX_NAMED) return { name: '', text, values };
+    name = `sql_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
 }
 
 const rowsOfResult = (result: PgResult): unknown[] =>
@@ -60,7 +85,7 @@ export function sqlOf(orm: MikroORM): Sql {
     async query<R extends object>(text: string, values: unknown[] = []): Promise<R[]> {
       const connection = await client.acquireConnection();
       try {
-        return rowsOfResult(await connection.query(text, values)) as R[];
+        return rowsOfResult(await connection.query(statement(text, values))) as R[];
       } finally {
         await client.releaseConnection(connection);
       }
@@ -70,8 +95,8 @@ export function sqlOf(orm: MikroORM): Sql {
       work: (rows: R[], query: SqlQuery) => Promise<T>,
     ): Promise<T> {
       const connection = await client.acquireConnection();
-      const query: SqlQuery = async <Q extends object>(text: string, values?: unknown[]) =>
-        rowsOfResult(await connection.query(text, values)) as Q[];
+      const query: SqlQuery = async <Q extends object>(text: string, values: unknown[] = []) =>
+        rowsOfResult(await connection.query(statement(text, values))) as Q[];
       try {
         // No parameters, so pg sends a simple query, which may hold several statements. If the
         // opening statement fails, the transaction it opened is rolled back like any other failure.
