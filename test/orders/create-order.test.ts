@@ -275,14 +275,16 @@ describe('create order: customer data', () => {
     const seller = await createKey(gateway.service);
     const customerRow = async (id: string | undefined) =>
       (
-        await system.orders.runtime.sql.query<{ xmin: string; name: string; address: { city: string } | null }>(
-          'select xmin::text, name, address from orders.customers where id = $1',
-          [id],
-        )
+        await system.orders.runtime.sql.query<{
+          xmin: string;
+          name: string;
+          address: { city: string } | null;
+        }>('select xmin::text, name, address from orders.customers where id = $1', [id])
       )[0];
     const order = async (overrides: Record<string, unknown>) =>
       CreatedOrder.parse(
-        (await createOrder(gateway.url, seller.key, standaloneOrder({ customer: customer(overrides) }))).body.data,
+        (await createOrder(gateway.url, seller.key, standaloneOrder({ customer: customer(overrides) }))).body
+          .data,
       ).customer.uuid;
     const id = await order({ address: address() });
     const stored = await customerRow(id);
@@ -343,7 +345,12 @@ describe('create order: customer data', () => {
     const given = address();
     const em = system.orders.runtime.orm.em.fork();
     const [first, second] = await Promise.all([
-      createOrderInDomain(em, scope, standaloneOrder({ customer: customer({ name: 'First', address: given }) }), deps),
+      createOrderInDomain(
+        em,
+        scope,
+        standaloneOrder({ customer: customer({ name: 'First', address: given }) }),
+        deps,
+      ),
       createOrderInDomain(em, scope, standaloneOrder({ customer: customer({ name: 'Second' }) }), deps),
     ]);
     expect(first.customerId).toBe(second.customerId);

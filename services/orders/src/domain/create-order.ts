@@ -53,7 +53,7 @@ function addError(errors: FieldErrors, field: string, message: string): void {
  * the schema's violations: every problem of a request comes back at once.
  */
 async function checkAgainstData(
-  em: EntityManager,
+  em: () => EntityManager,
   scope: Scope,
   body: unknown,
   errors: FieldErrors,
@@ -86,7 +86,7 @@ async function checkAgainstData(
   }
   let affiliateName: string | null = null;
   if (typeof raw.affiliate_code === 'string' && raw.affiliate_code.trim()) {
-    const affiliate = await findAffiliateByCode(em, scope, raw.affiliate_code.trim());
+    const affiliate = await findAffiliateByCode(em(), scope, raw.affiliate_code.trim());
     if (!affiliate) addError(errors, 'affiliate_code', 'Unknown affiliate code');
     affiliateName = affiliate?.name ?? null;
   }
@@ -106,7 +106,7 @@ async function checkAgainstData(
 /**
  * `POST /sellers/orders/`: validate, price, obtain the PIX charge from payments, then store the customer,
  * the order, its items and the order.created event in one statement, batched with the concurrent
- * requests' (db/order-writes.ts). Nothing is stored when payments fails.
+ * requests' (db/order-writes.ts). Nothing is stored when payments fails. `em` is forked for what it reads.
  */
 export async function createOrder(
   em: EntityManager,
@@ -117,7 +117,10 @@ export async function createOrder(
   const now = deps.now?.() ?? new Date();
   const parsed = CreateOrderRequest.safeParse(body);
   const errors: FieldErrors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
-  const data = await checkAgainstData(em, scope, body, errors, now, deps);
+  // Forked only if something is read through the ORM: products are usually known already.
+  let forked: EntityManager | undefined;
+  const reader = () => (forked ??= em.fork());
+  const data = await checkAgainstData(reader, scope, body, errors, now, deps);
   if (!parsed.success || Object.keys(errors).length > 0 || !data.expiresAt)
     throw badRequest('Invalid order.', errors);
   const input = parsed.data;

@@ -44,7 +44,8 @@ export class ProductLookup {
 
   constructor(private readonly max = 10_000) {}
 
-  async find(em: EntityManager, scope: Scope, ids: string[]): Promise<Map<string, ProductRow>> {
+  /** `em` is asked for only when a product is not kept here. */
+  async find(em: () => EntityManager, scope: Scope, ids: string[]): Promise<Map<string, ProductRow>> {
     const found = new Map<string, ProductRow>();
     const missing: string[] = [];
     for (const id of new Set(ids)) {
@@ -54,7 +55,7 @@ export class ProductLookup {
       else if (row.sellerId === scope.sellerId && row.environment === scope.environment) found.set(id, row);
     }
     if (missing.length === 0) return found;
-    const read = await em.find(ProductSchema, {
+    const read = await em().find(ProductSchema, {
       id: { $in: missing },
       sellerId: scope.sellerId,
       environment: scope.environment,

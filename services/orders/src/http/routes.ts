@@ -119,7 +119,7 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
     method: 'POST',
     path: '/sellers/orders/',
     async handle({ identity, body }) {
-      const result = await createOrder(em(), scopeOf(identity), body, {
+      const result = await createOrder(runtime.orm.em, scopeOf(identity), body, {
         requestCharge: (request) => payments.createCharge(identity, request),
         targets,
         products,
