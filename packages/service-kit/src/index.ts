@@ -21,3 +21,4 @@ export * from './pagination';
 export * from './targets';
 export * from './migrate-only';
 export * from './telemetry';
+export * from './deadline';

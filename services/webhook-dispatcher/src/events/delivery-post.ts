@@ -1,3 +1,4 @@
+import type { SharedDeadline } from '@seller-api/service-kit';
 import type { Dispatcher } from 'undici';
 
 /** What a receiver answered to one POST: its status (null if none came), and what went wrong. */
@@ -10,34 +11,6 @@ interface PostAnswer {
 }
 
 const RESPONSE_EXCERPT_BYTES = 1024;
-
-/**
- * One timer cutting off every attempt started within a short span (sender.ts): a signal and a timer
- * per attempt, or hundreds of listeners on one AbortSignal (added and removed by a list walk each),
- * showed in the dispatcher's profile. `watch` registers an attempt's abort; the function it returns
- * forgets it.
- */
-export class SharedDeadline {
-  private readonly watchers = new Set<(reason: Error) => void>();
-  private reason: Error | null = null;
-
-  constructor(ms: number) {
-    setTimeout(() => {
-      this.reason = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
-      for (const abort of this.watchers) abort(this.reason);
-      this.watchers.clear();
-    }, ms).unref();
-  }
-
-  watch(abort: (reason: Error) => void): () => void {
-    if (this.reason) {
-      abort(this.reason);
-      return () => undefined;
-    }
-    this.watchers.add(abort);
-    return () => this.watchers.delete(abort);
-  }
-}
 
 export interface PostTarget {
   origin: string;

@@ -6,14 +6,16 @@ import { Agent } from 'undici';
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
 import { retryAfterDelay, scheduledDelay } from '../domain/retry';
 import {
+  DeadlineWindow,
   guardedLookup,
   literalTargetRefusal,
+  type SharedDeadline,
   startHttpClientSpan,
   tracingEnabled,
   w3cTraceHeaders,
   type Resolver,
 } from '@seller-api/service-kit';
-import { postDelivery, SharedDeadline, type PostTarget } from './delivery-post';
+import { postDelivery, type PostTarget } from './delivery-post';
 import { DeliverySlots } from './delivery-slots';
 import type { DispatcherMetrics } from './metrics';
 
@@ -83,8 +85,6 @@ const MAX_WAIT_MS = 250;
 // replicas that stamp new deliveries may differ by this much), and for how long, at most, before a
 // claim reads the whole due index again (claim).
 const CURSOR_MARGIN_MS = 1000;
-// Attempts started this close together share one deadline (sharedDeadline).
-const DEADLINE_SHARE_MS = 10;
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
@@ -95,7 +95,8 @@ const DEADLINE_SHARE_MS = 10;
 export class DeliverySender {
   private readonly slots: DeliverySlots<ClaimedDelivery>;
   private sweeper: NodeJS.Timeout | null = null;
-  private deadline: { shared: SharedDeadline; until: number } | null = null;
+  /** Attempts started within 10 ms share one deadline (kit deadline.ts), each cut off at most that late. */
+  private readonly deadlines: DeadlineWindow;
   private readonly attempts = new Set<Promise<void>>();
   private readonly claims = new Map<ClaimPlan, Promise<void>>();
   /** Something may be due that no claim has looked for yet: a wake, a slot freed, a full claim. */
@@ -123,6 +124,7 @@ export class DeliverySender {
 
   constructor(private readonly options: SenderOptions) {
     this.outcomes = new OutcomeRecorder(options.pool, options.logger);
+    this.deadlines = new DeadlineWindow(options.attemptTimeoutMs);
     this.slots = new DeliverySlots({
       concurrency: options.concurrency,
       destinationConcurrency: options.destinationConcurrency,
@@ -304,7 +306,7 @@ export class DeliverySender {
       free(null);
       this.attempts.delete(attempt);
     };
-    const attempt: Promise<void> = this.attempt(delivery, this.sharedDeadline(), free).then(
+    const attempt: Promise<void> = this.attempt(delivery, this.deadlines.deadline(), free).then(
       done,
       (err: unknown) => {
         this.options.logger.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly');
@@ -312,22 +314,6 @@ export class DeliverySender {
       },
     );
     this.attempts.add(attempt);
-  }
-
-  /**
-   * A deadline shared by the attempts started within the same DEADLINE_SHARE_MS (delivery-post.ts,
-   * SharedDeadline). Each attempt is still cut off at WEBHOOK_ATTEMPT_TIMEOUT_MS, at most
-   * DEADLINE_SHARE_MS later.
-   */
-  private sharedDeadline(): SharedDeadline {
-    const now = Date.now();
-    if (!this.deadline || now >= this.deadline.until) {
-      this.deadline = {
-        shared: new SharedDeadline(this.options.attemptTimeoutMs + DEADLINE_SHARE_MS),
-        until: now + DEADLINE_SHARE_MS,
-      };
-    }
-    return this.deadline.shared;
   }
 
   /** Clears the leases of claimed deliveries this process will not attempt, so that they are due again now. */
