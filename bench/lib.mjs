@@ -74,7 +74,9 @@ export function startProcess(name, script, env, { profileName } = {}) {
         ...(profileName ? [`--cpu-prof-name=${profileName}`] : []),
       ]
     : [];
-  const child = spawn(process.execPath, [...profile, script], {
+  // BENCH_NODE_FLAGS: V8 and Node flags NODE_OPTIONS refuses (--trace-deopt, say), for every child.
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...flags, ...profile, script], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -40,7 +40,7 @@ const customerKey = (c: Pick<CustomerContact, 'sellerId' | 'environment' | 'taxI
 // key-share locks, which do not conflict). Parameter $1: the customers' rows; CTE `c`: every
 // customer of the batch with its id.
 const UPSERT_CUSTOMERS = `incoming as (
-    select * from jsonb_populate_recordset(null::orders.customers, $1::jsonb)),
+    select * from json_populate_recordset(null::orders.customers, $1::json)),
   unchanged as (
     select s.id, s.seller_id, s.environment, s.tax_id
       from incoming i join orders.customers s using (seller_id, environment, tax_id)

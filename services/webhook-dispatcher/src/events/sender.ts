@@ -605,7 +605,7 @@ class OutcomeRecorder {
   private async write(outcomes: AttemptOutcome[]): Promise<void> {
     await this.pool.query({
       text: `with v as (
-         select * from jsonb_to_recordset($1::jsonb) as v(id uuid, attempt int, started_at timestamptz,
+         select * from json_to_recordset($1::json) as v(id uuid, attempt int, started_at timestamptz,
            duration_ms int, response_status int, response_body text, error text, status text,
            next_attempt_at timestamptz, delivered boolean)),
        a as (
