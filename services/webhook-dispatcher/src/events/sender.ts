@@ -367,7 +367,9 @@ export class DeliverySender {
     >({
       // The window of the oldest due deliveries (db/migrations.ts, due_window: read in the due index's
       // order, up to its size); the rows picked from it are then locked one by one by primary key, at
-      // most each destination's budget ($4, or $3 for a destination the plan does not list).
+      // most each destination's budget ($4, or $3 for a destination the plan does not list). Named:
+      // prepared once per connection, not parsed and planned again for every claim.
+      name: 'webhooks_claim',
       text: `with due as (select * from webhooks.due_window($1::text[], $2, $6::timestamptz)),
        ranked as (
          select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
@@ -604,6 +606,8 @@ class OutcomeRecorder {
 
   private async write(outcomes: AttemptOutcome[]): Promise<void> {
     await this.pool.query({
+      // Prepared once per connection (sender.ts claim).
+      name: 'webhooks_outcomes',
       text: `with v as (
          select * from json_to_recordset($1::json) as v(id uuid, attempt int, started_at timestamptz,
            duration_ms int, response_status int, response_body text, error text, status text,
