@@ -281,16 +281,11 @@ export class OutboxRelay {
   }
 
   private publish(row: OutboxRow, headers: Record<string, string>): Promise<void> {
-    return this.options.broker.publish(
-      row.exchange,
-      row.routing_key,
-      Buffer.from(row.payload),
-      {
-        messageId: row.id,
-        headers,
-        timestamp: new Date(row.created_at).getTime(),
-      },
-    );
+    return this.options.broker.publish(row.exchange, row.routing_key, Buffer.from(row.payload), {
+      messageId: row.id,
+      headers,
+      timestamp: new Date(row.created_at).getTime(),
+    });
   }
 
   /**

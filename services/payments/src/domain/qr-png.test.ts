@@ -90,22 +90,25 @@ describe('renderQrPng', () => {
     expect(isWhite(image, quiet, quiet)).toBe(false);
   });
 
-  it.each([1, 3, 4, 6, 11])('paints every module as a block of scale %i, dark where the matrix is', (scale) => {
-    const matrix = qrMatrix(SHORT);
-    const image = PNG.sync.read(renderQrPng(SHORT, { scale }));
-    let wrong = 0;
-    for (let r = 0; r < matrix.size; r++) {
-      for (let c = 0; c < matrix.size; c++) {
-        const dark = matrix.modules[r * matrix.size + c] === 1;
-        for (let dy = 0; dy < scale; dy++) {
-          for (let dx = 0; dx < scale; dx++) {
-            if (isWhite(image, (4 + c) * scale + dx, (4 + r) * scale + dy) === dark) wrong++;
+  it.each([1, 3, 4, 6, 11])(
+    'paints every module as a block of scale %i, dark where the matrix is',
+    (scale) => {
+      const matrix = qrMatrix(SHORT);
+      const image = PNG.sync.read(renderQrPng(SHORT, { scale }));
+      let wrong = 0;
+      for (let r = 0; r < matrix.size; r++) {
+        for (let c = 0; c < matrix.size; c++) {
+          const dark = matrix.modules[r * matrix.size + c] === 1;
+          for (let dy = 0; dy < scale; dy++) {
+            for (let dx = 0; dx < scale; dx++) {
+              if (isWhite(image, (4 + c) * scale + dx, (4 + r) * scale + dy) === dark) wrong++;
+            }
           }
         }
       }
-    }
-    expect(wrong).toBe(0);
-  });
+      expect(wrong).toBe(0);
+    },
+  );
 
   it('refuses a thinner quiet zone or a bad scale', () => {
     expect(() => renderQrPng(SHORT, { margin: 3 })).toThrow(RangeError);
