@@ -45,3 +45,33 @@ export class DeadlineWindow {
     return this.current.shared;
   }
 }
+
+/** What a dispatched call needs of its deadline (`guardCall`). */
+export interface CallGuard {
+  /** Give it the call's controller once the call has started (undici's `onRequestStart`). */
+  started(controller: { abort(reason: Error): void }): void;
+  /** The call is over: the deadline no longer concerns it. */
+  forget(): void;
+}
+
+/**
+ * Ties one undici call to a deadline. Before the call has a connection there is nothing to abort
+ * yet: `failEarly` answers it at once, and the call is aborted as soon as it starts. After that, the
+ * deadline aborts the call, which ends it with an error.
+ */
+export function guardCall(deadline: SharedDeadline, failEarly: (reason: Error) => void): CallGuard {
+  let controller: { abort(reason: Error): void } | null = null;
+  let expired: Error | null = null;
+  const forget = deadline.watch((reason) => {
+    expired = reason;
+    if (controller) controller.abort(reason);
+    else failEarly(reason);
+  });
+  return {
+    started(c) {
+      controller = c;
+      if (expired) c.abort(expired);
+    },
+    forget,
+  };
+}

@@ -1,6 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { DeadlineWindow, HttpError, injectTraceContext } from '@seller-api/service-kit';
+import {
+  DeadlineWindow,
+  HttpError,
+  guardCall,
+  injectTraceContext,
+  type CallGuard,
+} from '@seller-api/service-kit';
 import type { Upstream } from './routing';
 
 // Never forwarded: hop-by-hop headers, the caller's key (services trust the signed identity instead),
@@ -121,23 +127,17 @@ export class UpstreamClient {
       const kept: Record<string, string> = {};
       const chunks: Buffer[] = [];
       let settled = false;
-      let controller: Dispatcher.DispatchController | null = null;
-      let expired: Error | null = null;
-      let forget: () => void = () => undefined;
+      // Null while guardCall runs: a deadline already past fails the call from inside it.
+      let guard: CallGuard | null = null;
       const fail = (err: unknown) => {
         if (settled) return;
         settled = true;
-        forget();
+        guard?.forget();
         reject(upstreamError(NAMES[upstream], err));
       };
-      // Before the call has a connection there is nothing to abort yet: it fails now, and is aborted
-      // as soon as it starts.
-      forget = this.deadlines.deadline().watch((reason) => {
-        expired = reason;
-        if (controller) controller.abort(reason);
-        else fail(reason);
-      });
+      guard = guardCall(this.deadlines.deadline(), fail);
       if (settled) return;
+      const call = guard;
       this.pools[upstream].dispatch(
         {
           path,
@@ -149,8 +149,7 @@ export class UpstreamClient {
         },
         {
           onRequestStart(c) {
-            controller = c;
-            if (expired) c.abort(expired);
+            call.started(c);
           },
           onResponseStart(_c, statusCode, responseHeaders) {
             // 1xx answers are interim: the final status comes after them.
@@ -167,7 +166,7 @@ export class UpstreamClient {
           onResponseEnd() {
             if (settled) return;
             settled = true;
-            forget();
+            call.forget();
             resolve({ status, headers: kept, body: Buffer.concat(chunks) });
           },
           onResponseError(_c, err) {

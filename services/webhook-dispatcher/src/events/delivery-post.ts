@@ -1,4 +1,4 @@
-import type { SharedDeadline } from '@seller-api/service-kit';
+import { guardCall, type CallGuard, type SharedDeadline } from '@seller-api/service-kit';
 import type { Dispatcher } from 'undici';
 
 /** What a receiver answered to one POST: its status (null if none came), and what went wrong. */
@@ -41,13 +41,12 @@ export function postDelivery(
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    let controller: Dispatcher.DispatchController | null = null;
-    let expired: Error | null = null;
-    let forget: () => void = () => undefined;
+    // Null while guardCall runs: a deadline already past answers the attempt from inside it.
+    let guard: CallGuard | null = null;
     function settle(error: unknown) {
       if (settled) return;
       settled = true;
-      forget();
+      guard?.forget();
       const excerpt =
         status === null
           ? null
@@ -59,14 +58,9 @@ export function postDelivery(
                 .replaceAll('\u0000', '');
       resolve({ status, retryAfter, excerpt, error });
     }
-    // Before the request has a connection there is nothing to abort yet: it is answered now, and
-    // aborted as soon as it starts.
-    forget = deadline.watch((reason) => {
-      expired = reason;
-      if (controller) controller.abort(reason);
-      else settle(reason);
-    });
+    guard = guardCall(deadline, settle);
     if (settled) return;
+    const call = guard;
     dispatcher.dispatch(
       {
         origin: target.origin,
@@ -79,8 +73,7 @@ export function postDelivery(
       },
       {
         onRequestStart(c) {
-          controller = c;
-          if (expired) c.abort(expired);
+          call.started(c);
         },
         onResponseStart(c, statusCode, responseHeaders) {
           // 1xx answers are interim: the final status comes after them.
