@@ -52,7 +52,10 @@ interface PgStatement {
 // Statements with parameters run prepared, named after their text: PostgreSQL parses and plans a hot
 // statement (a batch insert of several CTEs, say) once per connection instead of on every call. Texts
 // are fixed per call site; past this many, a text (one built with a varying shape) runs unnamed, so a
-// connection never holds an unbounded number of prepared statements.
+// connection never holds an unbounded number of prepared statements. A statement's result columns
+// must be named, never `*`: a prepared statement whose result type changes under it (a migration of a
+// newer release adding a column) fails until its connection is replaced. Behind PgBouncer in
+// transaction mode this needs its prepared statement support (docs/deploy.md).
 const MAX_NAMED = 200;
 const statementNames = new Map<string, string>();
 
