@@ -43,7 +43,10 @@ export interface ChargeResult {
   charge: Charge;
 }
 
-/** After the callbacks already queued: a write batch submitted this turn is on its way by then. */
+/**
+ * After the callbacks already queued: a write batch submitted this turn has started by then (its own
+ * callback was queued first), so its statement is on its way unless the pool had no free connection.
+ */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -115,7 +118,7 @@ export async function createCharge(
   // Handled below, after the image: a failure meanwhile must not count as unhandled.
   written.catch(() => undefined);
   // The QR image (~0.1 ms of CPU) is rendered while the statement travels and commits, not after:
-  // the batch's statement goes out before the next turn, and the image needs only copy_and_paste.
+  // the image needs only copy_and_paste.
   await nextTurn();
   const charge = toCharge(transaction);
   try {
