@@ -425,6 +425,27 @@ describe('create order: expiration', () => {
   });
 });
 
+describe('create order: callers', () => {
+  it('refuses a caller without the gateway identity, with a JSON body, a broken one or a query string', async () => {
+    // Served on plain node:http first (kit plain-route.ts), then by express for other shapes: both
+    // answer 401 in the documented shape before the body is looked at.
+    const post = (path: string, body: string) =>
+      fetch(`${system.services.orders}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    for (const res of [
+      await post('/sellers/orders/', JSON.stringify(standaloneOrder())),
+      await post('/sellers/orders/', '{not json'),
+      await post('/sellers/orders/?x=1', JSON.stringify(standaloneOrder())),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: 'unauthorized', message: expect.any(String) });
+    }
+  });
+});
+
 describe('create order: events and failures', () => {
   it('publishes order.created and payment.pix_qr_code_created through the outboxes', async () => {
     const orders = await captureEvents(

@@ -185,11 +185,27 @@ export function insertPart(
   computed: Record<string, string> = {},
 ): InsertPart {
   const table = sql.table(insert.entityName);
-  const select = table.columns.map(([, column]) => computed[column] ?? `r.${quote(column)}`).join(', ');
   return {
-    text: `insert into ${table.name} (${table.columnList}) select ${select} from json_populate_recordset(null::${table.name}, $${param}::json) r`,
+    text: insertText(sql, table, param, computed),
     value: JSON.stringify(insert.rows.map((row) => rowJson(table, row))),
   };
+}
+
+// The texts of insertPart, made once per Sql (a table's name depends on its ORM's schema) rather
+// than for every batch: they depend only on the entity, the parameter and the computed columns.
+const insertTexts = new WeakMap<Sql, Map<string, string>>();
+
+function insertText(sql: Sql, table: TableOf, param: number, computed: Record<string, string>): string {
+  let texts = insertTexts.get(sql);
+  if (!texts) insertTexts.set(sql, (texts = new Map()));
+  const key = `${table.name} ${param} ${JSON.stringify(computed)}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    const select = table.columns.map(([, column]) => computed[column] ?? `r.${quote(column)}`).join(', ');
+    text = `insert into ${table.name} (${table.columnList}) select ${select} from json_populate_recordset(null::${table.name}, $${param}::json) r`;
+    texts.set(key, text);
+  }
+  return text;
 }
 
 /**

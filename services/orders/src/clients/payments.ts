@@ -9,6 +9,7 @@ import {
   type Identity,
 } from '@seller-api/contracts';
 import {
+  DeadlineWindow,
   HttpError,
   WriteBatch,
   identityHeaders,
@@ -41,6 +42,7 @@ type ChargeOutcome = { charge: Charge } | { error: HttpError };
 export class PaymentsClient {
   private readonly pool: Pool;
   private readonly charges: WriteBatch<Queued, ChargeOutcome>;
+  private readonly deadlines: DeadlineWindow;
   /** Until when payments is taken to lack the batch route (a build before it, mid-deploy). */
   private singleUntil = 0;
 
@@ -49,6 +51,7 @@ export class PaymentsClient {
     private readonly secret: string,
     private readonly timeoutMs: number,
   ) {
+    this.deadlines = new DeadlineWindow(timeoutMs);
     this.pool = new Pool(origin, {
       connections: 64,
       keepAliveTimeout: 30_000,
@@ -62,10 +65,11 @@ export class PaymentsClient {
 
   async createCharge(identity: Identity, request: CreateChargeRequest): Promise<Charge> {
     const signed = signedIdentity(this.secret, identity, 'POST', PATH);
-    // The deadline covers the wait for a place in a batch too.
-    let timer: NodeJS.Timeout | undefined;
+    // The deadline covers the wait for a place in a batch too; the creates of the same few
+    // milliseconds share its timer (kit deadline.ts).
+    let forget: () => void = () => undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable()), this.timeoutMs);
+      forget = this.deadlines.deadline().watch(() => reject(unavailable()));
     });
     try {
       const outcome = await Promise.race([
@@ -75,7 +79,7 @@ export class PaymentsClient {
       if ('error' in outcome) throw outcome.error;
       return outcome.charge;
     } finally {
-      clearTimeout(timer);
+      forget();
     }
   }
 

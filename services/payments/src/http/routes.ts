@@ -108,12 +108,10 @@ export function mountPublicRoutes(app: Express, runtime: Runtime, deps: RouteDep
  * routes `/internal/`). Every route sits behind the identity check that serveService applies.
  */
 export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): void {
+  const chargeDeps: ChargeDeps = { ...deps.charges, outboxStored: () => runtime.relay.wake() };
   const charge = async (owner: ChargeOwner, input: CreateChargeRequest) => {
     // The global manager: createCharge forks it only when it reads (a remote PSP, a repeated call).
-    const { created, charge } = await createCharge(runtime.orm.em, owner, input, {
-      ...deps.charges,
-      outboxStored: () => runtime.relay.wake(),
-    });
+    const { created, charge } = await createCharge(runtime.orm.em, owner, input, chargeDeps);
     return { status: created ? (201 as const) : (200 as const), charge };
   };
 
