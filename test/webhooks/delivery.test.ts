@@ -1,10 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
 import { OrderEventData } from '@seller-api/contracts';
 import { verifyWebhook } from '@seller-api/webhook-verify';
+import { INTAKE_QUEUE, SOURCES } from '../../services/webhook-dispatcher/src/events/topology';
+import { testEnv } from '../support/env';
 import { startReceiver } from '../support/receiver';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
 import { deliveries, placeOrder, register } from './helpers';
 
+const env = testEnv();
 let system: System;
 let gateway: RunningGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -156,5 +161,52 @@ describe('postback_url', () => {
     expect(
       receiver.received.filter((h) => h.path.startsWith('/postback') && h.body.event.startsWith('payment.')),
     ).toEqual([]);
+  });
+});
+
+describe('intake', () => {
+  it('fans a burst of events out to every webhook once, and a message the broker delivers twice only once', async () => {
+    const { key, sellerId } = await createKey(gateway.service);
+    const first = await register(gateway.url, key, `${receiver.url}/burst-a`, 'order.created');
+    await register(gateway.url, key, `${receiver.url}/burst-b`, 'order.created');
+    // Orders created together reach the intake together, and are stored in batches.
+    const orders = await Promise.all(Array.from({ length: 12 }, () => placeOrder(gateway.url, key)));
+    await waitFor(() => orders.every((order) => forOrder(order, 'order.created').length >= 2), {
+      what: 'both deliveries of every order',
+    });
+    for (const order of orders) {
+      expect(
+        forOrder(order, 'order.created')
+          .map((h) => h.path)
+          .sort(),
+      ).toEqual(['/burst-a', '/burst-b']);
+    }
+
+    // The same message twice, as after an acknowledgement lost with its connection.
+    const data = forOrder(orders[0] as string, 'order.created')[0]?.body.data;
+    const messageId = randomUUID();
+    let handled = 0;
+    const count = (queue: string, outcome: string, id: unknown) => {
+      if (queue === INTAKE_QUEUE && outcome === 'processed' && id === messageId) handled += 1;
+    };
+    system.dispatcher.runtime.broker.on('handled', count);
+    const connection = await amqp.connect(env.AMQP_URL as string);
+    try {
+      const channel = await connection.createConfirmChannel();
+      for (let i = 0; i < 2; i += 1) {
+        channel.publish(
+          `${env.AMQP_NAMESPACE}${SOURCES.orders}`,
+          'order.created',
+          Buffer.from(JSON.stringify(data)),
+          { messageId, headers: { 'x-seller-id': sellerId, 'x-environment': 'test' } },
+        );
+      }
+      await channel.waitForConfirms();
+      await waitFor(() => handled >= 2, { what: 'both copies handled' });
+    } finally {
+      system.dispatcher.runtime.broker.off('handled', count);
+      await connection.close();
+    }
+    expect(await deliveries(gateway.url, key, first.id, '?limit=100')).toHaveLength(orders.length + 1);
   });
 });

@@ -41,6 +41,7 @@ const DLX = 'dlx';
 /**
  * One AMQP connection with a confirm channel for publishing and one channel per consumer. It reconnects
  * by itself, redeclares the topology and resumes its consumers, so callers never hold a dead channel.
+ * Events: `consuming` (queue, active) and `handled` (queue, outcome, message id) for the metrics.
  */
 export class Broker extends EventEmitter {
   private connection: ChannelModel | null = null;
@@ -228,7 +229,7 @@ export class Broker extends EventEmitter {
         try {
           await handler(message);
           channel.ack(message);
-          this.emit('handled', queue, 'processed');
+          this.emit('handled', queue, 'processed', message.properties.messageId);
         } catch (err) {
           const attempts = deathCount(message, name) + 1;
           if (attempts >= maxAttempts) {
@@ -242,14 +243,14 @@ export class Broker extends EventEmitter {
               headers: message.properties.headers,
             });
             channel.ack(message);
-            this.emit('handled', queue, 'dead');
+            this.emit('handled', queue, 'dead', message.properties.messageId);
           } else {
             this.options.logger.warn(
               { err, queue, messageId: message.properties.messageId, attempts },
               'message failed, will retry',
             );
             channel.nack(message, false, false);
-            this.emit('handled', queue, 'retried');
+            this.emit('handled', queue, 'retried', message.properties.messageId);
           }
         }
       })().catch(() => undefined);

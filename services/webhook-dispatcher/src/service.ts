@@ -1,4 +1,4 @@
-import { createRuntime, idempotentHandler, serveService, type Runtime } from '@seller-api/service-kit';
+import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
 import { Pool } from 'pg';
 import type pino from 'pino';
 import type { DispatcherConfig } from './config';
@@ -59,7 +59,7 @@ export async function startDispatcher(
     internalSecret: config.INTERNAL_SECRET,
     mount: (app) => mountRoutes(app, { runtime, policy, onRequeued: () => sender.rescan() }),
   });
-  const intake = idempotentHandler(runtime.orm, SCHEMA, INTAKE_QUEUE, intakeHandler(runtime.logger));
+  const intake = intakeHandler(runtime.sql, runtime.logger);
   await runtime.broker.consume(INTAKE_QUEUE, async (message) => {
     await intake(message);
     sender.wake();

@@ -8,7 +8,22 @@ import {
   type EventName,
   type WebhookDelivery,
 } from '@seller-api/contracts';
-import { conflict, decodeCursor, encodeCursor, notFound, type Scope } from '@seller-api/service-kit';
+import {
+  conflict,
+  decodeCursor,
+  encodeCursor,
+  notFound,
+  type Scope,
+  type Sql,
+  type TraceCarrier,
+} from '@seller-api/service-kit';
+import {
+  activeSubscribers,
+  storeDeliveries,
+  subscriptionKey,
+  type NewDelivery,
+  type SubscriptionKey,
+} from '../db/delivery-writes';
 import { getWebhook } from './registrations';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -23,6 +38,8 @@ export function newEventId(): string {
 }
 
 export interface IncomingEvent {
+  /** The message it came in; its id is recorded with the deliveries, so a redelivery adds none. */
+  messageId: string;
   event: EventName;
   sellerId: string;
   environment: Environment;
@@ -32,50 +49,60 @@ export interface IncomingEvent {
   postbackUrl: string | null;
   orderId: string | null;
   /** The consumer span's W3C trace context: each attempt's POST joins the event's trace. */
-  traceContext: Record<string, string> | null;
+  traceContext: TraceCarrier | null;
 }
 
 /**
  * Stores one delivery per destination before any attempt: every active global webhook of the event in
- * that seller and environment, plus the order's postback URL for order events. Runs in the consumer's
- * transaction, so a redelivered message never fans out twice.
+ * that seller and environment, plus the order's postback URL for order events. The events of a batch
+ * of messages go together: one lookup of their subscribers, then one statement that records
+ * `messageIds` as processed and stores the deliveries of the new ones only, so a redelivered message
+ * never fans out twice. Answers the message ids that were new.
  */
-export async function fanOut(em: EntityManager, incoming: IncomingEvent): Promise<number> {
-  const hooks = await em.execute<Array<{ id: string; url: string }>>(
-    `select id, url from webhooks.webhooks where seller_id = ? and environment = ? and event = ? and status = 'ACTIVE'`,
-    [incoming.sellerId, incoming.environment, incoming.event],
-  );
-  const rows: unknown[][] = hooks.map((hook) => [hook.id, null, hook.url, true]);
-  if (incoming.postbackUrl && isPostbackEvent(incoming.event))
-    rows.push([null, incoming.orderId, incoming.postbackUrl, false]);
-  if (rows.length === 0) return 0;
-  const now = new Date();
-  const values = rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-  const traceContext = incoming.traceContext ? JSON.stringify(incoming.traceContext) : null;
-  const params = rows.flatMap(([webhookId, orderId, url, signed]) => [
-    randomUUID(),
-    newEventId(),
-    webhookId,
-    orderId,
-    incoming.sellerId,
-    incoming.environment,
-    incoming.event,
-    url,
-    signed,
-    JSON.stringify(incoming.data),
-    incoming.occurredAt,
-    'pending',
-    now,
-    now,
-    traceContext,
-  ]);
-  await em.execute(
-    `insert into webhooks.deliveries
-       (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed, payload, occurred_at, status, next_attempt_at, created_at, trace_context)
-     values ${values}`,
-    params,
-  );
-  return rows.length;
+export async function fanOut(
+  sql: Sql,
+  consumer: string,
+  messageIds: string[],
+  events: IncomingEvent[],
+): Promise<Set<string>> {
+  const keys = new Map<string, SubscriptionKey>();
+  for (const incoming of events) keys.set(subscriptionKey(incoming), incoming);
+  const subscribers = await activeSubscribers(sql, [...keys.values()]);
+  const deliveries: NewDelivery[] = [];
+  for (const incoming of events) {
+    const common = {
+      messageId: incoming.messageId,
+      sellerId: incoming.sellerId,
+      environment: incoming.environment,
+      event: incoming.event,
+      payload: incoming.data,
+      occurredAt: incoming.occurredAt,
+      traceContext: incoming.traceContext,
+    };
+    for (const hook of subscribers.get(subscriptionKey(incoming)) ?? []) {
+      deliveries.push({
+        ...common,
+        id: randomUUID(),
+        eventId: newEventId(),
+        webhookId: hook.id,
+        orderId: null,
+        url: hook.url,
+        signed: true,
+      });
+    }
+    if (incoming.postbackUrl && isPostbackEvent(incoming.event)) {
+      deliveries.push({
+        ...common,
+        id: randomUUID(),
+        eventId: newEventId(),
+        webhookId: null,
+        orderId: incoming.orderId,
+        url: incoming.postbackUrl,
+        signed: false,
+      });
+    }
+  }
+  return storeDeliveries(sql, consumer, messageIds, deliveries);
 }
 
 interface DeliveryRecord {

@@ -1,36 +1,63 @@
 import { EventName } from '@seller-api/contracts';
-import { currentTraceContext, type Handler, type Logger } from '@seller-api/service-kit';
-import { fanOut } from '../domain/deliveries';
+import {
+  batchedIdempotentHandler,
+  type BatchedMessage,
+  type Logger,
+  type MessageHandler,
+  type Sql,
+} from '@seller-api/service-kit';
+import { fanOut, type IncomingEvent } from '../domain/deliveries';
+import { INTAKE_QUEUE } from './topology';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Turns a public event off the bus into deliveries. Seller and environment come from the AMQP headers
- * the producers set; the postback URL of order events too, so an order.paid processed before its
- * order.created still reaches the order's own webhook.
+ * Turns the public events off the bus into deliveries, a batch of messages at a time (the kit's
+ * batchedIdempotentHandler). Seller and environment come from the AMQP headers the producers set; the
+ * postback URL of order events too, so an order.paid processed before its order.created still reaches
+ * the order's own webhook.
  */
-export function intakeHandler(logger: Logger): Handler {
-  return async (em, message) => {
-    const event = EventName.safeParse(message.routingKey);
-    const sellerId = message.headers['x-seller-id'];
-    const environment = message.headers['x-environment'];
-    if (!event.success || !sellerId || (environment !== 'test' && environment !== 'live')) {
-      logger.warn(
-        { routingKey: message.routingKey, messageId: message.id },
-        'event without a public name, seller or environment: ignored',
-      );
-      return;
+export function intakeHandler(sql: Sql, logger: Logger): MessageHandler {
+  return batchedIdempotentHandler(INTAKE_QUEUE, (batch) => {
+    const events: IncomingEvent[] = [];
+    for (const item of batch) {
+      const incoming = incomingEvent(item);
+      if (incoming) events.push(incoming);
+      else
+        logger.warn(
+          { routingKey: item.message.routingKey, messageId: item.message.id },
+          'event without a public name, seller or environment: ignored',
+        );
     }
-    const occurredAt = message.headers['x-occurred-at']
-      ? new Date(message.headers['x-occurred-at'])
-      : message.publishedAt;
-    await fanOut(em, {
-      event: event.data,
-      sellerId,
-      environment,
-      occurredAt,
-      data: message.payload,
-      postbackUrl: message.headers['x-postback-url'] ?? null,
-      orderId: message.headers['x-order-uuid'] ?? null,
-      traceContext: currentTraceContext(),
-    });
+    return fanOut(
+      sql,
+      INTAKE_QUEUE,
+      batch.map((item) => item.message.id),
+      events,
+    );
+  });
+}
+
+/** The event a message carries, or null when its name, seller or environment is not a valid one. */
+function incomingEvent({ message, traceContext }: BatchedMessage): IncomingEvent | null {
+  const event = EventName.safeParse(message.routingKey);
+  const sellerId = message.headers['x-seller-id'];
+  const environment = message.headers['x-environment'];
+  if (!event.success || !sellerId || !UUID.test(sellerId)) return null;
+  if (environment !== 'test' && environment !== 'live') return null;
+  const orderId = message.headers['x-order-uuid'] ?? null;
+  const occurredAt = message.headers['x-occurred-at']
+    ? new Date(message.headers['x-occurred-at'])
+    : message.publishedAt;
+  return {
+    messageId: message.id,
+    event: event.data,
+    sellerId,
+    environment,
+    occurredAt: Number.isNaN(occurredAt.getTime()) ? message.publishedAt : occurredAt,
+    data: message.payload,
+    postbackUrl: message.headers['x-postback-url'] ?? null,
+    orderId: orderId && UUID.test(orderId) ? orderId : null,
+    traceContext,
   };
 }

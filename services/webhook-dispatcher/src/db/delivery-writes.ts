@@ -1,0 +1,105 @@
+import type { Environment, EventName } from '@seller-api/contracts';
+import { processedMessagesCte, type Sql, type TraceCarrier } from '@seller-api/service-kit';
+import { SCHEMA } from './migrations';
+
+/** Who subscribes to an event: the active webhooks of one seller, environment and event. */
+export interface SubscriptionKey {
+  sellerId: string;
+  environment: Environment;
+  event: EventName;
+}
+
+export const subscriptionKey = (k: SubscriptionKey) => `${k.sellerId}|${k.environment}|${k.event}`;
+
+/** The active webhooks of each key (by `subscriptionKey`), in one statement for a whole batch. */
+export async function activeSubscribers(
+  sql: Sql,
+  keys: SubscriptionKey[],
+): Promise<Map<string, Array<{ id: string; url: string }>>> {
+  const found = new Map<string, Array<{ id: string; url: string }>>();
+  if (keys.length === 0) return found;
+  const rows = await sql.query<{
+    id: string;
+    url: string;
+    seller_id: string;
+    environment: Environment;
+    event: EventName;
+  }>(
+    `select w.id, w.url, w.seller_id, w.environment, w.event
+       from unnest($1::uuid[], $2::text[], $3::text[]) as k(seller_id, environment, event)
+       join webhooks.webhooks w
+         on w.seller_id = k.seller_id and w.environment = k.environment and w.event = k.event
+      where w.status = 'ACTIVE'`,
+    [keys.map((k) => k.sellerId), keys.map((k) => k.environment), keys.map((k) => k.event)],
+  );
+  for (const row of rows) {
+    const key = subscriptionKey({ sellerId: row.seller_id, environment: row.environment, event: row.event });
+    const list = found.get(key);
+    if (list) list.push({ id: row.id, url: row.url });
+    else found.set(key, [{ id: row.id, url: row.url }]);
+  }
+  return found;
+}
+
+/** One delivery to store, due now; `messageId` is the message of the event it comes from. */
+export interface NewDelivery {
+  messageId: string;
+  id: string;
+  eventId: string;
+  webhookId: string | null;
+  orderId: string | null;
+  sellerId: string;
+  environment: Environment;
+  event: EventName;
+  url: string;
+  signed: boolean;
+  payload: unknown;
+  occurredAt: Date;
+  traceContext: TraceCarrier | null;
+}
+
+// One statement: the batch's message ids recorded as processed, and the deliveries of the new ones
+// only, so a redelivered message fans out nothing. Atomic without a transaction around it.
+const STORE_DELIVERIES = `with ${processedMessagesCte(SCHEMA)},
+  stored as (
+    insert into webhooks.deliveries
+      (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed, payload, occurred_at,
+       status, next_attempt_at, created_at, trace_context)
+    select d.id, d.event_id, d.webhook_id, d.order_id, d.seller_id, d.environment, d.event, d.url, d.signed,
+           d.payload, d.occurred_at, 'pending', now(), now(), d.trace_context
+      from json_to_recordset($3::json) as d(message_id text, id uuid, event_id text, webhook_id uuid,
+             order_id uuid, seller_id uuid, environment text, event text, url text, signed boolean,
+             payload jsonb, occurred_at timestamptz, trace_context jsonb)
+     where d.message_id in (select message_id from fresh))
+  select message_id from fresh`;
+
+/** Records `messageIds` as processed by `consumer` and stores the deliveries of those that were new. */
+export async function storeDeliveries(
+  sql: Sql,
+  consumer: string,
+  messageIds: string[],
+  deliveries: NewDelivery[],
+): Promise<Set<string>> {
+  const rows = await sql.query<{ message_id: string }>(STORE_DELIVERIES, [
+    consumer,
+    messageIds,
+    JSON.stringify(
+      deliveries.map((d) => ({
+        message_id: d.messageId,
+        id: d.id,
+        event_id: d.eventId,
+        webhook_id: d.webhookId,
+        order_id: d.orderId,
+        seller_id: d.sellerId,
+        environment: d.environment,
+        event: d.event,
+        url: d.url,
+        signed: d.signed,
+        payload: d.payload,
+        occurred_at: d.occurredAt.toISOString(),
+        trace_context: d.traceContext,
+      })),
+    ),
+  ]);
+  return new Set(rows.map((r) => r.message_id));
+}

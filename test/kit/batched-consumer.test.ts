@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { Migration } from '@mikro-orm/migrations';
+import amqp from 'amqplib';
+import {
+  Broker,
+  batchedIdempotentHandler,
+  createLogger,
+  ensureDatabase,
+  kitMigrationSql,
+  migrate,
+  openDatabase,
+  processedMessagesCte,
+  sqlOf,
+  type BatchWrite,
+  type MikroORM,
+} from '@seller-api/service-kit';
+import { testEnv } from '../support/env';
+import { waitFor } from '../support/wait';
+
+const SCHEMA = 'kit_batched_test';
+const EXCHANGE = 'gadgets.events';
+const QUEUE = 'gadgets.consumer';
+
+class Init extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of kitMigrationSql(SCHEMA)) this.addSql(sql);
+    this.addSql(
+      `create table if not exists ${SCHEMA}.effects (message_id text not null, gadget_id uuid not null)`,
+    );
+  }
+}
+
+const env = testEnv();
+const logger = createLogger('batched-consumer-test', 'silent');
+const topology = {
+  exchanges: [EXCHANGE],
+  queues: [
+    {
+      name: QUEUE,
+      bindings: [{ exchange: EXCHANGE, pattern: 'gadget.*' }],
+      prefetch: 64,
+      retryDelayMs: 50,
+      maxAttempts: 3,
+    },
+  ],
+};
+
+let orm: MikroORM;
+let producer: Broker;
+let consumer: Broker;
+/** How many messages each call of the write got. */
+const batchSizes: number[] = [];
+
+// The burst published before the consumer starts: it finds them all waiting in its queue.
+const burst = Array.from({ length: 30 }, () => ({ messageId: randomUUID(), gadgetId: randomUUID() }));
+const poisonId = randomUUID();
+const twiceId = randomUUID();
+const twiceGadget = randomUUID();
+
+/** The test's effects: one row per new message, written with the recording of the batch's ids. */
+const write: BatchWrite = async (messages) => {
+  batchSizes.push(messages.length);
+  const rows = await sqlOf(orm).query<{ message_id: string }>(
+    `with ${processedMessagesCte(SCHEMA)},
+       stored as (
+         insert into ${SCHEMA}.effects (message_id, gadget_id)
+         select e.message_id, e.gadget_id from json_to_recordset($3::json) as e(message_id text, gadget_id uuid)
+          where e.message_id in (select message_id from fresh))
+     select message_id from fresh`,
+    [
+      QUEUE,
+      messages.map((m) => m.message.id),
+      JSON.stringify(
+        messages.map((m) => ({
+          message_id: m.message.id,
+          gadget_id: (m.message.payload as { id: string }).id,
+        })),
+      ),
+    ],
+  );
+  return new Set(rows.map((r) => r.message_id));
+};
+
+async function effects(where: string, values: unknown[]): Promise<number> {
+  const rows = await sqlOf(orm).query<{ n: number }>(
+    `select count(*)::int as n from ${SCHEMA}.effects where ${where}`,
+    values,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+const publish = (messageId: string, id: string) =>
+  producer.publish(EXCHANGE, 'gadget.made', Buffer.from(JSON.stringify({ id })), { messageId });
+
+beforeAll(async () => {
+  await ensureDatabase(env.DATABASE_URL as string);
+  orm = await openDatabase({
+    url: env.DATABASE_URL as string,
+    schema: SCHEMA,
+    entities: [],
+    migrations: [{ name: 'Init', class: Init }],
+    logger,
+  });
+  await migrate(orm, SCHEMA);
+  producer = new Broker({
+    url: env.AMQP_URL as string,
+    namespace: env.AMQP_NAMESPACE as string,
+    logger,
+    topology,
+  });
+  consumer = new Broker({
+    url: env.AMQP_URL as string,
+    namespace: env.AMQP_NAMESPACE as string,
+    logger,
+    topology,
+  });
+  await producer.start();
+  await producer.waitUntilConnected(5_000);
+  // Messages of an earlier run of this file would be counted in the batches: start from an empty queue.
+  const connection = await amqp.connect(env.AMQP_URL as string);
+  const channel = await connection.createChannel();
+  for (const queue of [QUEUE, `${QUEUE}.retry`, `${QUEUE}.dead`])
+    await channel.purgeQueue(`${env.AMQP_NAMESPACE}${queue}`);
+  await connection.close();
+  // The poison message sits in the middle of the burst: its gadget id is no uuid, so any statement
+  // that holds it fails. The duplicate comes twice in the same burst.
+  for (const [i, { messageId, gadgetId }] of burst.entries()) {
+    await publish(messageId, gadgetId);
+    if (i === 10) await publish(poisonId, 'not-a-uuid');
+    if (i === 20 || i === 21) await publish(twiceId, twiceGadget);
+  }
+  await consumer.start();
+  await consumer.consume(QUEUE, batchedIdempotentHandler(QUEUE, write));
+});
+
+afterAll(async () => {
+  await producer.close();
+  await consumer.close();
+  await orm.close(true);
+});
+
+describe('batched idempotent consumer', () => {
+  it('writes a burst in batches, each message once, a bad one failing alone', async () => {
+    const ids = burst.map((m) => m.messageId);
+    await waitFor(async () => (await effects('message_id = any($1::text[])', [ids])) === ids.length, {
+      what: 'every good message of the burst applied',
+    });
+    for (const { messageId, gadgetId } of burst)
+      expect(await effects('message_id = $1 and gadget_id = $2', [messageId, gadgetId])).toBe(1);
+    // Messages waiting together went out together: fewer writes than messages.
+    expect(Math.max(...batchSizes)).toBeGreaterThan(1);
+    expect(await effects('gadget_id = $1', [twiceGadget])).toBe(1);
+  });
+
+  it('retries the bad message alone and parks it after its last attempt', async () => {
+    const connection = await amqp.connect(env.AMQP_URL as string);
+    try {
+      const channel = await connection.createChannel();
+      const parked = await waitFor(
+        async () => channel.get(`${env.AMQP_NAMESPACE}${QUEUE}.dead`, { noAck: true }),
+        {
+          what: 'the parked message',
+        },
+      );
+      expect(parked.properties.messageId).toBe(poisonId);
+      // Nothing else was parked: the good messages of its batch were written when it was retried alone.
+      expect(await channel.get(`${env.AMQP_NAMESPACE}${QUEUE}.dead`, { noAck: true })).toBe(false);
+      const processed = await orm.em
+        .fork()
+        .execute<Array<{ n: string }>>(
+          `select count(*) as n from ${SCHEMA}.processed_messages where message_id = ?`,
+          [poisonId],
+        );
+      expect(Number(processed[0]?.n)).toBe(0);
+    } finally {
+      await connection.close();
+    }
+  });
+});
