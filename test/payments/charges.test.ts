@@ -410,4 +410,37 @@ describe('POST /internal/charges/batch/', () => {
     expect(bad.body.data).toHaveProperty(['charges.1.charge.gross_amount']);
     expect(await rowsFor(body.order_uuid)).toHaveLength(0);
   });
+
+  it('is served the same by express for a request the plain path leaves to it, and refuses both unsigned', async () => {
+    // Served on plain node:http first (kit plain-route.ts), then by express for other shapes (here a
+    // query string): both answer 401 without the identity, before the body is looked at.
+    const body = chargeBody();
+    const batch = JSON.stringify({ charges: [{ signed: signed(sellerIdentity()), charge: body }] });
+    const post = (path: string, text: string, headers: Record<string, string> = {}) =>
+      fetch(`${system.services.payments}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: text,
+      });
+    for (const res of [
+      await post(BATCH, batch),
+      await post(BATCH, '{not json'),
+      await post(`${BATCH}?x=1`, batch),
+    ]) {
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: 'unauthorized', message: expect.any(String) });
+    }
+    const viaExpress = await post(
+      `${BATCH}?x=1`,
+      batch,
+      signIdentity(INTERNAL_SECRET, sellerIdentity(), 'POST', BATCH),
+    );
+    expect(viaExpress.status).toBe(200);
+    const { data } = (await viaExpress.json()) as {
+      data: { results: Array<{ status: number; charge: unknown }> };
+    };
+    expect(data.results.map((r) => r.status)).toEqual([201]);
+    expect(Charge.strict().parse(data.results[0]?.charge).order_uuid).toBe(body.order_uuid);
+    expect(await rowsFor(body.order_uuid)).toHaveLength(1);
+  });
 });

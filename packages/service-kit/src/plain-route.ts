@@ -1,10 +1,11 @@
 import type http from 'node:http';
+import type { Express } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Identity } from '@seller-api/contracts';
 import { readBody } from './body';
 import { HttpError, unauthorized } from './errors';
-import { errorAnswer, observeRequest, requestIdOf } from './http';
-import { verifyIdentity } from './identity';
+import { errorAnswer, observeRequest, requestIdOf, route as asyncRoute } from './http';
+import { identityOf, verifyIdentity } from './identity';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { traceServerRequest, tracingEnabled } from './telemetry';
@@ -25,6 +26,24 @@ export interface PlainRoute {
   /** The exact path, which is also the route template of its metrics. */
   path: string;
   handle(request: PlainRequest): Promise<{ status: number; body: unknown }>;
+}
+
+/**
+ * Mounts `plain` on express as well, for the requests `withPlainRoutes` leaves to it (a query string,
+ * another content type): the same handler, behind express's identity check and body parser. Returns
+ * the route, for the service's list of plain routes.
+ */
+export function mountPlainRoute(app: Express, plain: PlainRoute): PlainRoute {
+  const handler = asyncRoute(async (req, res) => {
+    const answer = await plain.handle({
+      identity: identityOf(req),
+      body: req.body,
+      requestId: req.requestId,
+    });
+    res.status(answer.status).json(answer.body);
+  });
+  app.all(plain.path, (req, res, next) => (req.method === plain.method ? handler(req, res, next) : next()));
+  return plain;
 }
 
 // The bodies taken here: JSON in UTF-8, not compressed. Anything else keeps express's own handling.

@@ -10,6 +10,7 @@ import {
 } from '@seller-api/contracts';
 import {
   identityOf,
+  mountPlainRoute,
   parseOrThrow,
   route,
   scopeOf,
@@ -115,7 +116,7 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
 
   // The hottest route: served on plain node:http (the kit's plain-route.ts), and by express for the
   // requests that path leaves to it (a query string, another content type).
-  const createOrderRoute: PlainRoute = {
+  const createOrderRoute = mountPlainRoute(app, {
     method: 'POST',
     path: '/sellers/orders/',
     async handle({ identity, body }) {
@@ -129,18 +130,7 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       orderMetrics.orderCreated(identity.environment, result.order.grossAmount);
       return { status: 201, body: { message: 'Order created.', data: presentCreatedOrder(result) } };
     },
-  };
-  app.post(
-    createOrderRoute.path,
-    route(async (req, res) => {
-      const answer = await createOrderRoute.handle({
-        identity: identityOf(req),
-        body: req.body,
-        requestId: req.requestId,
-      });
-      res.status(answer.status).json(answer.body);
-    }),
-  );
+  });
   app.get(
     '/sellers/orders/',
     route(async (req, res) => {

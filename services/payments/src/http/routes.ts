@@ -10,10 +10,12 @@ import {
   HttpError,
   forbidden,
   identityOf,
+  mountPlainRoute,
   parseOrThrow,
   route,
   unauthorized,
   verifySignedIdentity,
+  type PlainRoute,
   type Runtime,
 } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
@@ -107,7 +109,7 @@ export function mountPublicRoutes(app: Express, runtime: Runtime, deps: RouteDep
  * Internal routes, called by the orders service with the seller's signed identity (the gateway never
  * routes `/internal/`). Every route sits behind the identity check that serveService applies.
  */
-export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): void {
+export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): PlainRoute[] {
   const chargeDeps: ChargeDeps = { ...deps.charges, outboxStored: () => runtime.relay.wake() };
   const charge = async (owner: ChargeOwner, input: CreateChargeRequest) => {
     // The global manager: createCharge forks it only when it reads (a remote PSP, a repeated call).
@@ -128,10 +130,13 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): vo
 
   // The charges of concurrent creates, sent together by orders: each checked, made and answered as its
   // own call to CHARGES_PATH would have been, and written to the database together (ChargeWrites).
-  app.post(
-    '/internal/charges/batch/',
-    route(async (req, res) => {
-      const { charges } = parseOrThrow(CreateChargesRequest, req.body);
+  // The hottest route, served on plain node:http (the kit's plain-route.ts) and by express for the
+  // requests that path leaves to it.
+  const chargesBatchRoute = mountPlainRoute(app, {
+    method: 'POST',
+    path: '/internal/charges/batch/',
+    async handle({ body }) {
+      const { charges } = parseOrThrow(CreateChargesRequest, body);
       const results = await Promise.all(
         charges.map(async ({ signed, charge: input }): Promise<ChargeResult> => {
           try {
@@ -145,9 +150,9 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): vo
           }
         }),
       );
-      res.json({ message: 'Charges processed.', data: { results } });
-    }),
-  );
+      return { status: 200, body: { message: 'Charges processed.', data: { results } } };
+    },
+  });
 
   // The seller panel shows a PENDING order's QR code; the order detail carries no charge data.
   app.get(
@@ -183,4 +188,5 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): vo
       res.json({ message: `Charge is now ${state.status}.`, data: state });
     }),
   );
+  return [chargesBatchRoute];
 }
