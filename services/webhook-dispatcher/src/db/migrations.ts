@@ -91,15 +91,7 @@ class Migration20261202TraceContext extends Migration {
  * webhook's deliveries have none and are skipped, as are the destinations in `saturated`
  * (`skipFullByStoredUrl`: first by the URL stored on the delivery, Migration20261208DueWindowUrlFirst).
  */
-const dueWindowFunction = (
-  skipFullByStoredUrl: boolean,
-  since = false,
-) => `create or replace function webhooks.due_window(saturated text[], size int${since ? ', since timestamptz' : ''})
-  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
-  language sql stable
-  set enable_bitmapscan = off
-  as $$
-    select * from (
+const dueWindowQuery = (skipFullByStoredUrl: boolean, since: boolean) => `select * from (
       select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
              case when d.webhook_id is null then d.url
                   else (select w.url from webhooks.webhooks w
@@ -114,7 +106,20 @@ const dueWindowFunction = (
        order by d.next_attempt_at) candidates
      -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
      where target is not null and target <> all(saturated)
-     limit size
+     limit size`;
+
+const dueWindowSignature = (since: boolean) =>
+  `webhooks.due_window(saturated text[], size int${since ? ', since timestamptz' : ''})
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)`;
+
+const dueWindowFunction = (
+  skipFullByStoredUrl: boolean,
+  since = false,
+) => `create or replace function ${dueWindowSignature(since)}
+  language sql stable
+  set enable_bitmapscan = off
+  as $$
+    ${dueWindowQuery(skipFullByStoredUrl, since)}
   $$`;
 const DUE_WINDOW_FUNCTION = dueWindowFunction(false);
 
@@ -207,6 +212,25 @@ class Migration20261211DueWindowSince extends Migration {
   }
 }
 
+/**
+ * due_window in PL/pgSQL, whose statements keep their plan for the session: a SQL function that cannot
+ * be inlined (its `set` clause) is planned again at every call, about 1 ms of a claim's 3 to 4 (64
+ * deliveries out of a backlog of 32,000, measured). The plan is the same, the due index read in order.
+ */
+class Migration20261212DueWindowCachedPlan extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create or replace function ${dueWindowSignature(true)}
+      language plpgsql stable
+      set enable_bitmapscan = off
+      as $$
+      #variable_conflict use_column
+      begin
+        return query ${dueWindowQuery(true, true)};
+      end
+      $$`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -218,4 +242,5 @@ export const migrations = [
   { name: 'Migration20261209AttemptsWithoutForeignKey', class: Migration20261209AttemptsWithoutForeignKey },
   { name: 'Migration20261210DeliveriesNeverDeleted', class: Migration20261210DeliveriesNeverDeleted },
   { name: 'Migration20261211DueWindowSince', class: Migration20261211DueWindowSince },
+  { name: 'Migration20261212DueWindowCachedPlan', class: Migration20261212DueWindowCachedPlan },
 ];
