@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
 import amqp from 'amqplib';
 import {
-  Broker,
   batchedIdempotentHandler,
+  type Broker,
   createLogger,
   ensureDatabase,
   kitMigrationSql,
@@ -15,6 +15,7 @@ import {
   type MikroORM,
 } from '@seller-api/service-kit';
 import { testEnv } from '../support/env';
+import { testBroker } from '../support/events';
 import { waitFor } from '../support/wait';
 
 const SCHEMA = 'kit_batched_test';
@@ -102,18 +103,8 @@ beforeAll(async () => {
     logger,
   });
   await migrate(orm, SCHEMA);
-  producer = new Broker({
-    url: env.AMQP_URL as string,
-    namespace: env.AMQP_NAMESPACE as string,
-    logger,
-    topology,
-  });
-  consumer = new Broker({
-    url: env.AMQP_URL as string,
-    namespace: env.AMQP_NAMESPACE as string,
-    logger,
-    topology,
-  });
+  producer = testBroker(env, logger, topology);
+  consumer = testBroker(env, logger, topology);
   await producer.start();
   await producer.waitUntilConnected(5_000);
   // Messages of an earlier run of this file would be counted in the batches: start from an empty queue.

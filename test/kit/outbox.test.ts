@@ -3,7 +3,7 @@ import { EntitySchema } from '@mikro-orm/core';
 import { Migration } from '@mikro-orm/migrations';
 import amqp from 'amqplib';
 import {
-  Broker,
+  type Broker,
   OutboxRelay,
   createLogger,
   createMetrics,
@@ -22,6 +22,7 @@ import {
   type MikroORM,
 } from '@seller-api/service-kit';
 import { testEnv } from '../support/env';
+import { testBroker } from '../support/events';
 import { TcpProxy, hostPort, viaProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 
@@ -119,19 +120,11 @@ beforeAll(async () => {
   const { host, port } = hostPort(env.AMQP_URL as string, 5672);
   proxy = new TcpProxy(host, port);
   await proxy.start();
-  producer = new Broker({
+  producer = testBroker(env, logger, topology, {
     url: viaProxy(env.AMQP_URL as string, proxy.port),
-    namespace: env.AMQP_NAMESPACE as string,
-    logger,
-    topology,
     reconnectDelayMs: 50,
   });
-  consumer = new Broker({
-    url: env.AMQP_URL as string,
-    namespace: env.AMQP_NAMESPACE as string,
-    logger,
-    topology,
-  });
+  consumer = testBroker(env, logger, topology);
   await producer.start();
   await consumer.start();
   await consumer.consume(

@@ -1,4 +1,5 @@
 import amqp from 'amqplib';
+import { Broker, type BrokerOptions, type Logger, type Topology } from '@seller-api/service-kit';
 import { waitFor } from './wait';
 
 export interface CapturedMessage {
@@ -50,4 +51,20 @@ export async function captureEvents(amqpUrl: string, namespace: string, exchange
     },
     close: () => connection.close(),
   };
+}
+
+/** A kit Broker on the test file's own RabbitMQ namespace (testEnv), for `topology`. */
+export function testBroker(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  topology: Topology,
+  options: Partial<BrokerOptions> = {},
+): Broker {
+  return new Broker({
+    url: env.AMQP_URL as string,
+    namespace: env.AMQP_NAMESPACE as string,
+    logger,
+    topology,
+    ...options,
+  });
 }

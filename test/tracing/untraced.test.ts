@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
 import amqp from 'amqplib';
 import {
-  Broker,
+  type Broker,
   OutboxRelay,
   createLogger,
   createMetrics,
@@ -17,6 +17,7 @@ import {
   type MikroORM,
 } from '@seller-api/service-kit';
 import { testEnv } from '../support/env';
+import { testBroker } from '../support/events';
 import { waitFor } from '../support/wait';
 
 // No SDK in this file: what a service with OTEL_EXPORTER_OTLP_ENDPOINT unset does.
@@ -57,12 +58,7 @@ beforeAll(async () => {
     logger,
   });
   await migrate(orm, SCHEMA);
-  broker = new Broker({
-    url: env.AMQP_URL as string,
-    namespace: env.AMQP_NAMESPACE as string,
-    logger,
-    topology: { exchanges: [EXCHANGE], queues: [] },
-  });
+  broker = testBroker(env, logger, { exchanges: [EXCHANGE], queues: [] });
   await broker.start();
   connection = await amqp.connect(env.AMQP_URL as string);
   const channel = await connection.createChannel();
