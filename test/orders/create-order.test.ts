@@ -439,6 +439,7 @@ describe('create order: callers', () => {
       await post('/sellers/orders/', JSON.stringify(standaloneOrder())),
       await post('/sellers/orders/', '{not json'),
       await post('/sellers/orders/?x=1', JSON.stringify(standaloneOrder())),
+      await post('/sellers/orders/?x=1', '{not json'),
     ]) {
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ code: 'unauthorized', message: expect.any(String) });

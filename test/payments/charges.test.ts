@@ -426,6 +426,7 @@ describe('POST /internal/charges/batch/', () => {
       await post(BATCH, batch),
       await post(BATCH, '{not json'),
       await post(`${BATCH}?x=1`, batch),
+      await post(`${BATCH}?x=1`, '{not json'),
     ]) {
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ code: 'unauthorized', message: expect.any(String) });

@@ -69,6 +69,14 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
     expect((await notify([pixFor(order.pix.qr_code_id)], 'wrong-secret')).status).toBe(401);
     const noAuth = await call(`${gateway.url}/psp/webhook/pix`, { method: 'POST', body: { pix: [] } });
     expect(noAuth.status).toBe(401);
+    // Payments checks the credentials before it reads the body: broken JSON without them is a 401
+    // too (the gateway, which refuses broken JSON on every route, is left out here).
+    const broken = await fetch(`${system.services.payments}/psp/webhook/pix`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{not json',
+    });
+    expect(broken.status).toBe(401);
     const malformed = await notify([{ txid: order.pix.qr_code_id, valor: '1,50' }]);
     expect(malformed.status).toBe(400);
     expect(await paymentStatus(order.uuid)).toBe('PENDING');

@@ -82,7 +82,8 @@ export function httpMetrics(metrics: Metrics, logger: Logger): RequestHandler {
   };
 }
 
-function jsonParser(): RequestHandler {
+/** express's JSON body parser as the services use it (the limit, `+json` types, empty bodies as `{}`). */
+export function jsonParser(): RequestHandler {
   const parse = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
   return (req, res, next) => {
     // Action routes accept an empty body with or without Content-Type.

@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import type { Express } from 'express';
-import { createHttpApp, finishHttpApp } from './http';
+import type { Express, RequestHandler } from 'express';
+import { createHttpApp, finishHttpApp, jsonParser } from './http';
 import { requireIdentity } from './identity';
 import { withPlainRoutes, type PlainRoute } from './plain-route';
 import type { Runtime } from './runtime';
@@ -15,8 +15,12 @@ export interface ServeOptions {
    * hottest may also be returned, to be served on plain node:http first (plain-route.ts).
    */
   mount(app: Express): PlainRoute[] | void;
-  /** Routes that authenticate themselves (a PSP's notifications), mounted before the identity check. */
-  mountPublic?(app: Express): void;
+  /**
+   * Routes that authenticate themselves (a PSP's notifications), mounted before the identity check.
+   * They parse their own bodies with `json`, after their own check, as the other routes do after the
+   * identity check: a caller without credentials learns nothing from how its body is read.
+   */
+  mountPublic?(app: Express, json: RequestHandler): void;
 }
 
 /** The HTTP side of a service behind the gateway: health, identity check, its routes, errors. */
@@ -24,10 +28,13 @@ export async function serveService(
   runtime: Runtime,
   options: ServeOptions,
 ): Promise<{ app: Express; server: http.Server }> {
-  const app = createHttpApp({ logger: runtime.logger, metrics: runtime.metrics });
+  // The body is parsed after the identity check: without the gateway's identity a request is a 401,
+  // whatever its body (as on the plain routes).
+  const app = createHttpApp({ logger: runtime.logger, metrics: runtime.metrics, parseJson: false });
   runtime.mountHealth(app);
-  options.mountPublic?.(app);
+  options.mountPublic?.(app, jsonParser());
   app.use(requireIdentity(options.internalSecret));
+  app.use(jsonParser());
   const plain = options.mount(app) ?? [];
   finishHttpApp(app, runtime.logger);
   const listener = plain.length

@@ -48,7 +48,7 @@ export async function startPayments(
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
     internalSecret: config.INTERNAL_SECRET,
-    mountPublic: (app) => mountPublicRoutes(app, runtime, routeDeps),
+    mountPublic: (app, json) => mountPublicRoutes(app, runtime, routeDeps, json),
     mount: (app) => mountRoutes(app, runtime, routeDeps),
   });
   expiry.start();

@@ -18,7 +18,7 @@ import {
   type PlainRoute,
   type Runtime,
 } from '@seller-api/service-kit';
-import type { Express, Request } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { PSP_NOTIFICATION_SECRET_HEADER, isPspNotificationAuthorized } from '../clients/bacen-api-pix';
 import { createCharge, toCharge, type ChargeDeps, type ChargeOwner } from '../domain/charges';
@@ -77,14 +77,24 @@ function reaisToCents(valor: string): number {
 }
 
 /** The PSP's notifications (decisions.md 6): the only payments route the gateway exposes publicly. */
-export function mountPublicRoutes(app: Express, runtime: Runtime, deps: RouteDeps): void {
+export function mountPublicRoutes(
+  app: Express,
+  runtime: Runtime,
+  deps: RouteDeps,
+  json: RequestHandler,
+): void {
+  // The PSP's credentials are checked before its body is read.
+  const pspOnly: RequestHandler = (req, _res, next) => {
+    const authorized =
+      deps.pspWebhookSecret !== null &&
+      isPspNotificationAuthorized(req.headers[PSP_NOTIFICATION_SECRET_HEADER], deps.pspWebhookSecret);
+    next(authorized ? undefined : unauthorized('Invalid PSP credentials.'));
+  };
   app.post(
     '/psp/webhook/pix',
+    pspOnly,
+    json,
     route(async (req, res) => {
-      const authorized =
-        deps.pspWebhookSecret !== null &&
-        isPspNotificationAuthorized(req.headers[PSP_NOTIFICATION_SECRET_HEADER], deps.pspWebhookSecret);
-      if (!authorized) throw unauthorized('Invalid PSP credentials.');
       const notification = parseOrThrow(PspPixNotification, req.body, 'Invalid notification.');
       const outcomes = [];
       for (const pix of notification.pix) {
