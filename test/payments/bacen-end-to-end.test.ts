@@ -1,4 +1,7 @@
-import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
+import { randomUUID } from 'node:crypto';
+import { Charge, CreatedOrder, OrderDetail, type Identity } from '@seller-api/contracts';
+import { signIdentity } from '@seller-api/service-kit';
+import { INTERNAL_SECRET } from '../support/env';
 import { checkBrCode, decodeQrPng } from '../support/pix';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
@@ -33,6 +36,37 @@ const status = async (uuid: string) =>
   OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment.status;
 
 describe('bacen-api-pix against the PSP simulator, end to end', () => {
+  it('asks the PSP once for a charge orders asks for twice (a call retried after a timeout)', async () => {
+    const identity: Identity = {
+      user_id: randomUUID(),
+      seller_id: randomUUID(),
+      environment: 'test',
+      role: 'seller',
+      seller_name: 'Loja Exemplo',
+    };
+    const body = {
+      order_uuid: randomUUID(),
+      gross_amount: 4200,
+      expires_at: new Date(Date.now() + 3600_000).toISOString(),
+      seller_name: 'Loja Exemplo',
+      debtor_name: 'Maria Silva',
+      debtor_document: '52998224725',
+    };
+    const ask = () =>
+      call(`${system.services.payments}/internal/charges/`, {
+        method: 'POST',
+        body,
+        headers: signIdentity(INTERNAL_SECRET, identity, 'POST', '/internal/charges/'),
+      });
+    const cobs = () => psp.requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/cob/')).length;
+    const before = cobs();
+    const first = await ask();
+    const again = await ask();
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect(Charge.parse(again.body.data)).toEqual(Charge.parse(first.body.data));
+    expect(cobs() - before).toBe(1);
+  });
+
   it('charges with PUT /cob, is paid by a PSP notification, and refunds through the PSP', async () => {
     const order = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
     // The charge is the PSP's: a dynamic BR Code pointing at its location, for our txid.
