@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { CreatedOrder, OrderEventData, type OrderDetail } from '@seller-api/contracts';
 import { captureEvents } from '../support/events';
+import { waitFor } from '../support/wait';
 import { hostPort, TcpProxy } from '../support/tcp-proxy';
 import { checkBrCode, decodeQrPng } from '../support/pix';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import type { Sql } from '@seller-api/service-kit';
 import { OrderWrites } from '../../services/orders/src/db/order-writes';
 import {
   createOrder as createOrderInDomain,
@@ -319,29 +322,31 @@ describe('create order: customer data', () => {
     expect(created.map((o) => `${o.customer.name}`)).toContain(rows[0]?.name);
   });
 
+  /** The domain's create with payments stubbed: creates of the same turn reach the write together. */
+  const stubbedDeps = (writes: OrderWrites): CreateOrderDeps => ({
+    requestCharge: async (request) => ({
+      transaction_uuid: randomUUID(),
+      order_uuid: request.order_uuid,
+      status: 'CREATED',
+      method: 'PIX',
+      txid: randomUUID().replaceAll('-', ''),
+      copy_and_paste: '000201',
+      qr_code_image_base64: null,
+      gross_amount: request.gross_amount,
+      fee_amount: 0,
+      net_amount: request.gross_amount,
+      expires_at: request.expires_at,
+      created_at: new Date().toISOString(),
+    }),
+    targets: { allowPrivate: true },
+    products: new ProductLookup(),
+    writes,
+  });
+
   it('leaves a customer written twice in one batch as two orders one after another would', async () => {
-    const writes = new OrderWrites(system.orders.runtime.sql);
     const scope = { sellerId: randomUUID(), environment: 'test' as const, sellerName: 'Loja' };
-    // Payments stubbed: both creates reach the write in the same turn, so they share one statement.
-    const deps: CreateOrderDeps = {
-      requestCharge: async (request) => ({
-        transaction_uuid: randomUUID(),
-        order_uuid: request.order_uuid,
-        status: 'CREATED',
-        method: 'PIX',
-        txid: randomUUID().replaceAll('-', ''),
-        copy_and_paste: '000201',
-        qr_code_image_base64: null,
-        gross_amount: request.gross_amount,
-        fee_amount: 0,
-        net_amount: request.gross_amount,
-        expires_at: request.expires_at,
-        created_at: new Date().toISOString(),
-      }),
-      targets: { allowPrivate: true },
-      products: new ProductLookup(),
-      writes,
-    };
+    // Both creates reach the write in the same turn, so they share one statement.
+    const deps = stubbedDeps(new OrderWrites(system.orders.runtime.sql));
     const given = address();
     const em = system.orders.runtime.orm.em.fork();
     const [first, second] = await Promise.all([
@@ -366,6 +371,59 @@ describe('create order: customer data', () => {
       [[first.order.id, second.order.id]],
     );
     expect(orders).toEqual([{ customer_id: first.customerId }, { customer_id: first.customerId }]);
+  });
+
+  it('locks the customers of a batch in one order, so two batches in flight never deadlock', async () => {
+    // Two batches change the same two customers, listed in opposite orders. A third transaction holds
+    // the row that sorts last; in the order of arrival, the batch that lists it first would wait for
+    // it while the other holds the first row and waits for the same one, and on its release the two
+    // would lock crosswise. A deadlock would be retried one order at a time, unseen by the caller, so
+    // the statements' errors are watched.
+    const failures: Array<{ code?: string }> = [];
+    const base = system.orders.runtime.sql;
+    const watched: Sql = {
+      ...base,
+      query: (text, values) =>
+        base.query(text, values).catch((err: unknown) => {
+          failures.push(err as { code?: string });
+          throw err;
+        }),
+    };
+    const deps = stubbedDeps(new OrderWrites(watched));
+    const scope = { sellerId: randomUUID(), environment: 'test' as const, sellerName: 'Loja' };
+    const em = system.orders.runtime.orm.em.fork();
+    const [first, last] = ['111.444.777-35', CPF]; // in the order of their keys
+    const create = (taxId: string, name: string) =>
+      createOrderInDomain(em, scope, standaloneOrder({ customer: customer({ name, tax_id: taxId }) }), deps);
+    await create(first, 'Before');
+    await create(last, 'Before');
+    const holder = new Client({ connectionString: system.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query(`select 1 from orders.customers where seller_id = $1 and tax_id = $2 for update`, [
+        scope.sellerId,
+        last.replace(/\D/g, ''),
+      ]);
+      // Read outside the holder's transaction, which would see one snapshot of pg_stat_activity.
+      const waiting = () =>
+        base
+          .query<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity
+              where wait_event_type = 'Lock' and query like '%orders.customers%'`,
+          )
+          .then((rows) => rows[0]?.n ?? 0);
+      const lastFirst = Promise.all([create(last, 'Batch one'), create(first, 'Batch one')]);
+      await waitFor(async () => (await waiting()) >= 1, { what: 'the first batch waiting' });
+      const firstFirst = Promise.all([create(first, 'Batch two'), create(last, 'Batch two')]);
+      await waitFor(async () => (await waiting()) >= 2, { what: 'both batches waiting' });
+      await holder.query('commit');
+      const created = [...(await lastFirst), ...(await firstFirst)];
+      expect(new Set(created.map((c) => c.customerId)).size).toBe(2);
+    } finally {
+      await holder.end();
+    }
+    expect(failures.map((f) => f.code)).toEqual([]);
   });
 
   it('checks the debtor document', async () => {
