@@ -383,8 +383,8 @@ describe('create order: customer data', () => {
     const base = system.orders.runtime.sql;
     const watched: Sql = {
       ...base,
-      query: (text, values) =>
-        base.query(text, values).catch((err: unknown) => {
+      query: <R extends object>(text: string, values?: unknown[]) =>
+        base.query<R>(text, values).catch((err: unknown) => {
           failures.push(err as { code?: string });
           throw err;
         }),
