@@ -117,6 +117,8 @@ export function enqueue(em: EntityManager, message: OutgoingMessage): OutboxMess
 
 export interface OutboxRelayOptions {
   orm: MikroORM;
+  /** The runtime's plain statements on the ORM's pool (made from `orm` when not given). */
+  sql?: Sql;
   schema: string;
   broker: Broker;
   logger: Logger;
@@ -168,7 +170,7 @@ export class OutboxRelay {
     this.batchSize = options.batchSize ?? 200;
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1)
       throw new RangeError('batchSize must be >= 1');
-    this.sql = sqlOf(options.orm);
+    this.sql = options.sql ?? sqlOf(options.orm);
     // Claimed and deleted in one statement, sent with the BEGIN (sql.ts `transaction`): the delete
     // commits only once every publish is confirmed, and a failed publish rolls it back.
     const { schema } = options;

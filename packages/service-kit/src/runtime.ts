@@ -92,7 +92,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics.consumerActive.set({ queue }, active ? 1 : 0),
   );
   await broker.start();
-  const relay = new OutboxRelay({ orm, schema, broker, logger, metrics });
+  const sql = sqlOf(orm);
+  const relay = new OutboxRelay({ orm, sql, schema, broker, logger, metrics });
   relay.start();
   registerOutboxGauges(metrics, orm, schema);
 
@@ -104,7 +105,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     metrics,
     orm,
-    sql: sqlOf(orm),
+    sql,
     broker,
     relay,
     schema,
