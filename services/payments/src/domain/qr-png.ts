@@ -52,8 +52,9 @@ function header(side: number): Buffer {
 /**
  * For one layout (modules per side, scale, margin): the modules each byte of a scanline shows (at most
  * `width`), and the byte's value for each combination of their colours. A module row's scanline is
- * then, per byte, a table lookup indexed by the colours of its few modules. At most a few dozen
- * layouts exist (one per QR version at the default scale and margin), so they are kept.
+ * then, per byte, a table lookup indexed by the colours of its few modules. At the default scale and
+ * margin there is one layout per QR version, so they are kept (all of them dropped past MAX_LAYOUTS,
+ * for callers that vary the options).
  */
 interface LineLayout {
   /** Pixel bytes per scanline, after its filter byte. */
@@ -67,6 +68,7 @@ interface LineLayout {
 }
 
 const layouts = new Map<string, LineLayout>();
+const MAX_LAYOUTS = 64;
 
 function layoutOf(size: number, scale: number, margin: number): LineLayout {
   const key = `${size}/${scale}/${margin}`;
@@ -102,6 +104,7 @@ function layoutOf(size: number, scale: number, margin: number): LineLayout {
     }
   });
   const layout = { bytes, width, columns, values };
+  if (layouts.size >= MAX_LAYOUTS) layouts.clear();
   layouts.set(key, layout);
   return layout;
 }
