@@ -7,6 +7,7 @@ const slots = () =>
     waitingPlaces: 2,
     waitingShare: 1,
     fastMs: 100,
+    waitMs: 100,
   });
 
 /** One quick answer from each destination: they are then known to be fast. */
@@ -95,6 +96,33 @@ describe('DeliverySlots', () => {
     s.admit({ url: 'b', id: 20 }, 0);
     s.free('b', null);
     expect(s.destinationCapacity('b')).toBe(2);
+  });
+
+  it('gives a fast destination as many places as its slots get through in waitMs, at most waitingPlaces', () => {
+    const s = new DeliverySlots<{ url: string; id: number }>({
+      concurrency: 8,
+      destinationConcurrency: 2,
+      waitingPlaces: 8,
+      waitingShare: 4,
+      fastMs: 100,
+      waitMs: 100,
+    });
+    const answer = (url: string, ms: number) => {
+      s.admit({ url, id: 0 }, 0);
+      s.free(url, ms);
+    };
+    answer('quick', 5);
+    answer('steady', 50);
+    answer('late', 90);
+    // 2 slots * 100 ms / 5 ms = 40, capped at 8; 2 * 100 / 50 = 4; 2 * 100 / 90 = 2.
+    expect(s.destinationCapacity('quick')).toBe(10);
+    expect(s.destinationCapacity('steady')).toBe(6);
+    expect(s.destinationCapacity('late')).toBe(4);
+    expect(s.capacity).toBe(8 + 8 + 4 + 2);
+    // Slowing down gives places back.
+    for (let n = 0; n < 20; n += 1) answer('quick', 60);
+    expect(s.destinationCapacity('quick')).toBe(5);
+    expect(s.capacity).toBe(8 + 3 + 4 + 2);
   });
 
   it('hands back what waited too long, and everything when asked', () => {

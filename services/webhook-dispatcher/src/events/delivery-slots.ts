@@ -4,8 +4,10 @@
  *
  * Why deliveries wait here at all: a claim is a database round trip, and under load the event loop makes
  * it several milliseconds. If a destination's freed slot had to wait for the next claim, it sat idle that
- * long. So a destination that answers fast is given a few places to wait in (`waitingPlaces`), filled by
- * the claims like its slots, and a freed slot starts the next waiting delivery at once. A slow
+ * long. So a destination that answers fast is given places to wait in, filled by the claims like its
+ * slots, and a freed slot starts the next waiting delivery at once. How many follows its pace: as many
+ * as its slots get through in about `waitMs` (at most `waitingPlaces`), so a delivery seldom waits longer
+ * than that, whether the destination answers in 2 ms or in 90. A slow
  * destination gets none: what it has not started stays in the database, where a pause or a new secret
  * reaches it. A waiting delivery that has not started after `maxWaitMs` is handed back all the same.
  * Only fast destinations' deliveries wait: the process takes no more than its free slots plus the
@@ -15,11 +17,13 @@
 export interface SlotOptions {
   concurrency: number;
   destinationConcurrency: number;
-  /** Places to wait in per fast destination; `concurrency * waitingShare` in all. */
+  /** Places to wait in per fast destination, at most; `concurrency * waitingShare` in all. */
   waitingPlaces: number;
   waitingShare: number;
   /** A destination is fast while its attempts' smoothed duration stays under this. */
   fastMs: number;
+  /** How long a waiting delivery should take to reach a slot, at its destination's pace. */
+  waitMs: number;
 }
 
 interface Waiting<T> {
@@ -38,8 +42,8 @@ export class DeliverySlots<T extends { url: string }> {
   private readonly inFlight = new Map<string, number>();
   private readonly waiting = new Map<string, Array<Waiting<T>>>();
   private readonly pace = new Map<string, number>();
-  /** Destinations whose pace is fast. */
-  private fastCount = 0;
+  /** The places of the fast destinations, summed. */
+  private placesTotal = 0;
 
   constructor(private readonly options: SlotOptions) {}
 
@@ -56,7 +60,7 @@ export class DeliverySlots<T extends { url: string }> {
   get capacity(): number {
     const places = Math.min(
       Math.floor(this.options.concurrency * this.options.waitingShare),
-      this.fastCount * this.options.waitingPlaces,
+      this.placesTotal,
     );
     return this.options.concurrency + places;
   }
@@ -74,9 +78,7 @@ export class DeliverySlots<T extends { url: string }> {
    * planned) gets its slots only, so that a slow one never has deliveries claimed to wait in vain.
    */
   destinationCapacity(url: string): number {
-    return this.isFast(url)
-      ? this.options.destinationConcurrency + this.options.waitingPlaces
-      : this.options.destinationConcurrency;
+    return this.options.destinationConcurrency + this.placesFor(this.pace.get(url));
   }
 
   /**
@@ -169,6 +171,19 @@ export class DeliverySlots<T extends { url: string }> {
     return pace !== undefined && pace <= this.options.fastMs;
   }
 
+  /**
+   * Places to wait in at a destination's pace: what its slots get through in `waitMs`, at least one, at
+   * most `waitingPlaces`; none for a destination that is not fast, or not known.
+   */
+  private placesFor(pace: number | undefined): number {
+    if (pace === undefined || pace > this.options.fastMs) return 0;
+    const { destinationConcurrency, waitMs, waitingPlaces } = this.options;
+    return Math.min(
+      waitingPlaces,
+      Math.max(1, Math.floor((destinationConcurrency * waitMs) / Math.max(pace, 1))),
+    );
+  }
+
   private notePace(url: string, durationMs: number): void {
     const before = this.pace.get(url);
     this.setPace(url, before === undefined ? durationMs : before + PACE_WEIGHT * (durationMs - before));
@@ -177,11 +192,9 @@ export class DeliverySlots<T extends { url: string }> {
   private setPace(url: string, pace: number): void {
     if (!this.pace.has(url) && this.pace.size >= PACE_ENTRIES) {
       this.pace.clear();
-      this.fastCount = 0;
+      this.placesTotal = 0;
     }
-    const wasFast = this.isFast(url);
+    this.placesTotal += this.placesFor(pace) - this.placesFor(this.pace.get(url));
     this.pace.set(url, pace);
-    const isFast = this.isFast(url);
-    if (isFast !== wasFast) this.fastCount += isFast ? 1 : -1;
   }
 }

@@ -75,10 +75,12 @@ const MAX_CLAIMS = 2;
 // A claim is only sent beside another for at least this share of WEBHOOK_CONCURRENCY: smaller ones
 // wait for the first to come back, rather than cost a round trip for a delivery or two.
 const OVERLAP_SHARE = 1 / 8;
-// Claimed deliveries waiting for a slot (events/delivery-slots.ts): as many as a destination's slots for
-// a destination that answers within FAST_MS, WEBHOOK_CONCURRENCY in all, handed back after
-// MAX_WAIT_MS unstarted.
-const WAITING_SHARE = 1;
+// Claimed deliveries waiting for a slot (events/delivery-slots.ts), for a destination that answers
+// within FAST_MS: what its slots get through in half of MAX_WAIT_MS, up to WAITING_SHARE times its
+// slots, and WAITING_SHARE times WEBHOOK_CONCURRENCY in all; handed back after MAX_WAIT_MS unstarted.
+// The deeper the queue, the longer a claim's round trip can take before a slot goes idle: with one
+// share, a drain of fast destinations ran out of claimed deliveries between claims (bench/README.md).
+const WAITING_SHARE = 4;
 const FAST_MS = 100;
 const MAX_WAIT_MS = 250;
 // How far before the last full window's first candidate later claims read from (clocks of the
@@ -131,6 +133,7 @@ export class DeliverySender {
       waitingPlaces: Math.ceil(options.destinationConcurrency * WAITING_SHARE),
       waitingShare: WAITING_SHARE,
       fastMs: FAST_MS,
+      waitMs: MAX_WAIT_MS / 2,
     });
     const agent = (environment: Environment) =>
       new Agent({
