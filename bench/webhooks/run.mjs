@@ -6,7 +6,7 @@
 //    columns fanOut writes and a real order.created payload, spread over BENCH_DESTINATIONS webhooks
 //    (one receiver port each); the dispatcher's delivery rate while it drains the backlog, beside a
 //    bare loop of undici POSTs of the same body to the same receivers with the same concurrency (the
-//    ceiling);
+//    ceiling); BENCH_ROUNDS rounds of both, in alternating order, each side's median reported;
 // 2. latency: events made through the gateway at BENCH_RATE per second (order_item.shipped from tracking
 //    updates by default, order.created from new orders with BENCH_EVENTS=created), each fanning out to
 //    two webhooks; the time from the event's commit (`occurred_at`) to the first attempt's arrival at
@@ -17,7 +17,7 @@
 //
 // Environment: BENCH_DURATION (s per latency run, default 10), BENCH_WARMUP (s, default 3), BENCH_RATE
 // (events/s, default 200), BENCH_EVENTS (shipped or created), BENCH_MAX_IN_FLIGHT (default 64),
-// BENCH_BACKLOG (deliveries, default 5000), BENCH_DESTINATIONS (default WEBHOOK_CONCURRENCY /
+// BENCH_BACKLOG (deliveries per round, default 5000), BENCH_ROUNDS (default 3), BENCH_DESTINATIONS (default WEBHOOK_CONCURRENCY /
 // WEBHOOK_DESTINATION_CONCURRENCY), BENCH_SLOW_MS (default 2000), the dispatcher's WEBHOOK_CONCURRENCY,
 // WEBHOOK_DESTINATION_CONCURRENCY and WEBHOOK_POLL_INTERVAL_MS (its defaults), BENCH_VERBOSE=1 and
 // BENCH_PROFILE=<dir> as in the other benches. The plumbing is in ../lib.mjs.
@@ -80,6 +80,9 @@ const POLL_INTERVAL_MS = intFromEnv('WEBHOOK_POLL_INTERVAL_MS', 500, 60_000);
 // attempts in flight per destination URL), one receiver port each, as distinct hosts would be.
 const DESTINATIONS = intFromEnv('BENCH_DESTINATIONS', Math.ceil(CONCURRENCY / DESTINATION_CONCURRENCY), 256);
 const PER_DESTINATION = Math.max(1, Math.round(BACKLOG / DESTINATIONS));
+// Throughput rounds, each a bare loop and a drain of BACKLOG: one round is a fraction of a second per
+// side, and a machine's speed moves more than that from one second to the next.
+const ROUNDS = intFromEnv('BENCH_ROUNDS', 3, 99);
 const BACKLOG_TOTAL = PER_DESTINATION * DESTINATIONS;
 const PROFILE_DIR = process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : null;
 // Requests in flight at most (create-order's bench holds 50 connections): when the path that makes the
@@ -104,6 +107,11 @@ if (!Object.hasOwn(SOURCES, EVENTS)) {
 }
 
 const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+/** The round of median rate (the lower middle one of an even count), with every round's rate. */
+function medianRound(rounds) {
+  const sorted = [...rounds].sort((a, b) => a.rate - b.rate);
+  return { ...sorted[Math.floor((sorted.length - 1) / 2)], rounds: rounds.map((r) => r.rate) };
+}
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 const fmt = (ms, digits = 1) => (Number.isFinite(ms) ? ms.toFixed(digits) : 'n/a');
 
@@ -547,10 +555,30 @@ async function bench({
   );
   await drain(warmupBacklog);
   await ceiling(warmupBacklog * DESTINATIONS);
-  console.error(`measuring the bare loop (${BACKLOG_TOTAL} POSTs over ${DESTINATIONS} receivers)...`);
-  const ceilingResult = await ceiling(BACKLOG_TOTAL);
-  console.error(`measuring the dispatcher on a backlog of ${BACKLOG_TOTAL} due deliveries...`);
-  const drainResult = await drain(PER_DESTINATION);
+  // Rounds in alternating order (ceiling first, then the dispatcher first, ...), so that the machine's
+  // drift over the run weighs on both sides; each side's median round is the one reported.
+  const ceilings = [];
+  const drains = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const sides = [
+      async () => {
+        console.error(
+          `round ${round + 1}/${ROUNDS}: the bare loop (${BACKLOG_TOTAL} POSTs over ${DESTINATIONS} receivers)...`,
+        );
+        ceilings.push(await ceiling(BACKLOG_TOTAL));
+      },
+      async () => {
+        console.error(
+          `round ${round + 1}/${ROUNDS}: the dispatcher on a backlog of ${BACKLOG_TOTAL} due deliveries...`,
+        );
+        drains.push(await drain(PER_DESTINATION));
+      },
+    ];
+    if (round % 2 === 1) sides.reverse();
+    for (const side of sides) await side();
+  }
+  const ceilingResult = medianRound(ceilings);
+  const drainResult = medianRound(drains);
   windows.drain = drainResult.window;
 
   // The throughput webhooks would get every order from now on.
@@ -823,6 +851,13 @@ function report({ ceiling, drain, fast, slow, real, slowBacklog, idleCpu, envelo
       ceiling.seconds.toFixed(2),
     ],
   ]);
+  if (drain.rounds.length > 1) {
+    const list = (r) => r.rounds.map((rate) => rate.toFixed(0)).join(', ');
+    console.log(
+      `each side's median of ${drain.rounds.length} rounds, in alternating order; the rounds, deliveries/s: ` +
+        `dispatcher ${list(drain)}; ceiling ${list(ceiling)}`,
+    );
+  }
   console.log(
     `from the backlog's commit to its last arrival: ${drain.fromCommit.toFixed(2)} s ` +
       `(${(drain.delivered / drain.fromCommit).toFixed(0)} deliveries/s, the first poll included)`,
