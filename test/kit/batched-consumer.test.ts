@@ -5,15 +5,13 @@ import {
   batchedIdempotentHandler,
   type Broker,
   createLogger,
-  ensureDatabase,
   kitMigrationSql,
-  migrate,
-  openDatabase,
   processedMessagesCte,
   sqlOf,
   type BatchWrite,
   type MikroORM,
 } from '@seller-api/service-kit';
+import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 import { testBroker } from '../support/events';
 import { waitFor } from '../support/wait';
@@ -94,15 +92,12 @@ const publish = (messageId: string, id: string) =>
   producer.publish(EXCHANGE, 'gadget.made', Buffer.from(JSON.stringify({ id })), { messageId });
 
 beforeAll(async () => {
-  await ensureDatabase(env.DATABASE_URL as string);
-  orm = await openDatabase({
-    url: env.DATABASE_URL as string,
+  orm = await openMigrated(env, {
     schema: SCHEMA,
     entities: [],
     migrations: [{ name: 'Init', class: Init }],
     logger,
   });
-  await migrate(orm, SCHEMA);
   producer = testBroker(env, logger, topology);
   consumer = testBroker(env, logger, topology);
   await producer.start();

@@ -15,12 +15,10 @@ import {
   rowsOf,
   sqlOf,
   kitMigrationSql,
-  migrate,
   outboxTraceContextSql,
-  openDatabase,
-  ensureDatabase,
   type MikroORM,
 } from '@seller-api/service-kit';
+import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 import { testBroker } from '../support/events';
 import { TcpProxy, hostPort, viaProxy } from '../support/tcp-proxy';
@@ -105,9 +103,7 @@ async function effectsFor(widgetId: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  await ensureDatabase(env.DATABASE_URL as string);
-  orm = await openDatabase({
-    url: env.DATABASE_URL as string,
+  orm = await openMigrated(env, {
     schema: SCHEMA,
     entities: [WidgetSchema],
     migrations: [
@@ -116,7 +112,6 @@ beforeAll(async () => {
     ],
     logger,
   });
-  await migrate(orm, SCHEMA);
   const { host, port } = hostPort(env.AMQP_URL as string, 5672);
   proxy = new TcpProxy(host, port);
   await proxy.start();

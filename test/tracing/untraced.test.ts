@@ -8,14 +8,12 @@ import {
   createMetrics,
   currentTraceContext,
   enqueue,
-  ensureDatabase,
   kitMigrationSql,
-  migrate,
-  openDatabase,
   outboxTraceContextSql,
   tracingEnabled,
   type MikroORM,
 } from '@seller-api/service-kit';
+import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 import { testBroker } from '../support/events';
 import { waitFor } from '../support/wait';
@@ -46,9 +44,7 @@ let connection: amqp.ChannelModel;
 const received = new Map<string, Record<string, unknown>>();
 
 beforeAll(async () => {
-  await ensureDatabase(env.DATABASE_URL as string);
-  orm = await openDatabase({
-    url: env.DATABASE_URL as string,
+  orm = await openMigrated(env, {
     schema: SCHEMA,
     entities: [],
     migrations: [
@@ -57,7 +53,6 @@ beforeAll(async () => {
     ],
     logger,
   });
-  await migrate(orm, SCHEMA);
   broker = testBroker(env, logger, { exchanges: [EXCHANGE], queues: [] });
   await broker.start();
   connection = await amqp.connect(env.AMQP_URL as string);

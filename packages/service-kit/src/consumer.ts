@@ -148,16 +148,13 @@ export function batchedIdempotentHandler(
   write: BatchWrite,
   options: WriteBatchOptions = {},
 ): MessageHandler {
-  const batch = new WriteBatch<BatchedMessage, boolean>(
-    async (messages) => {
-      // A message redelivered while its first copy waits in the same batch is written once.
-      const unique = new Map<string, BatchedMessage>();
-      for (const item of messages) if (!unique.has(item.message.id)) unique.set(item.message.id, item);
-      const fresh = await write([...unique.values()]);
-      return messages.map((item) => unique.get(item.message.id) === item && fresh.has(item.message.id));
-    },
-    { maxInFlight: 2, maxBatch: 100, ...options },
-  );
+  const batch = new WriteBatch<BatchedMessage, boolean>(async (messages) => {
+    // A message redelivered while its first copy waits in the same batch is written once.
+    const unique = new Map<string, BatchedMessage>();
+    for (const item of messages) if (!unique.has(item.message.id)) unique.set(item.message.id, item);
+    const fresh = await write([...unique.values()]);
+    return messages.map((item) => unique.get(item.message.id) === item && fresh.has(item.message.id));
+  }, options);
   return async (raw) => {
     const message = decode(raw);
     await inConsumerSpan(consumer, message, () =>

@@ -167,8 +167,7 @@ export class DeliverySlots<T extends { url: string }> {
   }
 
   private isFast(url: string): boolean {
-    const pace = this.pace.get(url);
-    return pace !== undefined && pace <= this.options.fastMs;
+    return this.placesFor(this.pace.get(url)) > 0;
   }
 
   /**
