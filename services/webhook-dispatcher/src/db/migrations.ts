@@ -231,6 +231,43 @@ class Migration20261212DueWindowCachedPlan extends Migration {
   }
 }
 
+/**
+ * due_window looks each candidate's webhook up once. Written as a scalar subquery in the target column,
+ * the lookup was repeated by each test of the target (paused, saturated) and again for the output:
+ * three index lookups for each delivery claimed; now it is computed once. Same signature and
+ * columns: replicas of the previous build call it unchanged during a rolling deploy.
+ */
+class Migration20261213DueWindowOneLookup extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create or replace function ${dueWindowSignature(true)}
+      language plpgsql stable
+      set enable_bitmapscan = off
+      as $$
+      #variable_conflict use_column
+      begin
+        return query
+          select d.id, d.next_attempt_at, d.webhook_id, d.attempts, t.target
+            from webhooks.deliveries d
+            -- A subquery kept apart (offset 0), so that its target is computed once per row; a plain
+            -- join to webhooks could be planned as a scan of every active webhook per delivery.
+            cross join lateral (
+              select case when d.webhook_id is null then d.url
+                          else (select w.url from webhooks.webhooks w
+                                 where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
+              offset 0) t
+           where d.status = 'pending' and d.next_attempt_at <= now() and d.next_attempt_at >= since
+             and (d.lease_until is null or d.lease_until < now())
+             and d.url <> all(saturated)
+             -- A paused or deleted webhook's deliveries have no target; "<> all" of an empty array is
+             -- true even for null, so the null test is what skips them.
+             and t.target is not null and t.target <> all(saturated)
+           order by d.next_attempt_at
+           limit size;
+      end
+      $$`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -243,4 +280,5 @@ export const migrations = [
   { name: 'Migration20261210DeliveriesNeverDeleted', class: Migration20261210DeliveriesNeverDeleted },
   { name: 'Migration20261211DueWindowSince', class: Migration20261211DueWindowSince },
   { name: 'Migration20261212DueWindowCachedPlan', class: Migration20261212DueWindowCachedPlan },
+  { name: 'Migration20261213DueWindowOneLookup', class: Migration20261213DueWindowOneLookup },
 ];
