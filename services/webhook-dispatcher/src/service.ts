@@ -1,9 +1,9 @@
 import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
-import { Pool } from 'pg';
 import type pino from 'pino';
 import type { DispatcherConfig } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
+import { createSenderPool } from './db/sender-pool';
 import type { Resolver } from '@seller-api/service-kit';
 import { intakeHandler } from './events/intake';
 import { createDispatcherMetrics, registerBacklogGauge } from './events/metrics';
@@ -32,18 +32,7 @@ export async function startDispatcher(
     logDestination: options.logDestination,
   });
   registerBacklogGauge(runtime.metrics, runtime.orm);
-  // The sender's statements go through a small pool of their own (SenderOptions.pool): one claim
-  // and one outcome batch at a time, plus the release of what a stopping round hands back.
-  const senderPool = new Pool({
-    connectionString: config.DATABASE_URL,
-    max: 3,
-    application_name: 'webhook-dispatcher-sender',
-    // Every statement of the sender finds its rows by key or reads the due index in order. Its
-    // statements are prepared and keep the plan made in their first executions for the connection's
-    // life: planned while the table was small, the claim's update joined its rows by scanning the
-    // whole table, every claim, as the table grew without end (a third of PostgreSQL's time, bench/README.md).
-    options: '-c enable_seqscan=off',
-  });
+  const senderPool = createSenderPool(config.DATABASE_URL);
   senderPool.on('error', (err) => runtime.logger.warn({ err: err.message }, 'sender pool error'));
   const sender = new DeliverySender({
     pool: senderPool,

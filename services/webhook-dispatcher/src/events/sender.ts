@@ -89,6 +89,53 @@ const MAX_WAIT_MS = 250;
 const CURSOR_MARGIN_MS = 1000;
 
 /**
+ * The claim (DeliverySender.claim): the window of the oldest due deliveries (db/migrations.ts,
+ * due_window: read in the due index's order, up to its size); the rows picked from it are then locked
+ * one by one by primary key, at most each destination's budget ($4, or $3 for a destination the plan
+ * does not list), and leased. $1: the destinations left out, $2: the window's size, $5: the limit, $6:
+ * where the window starts.
+ */
+export const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::text[], $2, $6::timestamptz)),
+     ranked as (
+       select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
+     picked as (
+       select locked.id, r.target from (
+           select * from ranked
+            where rank <= coalesce(($4::jsonb ->> target)::int, $3)
+            order by next_attempt_at limit $5) r
+         cross join lateral (
+           select d.id from webhooks.deliveries d
+            where d.id = r.id and d.status = 'pending'
+              and (d.lease_until is null or d.lease_until < now())
+              and d.next_attempt_at <= now() and d.attempts = r.attempts
+              and d.webhook_id is not distinct from r.webhook_id
+            for update skip locked) locked)
+     update webhooks.deliveries d set lease_until = now() + interval '${LEASE_SECONDS} seconds'
+       from picked
+      where d.id = picked.id
+     returning d.id, d.event_id, d.event, picked.target as url, d.signed,
+               (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
+               d.environment, d.payload::text as payload,
+               (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
+               d.trace_context, (select count(*) from due)::int as scanned,
+               (select extract(epoch from min(next_attempt_at)) * 1000 from due)::float8 as window_start_ms`;
+
+/** One batch of outcomes (OutcomeRecorder): the attempts' rows and their deliveries' new state, $1 as JSON. */
+export const OUTCOME_SQL = `with v as (
+       select * from json_to_recordset($1::json) as v(id uuid, attempt int, started_at timestamptz,
+         duration_ms int, response_status int, response_body text, error text, status text,
+         next_attempt_at timestamptz, delivered boolean)),
+     a as (
+       insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
+       select id, attempt, started_at, duration_ms, response_status, response_body, error from v
+       on conflict do nothing)
+     update webhooks.deliveries d
+        set attempts = v.attempt, status = v.status, next_attempt_at = v.next_attempt_at, lease_until = null,
+            delivered_at = case when v.delivered then now() else d.delivered_at end
+       from v
+      where d.id = v.id and d.attempts = v.attempt - 1`;
+
+/**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
  * never send the same attempt; each destination has its own small concurrency budget, so a slow or
  * failing receiver never holds up the others (its deliveries wait in the database, not in a queue; only
@@ -368,35 +415,10 @@ export class DeliverySender {
     const { rows } = await this.options.pool.query<
       ClaimedDelivery & { scanned: number; window_start_ms: number }
     >({
-      // The window of the oldest due deliveries (db/migrations.ts, due_window: read in the due index's
-      // order, up to its size); the rows picked from it are then locked one by one by primary key, at
-      // most each destination's budget ($4, or $3 for a destination the plan does not list). Named:
-      // prepared once per connection, not parsed and planned again for every claim.
+      // Named: prepared once per connection, not parsed and planned again for every claim (its
+      // connection's options keep the plan from scanning the table: db/sender-pool.ts).
       name: 'webhooks_claim',
-      text: `with due as (select * from webhooks.due_window($1::text[], $2, $6::timestamptz)),
-       ranked as (
-         select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
-       picked as (
-         select locked.id, r.target from (
-             select * from ranked
-              where rank <= coalesce(($4::jsonb ->> target)::int, $3)
-              order by next_attempt_at limit $5) r
-           cross join lateral (
-             select d.id from webhooks.deliveries d
-              where d.id = r.id and d.status = 'pending'
-                and (d.lease_until is null or d.lease_until < now())
-                and d.next_attempt_at <= now() and d.attempts = r.attempts
-                and d.webhook_id is not distinct from r.webhook_id
-              for update skip locked) locked)
-       update webhooks.deliveries d set lease_until = now() + interval '${LEASE_SECONDS} seconds'
-         from picked
-        where d.id = picked.id
-       returning d.id, d.event_id, d.event, picked.target as url, d.signed,
-                 (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
-                 d.environment, d.payload::text as payload,
-                 (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
-                 d.trace_context, (select count(*) from due)::int as scanned,
-                 (select extract(epoch from min(next_attempt_at)) * 1000 from due)::float8 as window_start_ms`,
+      text: CLAIM_SQL,
       values: [
         full,
         scanLimit,
@@ -611,19 +633,7 @@ class OutcomeRecorder {
     await this.pool.query({
       // Prepared once per connection (sender.ts claim).
       name: 'webhooks_outcomes',
-      text: `with v as (
-         select * from json_to_recordset($1::json) as v(id uuid, attempt int, started_at timestamptz,
-           duration_ms int, response_status int, response_body text, error text, status text,
-           next_attempt_at timestamptz, delivered boolean)),
-       a as (
-         insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
-         select id, attempt, started_at, duration_ms, response_status, response_body, error from v
-         on conflict do nothing)
-       update webhooks.deliveries d
-          set attempts = v.attempt, status = v.status, next_attempt_at = v.next_attempt_at, lease_until = null,
-              delivered_at = case when v.delivered then now() else d.delivered_at end
-         from v
-        where d.id = v.id and d.attempts = v.attempt - 1`,
+      text: OUTCOME_SQL,
       values: [JSON.stringify(outcomes)],
     });
   }
