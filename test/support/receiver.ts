@@ -47,11 +47,15 @@ export async function startReceiver(reply: (hook: ReceivedHook) => Reply = () =>
       else send();
     });
   });
+  let connections = 0;
+  server.on('connection', () => (connections += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     received,
+    /** The connections opened to it so far. */
+    connections: () => connections,
     /** Requests carrying this event id, in arrival order. */
     forEvent: (eventId: string) => received.filter((h) => h.headers['x-webhook-event-id'] === eventId),
     close: () =>

@@ -2,12 +2,10 @@ import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-a
 import type { Logger } from '@seller-api/service-kit';
 import type { Pool } from 'pg';
 import { signatureFor } from '@seller-api/webhook-verify';
-import { Agent } from 'undici';
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
 import { retryAfterDelay, scheduledDelay } from '../domain/retry';
 import {
   DeadlineWindow,
-  guardedLookup,
   literalTargetRefusal,
   type SharedDeadline,
   startHttpClientSpan,
@@ -17,6 +15,7 @@ import {
 } from '@seller-api/service-kit';
 import { postDelivery, type PostTarget } from './delivery-post';
 import { DeliverySlots } from './delivery-slots';
+import { DestinationPools } from './destination-pools';
 import type { DispatcherMetrics } from './metrics';
 
 export interface SenderOptions {
@@ -161,7 +160,7 @@ export class DeliverySender {
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
   private wakePending = false;
-  private readonly agents: Record<Environment, Agent>;
+  private readonly pools: DestinationPools;
   private readonly outcomes: OutcomeRecorder;
   private readonly targets = new Map<string, DeliveryTarget>();
   /**
@@ -182,22 +181,12 @@ export class DeliverySender {
       fastMs: FAST_MS,
       waitMs: MAX_WAIT_MS / 2,
     });
-    const agent = (environment: Environment) =>
-      new Agent({
-        connect: {
-          timeout: options.attemptTimeoutMs,
-          // The address checked is the address connected to: no window for DNS rebinding.
-          lookup: guardedLookup({
-            environment,
-            allowPrivate: options.allowPrivateTargets,
-            resolve: options.resolve,
-          }),
-        },
-        keepAliveTimeout: 10_000,
-        // No per-origin socket cap: the budget is per destination URL, enforced by the claim. A cap
-        // here would let a slow URL hold every socket of its host and block other URLs behind it.
-      });
-    this.agents = { test: agent('test'), live: agent('live') };
+    this.pools = new DestinationPools({
+      connections: options.destinationConcurrency,
+      connectTimeoutMs: options.attemptTimeoutMs,
+      allowPrivateTargets: options.allowPrivateTargets,
+      resolve: options.resolve,
+    });
   }
 
   start(): void {
@@ -486,7 +475,7 @@ export class DeliverySender {
       error = refusal;
     } else {
       const answer = await postDelivery(
-        this.agents[delivery.environment],
+        this.pools.for(delivery.environment, delivery.url, target.origin),
         target,
         headers,
         body,
@@ -566,7 +555,7 @@ export class DeliverySender {
     this.handBack(this.slots.takeAllWaiting());
     await Promise.allSettled([...this.attempts]);
     await this.outcomes.settled();
-    await Promise.all([this.agents.test.close(), this.agents.live.close()]);
+    await this.pools.close();
   }
 }
 

@@ -1,0 +1,25 @@
+import { DestinationPools } from './destination-pools';
+
+const options = { connections: 2, connectTimeoutMs: 1000, allowPrivateTargets: true };
+
+test('one pool per destination URL and environment', async () => {
+  const pools = new DestinationPools(options);
+  const a = pools.for('test', 'http://127.0.0.1:1/a', 'http://127.0.0.1:1');
+  expect(pools.for('test', 'http://127.0.0.1:1/a', 'http://127.0.0.1:1')).toBe(a);
+  // Another URL on the same origin, or the same URL in the other environment: a pool of its own.
+  expect(pools.for('test', 'http://127.0.0.1:1/b', 'http://127.0.0.1:1')).not.toBe(a);
+  expect(pools.for('live', 'http://127.0.0.1:1/a', 'http://127.0.0.1:1')).not.toBe(a);
+  await pools.close();
+  expect(a.closed).toBe(true);
+});
+
+test('past its limit it closes every pool and makes them anew', async () => {
+  const pools = new DestinationPools({ ...options, maxPools: 2 });
+  const a = pools.for('test', 'http://127.0.0.1:1/a', 'http://127.0.0.1:1');
+  const b = pools.for('test', 'http://127.0.0.1:1/b', 'http://127.0.0.1:1');
+  expect([a.closed, b.closed]).toEqual([false, false]);
+  const c = pools.for('test', 'http://127.0.0.1:1/c', 'http://127.0.0.1:1');
+  expect([a.closed, b.closed, c.closed]).toEqual([true, true, false]);
+  expect(pools.for('test', 'http://127.0.0.1:1/a', 'http://127.0.0.1:1')).not.toBe(a);
+  await pools.close();
+});
