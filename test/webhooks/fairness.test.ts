@@ -160,6 +160,58 @@ it('hands back the deliveries waiting for a destination that turns slow, and sti
   }
 });
 
+it('sends nothing to a webhook paused in the middle of a fast drain once the pause is answered, and all of it once resumed', async () => {
+  await clearBacklog();
+  // A receiver fast enough for the dispatcher to keep claimed deliveries waiting for its slots.
+  const quick = await startReceiver();
+  try {
+    const seller = await createKey(gateway.service);
+    const hook = await register(gateway.url, seller.key, `${quick.url}/quick`);
+    await placeOrder(gateway.url, seller.key);
+    await deliveredCount(`${quick.url}/quick`, 1);
+    const backlog = 400;
+    await copyDelivered(`${quick.url}/quick`, backlog);
+    await waitFor(() => quick.received.length > 40 || null, { what: 'the drain under way' });
+    const paused = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+      method: 'PATCH',
+      key: seller.key,
+      body: { status: 'DISABLED' },
+    });
+    expect(paused.status).toBe(200);
+    const pausedAt = Date.now();
+    const sentBefore = quick.received.length;
+    expect(sentBefore).toBeLessThan(1 + backlog);
+    // Until the dispatcher holds none of them: each is either attempted (its outcome written) or
+    // handed back (its lease cleared).
+    const em = system.dispatcher.runtime.orm.em.fork();
+    await waitFor(
+      async () => {
+        const [row] = await em.execute<{ n: string }[]>(
+          `select count(*) as n from webhooks.deliveries
+            where webhook_id = ? and status = 'pending' and lease_until > now()`,
+          [hook.id],
+        );
+        return Number(row?.n) === 0 || null;
+      },
+      { what: 'no delivery of the paused webhook held' },
+    );
+    expect(quick.received.filter((h) => h.at > pausedAt)).toEqual([]);
+
+    const resumed = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+      method: 'PATCH',
+      key: seller.key,
+      body: { status: 'ACTIVE' },
+    });
+    expect(resumed.status).toBe(200);
+    await deliveredCount(`${quick.url}/quick`, 1 + backlog);
+    const ids = quick.received.map((h) => String(h.headers['x-webhook-event-id']));
+    expect(new Set(ids).size).toBe(1 + backlog);
+    expect(ids.length).toBe(1 + backlog);
+  } finally {
+    await quick.close();
+  }
+});
+
 it('moves the pending deliveries of a webhook pointed at another URL, even while the old URL is busy', async () => {
   await clearBacklog();
   // The old URL holds every request for 8 s: its two slots stay busy long after the change of URL.

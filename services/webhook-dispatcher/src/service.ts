@@ -51,7 +51,14 @@ export async function startDispatcher(
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
     internalSecret: config.INTERNAL_SECRET,
-    mount: (app) => mountRoutes(app, { runtime, policy, onRequeued: () => sender.rescan() }),
+    mount: (app) =>
+      mountRoutes(app, {
+        runtime,
+        policy,
+        onRequeued: () => sender.rescan(),
+        changing: (id, change) => sender.changing(id, change),
+        retired: (id) => sender.changed(id),
+      }),
   });
   const intake = intakeHandler(runtime.sql, runtime.logger);
   await runtime.broker.consume(INTAKE_QUEUE, async (message) => {

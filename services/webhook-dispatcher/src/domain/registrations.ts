@@ -34,13 +34,14 @@ export async function assertTarget(
 /**
  * Registers a webhook. The same (url, event) again retires the previous registration and its secret;
  * its pending deliveries move to the new one and are signed with the new secret from then on.
+ * Answers the new webhook, and the id of the one it retired.
  */
 export async function registerWebhook(
   em: EntityManager,
   scope: Scope,
   input: CreateWebhookRequest,
   policy: TargetPolicy,
-): Promise<WebhookRow> {
+): Promise<{ webhook: WebhookRow; retiredId: string | null }> {
   await assertTarget(input.url, scope, policy);
   return em.transactional(async (tx) => {
     // Serialise registrations of one (url, event) so two at once cannot both stay live.
@@ -79,7 +80,7 @@ export async function registerWebhook(
         [webhook.id, previous.id],
       );
     }
-    return webhook;
+    return { webhook, retiredId: previous?.id ?? null };
   });
 }
 

@@ -28,6 +28,27 @@ describe('DeliverySlots', () => {
     expect(s.heldPerDestination.get('a')).toBe(3);
   });
 
+  it('takes out the waiting deliveries a predicate picks, and no others', () => {
+    const s = slots();
+    fast(s, 'a', 'b');
+    for (const [url, id] of [
+      ['a', 1],
+      ['a', 2],
+      ['a', 3],
+      ['a', 4],
+      ['b', 5],
+      ['b', 6],
+      ['b', 7],
+    ] as const)
+      s.admit({ url, id }, 0);
+    // a: 1 and 2 in flight, 3 and 4 waiting; b: 5 and 6 in flight, 7 waiting.
+    expect(s.takeWaitingWhere((d) => d.id % 2 === 1).map((d) => d.id)).toEqual([3, 7]);
+    expect(s.waitingTotal).toBe(1);
+    expect(s.heldPerDestination.get('b')).toBe(2);
+    expect(s.free('a', 5)?.id).toBe(4);
+    expect(s.free('b', 5)).toBeNull();
+  });
+
   it('refuses a delivery without a slot when its destination is not known to be fast', () => {
     const s = slots();
     expect([1, 2, 3].map((id) => s.admit({ url: 'a', id }, 0))).toEqual(['start', 'start', 'refuse']);

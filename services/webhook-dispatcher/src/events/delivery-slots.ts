@@ -119,6 +119,20 @@ export class DeliverySlots<T extends { url: string }> {
     return null;
   }
 
+  /** Removes and returns the waiting deliveries that `matches` picks, whatever their wait. */
+  takeWaitingWhere(matches: (item: T) => boolean): T[] {
+    const out: T[] = [];
+    for (const [url, queue] of this.waiting) {
+      const kept = queue.filter((entry) => !matches(entry.item));
+      if (kept.length === queue.length) continue;
+      for (const entry of queue) if (matches(entry.item)) out.push(entry.item);
+      this.waitingCount -= queue.length - kept.length;
+      if (kept.length === 0) this.waiting.delete(url);
+      else this.waiting.set(url, kept);
+    }
+    return out;
+  }
+
   /** Removes and returns the deliveries that have waited `maxWaitMs` or more. */
   expired(now: number, maxWaitMs: number): T[] {
     const out: T[] = [];

@@ -45,6 +45,8 @@ interface DeliveryTarget extends PostTarget {
 
 interface ClaimedDelivery {
   id: string;
+  /** Null for an order's postback. */
+  webhook_id: string | null;
   event_id: string;
   event: string;
   url: string;
@@ -112,7 +114,7 @@ export const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::tex
      update webhooks.deliveries d set lease_until = now() + interval '${LEASE_SECONDS} seconds'
        from picked
       where d.id = picked.id
-     returning d.id, d.event_id, d.event, picked.target as url, d.signed,
+     returning d.id, d.webhook_id, d.event_id, d.event, picked.target as url, d.signed,
                (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
                d.environment, d.payload::text as payload,
                (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
@@ -147,6 +149,13 @@ export class DeliverySender {
   private readonly deadlines: DeadlineWindow;
   private readonly attempts = new Set<Promise<void>>();
   private readonly claims = new Map<ClaimPlan, Promise<void>>();
+  /** When each claim in flight was sent. */
+  private readonly claimsSentAt = new Map<ClaimPlan, number>();
+  /**
+   * Webhooks being changed here, or changed while claims sent before were in flight: their deliveries
+   * claimed before the change are handed back, not started (changing).
+   */
+  private readonly withdrawn = new Map<string, { changes: number; committedAt: number }>();
   /** Something may be due that no claim has looked for yet: a wake, a slot freed, a full claim. */
   private dirty = false;
   /**
@@ -200,6 +209,32 @@ export class DeliverySender {
   rescan(): void {
     this.cursor = null;
     this.wake();
+  }
+
+  /**
+   * Runs `change` to a webhook (a pause, a new URL, a deletion) so that nothing this process claimed
+   * before it goes out after it: the webhook's deliveries waiting for a slot are handed back now, and
+   * so are those that a claim sent before the change committed brings. Claimed again, they are as the
+   * change left them (not due while paused, posted to the new URL). Attempts in flight finish; another
+   * replica's waiting deliveries go out within MAX_WAIT_MS.
+   */
+  async changing<R>(webhookId: string, change: () => Promise<R>): Promise<R> {
+    const entry = this.withdrawn.get(webhookId) ?? { changes: 0, committedAt: -Infinity };
+    entry.changes += 1;
+    this.withdrawn.set(webhookId, entry);
+    this.withdrawWaiting(webhookId);
+    try {
+      return await change();
+    } finally {
+      entry.changes -= 1;
+      entry.committedAt = Date.now();
+      this.forgetWithdrawals();
+    }
+  }
+
+  /** As `changing`, for a change already committed: a rotation that retired `webhookId`. */
+  changed(webhookId: string): void {
+    void this.changing(webhookId, () => Promise.resolve());
   }
 
   /** Claims and sends now, or as soon as a claim in flight leaves room. */
@@ -256,12 +291,15 @@ export class DeliverySender {
       if (!plan) return;
       this.dirty = false;
       if (plan.open) this.openWanted = false;
+      this.claimsSentAt.set(plan, Date.now());
       const run = this.claimAndLaunch(plan)
         .catch((err: unknown) => {
           this.options.logger.warn({ err: (err as Error).message }, 'delivery claim failed');
         })
         .finally(() => {
           this.claims.delete(plan);
+          this.claimsSentAt.delete(plan);
+          if (this.withdrawn.size > 0) this.forgetWithdrawals();
           this.pump();
           if (this.claims.size === 0) this.wakeAt(Date.now() + this.options.pollIntervalMs);
         });
@@ -271,8 +309,9 @@ export class DeliverySender {
 
   /** One claim and the attempts it starts; marks the sender dirty when more may be due. */
   private async claimAndLaunch(plan: ClaimPlan): Promise<void> {
+    const sentAt = this.claimsSentAt.get(plan) ?? -Infinity;
     const { claimed, windowFull, scanned, full } = await this.claim(plan);
-    const kept = this.launch(claimed);
+    const kept = this.launch(claimed, sentAt);
     // It took all it could: there may be more. Or its window was full of destinations now saturated:
     // the next claim scans without them (each such claim takes deliveries, so this ends).
     if ((claimed.length === plan.limit && kept === claimed.length) || (windowFull && kept > 0)) {
@@ -298,7 +337,7 @@ export class DeliverySender {
    * Starts the attempts of claimed deliveries that have a slot; the others wait for one (their claim was
    * promised the places). Stopping, it hands everything back. Returns how many it kept.
    */
-  private launch(claimed: ClaimedDelivery[]): number {
+  private launch(claimed: ClaimedDelivery[], sentAt: number): number {
     if (claimed.length === 0) return 0;
     if (this.stopped) {
       this.handBack(claimed);
@@ -307,11 +346,16 @@ export class DeliverySender {
     const now = Date.now();
     const refused: ClaimedDelivery[] = [];
     for (const delivery of claimed) {
+      if (this.withdrawnFrom(delivery, sentAt)) {
+        refused.push(delivery);
+        continue;
+      }
       const admitted = this.slots.admit(delivery, now);
       if (admitted === 'start') this.startAttempt(delivery);
       else if (admitted === 'refuse') refused.push(delivery);
     }
-    // A destination that turned slow while the claim was in flight: not kept waiting.
+    // A destination that turned slow while the claim was in flight: not kept waiting. A webhook changed
+    // meanwhile: claimed again as the change left it.
     this.handBack(refused);
     if (this.slots.waitingTotal > 0 && !this.sweeper) {
       // Waiting deliveries not started in time go back to the database.
@@ -353,6 +397,25 @@ export class DeliverySender {
       },
     );
     this.attempts.add(attempt);
+  }
+
+  /** Whether `delivery`, claimed by a claim sent at `sentAt`, predates a change to its webhook. */
+  private withdrawnFrom(delivery: ClaimedDelivery, sentAt: number): boolean {
+    if (delivery.webhook_id === null || this.withdrawn.size === 0) return false;
+    const entry = this.withdrawn.get(delivery.webhook_id);
+    return entry !== undefined && (entry.changes > 0 || sentAt <= entry.committedAt);
+  }
+
+  private withdrawWaiting(webhookId: string): void {
+    this.handBack(this.slots.takeWaitingWhere((d) => d.webhook_id === webhookId));
+  }
+
+  /** Drops the changes that every claim in flight was sent after. */
+  private forgetWithdrawals(): void {
+    const oldestClaim = Math.min(...this.claimsSentAt.values());
+    for (const [id, entry] of this.withdrawn) {
+      if (entry.changes === 0 && entry.committedAt < oldestClaim) this.withdrawn.delete(id);
+    }
   }
 
   /** Clears the leases of claimed deliveries this process will not attempt, so that they are due again now. */

@@ -26,6 +26,12 @@ export interface RouteDeps {
   policy: TargetPolicy;
   /** Re-queued deliveries are due now: wake the sender. */
   onRequeued(): void;
+  /**
+   * Runs a change to a webhook so that none of its deliveries claimed before the change is sent after
+   * it (events/sender.ts, DeliverySender.changing); `retired` is that for a rotation, once committed.
+   */
+  changing<R>(webhookId: string, change: () => Promise<R>): Promise<R>;
+  retired(webhookId: string): void;
 }
 
 function present(w: WebhookRow): Webhook {
@@ -41,14 +47,18 @@ function present(w: WebhookRow): Webhook {
 
 const webhookId = (req: Request) => parseOrThrow(WebhookPathParams, req.params, 'Invalid webhook id.').id;
 
-export function mountRoutes(app: Express, { runtime, policy, onRequeued }: RouteDeps): void {
+export function mountRoutes(
+  app: Express,
+  { runtime, policy, onRequeued, changing, retired }: RouteDeps,
+): void {
   const em = () => runtime.orm.em.fork();
 
   app.post(
     '/config/webhooks/',
     route(async (req, res) => {
       const input = parseOrThrow(CreateWebhookRequest, req.body, 'Invalid webhook.');
-      const webhook = await registerWebhook(em(), sellerScope(req), input, policy);
+      const { webhook, retiredId } = await registerWebhook(em(), sellerScope(req), input, policy);
+      if (retiredId) retired(retiredId);
       // The only answer that ever shows the secret.
       res.status(201).json({
         message: 'Webhook registered. Store the secret now: it is not shown again.',
@@ -82,7 +92,7 @@ export function mountRoutes(app: Express, { runtime, policy, onRequeued }: Route
       const scope = sellerScope(req);
       const id = webhookId(req);
       const input = parseOrThrow(UpdateWebhookRequest, req.body, 'Invalid webhook update.');
-      const webhook = await updateWebhook(em(), scope, id, input, policy);
+      const webhook = await changing(id, () => updateWebhook(em(), scope, id, input, policy));
       if (webhook.status === 'ACTIVE') onRequeued();
       res.json({ message: 'Webhook updated.', data: present(webhook) });
     }),
@@ -90,7 +100,8 @@ export function mountRoutes(app: Express, { runtime, policy, onRequeued }: Route
   app.delete(
     '/config/webhooks/:id/',
     route(async (req, res) => {
-      await deleteWebhook(em(), sellerScope(req), webhookId(req));
+      const id = webhookId(req);
+      await changing(id, () => deleteWebhook(em(), sellerScope(req), id));
       res.status(204).end();
     }),
   );
