@@ -47,15 +47,21 @@ export async function startReceiver(reply: (hook: ReceivedHook) => Reply = () =>
       else send();
     });
   });
-  let connections = 0;
-  server.on('connection', () => (connections += 1));
+  // Connections open at once, and the most there were.
+  let open = 0;
+  let mostOpen = 0;
+  server.on('connection', (socket) => {
+    open += 1;
+    mostOpen = Math.max(mostOpen, open);
+    socket.on('close', () => (open -= 1));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     received,
-    /** The connections opened to it so far. */
-    connections: () => connections,
+    /** The most connections that were open to it at once. */
+    mostConnections: () => mostOpen,
     /** Requests carrying this event id, in arrival order. */
     forEvent: (eventId: string) => received.filter((h) => h.headers['x-webhook-event-id'] === eventId),
     close: () =>

@@ -125,9 +125,8 @@ it('keeps each destination within its budget, and sends each delivery once, with
     // WEBHOOK_DESTINATION_CONCURRENCY 2 and WEBHOOK_CONCURRENCY 4: used, never exceeded.
     expect(paths.map((p) => highest.get(p))).toEqual([2, 2, 2]);
     expect(highestTotal).toBe(4);
-    // And each destination URL has as many connections as slots, reused from one delivery to the next
-    // (the three share one origin).
-    expect(slow.connections()).toBeLessThanOrEqual(paths.length * 2);
+    // And each destination URL has as many connections as slots (the three share one origin).
+    expect(slow.mostConnections()).toBeLessThanOrEqual(paths.length * 2);
   } finally {
     await slow.close();
   }

@@ -94,6 +94,15 @@ export function listWebhooks(em: EntityManager, scope: Scope, query: ListQuery) 
   return listOwned(em, WebhookSchema, scope, query, { status: { $in: ['ACTIVE', 'DISABLED'] } });
 }
 
+/**
+ * Wraps the write of a change to a webhook, once it is known to be the seller's and valid: the
+ * dispatcher's sender holds back what it claimed of that webhook meanwhile (events/sender.ts,
+ * DeliverySender.changing).
+ */
+export type ChangeGuard = <R>(webhookId: string, write: () => Promise<R>) => Promise<R>;
+
+const unguarded: ChangeGuard = (_id, write) => write();
+
 /** Pause (DISABLED: no new deliveries, pending ones wait), resume, or point at another URL. */
 export async function updateWebhook(
   em: EntityManager,
@@ -101,6 +110,7 @@ export async function updateWebhook(
   id: string,
   input: UpdateWebhookRequest,
   policy: TargetPolicy,
+  guard: ChangeGuard = unguarded,
 ): Promise<WebhookRow> {
   const webhook = await getWebhook(em, scope, id);
   if (input.url !== undefined && input.url !== webhook.url) {
@@ -109,6 +119,14 @@ export async function updateWebhook(
   }
   if (input.status !== undefined) webhook.status = input.status;
   webhook.updatedAt = new Date();
+  return guard(webhook.id, () => writeUpdate(em, webhook, input));
+}
+
+async function writeUpdate(
+  em: EntityManager,
+  webhook: WebhookRow,
+  input: UpdateWebhookRequest,
+): Promise<WebhookRow> {
   try {
     await em.flush();
   } catch (err) {
@@ -131,9 +149,14 @@ export async function updateWebhook(
   return webhook;
 }
 
-export async function deleteWebhook(em: EntityManager, scope: Scope, id: string): Promise<void> {
+export async function deleteWebhook(
+  em: EntityManager,
+  scope: Scope,
+  id: string,
+  guard: ChangeGuard = unguarded,
+): Promise<void> {
   const webhook = await getWebhook(em, scope, id);
   webhook.status = 'DELETED';
   webhook.updatedAt = new Date();
-  await em.flush();
+  await guard(webhook.id, () => em.flush());
 }

@@ -13,13 +13,17 @@ test('one pool per destination URL and environment', async () => {
   expect(a.closed).toBe(true);
 });
 
-test('past its limit it closes every pool and makes them anew', async () => {
+test('past its limit it closes the least recently used pool', async () => {
   const pools = new DestinationPools({ ...options, maxPools: 2 });
   const a = pools.for('test', 'http://127.0.0.1:1/a', 'http://127.0.0.1:1');
   const b = pools.for('test', 'http://127.0.0.1:1/b', 'http://127.0.0.1:1');
-  expect([a.closed, b.closed]).toEqual([false, false]);
+  // a used again: b is now the least recently used.
+  expect(pools.for('test', 'http://127.0.0.1:1/a', 'http://127.0.0.1:1')).toBe(a);
   const c = pools.for('test', 'http://127.0.0.1:1/c', 'http://127.0.0.1:1');
-  expect([a.closed, b.closed, c.closed]).toEqual([true, true, false]);
-  expect(pools.for('test', 'http://127.0.0.1:1/a', 'http://127.0.0.1:1')).not.toBe(a);
+  expect([a.closed, b.closed, c.closed]).toEqual([false, true, false]);
+  // b again: a pool anew, in place of a (used before c).
+  expect(pools.for('test', 'http://127.0.0.1:1/b', 'http://127.0.0.1:1')).not.toBe(b);
+  expect([a.closed, c.closed]).toEqual([true, false]);
   await pools.close();
+  expect(c.closed).toBe(true);
 });

@@ -8,7 +8,7 @@ export interface DestinationPoolsOptions {
   connectTimeoutMs: number;
   allowPrivateTargets: boolean;
   resolve?: Resolver;
-  /** Pools kept at once; past this many, all are closed (their requests in flight finish) and made anew. */
+  /** Pools kept at once; past this many, the least recently used is closed (its requests in flight finish). */
   maxPools?: number;
 }
 
@@ -25,7 +25,8 @@ const KEEP_ALIVE_MS = 10_000;
  */
 export class DestinationPools {
   private readonly pools = new Map<string, Pool>();
-  private readonly closing = new Set<Promise<void>>();
+  /** Pools being closed: their requests in flight finishing. */
+  private readonly closed = new Set<Promise<void>>();
 
   constructor(private readonly options: DestinationPoolsOptions) {}
 
@@ -33,8 +34,17 @@ export class DestinationPools {
   for(environment: Environment, url: string, origin: string): Pool {
     const key = `${environment} ${url}`;
     let pool = this.pools.get(key);
-    if (pool) return pool;
-    if (this.pools.size >= (this.options.maxPools ?? MAX_POOLS)) this.closeAll();
+    if (pool) {
+      // Kept in the order of their last use: the first is the least recently used.
+      this.pools.delete(key);
+      this.pools.set(key, pool);
+      return pool;
+    }
+    if (this.pools.size >= (this.options.maxPools ?? MAX_POOLS)) {
+      const [oldestKey, oldest] = this.pools.entries().next().value as [string, Pool];
+      this.pools.delete(oldestKey);
+      this.closing(oldest);
+    }
     pool = new Pool(origin, {
       connections: this.options.connections,
       connect: {
@@ -54,16 +64,14 @@ export class DestinationPools {
 
   /** Closes every pool once its requests in flight are done. */
   async close(): Promise<void> {
-    this.closeAll();
-    await Promise.all([...this.closing]);
+    for (const pool of this.pools.values()) this.closing(pool);
+    this.pools.clear();
+    await Promise.all([...this.closed]);
   }
 
-  private closeAll(): void {
-    for (const pool of this.pools.values()) {
-      const closed = pool.close().catch(() => undefined);
-      this.closing.add(closed);
-      void closed.finally(() => this.closing.delete(closed));
-    }
-    this.pools.clear();
+  private closing(pool: Pool): void {
+    const closed = pool.close().catch(() => undefined);
+    this.closed.add(closed);
+    void closed.finally(() => this.closed.delete(closed));
   }
 }

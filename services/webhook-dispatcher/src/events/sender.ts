@@ -1,5 +1,6 @@
 import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-api/contracts';
 import type { Logger } from '@seller-api/service-kit';
+import { performance } from 'node:perf_hooks';
 import type { Pool } from 'pg';
 import { signatureFor } from '@seller-api/webhook-verify';
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
@@ -60,6 +61,16 @@ interface ClaimedDelivery {
   attempts: number;
   max_attempts: number;
   trace_context: Record<string, string> | null;
+}
+
+/** A change to a webhook that claimed deliveries of it may predate (DeliverySender.changing). */
+interface Withdrawal {
+  /** Changes being written. */
+  changes: number;
+  /** When the last one was written (performance.now()): claims sent before then predate it. */
+  committedAt: number;
+  /** Deliveries taken out while a change is being written, leased until it is. */
+  held: ClaimedDelivery[];
 }
 
 // Destination URLs whose parts are kept (targetOf).
@@ -155,7 +166,7 @@ export class DeliverySender {
    * Webhooks being changed here, or changed while claims sent before were in flight: their deliveries
    * claimed before the change are handed back, not started (changing).
    */
-  private readonly withdrawn = new Map<string, { changes: number; committedAt: number }>();
+  private readonly withdrawn = new Map<string, Withdrawal>();
   /** Something may be due that no claim has looked for yet: a wake, a slot freed, a full claim. */
   private dirty = false;
   /**
@@ -213,21 +224,23 @@ export class DeliverySender {
 
   /**
    * Runs `change` to a webhook (a pause, a new URL, a deletion) so that nothing this process claimed
-   * before it goes out after it: the webhook's deliveries waiting for a slot are handed back now, and
-   * so are those that a claim sent before the change committed brings. Claimed again, they are as the
-   * change left them (not due while paused, posted to the new URL). Attempts in flight finish; another
-   * replica's waiting deliveries go out within MAX_WAIT_MS.
+   * before it goes out after it: the webhook's deliveries waiting for a slot are taken out now, and so
+   * are those that a claim sent before the change committed brings. They stay leased while the change
+   * is written (no replica claims them as they were) and are handed back once it is: claimed again,
+   * they are as the change left them (not due while paused, posted to the new URL). Attempts in flight
+   * finish; another replica's waiting deliveries go out within MAX_WAIT_MS and its sweep.
    */
   async changing<R>(webhookId: string, change: () => Promise<R>): Promise<R> {
-    const entry = this.withdrawn.get(webhookId) ?? { changes: 0, committedAt: -Infinity };
+    const entry = this.withdrawn.get(webhookId) ?? { changes: 0, committedAt: -Infinity, held: [] };
     entry.changes += 1;
     this.withdrawn.set(webhookId, entry);
-    this.withdrawWaiting(webhookId);
+    entry.held.push(...this.slots.takeWaitingWhere((d) => d.webhook_id === webhookId));
     try {
       return await change();
     } finally {
       entry.changes -= 1;
-      entry.committedAt = Date.now();
+      entry.committedAt = performance.now();
+      if (entry.changes === 0) this.handBack(entry.held.splice(0));
       this.forgetWithdrawals();
     }
   }
@@ -291,7 +304,7 @@ export class DeliverySender {
       if (!plan) return;
       this.dirty = false;
       if (plan.open) this.openWanted = false;
-      this.claimsSentAt.set(plan, Date.now());
+      this.claimsSentAt.set(plan, performance.now());
       const run = this.claimAndLaunch(plan)
         .catch((err: unknown) => {
           this.options.logger.warn({ err: (err as Error).message }, 'delivery claim failed');
@@ -346,8 +359,11 @@ export class DeliverySender {
     const now = Date.now();
     const refused: ClaimedDelivery[] = [];
     for (const delivery of claimed) {
-      if (this.withdrawnFrom(delivery, sentAt)) {
-        refused.push(delivery);
+      const withdrawal = this.withdrawalOf(delivery, sentAt);
+      if (withdrawal) {
+        // Held leased until the change is written, or handed back now that it is.
+        if (withdrawal.changes > 0) withdrawal.held.push(delivery);
+        else refused.push(delivery);
         continue;
       }
       const admitted = this.slots.admit(delivery, now);
@@ -399,15 +415,11 @@ export class DeliverySender {
     this.attempts.add(attempt);
   }
 
-  /** Whether `delivery`, claimed by a claim sent at `sentAt`, predates a change to its webhook. */
-  private withdrawnFrom(delivery: ClaimedDelivery, sentAt: number): boolean {
-    if (delivery.webhook_id === null || this.withdrawn.size === 0) return false;
+  /** The change to its webhook that `delivery`, claimed by a claim sent at `sentAt`, predates, if any. */
+  private withdrawalOf(delivery: ClaimedDelivery, sentAt: number): Withdrawal | null {
+    if (delivery.webhook_id === null || this.withdrawn.size === 0) return null;
     const entry = this.withdrawn.get(delivery.webhook_id);
-    return entry !== undefined && (entry.changes > 0 || sentAt <= entry.committedAt);
-  }
-
-  private withdrawWaiting(webhookId: string): void {
-    this.handBack(this.slots.takeWaitingWhere((d) => d.webhook_id === webhookId));
+    return entry !== undefined && (entry.changes > 0 || sentAt <= entry.committedAt) ? entry : null;
   }
 
   /** Drops the changes that every claim in flight was sent after. */
@@ -616,6 +628,7 @@ export class DeliverySender {
     // then the attempts in flight finish.
     await Promise.allSettled([...this.claims.values()]);
     this.handBack(this.slots.takeAllWaiting());
+    for (const entry of this.withdrawn.values()) this.handBack(entry.held.splice(0));
     await Promise.allSettled([...this.attempts]);
     await this.outcomes.settled();
     await this.pools.close();

@@ -18,6 +18,7 @@ import {
   listWebhooks,
   registerWebhook,
   updateWebhook,
+  type ChangeGuard,
   type TargetPolicy,
 } from '../domain/registrations';
 
@@ -30,7 +31,7 @@ export interface RouteDeps {
    * Runs a change to a webhook so that none of its deliveries claimed before the change is sent after
    * it (events/sender.ts, DeliverySender.changing); `retired` is that for a rotation, once committed.
    */
-  changing<R>(webhookId: string, change: () => Promise<R>): Promise<R>;
+  changing: ChangeGuard;
   retired(webhookId: string): void;
 }
 
@@ -92,7 +93,7 @@ export function mountRoutes(
       const scope = sellerScope(req);
       const id = webhookId(req);
       const input = parseOrThrow(UpdateWebhookRequest, req.body, 'Invalid webhook update.');
-      const webhook = await changing(id, () => updateWebhook(em(), scope, id, input, policy));
+      const webhook = await updateWebhook(em(), scope, id, input, policy, changing);
       if (webhook.status === 'ACTIVE') onRequeued();
       res.json({ message: 'Webhook updated.', data: present(webhook) });
     }),
@@ -100,8 +101,7 @@ export function mountRoutes(
   app.delete(
     '/config/webhooks/:id/',
     route(async (req, res) => {
-      const id = webhookId(req);
-      await changing(id, () => deleteWebhook(em(), sellerScope(req), id));
+      await deleteWebhook(em(), sellerScope(req), webhookId(req), changing);
       res.status(204).end();
     }),
   );
