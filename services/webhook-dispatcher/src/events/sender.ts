@@ -1,7 +1,7 @@
 import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-api/contracts';
 import type { Logger } from '@seller-api/service-kit';
 import { performance } from 'node:perf_hooks';
-import type { Pool } from 'pg';
+import type { Pool, QueryConfig } from 'pg';
 import { signatureFor } from '@seller-api/webhook-verify';
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
 import { retryAfterDelay, scheduledDelay } from '../domain/retry';
@@ -106,6 +106,13 @@ const CURSOR_MARGIN_MS = 1000;
  * one by one by primary key, at most each destination's budget ($4, or $3 for a destination the plan
  * does not list), and leased. $1: the destinations left out, $2: the window's size, $5: the limit, $6:
  * where the window starts.
+ *
+ * This statement and OUTCOME_SQL are sent unnamed, so PostgreSQL plans them at every run (about 0.3
+ * and 0.1 ms). Prepared, each kept the plan settled on after its first five runs for the connection's
+ * life: made while webhooks.deliveries was small (a new deployment), that plan joined the claimed rows
+ * by reading the whole table, at every claim, as the table grew without end (a third of PostgreSQL's
+ * time in a drain of 40,000, bench/README.md). Turning off sequential scans on the connection only
+ * traded that for a read of the whole primary key (test/webhooks/sender-plans.test.ts).
  */
 export const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::text[], $2, $6::timestamptz)),
      ranked as (
@@ -146,6 +153,27 @@ export const OUTCOME_SQL = `with v as (
             delivered_at = case when v.delivered then now() else d.delivered_at end
        from v
       where d.id = v.id and d.attempts = v.attempt - 1`;
+
+/** A claim as the sender sends it: unnamed (CLAIM_SQL). */
+export function claimQuery(claim: {
+  saturated: string[];
+  windowSize: number;
+  unlisted: number;
+  budgets: ReadonlyMap<string, number>;
+  limit: number;
+  since: string;
+}): QueryConfig {
+  const budgets = JSON.stringify(Object.fromEntries(claim.budgets));
+  return {
+    text: CLAIM_SQL,
+    values: [claim.saturated, claim.windowSize, claim.unlisted, budgets, claim.limit, claim.since],
+  };
+}
+
+/** A batch of outcomes (their JSON) as the sender sends it: unnamed (CLAIM_SQL). */
+export function outcomeQuery(outcomesJson: string): QueryConfig {
+  return { text: OUTCOME_SQL, values: [outcomesJson] };
+}
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
@@ -478,20 +506,16 @@ export class DeliverySender {
     const since = fromCursor ? new Date(cursor.since - CURSOR_MARGIN_MS).toISOString() : '-infinity';
     const { rows } = await this.options.pool.query<
       ClaimedDelivery & { scanned: number; window_start_ms: number }
-    >({
-      // Named: prepared once per connection, not parsed and planned again for every claim (its
-      // connection's options keep the plan from scanning the table: db/sender-pool.ts).
-      name: 'webhooks_claim',
-      text: CLAIM_SQL,
-      values: [
-        full,
-        scanLimit,
-        plan.unlisted,
-        JSON.stringify(Object.fromEntries(plan.budgets)),
-        plan.limit,
+    >(
+      claimQuery({
+        saturated: full,
+        windowSize: scanLimit,
+        unlisted: plan.unlisted,
+        budgets: plan.budgets,
+        limit: plan.limit,
         since,
-      ],
-    });
+      }),
+    );
     // The window's size and start come with the rows claimed: none claimed, none known.
     const scanned = rows[0]?.scanned ?? 0;
     const windowStart = rows[0]?.window_start_ms;
@@ -695,12 +719,7 @@ class OutcomeRecorder {
   }
 
   private async write(outcomes: AttemptOutcome[]): Promise<void> {
-    await this.pool.query({
-      // Prepared once per connection (sender.ts claim).
-      name: 'webhooks_outcomes',
-      text: OUTCOME_SQL,
-      values: [JSON.stringify(outcomes)],
-    });
+    await this.pool.query(outcomeQuery(JSON.stringify(outcomes)));
   }
 }
 
