@@ -1,0 +1,137 @@
+import { createLogger, createMetrics } from '@seller-api/service-kit';
+import type { Pool, QueryConfig } from 'pg';
+import { createDispatcherMetrics } from './metrics';
+import { DeliverySender } from './sender';
+
+/*
+ * DeliverySender.changing against a database stand-in: what a claim brings for a webhook being changed
+ * is held (leased) until the change is written, then handed back; nothing of it is attempted.
+ */
+const WEBHOOK = '11111111-1111-4111-8111-111111111111';
+
+function delivery(n: number, webhookId: string | null = WEBHOOK) {
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    webhook_id: webhookId,
+    event_id: `evt_${n}`,
+    event: 'order.created',
+    // Refused before any connection (not a URL): an attempt ends at once, with its outcome written.
+    url: 'not a url',
+    signed: false,
+    secret: null,
+    environment: 'test',
+    payload: '{}',
+    occurred_at_ms: Date.now(),
+    attempts: 0,
+    max_attempts: 8,
+    trace_context: null,
+    scanned: 1,
+    window_start_ms: Date.now(),
+  };
+}
+
+/** A pool whose claims answer when the test says; hand-backs and outcomes are recorded. */
+function fakePool() {
+  const claims: Array<(rows: unknown[]) => void> = [];
+  const handedBack: string[][] = [];
+  const attempted: string[] = [];
+  const pool = {
+    query(config: QueryConfig | string, values?: unknown[]) {
+      const text = typeof config === 'string' ? config : config.text;
+      const params = typeof config === 'string' ? values : config.values;
+      if (text.includes('webhooks.due_window')) {
+        return new Promise((resolve) => claims.push((rows) => resolve({ rows })));
+      }
+      if (text.startsWith('update webhooks.deliveries set lease_until = null')) {
+        handedBack.push((params?.[0] as string[]) ?? []);
+      } else if (text.includes('insert into webhooks.delivery_attempts')) {
+        for (const o of JSON.parse(String(params?.[0])) as Array<{ id: string }>) attempted.push(o.id);
+      }
+      return Promise.resolve({ rows: [] });
+    },
+  };
+  return { pool: pool as unknown as Pool, claims, handedBack, attempted };
+}
+
+function sender(pool: Pool) {
+  return new DeliverySender({
+    pool,
+    logger: createLogger('sender-test', 'silent'),
+    metrics: createDispatcherMetrics(createMetrics('sender-test')),
+    schedule: [1000],
+    attemptTimeoutMs: 1000,
+    concurrency: 8,
+    destinationConcurrency: 4,
+    pollIntervalMs: 60_000,
+    allowPrivateTargets: true,
+  });
+}
+
+const until = async (what: () => boolean) => {
+  for (let i = 0; i < 200 && !what(); i += 1) await new Promise((r) => setImmediate(r));
+  if (!what()) throw new Error('condition not met');
+};
+
+test('a claim sent before a change and back during it: held leased, then handed back, never attempted', async () => {
+  const db = fakePool();
+  const s = sender(db.pool);
+  s.wake();
+  await until(() => db.claims.length === 1);
+  let write = () => {};
+  const change = s.changing(WEBHOOK, () => new Promise<void>((resolve) => (write = resolve)));
+  // The claim sent before the change comes back while it is being written, with one of the
+  // webhook's deliveries and a postback.
+  db.claims.shift()?.([delivery(1), delivery(2, null)]);
+  await until(() => db.attempted.includes(delivery(2).id));
+  expect(db.handedBack).toEqual([]);
+  write();
+  await change;
+  await until(() => db.handedBack.length === 1);
+  expect(db.handedBack).toEqual([[delivery(1).id]]);
+  expect(db.attempted).toEqual([delivery(2).id]);
+  await s.stop();
+});
+
+test('a claim sent before a change that is back after it: handed back at once', async () => {
+  const db = fakePool();
+  const s = sender(db.pool);
+  s.wake();
+  await until(() => db.claims.length === 1);
+  await s.changing(WEBHOOK, () => Promise.resolve());
+  db.claims.shift()?.([delivery(3)]);
+  await until(() => db.handedBack.length === 1);
+  expect(db.handedBack).toEqual([[delivery(3).id]]);
+  expect(db.attempted).toEqual([]);
+  await s.stop();
+});
+
+test('a claim sent after a change is written: its deliveries go out', async () => {
+  const db = fakePool();
+  const s = sender(db.pool);
+  await s.changing(WEBHOOK, () => Promise.resolve());
+  s.wake();
+  await until(() => db.claims.length === 1);
+  db.claims.shift()?.([delivery(4)]);
+  await until(() => db.attempted.includes(delivery(4).id));
+  expect(db.handedBack).toEqual([]);
+  await s.stop();
+});
+
+test('a change that fails still hands back what it held', async () => {
+  const db = fakePool();
+  const s = sender(db.pool);
+  s.wake();
+  await until(() => db.claims.length === 1);
+  let fail = (_err: Error) => {};
+  const change = s.changing(WEBHOOK, () => new Promise<void>((_resolve, reject) => (fail = reject)));
+  // A postback beside it shows when the claim has been dealt with.
+  db.claims.shift()?.([delivery(5), delivery(6, null)]);
+  await until(() => db.attempted.includes(delivery(6).id));
+  expect(db.handedBack).toEqual([]);
+  fail(new Error('conflict'));
+  await expect(change).rejects.toThrow('conflict');
+  await until(() => db.handedBack.length === 1);
+  expect(db.handedBack).toEqual([[delivery(5).id]]);
+  expect(db.attempted).toEqual([delivery(6).id]);
+  await s.stop();
+});
