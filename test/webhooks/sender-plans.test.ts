@@ -1,18 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { Client, type Pool } from 'pg';
 import pino from 'pino';
-import type { MikroORM } from '@seller-api/service-kit';
+import type { MikroORM, QueryOptions, Sql } from '@seller-api/service-kit';
 import { entities } from '../../services/webhook-dispatcher/src/db/entities';
 import { SCHEMA, migrations } from '../../services/webhook-dispatcher/src/db/migrations';
+import {
+  ACTIVE_SUBSCRIBERS_SQL,
+  activeSubscribers,
+} from '../../services/webhook-dispatcher/src/db/delivery-writes';
 import { createSenderPool } from '../../services/webhook-dispatcher/src/db/sender-pool';
 import { claimQuery, outcomeQuery } from '../../services/webhook-dispatcher/src/events/sender';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 
 /*
- * The plans of the sender's statements as webhooks.deliveries grows from nothing, as it does after a
- * new deployment. A plan kept from the first runs on a small table read the whole table at every
- * claim once it had grown (events/sender.ts, CLAIM_SQL).
+ * The plans of the dispatcher's hot statements as its tables grow from nothing, as they do after a new
+ * deployment. A plan kept from the first runs on a small table read the whole table at every claim
+ * once it had grown (events/sender.ts, CLAIM_SQL).
  */
 const env = testEnv();
 let orm: MikroORM;
@@ -102,4 +106,32 @@ test("due_window's kept plan, made on a table never analyzed, reads the due inde
   const inner = notices.find((n) => n.includes('from webhooks.deliveries d'));
   expect(inner).toMatch(/Index Scan using deliveries_due_idx on deliveries d/);
   expect(inner).not.toMatch(/Seq Scan on deliveries/);
+});
+
+test("the intake's lookup of subscribers, planned at every run, finds a key's webhooks by index once there are many", async () => {
+  // Sent as planned at every run.
+  const asked: Array<QueryOptions | undefined> = [];
+  const recording = {
+    query: (_text: string, _values?: unknown[], options?: QueryOptions) => {
+      asked.push(options);
+      return Promise.resolve([]);
+    },
+  } as unknown as Sql;
+  await activeSubscribers(recording, [
+    { sellerId: randomUUID(), environment: 'test', event: 'order.created' },
+  ]);
+  expect(asked).toEqual([{ planEachRun: true }]);
+  await pool.query(
+    `insert into webhooks.webhooks (id, seller_id, environment, url, event, status, secret, created_at, updated_at)
+     select gen_random_uuid(), gen_random_uuid(), 'test', 'https://example.com/hooks/' || n, 'order.created',
+       'ACTIVE', 'whsec_test', now(), now()
+       from generate_series(1, 20000) n`,
+  );
+  const plan = await planOf({
+    text: ACTIVE_SUBSCRIBERS_SQL,
+    values: [[randomUUID()], ['test'], ['order.created']],
+  });
+  expect(plan).toMatch(/Index Scan using webhooks_subscribers_idx on webhooks w/);
+  expect(plan).toMatch(/Index Cond: \(\(seller_id = k\.seller_id\)/);
+  expect(plan).not.toMatch(/Hash Join/);
 });

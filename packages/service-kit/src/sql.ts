@@ -9,7 +9,11 @@ import { WriteBatch, type WriteBatchOptions } from './write-batch';
  * ORM's `execute` inlines them into a simple query, built by knex on every call).
  */
 export interface Sql {
-  query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<R[]>;
+  query<R extends object = Record<string, unknown>>(
+    text: string,
+    values?: unknown[],
+    options?: QueryOptions,
+  ): Promise<R[]>;
   /**
    * A transaction on one connection. `opening` (a statement without parameters) travels with the
    * BEGIN in one round trip, and its rows are handed to `work`, which may send more statements. It
@@ -21,6 +25,16 @@ export interface Sql {
   ): Promise<T>;
   /** `"schema"."table"` and the columns of an entity, in its properties' order. */
   table(entity: EntitySchema<object> | string): TableOf;
+}
+
+export interface QueryOptions {
+  /**
+   * Planned at every run (sent unnamed) rather than prepared. A prepared statement keeps the plan
+   * PostgreSQL settles on after its first five runs for the connection's life: for a join with a
+   * table that grows from nothing (the webhooks a dispatcher looks up, say), a plan made while it was
+   * small reads all of it once it is large.
+   */
+  planEachRun?: boolean;
 }
 
 export type SqlQuery = <R extends object = Record<string, unknown>>(
@@ -59,8 +73,9 @@ interface PgStatement {
 const MAX_NAMED = 200;
 const statementNames = new Map<string, string>();
 
-function statement(text: string, values: unknown[]): string | PgStatement {
+function statement(text: string, values: unknown[], options?: QueryOptions): string | PgStatement {
   if (values.length === 0) return text;
+  if (options?.planEachRun) return { name: '', text, values };
   let name = statementNames.get(text);
   if (name === undefined) {
     if (statementNames.size >= MAX_NAMED) return { name: '', text, values };
@@ -85,10 +100,14 @@ export function sqlOf(orm: MikroORM): Sql {
   const defaultSchema = orm.config.get('schema');
   const tables = new Map<string, TableOf>();
   return {
-    async query<R extends object>(text: string, values: unknown[] = []): Promise<R[]> {
+    async query<R extends object>(
+      text: string,
+      values: unknown[] = [],
+      options?: QueryOptions,
+    ): Promise<R[]> {
       const connection = await client.acquireConnection();
       try {
-        return rowsOfResult(await connection.query(statement(text, values))) as R[];
+        return rowsOfResult(await connection.query(statement(text, values, options))) as R[];
       } finally {
         await client.releaseConnection(connection);
       }

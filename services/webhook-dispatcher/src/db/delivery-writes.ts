@@ -11,6 +11,17 @@ export interface SubscriptionKey {
 
 export const subscriptionKey = (k: SubscriptionKey) => `${k.sellerId}|${k.environment}|${k.event}`;
 
+/**
+ * The active webhooks of the keys, a row each. Planned at every run (service-kit QueryOptions): the
+ * plan kept from a dispatcher's first batches, made while webhooks.webhooks was small, hashed the
+ * keys against every active webhook, which once the table is large is a read of all of them a batch.
+ */
+export const ACTIVE_SUBSCRIBERS_SQL = `select w.id, w.url, w.seller_id, w.environment, w.event
+       from unnest($1::uuid[], $2::text[], $3::text[]) as k(seller_id, environment, event)
+       join webhooks.webhooks w
+         on w.seller_id = k.seller_id and w.environment = k.environment and w.event = k.event
+      where w.status = 'ACTIVE'`;
+
 /** The active webhooks of each key (by `subscriptionKey`), in one statement for a whole batch. */
 export async function activeSubscribers(
   sql: Sql,
@@ -25,12 +36,9 @@ export async function activeSubscribers(
     environment: Environment;
     event: EventName;
   }>(
-    `select w.id, w.url, w.seller_id, w.environment, w.event
-       from unnest($1::uuid[], $2::text[], $3::text[]) as k(seller_id, environment, event)
-       join webhooks.webhooks w
-         on w.seller_id = k.seller_id and w.environment = k.environment and w.event = k.event
-      where w.status = 'ACTIVE'`,
+    ACTIVE_SUBSCRIBERS_SQL,
     [keys.map((k) => k.sellerId), keys.map((k) => k.environment), keys.map((k) => k.event)],
+    { planEachRun: true },
   );
   for (const row of rows) {
     const key = subscriptionKey({ sellerId: row.seller_id, environment: row.environment, event: row.event });

@@ -1,0 +1,52 @@
+import { Migration } from '@mikro-orm/migrations';
+import { createLogger, openDatabase, sqlOf, type MikroORM, type Sql } from '@seller-api/service-kit';
+import { openMigrated } from '../support/database';
+import { testEnv } from '../support/env';
+
+/*
+ * The kit's statements run prepared, named after their text, unless a call asks for a plan at every
+ * run (QueryOptions.planEachRun). One connection in the pool: the prepared statements listed are
+ * those of the connection the statements ran on.
+ */
+const SCHEMA = 'kit_sql_test';
+const env = testEnv();
+let orm: MikroORM;
+let sql: Sql;
+
+class Init extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create schema if not exists ${SCHEMA}`);
+  }
+}
+
+const options = {
+  schema: SCHEMA,
+  entities: [],
+  migrations: [{ name: 'Init', class: Init }],
+  logger: createLogger('kit-sql-test', 'silent'),
+};
+
+beforeAll(async () => {
+  // Migrated first (migrating takes a connection of its own), then opened on one connection.
+  await (await openMigrated(env, options)).close();
+  orm = await openDatabase({ ...options, url: env.DATABASE_URL as string, poolMax: 1 });
+  sql = sqlOf(orm);
+});
+afterAll(async () => {
+  await orm?.close();
+});
+
+const prepared = async () =>
+  (await sql.query<{ statement: string }>('select statement from pg_prepared_statements')).map(
+    (r) => r.statement,
+  );
+
+test('a statement with parameters is prepared once per connection, one planned at every run is not', async () => {
+  const named = `select $1::int + 1 as n /* prepared ${Date.now()} */`;
+  const unnamed = `select $1::int + 2 as n /* unnamed ${Date.now()} */`;
+  expect(await sql.query<{ n: number }>(named, [1])).toEqual([{ n: 2 }]);
+  expect(await sql.query<{ n: number }>(unnamed, [1], { planEachRun: true })).toEqual([{ n: 3 }]);
+  const statements = await prepared();
+  expect(statements).toContain(named);
+  expect(statements).not.toContain(unnamed);
+});
