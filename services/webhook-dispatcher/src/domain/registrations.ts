@@ -101,8 +101,6 @@ export function listWebhooks(em: EntityManager, scope: Scope, query: ListQuery) 
  */
 export type ChangeGuard = <R>(webhookId: string, write: () => Promise<R>) => Promise<R>;
 
-const unguarded: ChangeGuard = (_id, write) => write();
-
 /** Pause (DISABLED: no new deliveries, pending ones wait), resume, or point at another URL. */
 export async function updateWebhook(
   em: EntityManager,
@@ -110,7 +108,7 @@ export async function updateWebhook(
   id: string,
   input: UpdateWebhookRequest,
   policy: TargetPolicy,
-  guard: ChangeGuard = unguarded,
+  guard: ChangeGuard,
 ): Promise<WebhookRow> {
   const webhook = await getWebhook(em, scope, id);
   if (input.url !== undefined && input.url !== webhook.url) {
@@ -153,7 +151,7 @@ export async function deleteWebhook(
   em: EntityManager,
   scope: Scope,
   id: string,
-  guard: ChangeGuard = unguarded,
+  guard: ChangeGuard,
 ): Promise<void> {
   const webhook = await getWebhook(em, scope, id);
   webhook.status = 'DELETED';

@@ -114,7 +114,7 @@ const CURSOR_MARGIN_MS = 1000;
  * time in a drain of 40,000, bench/README.md). Turning off sequential scans on the connection only
  * traded that for a read of the whole primary key (test/webhooks/sender-plans.test.ts).
  */
-export const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::text[], $2, $6::timestamptz)),
+const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::text[], $2, $6::timestamptz)),
      ranked as (
        select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
      picked as (
@@ -140,7 +140,7 @@ export const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::tex
                (select extract(epoch from min(next_attempt_at)) * 1000 from due)::float8 as window_start_ms`;
 
 /** One batch of outcomes (OutcomeRecorder): the attempts' rows and their deliveries' new state, $1 as JSON. */
-export const OUTCOME_SQL = `with v as (
+const OUTCOME_SQL = `with v as (
        select * from json_to_recordset($1::json) as v(id uuid, attempt int, started_at timestamptz,
          duration_ms int, response_status int, response_body text, error text, status text,
          next_attempt_at timestamptz, delivered boolean)),
@@ -170,7 +170,7 @@ export function claimQuery(claim: {
   };
 }
 
-/** A batch of outcomes (their JSON) as the sender sends it: unnamed (CLAIM_SQL). */
+/** A batch of outcomes (their JSON) as the sender sends it: unnamed (see CLAIM_SQL). */
 export function outcomeQuery(outcomesJson: string): QueryConfig {
   return { text: OUTCOME_SQL, values: [outcomesJson] };
 }
@@ -187,9 +187,8 @@ export class DeliverySender {
   /** Attempts started within 10 ms share one deadline (kit deadline.ts), each cut off at most that late. */
   private readonly deadlines: DeadlineWindow;
   private readonly attempts = new Set<Promise<void>>();
-  private readonly claims = new Map<ClaimPlan, Promise<void>>();
-  /** When each claim in flight was sent. */
-  private readonly claimsSentAt = new Map<ClaimPlan, number>();
+  /** The claims in flight, and when each was sent (performance.now()). */
+  private readonly claims = new Map<ClaimPlan, { run: Promise<void>; sentAt: number }>();
   /**
    * Webhooks being changed here, or changed while claims sent before were in flight: their deliveries
    * claimed before the change are handed back, not started (changing).
@@ -332,25 +331,23 @@ export class DeliverySender {
       if (!plan) return;
       this.dirty = false;
       if (plan.open) this.openWanted = false;
-      this.claimsSentAt.set(plan, performance.now());
-      const run = this.claimAndLaunch(plan)
+      const sentAt = performance.now();
+      const run = this.claimAndLaunch(plan, sentAt)
         .catch((err: unknown) => {
           this.options.logger.warn({ err: (err as Error).message }, 'delivery claim failed');
         })
         .finally(() => {
           this.claims.delete(plan);
-          this.claimsSentAt.delete(plan);
           if (this.withdrawn.size > 0) this.forgetWithdrawals();
           this.pump();
           if (this.claims.size === 0) this.wakeAt(Date.now() + this.options.pollIntervalMs);
         });
-      this.claims.set(plan, run);
+      this.claims.set(plan, { run, sentAt });
     }
   }
 
   /** One claim and the attempts it starts; marks the sender dirty when more may be due. */
-  private async claimAndLaunch(plan: ClaimPlan): Promise<void> {
-    const sentAt = this.claimsSentAt.get(plan) ?? -Infinity;
+  private async claimAndLaunch(plan: ClaimPlan, sentAt: number): Promise<void> {
     const { claimed, windowFull, scanned, full } = await this.claim(plan);
     const kept = this.launch(claimed, sentAt);
     // It took all it could: there may be more. Or its window was full of destinations now saturated:
@@ -452,7 +449,8 @@ export class DeliverySender {
 
   /** Drops the changes that every claim in flight was sent after. */
   private forgetWithdrawals(): void {
-    const oldestClaim = Math.min(...this.claimsSentAt.values());
+    let oldestClaim = Infinity;
+    for (const { sentAt } of this.claims.values()) oldestClaim = Math.min(oldestClaim, sentAt);
     for (const [id, entry] of this.withdrawn) {
       if (entry.changes === 0 && entry.committedAt < oldestClaim) this.withdrawn.delete(id);
     }
@@ -650,7 +648,7 @@ export class DeliverySender {
     if (this.sweeper) clearInterval(this.sweeper);
     // The claims in flight hand back what they took, and the deliveries waiting for a slot go back too;
     // then the attempts in flight finish.
-    await Promise.allSettled([...this.claims.values()]);
+    await Promise.allSettled([...this.claims.values()].map((claim) => claim.run));
     this.handBack(this.slots.takeAllWaiting());
     for (const entry of this.withdrawn.values()) this.handBack(entry.held.splice(0));
     await Promise.allSettled([...this.attempts]);
