@@ -86,6 +86,29 @@ test('the claim and the outcome batch are planned at every run: once the table h
   expect(outcomePlan).not.toMatch(/Seq Scan on deliveries/);
 });
 
+test('a burst after an analysis that saw no pending delivery: the claim locks each row by its primary key', async () => {
+  // Autovacuum analyzes the table while everything is delivered; then a backlog builds up (a burst of
+  // orders, a destination that was down). Planned from those statistics, the claim's lock of each
+  // candidate once read the due index from its start (it expected one pending row) and filtered on
+  // the id: a whole backlog read per row claimed, seconds per claim.
+  await grow(5_000);
+  await pool.query('analyze webhooks.deliveries');
+  await pool.query(
+    `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url,
+       signed, payload, occurred_at, status, next_attempt_at, created_at)
+     select gen_random_uuid(), 'evt_' || md5(random()::text || n), null, gen_random_uuid(), gen_random_uuid(),
+       'test', 'order.created', 'http://127.0.0.1:1/burst/' || n, false, '{}', now(), 'pending', now(), now()
+       from generate_series(1, 5000) n`,
+  );
+  const plan = await planOf(claim());
+  expect(plan).toMatch(
+    /Index Scan using deliveries_pkey on deliveries d_1 .*\n\s+Index Cond: \(id = ranked\.id\)/,
+  );
+  expect(plan).not.toMatch(/deliveries_due_idx/);
+  const { rows } = await pool.query<{ id: string }>(claim());
+  expect(rows).toHaveLength(50);
+});
+
 test("due_window's kept plan, made on a table never analyzed, reads the due index in order", async () => {
   // Its statements keep their plan for the session (Migration20261212DueWindowCachedPlan): the
   // generic one, forced here, is the plan shown (auto_explain, as notices) for the statement inside.
