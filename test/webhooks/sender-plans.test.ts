@@ -82,7 +82,9 @@ test('the claim and the outcome batch are planned at every run: once the table h
   expect(claimPlan).toMatch(/Index Cond: \(id = ranked\.id\)/);
   expect(claimPlan).not.toMatch(/Seq Scan on deliveries/);
   const outcomePlan = await planOf(outcomeQuery('[]'));
-  expect(outcomePlan).toMatch(/Index Cond: \(id = v\.id\)/);
+  expect(outcomePlan).toMatch(
+    /Index Scan using deliveries_pkey on deliveries d .*\n\s+Index Cond: \(id = v(_\d+)?\.id\)/,
+  );
   expect(outcomePlan).not.toMatch(/Seq Scan on deliveries/);
 });
 

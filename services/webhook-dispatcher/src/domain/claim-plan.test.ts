@@ -37,6 +37,18 @@ describe('planClaim', () => {
     });
   });
 
+  it('waits for at least minLimit places, in flight beside another claim or not', () => {
+    expect(planClaim(state({ held: 10, minLimit: 8 }))).toBeNull();
+    expect(planClaim(state({ held: 8, minLimit: 8 }))).toMatchObject({ limit: 8, open: true });
+    const open: ClaimPlan = { limit: 4, open: true, budgets: new Map([['a', 1]]), unlisted: 4 };
+    const a = new Map([['a', 1]]);
+    expect(planClaim(state({ held: 5, heldPerDestination: a, claims: [open], minLimit: 8 }))).toBeNull();
+    expect(planClaim(state({ held: 4, heldPerDestination: a, claims: [open], minLimit: 8 }))).toMatchObject({
+      limit: 8,
+      open: false,
+    });
+  });
+
   it('is null when every slot is in use', () => {
     expect(planClaim(state({ held: 16 }))).toBeNull();
   });

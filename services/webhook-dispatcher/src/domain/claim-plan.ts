@@ -32,6 +32,11 @@ export interface ClaimState {
   claims: Iterable<ClaimPlan>;
   /** The fewest places worth a claim beside one already in flight (a round trip for a delivery or two is not). */
   minOverlap: number;
+  /**
+   * The fewest places worth any claim now (1 if absent): more while enough deliveries wait for a slot
+   * to keep the slots busy during a claim's round trip, so that claims come bigger and fewer.
+   */
+  minLimit?: number;
 }
 
 /** The next claim's plan, or null when no place is left that is neither held nor promised. */
@@ -43,7 +48,8 @@ export function planClaim(state: ClaimState): ClaimPlan | null {
     limit -= claim.limit;
     openInFlight ||= claim.open;
   }
-  if (limit <= 0 || (claims.length > 0 && limit < state.minOverlap)) return null;
+  const fewest = Math.max(state.minLimit ?? 1, claims.length > 0 ? state.minOverlap : 1);
+  if (limit <= 0 || limit < fewest) return null;
   // Every destination something is known of (held here, or listed by a claim in flight), with its
   // places held or promised.
   const known = new Set(state.heldPerDestination.keys());

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLogger, createMetrics } from '@seller-api/service-kit';
 import type { Pool, QueryConfig } from 'pg';
 import { createDispatcherMetrics } from './metrics';
@@ -134,4 +136,94 @@ test('a change that fails still hands back what it held', async () => {
   expect(db.handedBack).toEqual([[delivery(5).id]]);
   expect(db.attempted).toEqual([delivery(6).id]);
   await s.stop();
+});
+
+/** A loopback receiver that answers 200 at once, or holds its answers while `hold` is set. */
+async function gatedReceiver() {
+  const held: Array<() => void> = [];
+  const state = { hold: false, received: 0 };
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      state.received += 1;
+      const answer = () => res.end();
+      if (state.hold) held.push(answer);
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    state,
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    release() {
+      state.hold = false;
+      for (const answer of held.splice(0)) answer();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Polls `what` every few milliseconds for up to 5 s (the answers travel through real sockets). */
+const eventually = async (what: () => boolean) => {
+  for (let i = 0; i < 1000 && !what(); i += 1) await new Promise((r) => setTimeout(r, 5));
+  if (!what()) throw new Error('condition not met');
+};
+
+test('while a round of the slots waits, a claim waits until it may take twice the slots; answers that free them send it', async () => {
+  const db = fakePool();
+  const limits: number[] = [];
+  const query = db.pool.query.bind(db.pool);
+  (db.pool as unknown as { query: typeof query }).query = ((config: QueryConfig) => {
+    if (config.text?.includes('webhooks.due_window')) limits.push(Number(config.values?.[4]));
+    return query(config);
+  }) as typeof query;
+  const receiver = await gatedReceiver();
+  // 8 slots, 4 per destination: a destination known to answer fast may hold 16 more waiting.
+  const s = sender(db.pool);
+  try {
+    const to = (n: number, path: string) => ({ ...delivery(n, null), url: receiver.url(path) });
+    let n = 100;
+    const batch = (path: string, count: number) => Array.from({ length: count }, () => to((n += 1), path));
+    // Both destinations answer at once: known fast.
+    s.wake();
+    await eventually(() => db.claims.length === 1);
+    db.claims.shift()?.([...batch('/a', 4), ...batch('/b', 4)]);
+    await eventually(() => db.attempted.length === 8);
+    // Then they hold their answers: 8 in flight and 24 waiting, every place of theirs claimed (the
+    // claims their first answers woke get the deliveries, or nothing).
+    receiver.state.hold = true;
+    s.wake();
+    await eventually(() => db.claims.length > 0);
+    db.claims.shift()?.([...batch('/a', 16), ...batch('/b', 16)]);
+    await eventually(() => receiver.state.received === 16);
+    const settle = async () => {
+      for (let i = 0; i < 20; i += 1) {
+        await new Promise((r) => setImmediate(r));
+        db.claims.shift()?.([]);
+      }
+    };
+    await settle();
+    // A new delivery: 24 waiting is more than a round of the slots, so no claim for the 8 places left.
+    const claimsBefore = limits.length;
+    s.wake();
+    await settle();
+    expect(limits.length).toBe(claimsBefore);
+    // The answers come: the freed slots start the waiting deliveries, and once fewer wait the claim
+    // goes out (the poll is a minute away).
+    receiver.release();
+    receiver.state.hold = false;
+    await eventually(() => db.claims.length > 0);
+    // For the places the answers freed: at least 16.
+    expect(limits[claimsBefore]).toBeGreaterThanOrEqual(16);
+  } finally {
+    for (const answer of db.claims.splice(0)) answer([]);
+    receiver.release();
+    await s.stop();
+    await receiver.close();
+  }
 });
