@@ -226,7 +226,8 @@ export class DeliverySender {
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Infinity;
-  private wakePending = false;
+  /** What the next turn of the event loop does (wakeSoon). */
+  private soon: 'wake' | 'pump' | null = null;
   private readonly pools: DestinationPools;
   private readonly outcomes: OutcomeRecorder;
   private readonly targets = new Map<string, DeliveryTarget>();
@@ -307,14 +308,19 @@ export class DeliverySender {
 
   /**
    * A wake after the answers already in: slots freed in the same turn of the event loop share one
-   * claim (under load, many answers arrive together), instead of one claim query each.
+   * claim (under load, many answers arrive together), instead of one claim query each. `wake: false`
+   * only looks again at a claim already wanted (pump), without asking for an open one.
    */
-  private wakeSoon(): void {
-    if (this.wakePending || this.stopped) return;
-    this.wakePending = true;
+  private wakeSoon(wake = true): void {
+    if (this.stopped) return;
+    const pending = this.soon;
+    this.soon = wake || pending === 'wake' ? 'wake' : 'pump';
+    if (pending) return;
     setImmediate(() => {
-      this.wakePending = false;
-      this.wake();
+      const soon = this.soon;
+      this.soon = null;
+      if (soon === 'wake') this.wake();
+      else if (!this.stopped) this.pump();
     });
   }
 
@@ -448,8 +454,9 @@ export class DeliverySender {
       // Stopping, the waiting deliveries are handed back (stop), not started.
       const next = this.slots.free(delivery.url, durationMs, !this.stopped);
       if (next) this.startAttempt(next);
-      // Dirty: a wake found too few places for a claim (STOCKED_SHARE); a freed one may make enough.
-      if (this.dirty || this.demand.any || this.demand.destinations.has(delivery.url)) this.wakeSoon();
+      if (this.demand.any || this.demand.destinations.has(delivery.url)) this.wakeSoon();
+      // A claim is wanted that found too few places (STOCKED_SHARE): a freed one may make enough.
+      else if (this.dirty) this.wakeSoon(false);
     };
     const done = () => {
       free(null);
