@@ -159,43 +159,57 @@ it('hands back the deliveries waiting for a destination that turns slow, and sti
   }
 });
 
+/**
+ * Registers a webhook at `receiver`, gives it a backlog of `backlog` copies of its first delivery, and
+ * once the drain is under way makes `change` to it (answered `answer`). Nothing reaches the receiver
+ * after the answer, and the dispatcher ends holding none of the webhook's deliveries: each was either
+ * attempted (its outcome written) or handed back (its lease cleared).
+ */
+async function changeMidDrain(
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  backlog: number,
+  change: (url: string, key: string) => ReturnType<typeof call>,
+  answer: number,
+) {
+  const seller = await createKey(gateway.service);
+  const hook = await register(gateway.url, seller.key, `${receiver.url}/quick`);
+  await placeOrder(gateway.url, seller.key);
+  await deliveredCount(`${receiver.url}/quick`, 1);
+  await copyDelivered(`${receiver.url}/quick`, backlog);
+  await waitFor(() => receiver.received.length > 40 || null, { what: 'the drain under way' });
+  const changed = await change(`${gateway.url}/config/webhooks/${hook.id}/`, seller.key);
+  expect(changed.status).toBe(answer);
+  const changedAt = Date.now();
+  const sentBefore = receiver.received.length;
+  expect(sentBefore).toBeLessThan(1 + backlog);
+  const em = system.dispatcher.runtime.orm.em.fork();
+  await waitFor(
+    async () => {
+      const [row] = await em.execute<{ n: string }[]>(
+        `select count(*) as n from webhooks.deliveries
+          where webhook_id = ? and status = 'pending' and lease_until > now()`,
+        [hook.id],
+      );
+      return Number(row?.n) === 0 || null;
+    },
+    { what: 'no delivery of the changed webhook held' },
+  );
+  expect(receiver.received.filter((h) => h.at > changedAt)).toEqual([]);
+  return { hook, seller };
+}
+
 it('sends nothing to a webhook paused in the middle of a fast drain once the pause is answered, and all of it once resumed', async () => {
   await clearBacklog();
   // A receiver fast enough for the dispatcher to keep claimed deliveries waiting for its slots.
   const quick = await startReceiver();
   try {
-    const seller = await createKey(gateway.service);
-    const hook = await register(gateway.url, seller.key, `${quick.url}/quick`);
-    await placeOrder(gateway.url, seller.key);
-    await deliveredCount(`${quick.url}/quick`, 1);
     const backlog = 400;
-    await copyDelivered(`${quick.url}/quick`, backlog);
-    await waitFor(() => quick.received.length > 40 || null, { what: 'the drain under way' });
-    const paused = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
-      method: 'PATCH',
-      key: seller.key,
-      body: { status: 'DISABLED' },
-    });
-    expect(paused.status).toBe(200);
-    const pausedAt = Date.now();
-    const sentBefore = quick.received.length;
-    expect(sentBefore).toBeLessThan(1 + backlog);
-    // Until the dispatcher holds none of them: each is either attempted (its outcome written) or
-    // handed back (its lease cleared).
-    const em = system.dispatcher.runtime.orm.em.fork();
-    await waitFor(
-      async () => {
-        const [row] = await em.execute<{ n: string }[]>(
-          `select count(*) as n from webhooks.deliveries
-            where webhook_id = ? and status = 'pending' and lease_until > now()`,
-          [hook.id],
-        );
-        return Number(row?.n) === 0 || null;
-      },
-      { what: 'no delivery of the paused webhook held' },
+    const { hook, seller } = await changeMidDrain(
+      quick,
+      backlog,
+      (url, key) => call(url, { method: 'PATCH', key, body: { status: 'DISABLED' } }),
+      200,
     );
-    expect(quick.received.filter((h) => h.at > pausedAt)).toEqual([]);
-
     const resumed = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
       method: 'PATCH',
       key: seller.key,
@@ -206,6 +220,16 @@ it('sends nothing to a webhook paused in the middle of a fast drain once the pau
     const ids = quick.received.map((h) => String(h.headers['x-webhook-event-id']));
     expect(new Set(ids).size).toBe(1 + backlog);
     expect(ids.length).toBe(1 + backlog);
+  } finally {
+    await quick.close();
+  }
+});
+
+it('sends nothing to a webhook deleted in the middle of a fast drain once the deletion is answered', async () => {
+  await clearBacklog();
+  const quick = await startReceiver();
+  try {
+    await changeMidDrain(quick, 400, (url, key) => call(url, { method: 'DELETE', key }), 204);
   } finally {
     await quick.close();
   }

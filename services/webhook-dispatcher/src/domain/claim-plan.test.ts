@@ -8,6 +8,7 @@ const state = (over: Partial<ClaimState> = {}): ClaimState => ({
   heldPerDestination: new Map(),
   claims: [],
   minOverlap: 2,
+  minLimit: 1,
   ...over,
 });
 

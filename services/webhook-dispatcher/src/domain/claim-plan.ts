@@ -33,10 +33,10 @@ export interface ClaimState {
   /** The fewest places worth a claim beside one already in flight (a round trip for a delivery or two is not). */
   minOverlap: number;
   /**
-   * The fewest places worth any claim now (1 if absent): more while enough deliveries wait for a slot
-   * to keep the slots busy during a claim's round trip, so that claims come bigger and fewer.
+   * The fewest places worth any claim now: more than 1 while enough deliveries wait for a slot to keep
+   * the slots busy during a claim's round trip, so that claims come bigger and fewer.
    */
-  minLimit?: number;
+  minLimit: number;
 }
 
 /** The next claim's plan, or null when no place is left that is neither held nor promised. */
@@ -48,7 +48,7 @@ export function planClaim(state: ClaimState): ClaimPlan | null {
     limit -= claim.limit;
     openInFlight ||= claim.open;
   }
-  const fewest = Math.max(state.minLimit ?? 1, claims.length > 0 ? state.minOverlap : 1);
+  const fewest = Math.max(state.minLimit, claims.length > 0 ? state.minOverlap : 1);
   if (limit <= 0 || limit < fewest) return null;
   // Every destination something is known of (held here, or listed by a claim in flight), with its
   // places held or promised.

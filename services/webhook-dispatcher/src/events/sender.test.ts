@@ -32,9 +32,10 @@ function delivery(n: number, webhookId: string | null = WEBHOOK) {
   };
 }
 
-/** A pool whose claims answer when the test says; hand-backs and outcomes are recorded. */
+/** A pool whose claims answer when the test says; claims' limits, hand-backs and outcomes are recorded. */
 function fakePool() {
   const claims: Array<(rows: unknown[]) => void> = [];
+  const limits: number[] = [];
   const handedBack: string[][] = [];
   const attempted: string[] = [];
   const pool = {
@@ -42,6 +43,7 @@ function fakePool() {
       const text = typeof config === 'string' ? config : config.text;
       const params = typeof config === 'string' ? values : config.values;
       if (text.includes('webhooks.due_window')) {
+        limits.push(Number(params?.[4]));
         return new Promise((resolve) => claims.push((rows) => resolve({ rows })));
       }
       if (text.startsWith('update webhooks.deliveries set lease_until = null')) {
@@ -52,7 +54,7 @@ function fakePool() {
       return Promise.resolve({ rows: [] });
     },
   };
-  return { pool: pool as unknown as Pool, claims, handedBack, attempted };
+  return { pool: pool as unknown as Pool, claims, limits, handedBack, attempted };
 }
 
 function sender(pool: Pool) {
@@ -74,11 +76,17 @@ const until = async (what: () => boolean) => {
   if (!what()) throw new Error('condition not met');
 };
 
-test('a claim sent before a change and back during it: held leased, then handed back, never attempted', async () => {
+/** A sender over a fake pool, its first claim sent and not yet answered. */
+async function claiming() {
   const db = fakePool();
   const s = sender(db.pool);
   s.wake();
   await until(() => db.claims.length === 1);
+  return { db, s };
+}
+
+test('a claim sent before a change and back during it: held leased, then handed back, never attempted', async () => {
+  const { db, s } = await claiming();
   let write = () => {};
   const change = s.changing(WEBHOOK, () => new Promise<void>((resolve) => (write = resolve)));
   // The claim sent before the change comes back while it is being written, with one of the
@@ -95,10 +103,7 @@ test('a claim sent before a change and back during it: held leased, then handed 
 });
 
 test('a claim sent before a change that is back after it: handed back at once', async () => {
-  const db = fakePool();
-  const s = sender(db.pool);
-  s.wake();
-  await until(() => db.claims.length === 1);
+  const { db, s } = await claiming();
   await s.changing(WEBHOOK, () => Promise.resolve());
   db.claims.shift()?.([delivery(3)]);
   await until(() => db.handedBack.length === 1);
@@ -120,10 +125,7 @@ test('a claim sent after a change is written: its deliveries go out', async () =
 });
 
 test('a change that fails still hands back what it held', async () => {
-  const db = fakePool();
-  const s = sender(db.pool);
-  s.wake();
-  await until(() => db.claims.length === 1);
+  const { db, s } = await claiming();
   let fail = (_err: Error) => {};
   const change = s.changing(WEBHOOK, () => new Promise<void>((_resolve, reject) => (fail = reject)));
   // A postback beside it shows when the claim has been dealt with.
@@ -176,12 +178,7 @@ const eventually = async (what: () => boolean) => {
 
 test('while a round of the slots waits, a claim waits until it may take twice the slots; answers that free them send it', async () => {
   const db = fakePool();
-  const limits: number[] = [];
-  const query = db.pool.query.bind(db.pool);
-  (db.pool as unknown as { query: typeof query }).query = ((config: QueryConfig) => {
-    if (config.text?.includes('webhooks.due_window')) limits.push(Number(config.values?.[4]));
-    return query(config);
-  }) as typeof query;
+  const { limits } = db;
   const receiver = await gatedReceiver();
   // 8 slots, 4 per destination: a destination known to answer fast may hold 16 more waiting.
   const s = sender(db.pool);
