@@ -79,8 +79,10 @@ const TARGET_CACHE_SIZE = 10_000;
 const LEASE_SECONDS = 60;
 // How many of the oldest due deliveries a claim looks at, per delivery it may take (at least
 // MIN_SCAN): each costs a few microseconds, and a window full of a few destinations' rows is claimed
-// again without them.
-const CLAIM_SCAN_FACTOR = 2;
+// again without them. A quarter more than the limit leaves room for the destinations whose budget
+// runs out within it; twice the limit cost PostgreSQL 2 µs more per delivery claimed in a drain
+// (bench/webhooks/pg-costs.mjs, bench/README.md twelfth session).
+const CLAIM_SCAN_FACTOR = 1.25;
 const MIN_SCAN = 50;
 // Claims in flight at once (domain/claim-plan.ts).
 const MAX_CLAIMS = 2;
@@ -173,6 +175,11 @@ const OUTCOME_SQL = `with v as (
      insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
      select v.id, v.attempt, v.started_at, v.duration_ms, v.response_status, v.response_body, v.error
        from v join moved on moved.id = v.id`;
+
+/** How many due deliveries a claim of at most `limit` looks at (CLAIM_SCAN_FACTOR). */
+export function claimWindowSize(limit: number): number {
+  return Math.max(Math.ceil(limit * CLAIM_SCAN_FACTOR), MIN_SCAN);
+}
 
 /** A claim as the sender sends it: unnamed (CLAIM_SQL). */
 export function claimQuery(claim: {
@@ -524,7 +531,7 @@ export class DeliverySender {
     // Destinations without a free place: left out of the window.
     const full: string[] = [];
     for (const [url, budget] of plan.budgets) if (budget <= 0) full.push(url);
-    const scanLimit = Math.max(plan.limit * CLAIM_SCAN_FACTOR, MIN_SCAN);
+    const scanLimit = claimWindowSize(plan.limit);
     // What the last full window skipped is skipped again while its destinations are still full: a slow
     // destination's backlog, older than everyone else's, is read once per poll interval, not by every
     // claim. Anything older that becomes claimable otherwise (a hand-back here, a resumed webhook, a
