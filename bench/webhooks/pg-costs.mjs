@@ -15,9 +15,10 @@
 // the indexes have the size of a table in use.
 //
 // Environment: PGCOSTS_BACKLOG (due deliveries per round, default 20000), PGCOSTS_HISTORY (delivered
-// rows first, default 100000), PGCOSTS_IN_FLIGHT (default 640: WEBHOOK_CONCURRENCY 128 and four times
-// as many waiting), PGCOSTS_LIMIT (default 256, a drain's claims), PGCOSTS_BATCH (default 100, a
-// drain's outcome batches), PGCOSTS_ROUNDS (default 3; the median round is reported).
+// rows first, default 100000), PGCOSTS_IN_FLIGHT (default 1280: the default WEBHOOK_CONCURRENCY of 256
+// in flight and four times as many waiting), PGCOSTS_LIMIT (default 512, a drain's claims: twice the
+// slots), PGCOSTS_BATCH (default 100, a drain's outcome batches), PGCOSTS_ROUNDS (default 3; the
+// median round is reported).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,9 +30,9 @@ const pg = require('pg');
 
 const BACKLOG = intFromEnv('PGCOSTS_BACKLOG', 20_000, 1_000_000);
 const HISTORY = intFromEnv('PGCOSTS_HISTORY', 100_000, 10_000_000);
-const IN_FLIGHT = intFromEnv('PGCOSTS_IN_FLIGHT', 640, 100_000);
-const LIMIT = intFromEnv('PGCOSTS_LIMIT', 256, 10_000);
-const BATCH = intFromEnv('PGCOSTS_BATCH', 100, 10_000);
+const IN_FLIGHT = intFromEnv('PGCOSTS_IN_FLIGHT', 1280, 100_000);
+const LIMIT = intFromEnv('PGCOSTS_LIMIT', 300, 10_000);
+const BATCH = intFromEnv('PGCOSTS_BATCH', 150, 10_000);
 const ROUNDS = intFromEnv('PGCOSTS_ROUNDS', 3, 99);
 const WEBHOOKS = 16;
 

@@ -76,7 +76,8 @@ const RATE = intFromEnv('BENCH_RATE', 200, 10_000);
 const BACKLOG = intFromEnv('BENCH_BACKLOG', 20_000, 1_000_000);
 // Under the dispatcher's 10 s attempt timeout: the slow destination answers, late, rather than fails.
 const SLOW_MS = intFromEnv('BENCH_SLOW_MS', 2000, 9000);
-const CONCURRENCY = intFromEnv('WEBHOOK_CONCURRENCY', 128, 10_000);
+// The dispatcher's defaults (services/webhook-dispatcher/src/config.ts).
+const CONCURRENCY = intFromEnv('WEBHOOK_CONCURRENCY', 256, 10_000);
 const DESTINATION_CONCURRENCY = intFromEnv('WEBHOOK_DESTINATION_CONCURRENCY', 8, 10_000);
 const POLL_INTERVAL_MS = intFromEnv('WEBHOOK_POLL_INTERVAL_MS', 500, 60_000);
 // Enough destinations for the dispatcher's whole budget to be in use (WEBHOOK_DESTINATION_CONCURRENCY
