@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, createMetrics } from '@seller-api/service-kit';
 import type { Pool, QueryConfig } from 'pg';
 import { createDispatcherMetrics } from './metrics';
-import { DeliverySender } from './sender';
+import { claimWindowSize, DeliverySender } from './sender';
 
 /*
  * DeliverySender.changing against a database stand-in: what a claim brings for a webhook being changed
@@ -32,10 +32,14 @@ function delivery(n: number, webhookId: string | null = WEBHOOK) {
   };
 }
 
-/** A pool whose claims answer when the test says; claims' limits, hand-backs and outcomes are recorded. */
+/**
+ * A pool whose claims answer when the test says; claims' limits and windows, hand-backs and outcomes
+ * are recorded.
+ */
 function fakePool() {
   const claims: Array<(rows: unknown[]) => void> = [];
   const limits: number[] = [];
+  const windows: number[] = [];
   const handedBack: string[][] = [];
   const attempted: string[] = [];
   const pool = {
@@ -44,6 +48,7 @@ function fakePool() {
       const params = typeof config === 'string' ? values : config.values;
       if (text.includes('webhooks.due_window')) {
         limits.push(Number(params?.[4]));
+        windows.push(Number(params?.[1]));
         return new Promise((resolve) => claims.push((rows) => resolve({ rows })));
       }
       if (text.startsWith('update webhooks.deliveries set lease_until = null')) {
@@ -54,7 +59,7 @@ function fakePool() {
       return Promise.resolve({ rows: [] });
     },
   };
-  return { pool: pool as unknown as Pool, claims, limits, handedBack, attempted };
+  return { pool: pool as unknown as Pool, claims, limits, windows, handedBack, attempted };
 }
 
 function sender(pool: Pool) {
@@ -217,10 +222,18 @@ test('while a round of the slots waits, a claim waits until it may take twice th
     await eventually(() => db.claims.length > 0);
     // For the places the answers freed: at least 16.
     expect(limits[claimsBefore]).toBeGreaterThanOrEqual(16);
+    // Every claim reads the window its limit calls for.
+    expect(db.windows).toEqual(limits.map(claimWindowSize));
   } finally {
     for (const answer of db.claims.splice(0)) answer([]);
     receiver.release();
     await s.stop();
     await receiver.close();
   }
+});
+
+test('a claim reads a quarter more due deliveries than it may take, and at least 50', () => {
+  expect(claimWindowSize(300)).toBe(375);
+  expect(claimWindowSize(41)).toBe(52);
+  expect(claimWindowSize(8)).toBe(50);
 });
