@@ -24,6 +24,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ROOT, dropDatabase, intFromEnv } from '../lib.mjs';
+import { writeDeliveries } from './backlog.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
@@ -101,31 +102,13 @@ async function connect() {
   return { client, pid: rows[0].pid };
 }
 
-/** `count` deliveries over the webhooks, due now or (`delivered`) with one attempt recorded. */
-async function writeDeliveries(db, hooks, count, delivered) {
-  await db.query(
-    `insert into webhooks.deliveries
-       (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed, payload,
-        occurred_at, status, attempts, next_attempt_at, created_at, delivered_at)
-     select gen_random_uuid(), 'evt_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 24),
-            w.id, null, w.seller_id, w.environment, w.event, w.url, true, $2::jsonb, now(),
-            case when $4::boolean then 'delivered' else 'pending' end, case when $4::boolean then 1 else 0 end,
-            case when $4::boolean then null else now() end, now(), case when $4::boolean then now() end
-       from generate_series(1, $1::int) g
-       cross join unnest($3::uuid[]) with ordinality as h(id, position)
-       join webhooks.webhooks w on w.id = h.id
-      order by g, h.position`,
-    [Math.ceil(count / hooks.length), JSON.stringify(PAYLOAD), hooks, delivered],
-  );
-  if (delivered) {
-    await db.query(`insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body)
-      select id, 1, now(), 1, 200, '' from webhooks.deliveries where status = 'delivered'`);
-  }
-}
-
 /** One drain of the backlog: claims ahead, outcomes IN_FLIGHT behind. */
 async function round(claimer, recorder, admin, hooks) {
-  await writeDeliveries(admin, hooks, BACKLOG, false);
+  await writeDeliveries(admin, {
+    perWebhook: Math.ceil(BACKLOG / hooks.length),
+    payload: JSON.stringify(PAYLOAD),
+    webhookIds: hooks,
+  });
   const walBefore = (await admin.query('select pg_current_wal_lsn() as lsn')).rows[0].lsn;
   let claimNs = 0;
   let outcomeNs = 0;
@@ -210,7 +193,12 @@ async function main() {
     );
     const hookIds = hooks.map((h) => h.id);
     console.error(`writing a history of ${HISTORY} delivered deliveries...`);
-    await writeDeliveries(admin.client, hookIds, HISTORY, true);
+    await writeDeliveries(admin.client, {
+      perWebhook: Math.ceil(HISTORY / hookIds.length),
+      payload: JSON.stringify(PAYLOAD),
+      webhookIds: hookIds,
+      delivered: true,
+    });
     const rounds = [];
     for (let i = 0; i < ROUNDS; i += 1) {
       console.error(`round ${i + 1}/${ROUNDS}: ${BACKLOG} due deliveries...`);

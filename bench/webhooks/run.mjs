@@ -49,6 +49,7 @@ import {
   withCpu,
   withSessions,
 } from '../lib.mjs';
+import { writeDeliveries } from './backlog.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
@@ -448,23 +449,6 @@ async function bench({
 
   // --- Throughput. ----------------------------------------------------------------------------------
 
-  /** Writes `perDestination` due deliveries per throughput webhook, interleaved as fanOut writes them. */
-  async function insertBacklog(perDestination) {
-    await db.query(
-      `insert into webhooks.deliveries
-         (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed, payload,
-          occurred_at, status, next_attempt_at, created_at)
-       select gen_random_uuid(), 'evt_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 24),
-              w.id, null, w.seller_id, w.environment, w.event, w.url, true, $2::jsonb,
-              now(), 'pending', now(), now()
-         from generate_series(1, $1::int) g
-         cross join unnest($3::uuid[]) with ordinality as h(id, position)
-         join webhooks.webhooks w on w.id = h.id
-        order by g, h.position`,
-      [perDestination, JSON.stringify(payload), throughputHooks],
-    );
-  }
-
   /**
    * The dispatcher drains a backlog: the rate is taken between the first and the last arrival, so the
    * poll that finds the backlog (up to WEBHOOK_POLL_INTERVAL_MS) is not counted; the CPU too.
@@ -472,7 +456,11 @@ async function bench({
   async function drain(perDestination) {
     const total = perDestination * DESTINATIONS;
     await receiver('POST', '/reset');
-    await insertBacklog(perDestination);
+    await writeDeliveries(db, {
+      perWebhook: perDestination,
+      payload: JSON.stringify(payload),
+      webhookIds: throughputHooks,
+    });
     const committed = Date.now();
     const started = await arrivals(throughputPorts, 1, 10_000 + POLL_INTERVAL_MS, 5);
     if (started.count === 0) throw new Error(`the backlog was not picked up (${await lastAttemptError()})`);
