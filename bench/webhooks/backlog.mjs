@@ -3,30 +3,31 @@
 // event, interleaved as a fan-out writes them.
 
 /**
- * `perWebhook` deliveries to each of `webhookIds` with `payload` (JSON text): due now, or (`delivered`)
- * delivered, each with its one attempt recorded.
+ * `perWebhook` events' deliveries to each of `webhookIds`, with `payload` (JSON text): due, or
+ * (`delivered`) delivered with their one attempt recorded, in one statement. The events are a
+ * millisecond apart, the last one now, as a backlog piles up: the due index holds distinct times, as
+ * in production, not one time repeated (which PostgreSQL's B-tree would store deduplicated).
  */
 export async function writeDeliveries(db, { perWebhook, payload, webhookIds, delivered = false }) {
   await db.query(
-    `insert into webhooks.deliveries
-       (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed, payload,
-        occurred_at, status, attempts, next_attempt_at, created_at, delivered_at)
-     select gen_random_uuid(), 'evt_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 24),
-            w.id, null, w.seller_id, w.environment, w.event, w.url, true, $2::jsonb, now(),
-            case when $4::boolean then 'delivered' else 'pending' end, case when $4::boolean then 1 else 0 end,
-            case when $4::boolean then null else now() end, now(), case when $4::boolean then now() end
-       from generate_series(1, $1::int) g
-       cross join unnest($3::uuid[]) with ordinality as h(id, position)
-       join webhooks.webhooks w on w.id = h.id
-      order by g, h.position`,
+    `with events as (
+       select g, now() - ($1::int - g) * interval '1 millisecond' as at from generate_series(1, $1::int) g),
+     written as (
+       insert into webhooks.deliveries
+         (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed, payload,
+          occurred_at, status, attempts, next_attempt_at, created_at, delivered_at)
+       select gen_random_uuid(), 'evt_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 24),
+              w.id, null, w.seller_id, w.environment, w.event, w.url, true, $2::jsonb, e.at,
+              case when $4::boolean then 'delivered' else 'pending' end,
+              case when $4::boolean then 1 else 0 end,
+              case when $4::boolean then null else e.at end, e.at, case when $4::boolean then e.at end
+         from events e
+         cross join unnest($3::uuid[]) with ordinality as h(id, position)
+         join webhooks.webhooks w on w.id = h.id
+        order by e.g, h.position
+       returning id, delivered_at)
+     insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body)
+     select id, 1, delivered_at, 1, 200, '' from written where delivered_at is not null`,
     [perWebhook, payload, webhookIds, delivered],
   );
-  if (delivered) {
-    await db.query(
-      `insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body)
-       select d.id, 1, now(), 1, 200, '' from webhooks.deliveries d
-        where d.status = 'delivered'
-          and not exists (select 1 from webhooks.delivery_attempts a where a.delivery_id = d.id)`,
-    );
-  }
 }

@@ -16,9 +16,10 @@
 //
 // Environment: PGCOSTS_BACKLOG (due deliveries per round, default 20000), PGCOSTS_HISTORY (delivered
 // rows first, default 100000), PGCOSTS_IN_FLIGHT (default 1280: the default WEBHOOK_CONCURRENCY of 256
-// in flight and four times as many waiting), PGCOSTS_LIMIT (default 512, a drain's claims: twice the
-// slots), PGCOSTS_BATCH (default 100, a drain's outcome batches), PGCOSTS_ROUNDS (default 3; the
-// median round is reported).
+// in flight and four times as many waiting), PGCOSTS_LIMIT (default 300) and PGCOSTS_BATCH (default
+// 150), the claims' and outcome batches' average sizes counted in the dispatcher during a drain, and
+// PGCOSTS_ROUNDS (default 3; the median round is reported). Only the two backends are counted, not
+// PostgreSQL's background processes (the WAL writer, the checkpointer).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -99,7 +100,19 @@ async function connect() {
   const client = new pg.Client({ connectionString: DATABASE_URL, application_name: 'bench' });
   await client.connect();
   const { rows } = await client.query('select pg_backend_pid() as pid');
-  return { client, pid: rows[0].pid };
+  const pid = rows[0].pid;
+  // The backend's pid is read in this machine's /proc: PostgreSQL elsewhere (another host, a
+  // container's namespace) would be another process or none.
+  let name = null;
+  try {
+    name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    // No such process here.
+  }
+  if (name !== 'postgres') {
+    throw new Error(`backend ${pid} is not a postgres process of this machine: PostgreSQL must run here`);
+  }
+  return { client, pid };
 }
 
 /** One drain of the backlog: claims ahead, outcomes IN_FLIGHT behind. */

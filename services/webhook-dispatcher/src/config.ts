@@ -17,9 +17,9 @@ export const dispatcherEnv = {
     .positive()
     .max(50_000, { error: 'Must be at most 50000: an attempt must end well within its 60 s lease' })
     .default(10_000),
-  // 32 destinations at their WEBHOOK_DESTINATION_CONCURRENCY before a healthy one waits for a slot: with
-  // 128, sixteen endpoints timing out (a cloud region down) held every slot for WEBHOOK_ATTEMPT_TIMEOUT_MS.
-  // Bigger claims and outcome batches also cost PostgreSQL less per delivery (bench/README.md).
+  // Endpoints that hang (a cloud region down) hold their WEBHOOK_DESTINATION_CONCURRENCY slots for
+  // WEBHOOK_ATTEMPT_TIMEOUT_MS each: the global budget is how many of them a replica absorbs before a
+  // healthy endpoint waits (docs/deploy.md).
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(256),
   WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /** Fallback poll for due deliveries (new ones and retries also wake the sender directly). */

@@ -36,9 +36,9 @@ export class DestinationPools {
   constructor(private readonly options: DestinationPoolsOptions) {}
 
   /**
-   * The pool of `url` (whose origin is `origin`) in `environment`. Called once per attempt: a use is a
-   * counter stamped on the entry, and the least recently used is looked for only when a pool must go
-   * (a Map kept in order of use cost a delete and an insert per attempt, 1 % of the dispatcher's CPU).
+   * The pool of `url` (whose origin is `origin`) in `environment`. Called once per attempt, so a use
+   * only stamps a counter on the entry (a Map kept in order of use cost a delete and an insert each
+   * time); the least recently used are looked for when the pools are at their limit.
    */
   for(environment: Environment, url: string, origin: string): Pool {
     const pools = this.pools[environment];
@@ -48,8 +48,11 @@ export class DestinationPools {
       entry.lastUse = this.uses;
       return entry.pool;
     }
-    if (this.pools.test.size + this.pools.live.size >= (this.options.maxPools ?? MAX_POOLS)) {
-      this.closeLeastRecentlyUsed();
+    const maxPools = this.options.maxPools ?? MAX_POOLS;
+    if (this.pools.test.size + this.pools.live.size >= maxPools) {
+      // An eighth at once: with destinations coming and going, a scan of every pool per new one
+      // would cost more than the attempt.
+      this.closeLeastRecentlyUsed(Math.max(1, Math.floor(maxPools / 8)));
     }
     const pool = new Pool(origin, {
       connections: this.options.connections,
@@ -68,18 +71,19 @@ export class DestinationPools {
     return pool;
   }
 
-  private closeLeastRecentlyUsed(): void {
-    let oldest: { pools: Map<string, { pool: Pool; lastUse: number }>; url: string; lastUse: number } | null =
-      null;
+  /** Closes the `count` pools, of either environment, used least recently. */
+  private closeLeastRecentlyUsed(count: number): void {
+    const all: Array<{ pools: Map<string, { pool: Pool; lastUse: number }>; url: string; lastUse: number }> =
+      [];
     for (const pools of Object.values(this.pools)) {
-      for (const [url, { lastUse }] of pools) {
-        if (!oldest || lastUse < oldest.lastUse) oldest = { pools, url, lastUse };
-      }
+      for (const [url, { lastUse }] of pools) all.push({ pools, url, lastUse });
     }
-    if (!oldest) return;
-    const entry = oldest.pools.get(oldest.url);
-    oldest.pools.delete(oldest.url);
-    if (entry) this.closing(entry.pool);
+    all.sort((a, b) => a.lastUse - b.lastUse);
+    for (const { pools, url } of all.slice(0, count)) {
+      const entry = pools.get(url);
+      pools.delete(url);
+      if (entry) this.closing(entry.pool);
+    }
   }
 
   /** Closes every pool once its requests in flight are done. */

@@ -81,7 +81,8 @@ const LEASE_SECONDS = 60;
 // MIN_SCAN): each costs a few microseconds, and a window full of a few destinations' rows is claimed
 // again without them. A quarter more than the limit leaves room for the destinations whose budget
 // runs out within it; twice the limit cost PostgreSQL 2 µs more per delivery claimed in a drain
-// (bench/webhooks/pg-costs.mjs, bench/README.md twelfth session).
+// (bench/webhooks/pg-costs.mjs, bench/README.md twelfth session). The price: when a few destinations
+// near their budget fill the window, a claim comes back short and another follows sooner.
 const CLAIM_SCAN_FACTOR = 1.25;
 const MIN_SCAN = 50;
 // Claims in flight at once (domain/claim-plan.ts).
