@@ -32,15 +32,15 @@ test('the least recently used pools go whatever their environment, an eighth of 
   const pools = new DestinationPools({ ...options, maxPools: 16 });
   const origin = 'http://127.0.0.1:1';
   const live = pools.for('live', `${origin}/old`, origin);
-  const test = Array.from({ length: 15 }, (_, i) => pools.for('test', `${origin}/${i}`, origin));
+  const testPools = Array.from({ length: 15 }, (_, i) => pools.for('test', `${origin}/${i}`, origin));
   // The first two test pools used again: the live one and test 2 are now the least recently used.
   pools.for('test', `${origin}/0`, origin);
   pools.for('test', `${origin}/1`, origin);
   pools.for('test', `${origin}/new`, origin);
   expect(live.closed).toBe(true);
-  expect(test.map((p) => p.closed)).toEqual(test.map((_, i) => i === 2));
+  expect(testPools.map((p) => p.closed)).toEqual(testPools.map((_, i) => i === 2));
   // Two places were made: the next new pool closes nothing.
   pools.for('test', `${origin}/newer`, origin);
-  expect(test.filter((p) => p.closed)).toHaveLength(1);
+  expect(testPools.filter((p) => p.closed)).toHaveLength(1);
   await pools.close();
 });
