@@ -4,8 +4,8 @@
 // run to the next; this one runs the sender's claim and outcome statements (claimQuery, outcomeQuery,
 // claimWindowSize, imported from the dispatcher's build) back to back on a database of its own, migrated
 // by the dispatcher's migrate.js, and reads each backend's time on CPU from /proc/<pid>/schedstat
-// (PostgreSQL must run on this machine). Its figures repeat within a few percent: for choices between
-// ways of writing the sender's SQL.
+// (PostgreSQL must run on this machine). Its rounds agree within about 5 %; the machine's speed still
+// moves it between runs, so compare two ways of writing the sender's SQL in alternation.
 //
 // Each round writes a backlog of due deliveries over 16 webhooks (interleaved as fan-out writes them, an
 // order.created payload each), then claims them as a drain does: claims of PGCOSTS_LIMIT, outcomes
