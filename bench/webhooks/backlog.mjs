@@ -1,6 +1,24 @@
-// Deliveries written straight into webhooks.deliveries for the webhook benches (run.mjs, pg-costs.mjs):
-// the columns and values the dispatcher's fan-out writes (db/delivery-writes.ts), one row per webhook per
-// event, interleaved as a fan-out writes them.
+// What the webhook benches (run.mjs, pg-costs.mjs) share: the dispatcher's defaults, and deliveries
+// written straight into webhooks.deliveries with the columns and values the dispatcher's fan-out writes
+// (db/delivery-writes.ts), one row per webhook per event, interleaved as a fan-out writes them.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../lib.mjs';
+
+/** The dispatcher's default concurrency budgets and poll, from its build's configuration schema. */
+export async function dispatcherDefaults() {
+  const config = path.join(ROOT, 'services/webhook-dispatcher/dist/config.js');
+  if (!existsSync(config)) {
+    console.error(`${config} is missing: run \`npm run build\` first`);
+    process.exit(1);
+  }
+  const { dispatcherEnv } = await import(config);
+  return {
+    concurrency: dispatcherEnv.WEBHOOK_CONCURRENCY.parse(undefined),
+    destinationConcurrency: dispatcherEnv.WEBHOOK_DESTINATION_CONCURRENCY.parse(undefined),
+    pollIntervalMs: dispatcherEnv.WEBHOOK_POLL_INTERVAL_MS.parse(undefined),
+  };
+}
 
 /**
  * `perWebhook` events' deliveries to each of `webhookIds`, with `payload` (JSON text): due, or

@@ -15,8 +15,8 @@
 // the indexes have the size of a table in use.
 //
 // Environment: PGCOSTS_BACKLOG (due deliveries per round, default 20000), PGCOSTS_HISTORY (delivered
-// rows first, default 100000), PGCOSTS_IN_FLIGHT (default 1280: the default WEBHOOK_CONCURRENCY of 256
-// in flight and four times as many waiting), PGCOSTS_LIMIT (default 300) and PGCOSTS_BATCH (default
+// rows first, default 100000), PGCOSTS_IN_FLIGHT (default five times the dispatcher's default
+// WEBHOOK_CONCURRENCY: its slots in flight and four times as many waiting), PGCOSTS_LIMIT (default 300) and PGCOSTS_BATCH (default
 // 150), the claims' and outcome batches' average sizes counted in the dispatcher during a drain, and
 // PGCOSTS_ROUNDS (default 3; the median round is reported). Only the two backends are counted, not
 // PostgreSQL's background processes (the WAL writer, the checkpointer).
@@ -24,15 +24,16 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ROOT, dropDatabase, intFromEnv } from '../lib.mjs';
-import { writeDeliveries } from './backlog.mjs';
+import { ROOT, dropDatabase, intFromEnv, printTable } from '../lib.mjs';
+import { dispatcherDefaults, writeDeliveries } from './backlog.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
 
 const BACKLOG = intFromEnv('PGCOSTS_BACKLOG', 20_000, 1_000_000);
 const HISTORY = intFromEnv('PGCOSTS_HISTORY', 100_000, 10_000_000);
-const IN_FLIGHT = intFromEnv('PGCOSTS_IN_FLIGHT', 1280, 100_000);
+// A drain's leased deliveries: the dispatcher's slots in flight and four times as many waiting.
+const IN_FLIGHT = intFromEnv('PGCOSTS_IN_FLIGHT', (await dispatcherDefaults()).concurrency * 5, 100_000);
 const LIMIT = intFromEnv('PGCOSTS_LIMIT', 300, 10_000);
 const BATCH = intFromEnv('PGCOSTS_BATCH', 150, 10_000);
 const ROUNDS = intFromEnv('PGCOSTS_ROUNDS', 3, 99);
@@ -122,7 +123,7 @@ async function round(claimer, recorder, admin, hooks) {
     payload: JSON.stringify(PAYLOAD),
     webhookIds: hooks,
   });
-  const walBefore = (await admin.query('select pg_current_wal_lsn() as lsn')).rows[0].lsn;
+  const walStart = (await admin.query('select pg_current_wal_lsn() as lsn')).rows[0].lsn;
   let claimNs = 0;
   let outcomeNs = 0;
   let claims = 0;
@@ -147,7 +148,7 @@ async function round(claimer, recorder, admin, hooks) {
         delivered: true,
       }));
       const before = cpuNs(recorder.pid);
-      await recorder.client.query(outcomeQuery(JSON.stringify(outcomes)));
+      await recorder.client.query(outcomeQuery(outcomes));
       outcomeNs += cpuNs(recorder.pid) - before;
       batches += 1;
       recorded += batch.length;
@@ -172,9 +173,9 @@ async function round(claimer, recorder, admin, hooks) {
     await record(IN_FLIGHT);
   }
   await record(0);
-  const walAfter = (await admin.query('select pg_current_wal_lsn() as lsn')).rows[0].lsn;
-  const wal = (await admin.query('select pg_wal_lsn_diff($1, $2)::float8 as bytes', [walAfter, walBefore]))
-    .rows[0].bytes;
+  const wal = (
+    await admin.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::float8 as bytes', [walStart])
+  ).rows[0].bytes;
   const { rows: left } = await admin.query(
     `select count(*)::int as n from webhooks.deliveries where status = 'pending'`,
   );
@@ -222,31 +223,22 @@ async function main() {
         `webhooks after ${HISTORY} delivered; claims of ${LIMIT} (a window of ${claimWindowSize(LIMIT)}), ` +
         `outcomes in batches of ${BATCH}, ${IN_FLIGHT} leased ahead of them\n`,
     );
-    const line = (cells) =>
-      console.log(cells.map((c, i) => (i === 0 ? c.padEnd(8) : c.padStart(12))).join(''));
-    line(['round', 'claim µs', 'outcome µs', 'total µs', 'WAL bytes', 'claims', 'batches']);
-    rounds.forEach((r, i) =>
-      line([
-        String(i + 1),
-        r.claimUs.toFixed(1),
-        r.outcomeUs.toFixed(1),
-        (r.claimUs + r.outcomeUs).toFixed(1),
-        r.walBytes.toFixed(0),
-        String(r.claims),
-        String(r.batches),
-      ]),
-    );
+    const cells = (label, r) => [
+      label,
+      r.claimUs.toFixed(1),
+      r.outcomeUs.toFixed(1),
+      (r.claimUs + r.outcomeUs).toFixed(1),
+      r.walBytes.toFixed(0),
+      String(r.claims),
+      String(r.batches),
+    ];
     const median = [...rounds].sort((a, b) => a.claimUs + a.outcomeUs - (b.claimUs + b.outcomeUs))[
       Math.floor((rounds.length - 1) / 2)
     ];
-    line([
-      'median',
-      median.claimUs.toFixed(1),
-      median.outcomeUs.toFixed(1),
-      (median.claimUs + median.outcomeUs).toFixed(1),
-      median.walBytes.toFixed(0),
-      '',
-      '',
+    printTable([
+      ['round', 'claim µs', 'outcome µs', 'total µs', 'WAL bytes', 'claims', 'batches'],
+      ...rounds.map((r, i) => cells(String(i + 1), r)),
+      cells('median', median),
     ]);
   } finally {
     for (const { client } of [admin, claimer, recorder]) await client.end().catch(() => undefined);

@@ -49,7 +49,7 @@ import {
   withCpu,
   withSessions,
 } from '../lib.mjs';
-import { writeDeliveries } from './backlog.mjs';
+import { dispatcherDefaults, writeDeliveries } from './backlog.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
@@ -77,10 +77,15 @@ const RATE = intFromEnv('BENCH_RATE', 200, 10_000);
 const BACKLOG = intFromEnv('BENCH_BACKLOG', 20_000, 1_000_000);
 // Under the dispatcher's 10 s attempt timeout: the slow destination answers, late, rather than fails.
 const SLOW_MS = intFromEnv('BENCH_SLOW_MS', 2000, 9000);
-// The dispatcher's defaults (services/webhook-dispatcher/src/config.ts).
-const CONCURRENCY = intFromEnv('WEBHOOK_CONCURRENCY', 256, 10_000);
-const DESTINATION_CONCURRENCY = intFromEnv('WEBHOOK_DESTINATION_CONCURRENCY', 8, 10_000);
-const POLL_INTERVAL_MS = intFromEnv('WEBHOOK_POLL_INTERVAL_MS', 500, 60_000);
+// The dispatcher's own defaults, read from its build (services/webhook-dispatcher/src/config.ts).
+const defaults = await dispatcherDefaults();
+const CONCURRENCY = intFromEnv('WEBHOOK_CONCURRENCY', defaults.concurrency, 10_000);
+const DESTINATION_CONCURRENCY = intFromEnv(
+  'WEBHOOK_DESTINATION_CONCURRENCY',
+  defaults.destinationConcurrency,
+  10_000,
+);
+const POLL_INTERVAL_MS = intFromEnv('WEBHOOK_POLL_INTERVAL_MS', defaults.pollIntervalMs, 60_000);
 // Enough destinations for the dispatcher's whole budget to be in use (WEBHOOK_DESTINATION_CONCURRENCY
 // attempts in flight per destination URL), one receiver port each, as distinct hosts would be.
 const DESTINATIONS = intFromEnv('BENCH_DESTINATIONS', Math.ceil(CONCURRENCY / DESTINATION_CONCURRENCY), 256);

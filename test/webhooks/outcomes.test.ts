@@ -5,7 +5,7 @@ import type { MikroORM } from '@seller-api/service-kit';
 import { entities } from '../../services/webhook-dispatcher/src/db/entities';
 import { SCHEMA, migrations } from '../../services/webhook-dispatcher/src/db/migrations';
 import { createSenderPool } from '../../services/webhook-dispatcher/src/db/sender-pool';
-import { outcomeQuery } from '../../services/webhook-dispatcher/src/events/sender';
+import { type AttemptOutcome, outcomeQuery } from '../../services/webhook-dispatcher/src/events/sender';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 
@@ -40,7 +40,7 @@ async function leasedDelivery(attempts: number): Promise<string> {
   return id;
 }
 
-function outcome(id: string, attempt: number, status: number, next: Date | null) {
+function outcome(id: string, attempt: number, status: number, next: Date | null): AttemptOutcome {
   const delivered = status >= 200 && status < 300;
   return {
     id,
@@ -71,10 +71,7 @@ async function stateOf(id: string) {
 test('an outcome moves its delivery and records its attempt; the same outcome again changes nothing', async () => {
   const retried = await leasedDelivery(0);
   const delivered = await leasedDelivery(2);
-  const batch = JSON.stringify([
-    outcome(retried, 1, 503, new Date(Date.now() + 60_000)),
-    outcome(delivered, 3, 200, null),
-  ]);
+  const batch = [outcome(retried, 1, 503, new Date(Date.now() + 60_000)), outcome(delivered, 3, 200, null)];
   await pool.query(outcomeQuery(batch));
   expect(await stateOf(retried)).toEqual({
     status: 'pending',
@@ -96,9 +93,9 @@ test('an outcome moves its delivery and records its attempt; the same outcome ag
 
 test('a late outcome, its delivery attempted again meanwhile, records nothing', async () => {
   const id = await leasedDelivery(0);
-  await pool.query(outcomeQuery(JSON.stringify([outcome(id, 1, 200, null)])));
+  await pool.query(outcomeQuery([outcome(id, 1, 200, null)]));
   // The first replica's answer to the same attempt, after its lease ran out.
-  await pool.query(outcomeQuery(JSON.stringify([outcome(id, 1, 500, new Date())])));
+  await pool.query(outcomeQuery([outcome(id, 1, 500, new Date())]));
   expect(await stateOf(id)).toEqual({
     status: 'delivered',
     attempts: 1,
@@ -110,8 +107,8 @@ test('a late outcome, its delivery attempted again meanwhile, records nothing', 
 test('two outcomes of the same attempt written at once: one moves the delivery, and only its attempt is recorded', async () => {
   const ids = await Promise.all(Array.from({ length: 20 }, () => leasedDelivery(0)));
   // Two batches on two connections, each with every delivery's first attempt, in opposite orders.
-  const first = JSON.stringify(ids.map((id) => outcome(id, 1, 200, null)));
-  const second = JSON.stringify([...ids].reverse().map((id) => outcome(id, 1, 500, new Date())));
+  const first = ids.map((id) => outcome(id, 1, 200, null));
+  const second = [...ids].reverse().map((id) => outcome(id, 1, 500, new Date()));
   const results = await Promise.allSettled([
     pool.query(outcomeQuery(first)),
     pool.query(outcomeQuery(second)),
@@ -119,8 +116,7 @@ test('two outcomes of the same attempt written at once: one moves the delivery, 
   // Opposite orders may deadlock; the sender writes a failed batch again outcome by outcome.
   for (const [index, result] of results.entries()) {
     if (result.status === 'rejected') {
-      const batch = JSON.parse(index === 0 ? first : second) as unknown[];
-      for (const single of batch) await pool.query(outcomeQuery(JSON.stringify([single])));
+      for (const single of index === 0 ? first : second) await pool.query(outcomeQuery([single]));
     }
   }
   for (const id of ids) {

@@ -49,7 +49,7 @@ export function planClaim(state: ClaimState): ClaimPlan | null {
     openInFlight ||= claim.open;
   }
   const fewest = Math.max(state.minLimit, claims.length > 0 ? state.minOverlap : 1);
-  if (limit <= 0 || limit < fewest) return null;
+  if (limit < fewest) return null;
   // Every destination something is known of (held here, or listed by a claim in flight), with its
   // places held or promised.
   const known = new Set(state.heldPerDestination.keys());

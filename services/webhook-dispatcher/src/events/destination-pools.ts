@@ -23,9 +23,15 @@ const KEEP_ALIVE_MS = 10_000;
  * both sides of each); with a cap, a slow URL would hold every socket of its host and block the
  * other URLs on it.
  */
+/** A destination's pool, and when it was last used (DestinationPools.uses at the time). */
+interface PoolEntry {
+  pool: Pool;
+  lastUse: number;
+}
+
 export class DestinationPools {
-  /** Per environment, per URL: its pool and when it was last used (a count of uses, `uses`). */
-  private readonly pools: Record<Environment, Map<string, { pool: Pool; lastUse: number }>> = {
+  /** Per environment, per URL. */
+  private readonly pools: Record<Environment, Map<string, PoolEntry>> = {
     test: new Map(),
     live: new Map(),
   };
@@ -73,8 +79,7 @@ export class DestinationPools {
 
   /** Closes the `count` pools, of either environment, used least recently. */
   private closeLeastRecentlyUsed(count: number): void {
-    const all: Array<{ pools: Map<string, { pool: Pool; lastUse: number }>; url: string; lastUse: number }> =
-      [];
+    const all: Array<{ pools: Map<string, PoolEntry>; url: string; lastUse: number }> = [];
     for (const pools of Object.values(this.pools)) {
       for (const [url, { lastUse }] of pools) all.push({ pools, url, lastUse });
     }

@@ -77,8 +77,15 @@ function sender(pool: Pool, options: Partial<SenderOptions> = {}) {
   });
 }
 
-const until = async (what: () => boolean) => {
-  for (let i = 0; i < 200 && !what(); i += 1) await new Promise((r) => setImmediate(r));
+/**
+ * Waits until `what` holds: for 200 turns of the event loop, or (`everyMs`) every few milliseconds for
+ * 5 s when answers travel through real sockets.
+ */
+const until = async (what: () => boolean, everyMs = 0) => {
+  const tries = everyMs > 0 ? 5000 / everyMs : 200;
+  for (let i = 0; i < tries && !what(); i += 1) {
+    await new Promise((r) => (everyMs > 0 ? setTimeout(r, everyMs) : setImmediate(r)));
+  }
   if (!what()) throw new Error('condition not met');
 };
 
@@ -176,12 +183,6 @@ async function gatedReceiver() {
   };
 }
 
-/** Polls `what` every few milliseconds for up to 5 s (the answers travel through real sockets). */
-const eventually = async (what: () => boolean) => {
-  for (let i = 0; i < 1000 && !what(); i += 1) await new Promise((r) => setTimeout(r, 5));
-  if (!what()) throw new Error('condition not met');
-};
-
 test('while a round of the slots waits, a claim waits until it may take twice the slots; answers that free them send it', async () => {
   const db = fakePool();
   const { limits } = db;
@@ -194,16 +195,16 @@ test('while a round of the slots waits, a claim waits until it may take twice th
     const batch = (path: string, count: number) => Array.from({ length: count }, () => to((n += 1), path));
     // Both destinations answer at once: known fast.
     s.wake();
-    await eventually(() => db.claims.length === 1);
+    await until(() => db.claims.length === 1, 5);
     db.claims.shift()?.([...batch('/a', 4), ...batch('/b', 4)]);
-    await eventually(() => db.attempted.length === 8);
+    await until(() => db.attempted.length === 8, 5);
     // Then they hold their answers: 8 in flight and 24 waiting, every place of theirs claimed (the
     // claims their first answers woke get the deliveries, or nothing).
     receiver.state.hold = true;
     s.wake();
-    await eventually(() => db.claims.length > 0);
+    await until(() => db.claims.length > 0, 5);
     db.claims.shift()?.([...batch('/a', 16), ...batch('/b', 16)]);
-    await eventually(() => receiver.state.received === 16);
+    await until(() => receiver.state.received === 16, 5);
     const settle = async () => {
       for (let i = 0; i < 20; i += 1) {
         await new Promise((r) => setImmediate(r));
@@ -219,8 +220,7 @@ test('while a round of the slots waits, a claim waits until it may take twice th
     // The answers come: the freed slots start the waiting deliveries, and once fewer wait the claim
     // goes out (the poll is a minute away).
     receiver.release();
-    receiver.state.hold = false;
-    await eventually(() => db.claims.length > 0);
+    await until(() => db.claims.length > 0, 5);
     // For the places the answers freed: at least 16.
     expect(limits[claimsBefore]).toBeGreaterThanOrEqual(16);
   } finally {

@@ -198,9 +198,9 @@ export function claimQuery(claim: {
   };
 }
 
-/** A batch of outcomes (their JSON) as the sender sends it: unnamed (see CLAIM_SQL). */
-export function outcomeQuery(outcomesJson: string): QueryConfig {
-  return { text: OUTCOME_SQL, values: [outcomesJson] };
+/** A batch of outcomes as the sender sends it: unnamed (see CLAIM_SQL), the batch as JSON. */
+export function outcomeQuery(outcomes: AttemptOutcome[]): QueryConfig {
+  return { text: OUTCOME_SQL, values: [JSON.stringify(outcomes)] };
 }
 
 /**
@@ -698,7 +698,7 @@ export class DeliverySender {
 }
 
 /** What one attempt did, as `webhooks.delivery_attempts` and `webhooks.deliveries` record it. */
-interface AttemptOutcome {
+export interface AttemptOutcome {
   id: string;
   attempt: number;
   started_at: string;
@@ -757,7 +757,7 @@ class OutcomeRecorder {
   }
 
   private async write(outcomes: AttemptOutcome[]): Promise<void> {
-    await this.pool.query(outcomeQuery(JSON.stringify(outcomes)));
+    await this.pool.query(outcomeQuery(outcomes));
   }
 }
 
