@@ -152,10 +152,54 @@ class Migration20261204SellerDebtCheck extends Migration {
   }
 }
 
+/**
+ * A balance row per seller, environment and account, kept by the database in the transaction of every
+ * line (docs/finance.md, "The balance"): reading a balance is one indexed lookup instead of a sum over
+ * the seller's whole journal. A trigger keeps the rows, not the app, so a replica of an older build that
+ * inserts lines without knowing about them (a rolling deploy) cannot make them drift.
+ */
+class Migration20261205LedgerBalances extends Migration {
+  override async up(): Promise<void> {
+    // No line may be inserted between the backfill's snapshot and the trigger: it would be in neither.
+    // SHARE ROW EXCLUSIVE waits for the transactions that already inserted lines, then holds off
+    // every insert until this migration commits (reads go on).
+    this.addSql(`lock table withdrawals.ledger_lines in share row exclusive mode`);
+    // Every posting updates its seller's rows: free room on their page keeps those updates HOT (no new
+    // index entry, dead versions pruned by the page's next reader even without a vacuum).
+    this.addSql(`create table withdrawals.ledger_balances (
+      seller_id uuid,
+      environment text,
+      account text,
+      amount bigint not null,
+      updated_at timestamptz(3) not null default now(),
+      primary key (seller_id, environment, account)
+    ) with (fillfactor = 50)`);
+    this.addSql(`insert into withdrawals.ledger_balances (seller_id, environment, account, amount)
+      select seller_id, environment, account, sum(amount) from withdrawals.ledger_lines
+       group by seller_id, environment, account`);
+    // Once per inserting statement, whatever build runs it: one upsert of the statement's sums per
+    // (seller, environment, account), in key order so two statements never lock rows in opposite orders.
+    this.addSql(`create function withdrawals.ledger_balances_add() returns trigger language plpgsql as $fn$
+      begin
+        insert into withdrawals.ledger_balances as b (seller_id, environment, account, amount)
+          select seller_id, environment, account, sum(amount) from inserted_lines
+           group by seller_id, environment, account
+           order by seller_id, environment, account
+        on conflict (seller_id, environment, account)
+          do update set amount = b.amount + excluded.amount, updated_at = now();
+        return null;
+      end $fn$`);
+    this.addSql(`create trigger ledger_lines_balances after insert on withdrawals.ledger_lines
+      referencing new table as inserted_lines
+      for each statement execute function withdrawals.ledger_balances_add()`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
   { name: 'Migration20261203SellerDebt', class: Migration20261203SellerDebt },
   { name: 'Migration20261204SellerDebtCheck', class: Migration20261204SellerDebtCheck },
+  { name: 'Migration20261205LedgerBalances', class: Migration20261205LedgerBalances },
 ];

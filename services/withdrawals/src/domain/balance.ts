@@ -32,40 +32,47 @@ export async function lockSellerFunds(em: EntityManager, owner: FundsOwner): Pro
   ]);
 }
 
-/** Sums of the seller's journal lines per account, read now (within the caller's transaction, if any). */
+/**
+ * The seller's balance per account, read now (within the caller's transaction, if any): the rows of
+ * `withdrawals.ledger_balances`, which the database keeps equal to the sums of the journal's lines in
+ * the transaction of every line (docs/finance.md, "The balance"). One lookup on their primary key,
+ * whatever the length of the journal; an account without a row has no line yet.
+ */
 export async function accountTotals(em: EntityManager, owner: FundsOwner) {
-  const rows = await em.execute<Array<{ account: Account; total: string }>>(
-    `select account, sum(amount) as total from withdrawals.ledger_lines
-      where seller_id = ? and environment = ? group by account`,
+  const rows = await em.execute<Array<{ account: Account; amount: string }>>(
+    `select account, amount from withdrawals.ledger_balances where seller_id = ? and environment = ?`,
     [owner.sellerId, owner.environment],
   );
   const totals = emptyTotals();
-  for (const row of rows) totals[row.account] = Number(row.total);
+  for (const row of rows) totals[row.account] = Number(row.amount);
   return totals;
 }
 
-/** `GET /finance/balance/`: derived from the journal on every read. */
+/** `GET /finance/balance/`: the balance rows, read on every request. */
 export async function balanceOf(em: EntityManager, owner: FundsOwner): Promise<SellerBalance> {
   return sellerBalance(await accountTotals(em, owner));
 }
 
 /** The available balance alone (for the withdrawal check). */
 export async function availableOf(em: EntityManager, owner: FundsOwner): Promise<number> {
-  const rows = await em.execute<Array<{ total: string | null }>>(
-    `select sum(amount) as total from withdrawals.ledger_lines
-      where seller_id = ? and environment = ? and account = ?`,
+  const rows = await em.execute<Array<{ amount: string }>>(
+    `select amount from withdrawals.ledger_balances where seller_id = ? and environment = ? and account = ?`,
     [owner.sellerId, owner.environment, ACCOUNTS.SELLER_AVAILABLE],
   );
-  return Number(rows[0]?.total ?? 0);
+  return Number(rows[0]?.amount ?? 0);
 }
 
-/** The available balance and the seller's debt (ledger.settleAvailable), read under the seller's lock. */
+/**
+ * The available balance and the seller's debt (ledger.settleAvailable), read under the seller's lock:
+ * every earlier holder has committed, so its lines and the balance rows they moved are both visible.
+ * The lines posted next then row-lock these rows (the trigger's upsert) until commit.
+ */
 export async function positionOf(em: EntityManager, owner: FundsOwner): Promise<SellerPosition> {
-  const rows = await em.execute<Array<{ account: Account; total: string }>>(
-    `select account, sum(amount) as total from withdrawals.ledger_lines
-      where seller_id = ? and environment = ? and account in (?, ?) group by account`,
+  const rows = await em.execute<Array<{ account: Account; amount: string }>>(
+    `select account, amount from withdrawals.ledger_balances
+      where seller_id = ? and environment = ? and account in (?, ?)`,
     [owner.sellerId, owner.environment, ACCOUNTS.SELLER_AVAILABLE, ACCOUNTS.SELLER_DEBT],
   );
-  const total = (account: Account) => Number(rows.find((row) => row.account === account)?.total ?? 0);
-  return { available: total(ACCOUNTS.SELLER_AVAILABLE), debt: total(ACCOUNTS.SELLER_DEBT) };
+  const amount = (account: Account) => Number(rows.find((row) => row.account === account)?.amount ?? 0);
+  return { available: amount(ACCOUNTS.SELLER_AVAILABLE), debt: amount(ACCOUNTS.SELLER_DEBT) };
 }

@@ -1,6 +1,7 @@
 /**
  * The double-entry journal, as pure functions (docs/finance.md). Every movement of a seller's money is
- * an entry whose lines sum to zero; a balance is the sum of one account's lines, never a stored number.
+ * an entry whose lines sum to zero. The journal is the record; a balance is the sum of one account's
+ * lines, kept as a row by the database in the same transaction as every line (`ledger_balances`).
  * Amounts are integer cents. Sign convention: a positive line increases what the account holds as the
  * seller's statement reads it (what the platform owes the seller, what it earned, what it paid out);
  * `psp_settlement` is the counterpart, so money received at the PSP shows there as a negative amount.
@@ -190,7 +191,7 @@ export function emptyTotals(): AccountTotals {
   return Object.fromEntries(ACCOUNT_NAMES.map((account) => [account, 0])) as AccountTotals;
 }
 
-/** Sums lines per account: the same arithmetic as the SQL behind `GET /finance/balance/`. */
+/** Sums lines per account: the arithmetic of the balance rows behind `GET /finance/balance/`. */
 export function totalsOf(lines: Iterable<Line>): AccountTotals {
   const totals = emptyTotals();
   for (const line of lines) totals[line.account] += line.amount;

@@ -46,7 +46,7 @@ function parseRequest(body: unknown, minAmount: number): CreateWithdrawalRequest
 }
 
 /**
- * `POST /finance/withdrawals/`: under the seller's lock, reads the available balance from the journal,
+ * `POST /finance/withdrawals/`: under the seller's lock, reads the available balance (its balance row),
  * holds the amount and stores the withdrawal (PENDING) with `withdrawal.requested`, all in one
  * transaction. Two requests at the same moment take turns, and the second sees the first's hold, so
  * together they can never spend more than the balance.
