@@ -6,6 +6,9 @@ import {
   type Broker,
   createLogger,
   kitMigrationSql,
+  queueNames,
+  UnprocessableMessageError,
+  type IncomingMessage,
   processedMessagesCte,
   sqlOf,
   type BatchWrite,
@@ -55,9 +58,16 @@ const burst = Array.from({ length: 30 }, () => ({ messageId: randomUUID(), gadge
 const poisonId = randomUUID();
 const twiceId = randomUUID();
 const twiceGadget = randomUUID();
+const unnamedId = randomUUID();
+
+/** The consumer knows one message name; any other is parked at once, before it joins a batch. */
+function readGadget(message: IncomingMessage): { id: string } {
+  if (message.name !== 'gadget.made') throw new UnprocessableMessageError(`unknown ${message.name}`);
+  return message.payload as { id: string };
+}
 
 /** The test's effects: one row per new message, written with the recording of the batch's ids. */
-const write: BatchWrite = async (messages) => {
+const write: BatchWrite<{ id: string }> = async (messages) => {
   batchSizes.push(messages.length);
   const rows = await sqlOf(orm).query<{ message_id: string }>(
     `with ${processedMessagesCte(SCHEMA)},
@@ -72,7 +82,7 @@ const write: BatchWrite = async (messages) => {
       JSON.stringify(
         messages.map((m) => ({
           message_id: m.message.id,
-          gadget_id: (m.message.payload as { id: string }).id,
+          gadget_id: m.value.id,
         })),
       ),
     ],
@@ -105,8 +115,8 @@ beforeAll(async () => {
   // Messages of an earlier run of this file would be counted in the batches: start from an empty queue.
   const connection = await amqp.connect(env.AMQP_URL as string);
   const channel = await connection.createChannel();
-  for (const queue of [QUEUE, `${QUEUE}.retry`, `${QUEUE}.dead`])
-    await channel.purgeQueue(`${env.AMQP_NAMESPACE}${queue}`);
+  for (const queue of Object.values(queueNames(env.AMQP_NAMESPACE as string, QUEUE)))
+    await channel.purgeQueue(queue);
   await connection.close();
   // The poison message sits in the middle of the burst: its gadget id is no uuid, so any statement
   // that holds it fails. The duplicate comes twice in the same burst.
@@ -114,9 +124,11 @@ beforeAll(async () => {
     await publish(messageId, gadgetId);
     if (i === 10) await publish(poisonId, 'not-a-uuid');
     if (i === 20 || i === 21) await publish(twiceId, twiceGadget);
+    if (i === 25)
+      await producer.publish(EXCHANGE, 'gadget.unheard_of', Buffer.from('{}'), { messageId: unnamedId });
   }
   await consumer.start();
-  await consumer.consume(QUEUE, batchedIdempotentHandler(QUEUE, write));
+  await consumer.consume(QUEUE, batchedIdempotentHandler(QUEUE, readGadget, write));
 });
 
 afterAll(async () => {
@@ -138,19 +150,33 @@ describe('batched idempotent consumer', () => {
     expect(await effects('gadget_id = $1', [twiceGadget])).toBe(1);
   });
 
-  it('retries the bad message alone and parks it after its last attempt', async () => {
+  it('parks a message it cannot name at once, and retries the bad one alone before parking it', async () => {
     const connection = await amqp.connect(env.AMQP_URL as string);
+    const dead = queueNames(env.AMQP_NAMESPACE as string, QUEUE).dead;
     try {
       const channel = await connection.createChannel();
-      const parked = await waitFor(
-        async () => channel.get(`${env.AMQP_NAMESPACE}${QUEUE}.dead`, { noAck: true }),
-        {
-          what: 'the parked message',
+      const parked: amqp.GetMessage[] = [];
+      await waitFor(
+        async () => {
+          const message = await channel.get(dead, { noAck: true });
+          if (message) parked.push(message);
+          return parked.length === 2;
         },
+        { what: 'the two parked messages' },
       );
-      expect(parked.properties.messageId).toBe(poisonId);
+      const byId = new Map(parked.map((m) => [m.properties.messageId as string, m]));
+      // The unnamed one was never retried: no x-death, and the reason is on it.
+      const unnamed = byId.get(unnamedId);
+      expect(unnamed?.properties.headers?.['x-death']).toBeUndefined();
+      expect(unnamed?.properties.headers?.['x-parked-reason']).toBe('unknown gadget.unheard_of');
+      expect(unnamed?.properties.type).toBe('gadget.unheard_of');
+      // The poison one failed its three attempts, the last two after a trip through the retry queue.
+      const poison = byId.get(poisonId);
+      const deaths = poison?.properties.headers?.['x-death'] as Array<{ reason: string; count: number }>;
+      expect(deaths.find((d) => d.reason === 'rejected')?.count).toBe(2);
+      expect(poison?.properties.type).toBe('gadget.made');
       // Nothing else was parked: the good messages of its batch were written when it was retried alone.
-      expect(await channel.get(`${env.AMQP_NAMESPACE}${QUEUE}.dead`, { noAck: true })).toBe(false);
+      expect(await channel.get(dead, { noAck: true })).toBe(false);
       const processed = await orm.em
         .fork()
         .execute<Array<{ n: string }>>(

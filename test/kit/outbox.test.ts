@@ -16,6 +16,7 @@ import {
   sqlOf,
   kitMigrationSql,
   outboxTraceContextSql,
+  queueNames,
   type MikroORM,
 } from '@seller-api/service-kit';
 import { openMigrated } from '../support/database';
@@ -374,7 +375,7 @@ describe('idempotent consumer', () => {
     const connection = await amqp.connect(env.AMQP_URL as string);
     try {
       const channel = await connection.createChannel();
-      const dead = `${env.AMQP_NAMESPACE}widgets.consumer.dead`;
+      const { main, dead } = queueNames(env.AMQP_NAMESPACE as string, 'widgets.consumer');
       const parked = await waitFor(async () => channel.get(dead, { noAck: true }), {
         what: 'parked message',
       });
@@ -385,9 +386,7 @@ describe('idempotent consumer', () => {
         queue: string;
         reason: string;
       }>;
-      const rejected = deaths.find(
-        (d) => d.queue === `${env.AMQP_NAMESPACE}widgets.consumer` && d.reason === 'rejected',
-      );
+      const rejected = deaths.find((d) => d.queue === main && d.reason === 'rejected');
       expect(Number(rejected?.count)).toBe(2);
     } finally {
       await connection.close();

@@ -1,5 +1,14 @@
 import { EventEmitter } from 'node:events';
-import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage, type Options } from 'amqplib';
+import amqp, {
+  type Channel,
+  type ChannelModel,
+  type ConfirmChannel,
+  type ConsumeMessage,
+  type Message,
+  type Options,
+} from 'amqplib';
+import { ClassicQueueUpgrade } from './classic-upgrade';
+import { UnprocessableMessageError, deathCount, messageName } from './dead-lettering';
 import type { Logger } from './logger';
 
 export interface QueueSpec {
@@ -9,7 +18,7 @@ export interface QueueSpec {
   prefetch?: number;
   /** Delay before a failed message is tried again (a TTL queue dead-letters it back). */
   retryDelayMs?: number;
-  /** After this many failures the message is parked in `<name>.dead` for an operator. */
+  /** After this many failures the message is parked in the dead queue for an operator. */
   maxAttempts?: number;
 }
 
@@ -27,6 +36,29 @@ export interface PublishOptions {
 
 export type MessageHandler = (message: ConsumeMessage) => Promise<void>;
 
+/** The three queues of one topology queue: where it is consumed, where failures wait, where they park. */
+export interface QueueNames {
+  main: string;
+  retry: string;
+  dead: string;
+}
+
+/**
+ * Physical names: `<namespace><name>.quorum`, with `.retry` and `.dead` after it. The `.quorum` is there
+ * because these queues replaced classic queues of the plain names, and a queue's type cannot change in
+ * place (classic-upgrade.ts empties and removes the old ones).
+ */
+export function queueNames(namespace: string, logical: string): QueueNames {
+  const main = `${namespace}${logical}.quorum`;
+  return { main, retry: `${main}.retry`, dead: `${main}.dead` };
+}
+
+/** The classic queues of earlier builds: `<namespace><name>`, `.retry`, `.dead`. */
+export function classicQueueNames(namespace: string, logical: string): QueueNames {
+  const main = `${namespace}${logical}`;
+  return { main, retry: `${main}.retry`, dead: `${main}.dead` };
+}
+
 export interface BrokerOptions {
   url: string;
   namespace: string;
@@ -34,6 +66,8 @@ export interface BrokerOptions {
   topology: Topology;
   /** Base delay between reconnection attempts, doubled up to 10 s. */
   reconnectDelayMs?: number;
+  /** How often classic queues of an earlier build are looked for and emptied (classic-upgrade.ts). */
+  classicUpgradeIntervalMs?: number;
 }
 
 const DLX = 'dlx';
@@ -52,6 +86,7 @@ export class Broker extends EventEmitter {
   private retryTimer: NodeJS.Timeout | null = null;
   private attempt = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private upgrade: ClassicQueueUpgrade | null = null;
 
   constructor(private readonly options: BrokerOptions) {
     super();
@@ -111,6 +146,12 @@ export class Broker extends EventEmitter {
       await this.declare(publisher);
       this.connection = connection;
       this.publisher = publisher;
+      this.upgrade?.stop();
+      this.upgrade = new ClassicQueueUpgrade(this, connection, {
+        namespace: this.options.namespace,
+        logger: this.options.logger,
+        intervalMs: this.options.classicUpgradeIntervalMs ?? 60_000,
+      });
       for (const [queue, handler] of this.consumers) await this.startConsumer(queue, handler);
       this.attempt = 0;
       this.options.logger.info('connected to RabbitMQ');
@@ -127,6 +168,8 @@ export class Broker extends EventEmitter {
     if (connection !== this.connection) return;
     this.connection = null;
     this.publisher = null;
+    this.upgrade?.stop();
+    this.upgrade = null;
     this.emit('disconnected');
     if (!this.closing) {
       this.options.logger.warn('RabbitMQ connection closed, reconnecting');
@@ -153,48 +196,94 @@ export class Broker extends EventEmitter {
       await channel.assertExchange(this.name(exchange), 'topic', { durable: true });
     }
     for (const queue of topology.queues) {
-      const name = this.name(queue.name);
-      await channel.assertQueue(name, {
-        durable: true,
-        arguments: { 'x-dead-letter-exchange': this.name(DLX), 'x-dead-letter-routing-key': `${name}.retry` },
-      });
-      await channel.assertQueue(`${name}.retry`, {
+      const names = this.queueNames(queue.name);
+      // Quorum queues, so a RabbitMQ cluster replicates them. Dead-lettering "at least once" keeps a
+      // failed message in its queue until the retry (or dead) queue has confirmed it; it needs the
+      // reject-publish overflow (docs/messaging.md).
+      const quorum = {
+        'x-queue-type': 'quorum',
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      };
+      await channel.assertQueue(names.main, {
         durable: true,
         arguments: {
-          'x-message-ttl': queue.retryDelayMs ?? 1_000,
-          'x-dead-letter-exchange': '',
-          'x-dead-letter-routing-key': name,
+          ...quorum,
+          'x-dead-letter-exchange': this.name(DLX),
+          'x-dead-letter-routing-key': names.retry,
         },
       });
-      await channel.bindQueue(`${name}.retry`, this.name(DLX), `${name}.retry`);
-      await channel.assertQueue(`${name}.dead`, { durable: true });
-      await channel.bindQueue(`${name}.dead`, this.name(DLX), `${name}.dead`);
+      await channel.assertQueue(names.retry, {
+        durable: true,
+        arguments: {
+          ...quorum,
+          'x-message-ttl': queue.retryDelayMs ?? 1_000,
+          'x-dead-letter-exchange': '',
+          'x-dead-letter-routing-key': names.main,
+        },
+      });
+      await channel.bindQueue(names.retry, this.name(DLX), names.retry);
+      await channel.assertQueue(names.dead, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      await channel.bindQueue(names.dead, this.name(DLX), names.dead);
       for (const binding of queue.bindings) {
-        await channel.bindQueue(name, this.name(binding.exchange), binding.pattern);
+        await channel.bindQueue(names.main, this.name(binding.exchange), binding.pattern);
       }
     }
   }
 
+  /** The physical names of a topology queue in this broker's namespace. */
+  queueNames(logical: string): QueueNames {
+    return queueNames(this.options.namespace, logical);
+  }
+
   /** Publishes and waits for the broker's confirm; rejects when disconnected or nacked. */
   publish(exchange: string, routingKey: string, body: Buffer, options: PublishOptions): Promise<void> {
-    const channel = this.publisher;
-    if (!channel) return Promise.reject(new Error('broker not connected'));
-    const properties: Options.Publish = {
+    return this.publishConfirmed(this.name(exchange), routingKey, body, {
       persistent: true,
       contentType: 'application/json',
       messageId: options.messageId,
       headers: options.headers,
       timestamp: Math.floor((options.timestamp ?? Date.now()) / 1000),
+      // The event name travels in `type` too: a dead-lettered message comes back with another routing
+      // key, and consumers read the name from here (consumer.ts, messageName).
       type: options.type ?? routingKey,
-    };
+    });
+  }
+
+  private publishConfirmed(
+    exchange: string,
+    routingKey: string,
+    body: Buffer,
+    properties: Options.Publish,
+  ): Promise<void> {
+    const channel = this.publisher;
+    if (!channel) return Promise.reject(new Error('broker not connected'));
     return new Promise<void>((resolve, reject) => {
       try {
-        channel.publish(this.name(exchange), routingKey, body, properties, (err) =>
-          err ? reject(err) : resolve(),
-        );
+        channel.publish(exchange, routingKey, body, properties, (err) => (err ? reject(err) : resolve()));
       } catch (err) {
         reject(err as Error);
       }
+    });
+  }
+
+  /**
+   * Copies a message into the dead queue `deadQueue` with the broker's confirm, keeping its properties
+   * (its `type` is the event name) and adding `headers` (why, from where); the caller acks the
+   * original only once this resolves.
+   */
+  parkMessage(message: Message, deadQueue: string, headers: Record<string, string>): Promise<void> {
+    const { properties } = message;
+    return this.publishConfirmed(this.name(DLX), deadQueue, message.content, {
+      persistent: true,
+      contentType: properties.contentType as string | undefined,
+      contentEncoding: properties.contentEncoding as string | undefined,
+      messageId: properties.messageId as string | undefined,
+      correlationId: properties.correlationId as string | undefined,
+      timestamp: properties.timestamp as number | undefined,
+      type: messageName(message) ?? undefined,
+      appId: properties.appId as string | undefined,
+      headers: { ...properties.headers, ...headers },
     });
   }
 
@@ -220,63 +309,86 @@ export class Broker extends EventEmitter {
     );
     // `consuming` feeds the amqp_consumer_active gauge: a closed channel is a stopped consumer.
     channel.on('close', () => this.emit('consuming', queue, false));
+    await this.consumeFrom(channel, spec, this.queueNames(queue).main, handler);
+    this.emit('consuming', queue, true);
+    this.upgrade?.adopt(spec, handler);
+  }
+
+  /**
+   * Consumes `physical` (the queue of `spec`, or the classic queue it replaces) with `handler`: a
+   * message handled is acked; one that failed goes through the retry queue, and after `maxAttempts`
+   * failures, or at once when it can never be handled (UnprocessableMessageError), it is parked in the
+   * dead queue with a confirm before the original is acked. Answers the consumer tag.
+   */
+  async consumeFrom(
+    channel: Channel,
+    spec: QueueSpec,
+    physical: string,
+    handler: MessageHandler,
+    onSettled?: (work: Promise<void>) => void,
+  ): Promise<string> {
     await channel.prefetch(spec.prefetch ?? 16);
-    const name = this.name(queue);
+    const { dead } = this.queueNames(spec.name);
     const maxAttempts = spec.maxAttempts ?? 5;
-    await channel.consume(name, (message) => {
+    const { logger } = this.options;
+    const { consumerTag } = await channel.consume(physical, (message) => {
       if (!message) return;
+      const messageId = message.properties.messageId as string | undefined;
       const work = (async () => {
         try {
           await handler(message);
           channel.ack(message);
-          this.emit('handled', queue, 'processed', message.properties.messageId);
+          this.emit('handled', spec.name, 'processed', messageId);
+          return;
         } catch (err) {
-          const attempts = deathCount(message, name) + 1;
-          if (attempts >= maxAttempts) {
-            this.options.logger.error(
-              { err, queue, messageId: message.properties.messageId, attempts },
-              'message parked as dead',
-            );
-            // Park it with its properties so an operator can inspect and replay it.
-            channel.publish(this.name(DLX), `${name}.dead`, message.content, {
-              ...message.properties,
-              headers: message.properties.headers,
+          const attempts = deathCount(message, physical) + 1;
+          const unprocessable = err instanceof UnprocessableMessageError;
+          if (!unprocessable && attempts < maxAttempts) {
+            logger.warn({ err, queue: spec.name, messageId, attempts }, 'message failed, will retry');
+            channel.nack(message, false, false);
+            this.emit('handled', spec.name, 'retried', messageId);
+            return;
+          }
+          logger.error({ err, queue: spec.name, messageId, attempts }, 'message parked as dead');
+          try {
+            await this.parkMessage(message, dead, {
+              'x-parked-reason': String((err as Error).message ?? err).slice(0, 500),
+              'x-parked-from': physical,
+              'x-parked-at': new Date().toISOString(),
             });
-            channel.ack(message);
-            this.emit('handled', queue, 'dead', message.properties.messageId);
-          } else {
-            this.options.logger.warn(
-              { err, queue, messageId: message.properties.messageId, attempts },
-              'message failed, will retry',
+          } catch (parkErr) {
+            // Not confirmed: the original must stay. Through the retry queue it comes back and is
+            // parked again later.
+            logger.warn(
+              { err: (parkErr as Error).message, queue: spec.name, messageId },
+              'could not park the message; it goes through the retry queue',
             );
             channel.nack(message, false, false);
-            this.emit('handled', queue, 'retried', message.properties.messageId);
+            this.emit('handled', spec.name, 'retried', messageId);
+            return;
           }
+          channel.ack(message);
+          this.emit('handled', spec.name, 'dead', messageId);
         }
       })().catch(() => undefined);
       this.inFlight.add(work);
+      onSettled?.(work);
       void work.finally(() => this.inFlight.delete(work));
     });
-    this.emit('consuming', queue, true);
+    return consumerTag;
   }
 
   /** Waits for in-flight handlers, then closes; pending reconnections are cancelled. */
   async close(): Promise<void> {
     this.closing = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.upgrade?.stop();
     await Promise.allSettled([...this.inFlight]);
     const connection = this.connection;
     this.connection = null;
     this.publisher = null;
     if (connection) await connection.close().catch(() => undefined);
   }
-}
-
-function deathCount(message: ConsumeMessage, queue: string): number {
-  const deaths = message.properties.headers?.['x-death'] as
-    Array<{ queue?: string; count?: number }> | undefined;
-  if (!Array.isArray(deaths)) return 0;
-  return deaths.filter((d) => d.queue === queue).reduce((sum, d) => sum + Number(d.count ?? 0), 0);
 }
 
 /** The parts of amqplib's connection that `coalesceWrites` reaches (not in its types). */

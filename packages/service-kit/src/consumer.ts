@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ConsumeMessage } from 'amqplib';
 import { SpanKind, context, trace } from '@opentelemetry/api';
 import type { MessageHandler } from './broker';
+import { UnprocessableMessageError, messageName } from './dead-lettering';
 import {
   contextFrom,
   currentTraceContext,
@@ -12,10 +13,15 @@ import {
   type TraceCarrier,
 } from './telemetry';
 import { WriteBatch, type WriteBatchOptions } from './write-batch';
+import type { z } from 'zod';
 
 export interface IncomingMessage<T = unknown> {
   id: string;
-  routingKey: string;
+  /**
+   * The event name: the routing key the publisher gave (dead-lettering.messageName), which is not the
+   * one a retried message arrives with. Consumers dispatch on this, never on the delivery's key.
+   */
+  name: string;
   exchange: string;
   payload: T;
   headers: Record<string, string>;
@@ -24,21 +30,43 @@ export interface IncomingMessage<T = unknown> {
 
 export type Handler<T = unknown> = (em: EntityManager, message: IncomingMessage<T>) => Promise<void>;
 
+/** The message as consumers read it; one without an id, a name or a JSON body is parked, never acked. */
 function decode(raw: ConsumeMessage): IncomingMessage {
   const headers: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw.properties.headers ?? {})) {
     if (typeof value === 'string') headers[key] = value;
   }
   const id = typeof raw.properties.messageId === 'string' ? raw.properties.messageId : '';
-  if (!id) throw new Error('message without a messageId');
+  if (!id) throw new UnprocessableMessageError('message without a messageId');
+  const name = messageName(raw);
+  if (!name) throw new UnprocessableMessageError('message without an event name (type or x-death)');
+  let payload: unknown;
+  try {
+    payload = JSON.parse(raw.content.toString('utf8')) as unknown;
+  } catch {
+    throw new UnprocessableMessageError('message body is not JSON');
+  }
   return {
     id,
-    routingKey: raw.fields.routingKey,
+    name,
     exchange: raw.fields.exchange,
-    payload: JSON.parse(raw.content.toString('utf8')) as unknown,
+    payload,
     headers,
     publishedAt: new Date(Number(raw.properties.timestamp ?? 0) * 1000),
   };
+}
+
+/**
+ * `value` (a payload, a header) checked against its contract. What the contract refuses now it will
+ * refuse on every retry: the message is parked for an operator (UnprocessableMessageError).
+ */
+export function readMessagePart<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const where = parsed.error.issues.map((issue) => issue.path.join('.') || '(root)').join(', ');
+    throw new UnprocessableMessageError(`${what} refused by its contract at ${where}`);
+  }
+  return parsed.data;
 }
 
 /**
@@ -64,7 +92,7 @@ async function inConsumerSpan(
         'messaging.system': 'rabbitmq',
         'messaging.operation.type': 'process',
         'messaging.destination.name': message.exchange,
-        'messaging.rabbitmq.destination.routing_key': message.routingKey,
+        'messaging.rabbitmq.destination.routing_key': message.name,
         'messaging.consumer.group.name': consumer,
         'messaging.message.id': message.id,
       },
@@ -113,9 +141,10 @@ export function idempotentHandler(
   };
 }
 
-/** A message of a batch, with the trace context of its consumer span (null when nothing is traced). */
+/** A message of a batch, what `read` made of it, and its consumer span's trace context (or null). */
 export interface BatchedMessage<T = unknown> {
-  message: IncomingMessage<T>;
+  message: IncomingMessage;
+  value: T;
   traceContext: TraceCarrier | null;
 }
 
@@ -142,23 +171,29 @@ export function processedMessagesCte(schema: string): string {
  * instead of N transactions of a few round trips each. Each message still has its own consumer span,
  * and its promise (the broker's ack) settles when its batch has committed. A batch that fails is
  * written again one message at a time, so a bad message is retried and parked alone.
+ *
+ * `read` checks and converts each message before it joins a batch: one it refuses with an
+ * UnprocessableMessageError (no known name, a payload its contract refuses) is parked at once and
+ * never reaches a batch.
  */
-export function batchedIdempotentHandler(
+export function batchedIdempotentHandler<T>(
   consumer: string,
-  write: BatchWrite,
+  read: (message: IncomingMessage) => T,
+  write: BatchWrite<T>,
   options: WriteBatchOptions = {},
 ): MessageHandler {
-  const batch = new WriteBatch<BatchedMessage, boolean>(async (messages) => {
+  const batch = new WriteBatch<BatchedMessage<T>, boolean>(async (messages) => {
     // A message redelivered while its first copy waits in the same batch is written once.
-    const unique = new Map<string, BatchedMessage>();
+    const unique = new Map<string, BatchedMessage<T>>();
     for (const item of messages) if (!unique.has(item.message.id)) unique.set(item.message.id, item);
     const fresh = await write([...unique.values()]);
     return messages.map((item) => unique.get(item.message.id) === item && fresh.has(item.message.id));
   }, options);
   return async (raw) => {
     const message = decode(raw);
+    const value = read(message);
     await inConsumerSpan(consumer, message, () =>
-      batch.submit({ message, traceContext: currentTraceContext() }),
+      batch.submit({ message, value, traceContext: currentTraceContext() }),
     );
   };
 }

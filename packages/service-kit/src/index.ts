@@ -10,6 +10,7 @@ export * from './health';
 export * from './lifecycle';
 export * from './db';
 export * from './broker';
+export * from './dead-lettering';
 export * from './outbox';
 export * from './sql';
 export * from './write-batch';

@@ -60,7 +60,7 @@ export async function startDispatcher(
         retired: (id) => sender.changed(id),
       }),
   });
-  const intake = intakeHandler(runtime.sql, runtime.logger);
+  const intake = intakeHandler(runtime.sql);
   await runtime.broker.consume(INTAKE_QUEUE, async (message) => {
     await intake(message);
     sender.wake();

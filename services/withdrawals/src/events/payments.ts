@@ -7,7 +7,13 @@ import {
   PaymentRefundedData,
   uuid,
 } from '@seller-api/contracts';
-import type { Handler, IncomingMessage, Logger } from '@seller-api/service-kit';
+import {
+  UnprocessableMessageError,
+  readMessagePart,
+  type Handler,
+  type IncomingMessage,
+  type Logger,
+} from '@seller-api/service-kit';
 import { recordOrderMessage } from '../domain/order-ledger';
 import type { OrderMessage } from '../domain/order-funds';
 
@@ -16,67 +22,73 @@ const CHARGE_PREFIX = 'internal.charge.';
 type Transaction = { gross_amount: number; fee_amount: number; net_amount: number };
 const amountsOf = (t: Transaction) => ({ gross: t.gross_amount, fee: t.fee_amount, net: t.net_amount });
 
-/** The order and what the message says about its money, or null for a message the ledger does not use. */
-export function readOrderMessage(
-  message: IncomingMessage,
-): { orderId: string; message: OrderMessage } | null {
-  const { routingKey, payload } = message;
-  if (routingKey.startsWith(CHARGE_PREFIX)) {
-    const state = ChargeState.parse(payload);
+/**
+ * The order and what the message says about its money. Every name the queue's bindings let in is one
+ * the ledger uses; any other name, or a payload its contract refuses, can never be applied and is
+ * parked (UnprocessableMessageError), never acked: it may carry money.
+ */
+export function readOrderMessage(message: IncomingMessage): { orderId: string; message: OrderMessage } {
+  const { name, payload } = message;
+  if (name.startsWith(CHARGE_PREFIX)) {
+    const state = readMessagePart(ChargeState, payload, name);
     return {
       orderId: state.order_uuid,
       message: { kind: 'charge', status: state.status, version: state.version },
     };
   }
-  switch (routingKey) {
+  switch (name) {
     case PaymentEvents.PIX_QR_CODE_CREATED: {
-      const data = PaymentPixQrCodeCreatedData.parse(payload);
+      const data = readMessagePart(PaymentPixQrCodeCreatedData, payload, name);
       return {
         orderId: data.order.uuid,
         message: { kind: 'payment', status: 'PENDING', amounts: amountsOf(data.transaction) },
       };
     }
     case PaymentEvents.APPROVED: {
-      const data = PaymentApprovedData.parse(payload);
+      const data = readMessagePart(PaymentApprovedData, payload, name);
       return {
         orderId: data.order.uuid,
         message: { kind: 'payment', status: 'PAID', amounts: amountsOf(data.transaction) },
       };
     }
     case PaymentEvents.REFUNDED: {
-      const data = PaymentRefundedData.parse(payload);
+      const data = readMessagePart(PaymentRefundedData, payload, name);
       return {
         orderId: data.order.uuid,
         message: { kind: 'payment', status: 'REFUNDED', amounts: amountsOf(data.transaction) },
       };
     }
     default:
-      return null;
+      throw new UnprocessableMessageError(`the ledger knows no message named ${name}`);
   }
 }
 
 /**
  * Feeds the ledger from payments (bound to `payment.*` and `internal.charge.*`). Wrapped in the kit's
  * idempotentHandler, so the entries and the processed message id commit together. A message that
- * cannot be read throws: it is retried and finally parked in `withdrawals.ledger.dead` for an operator,
- * never silently dropped, since it may carry money.
+ * fails (the database restarting) goes through the retry queue and comes back under its own name; one
+ * that can never be read is parked in the dead queue for an operator (docs/messaging.md), never
+ * silently dropped, since it may carry money.
  */
 export function paymentsHandler(logger: Logger): Handler {
   return async (em, incoming) => {
     const read = readOrderMessage(incoming);
-    if (!read) return;
-    const sellerId = uuid.parse(incoming.headers['x-seller-id']);
-    const environment = Environment.parse(incoming.headers['x-environment']);
+    const sellerId = readMessagePart(uuid, incoming.headers['x-seller-id'], 'x-seller-id header');
+    const environment = readMessagePart(
+      Environment,
+      incoming.headers['x-environment'],
+      'x-environment header',
+    );
     const posted = await recordOrderMessage(
       em,
       { sellerId, environment },
       read.orderId,
       read.message,
-      `${incoming.routingKey} ${incoming.id}`,
+      `${incoming.name} ${incoming.id}`,
     );
     if (posted.length > 0) {
       logger.info(
-        { order_uuid: read.orderId, message: incoming.routingKey, entries: posted },
+        { order_uuid: read.orderId, message: incoming.name, entries: posted },
         'ledger entries posted',
       );
     }
