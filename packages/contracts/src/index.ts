@@ -8,6 +8,7 @@ export * from './affiliates';
 export * from './payments';
 export * from './orders';
 export * from './finance';
+export * from './reconciliation';
 export * from './events';
 export * from './webhooks';
 export * from './panel';

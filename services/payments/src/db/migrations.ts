@@ -76,9 +76,23 @@ class Migration20261202TraceContext extends Migration {
   }
 }
 
+/**
+ * The ledger's reconciliation pages through the charges that were ever paid, by their last change
+ * (domain/paid-charges.ts). On a large table, create the index beforehand with `create index
+ * concurrently` under this name: `if not exists` then leaves it alone and no write waits for the build.
+ */
+class Migration20261206PaidChargeChanges extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create index if not exists transactions_paid_changes_idx
+      on payments.transactions (environment, status_changed_at, order_id)
+      where charge_status in ('PAID', 'MED', 'REFUNDED', 'CHARGEBACK')`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261124Transactions', class: Migration20261124Transactions },
   { name: 'Migration20261125Lifecycle', class: Migration20261125Lifecycle },
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
+  { name: 'Migration20261206PaidChargeChanges', class: Migration20261206PaidChargeChanges },
 ];

@@ -3,6 +3,7 @@ import {
   CreateChargesRequest,
   OrderPathParams,
   PspPixNotification,
+  ReconciliationChargesQuery,
   type ChargeResult,
   type Identity,
 } from '@seller-api/contracts';
@@ -30,6 +31,7 @@ import {
   newEndToEndId,
   type LifecycleDeps,
 } from '../domain/lifecycle';
+import { listPaidCharges } from '../domain/paid-charges';
 
 export interface RouteDeps {
   charges: ChargeDeps;
@@ -116,8 +118,9 @@ export function mountPublicRoutes(
 }
 
 /**
- * Internal routes, called by the orders service with the seller's signed identity (the gateway never
- * routes `/internal/`). Every route sits behind the identity check that serveService applies.
+ * Internal routes, called by the orders service with the seller's signed identity, and by withdrawals'
+ * reconciliation with an operator's (the gateway never routes `/internal/`). Every route sits behind the
+ * identity check that serveService applies.
  */
 export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): PlainRoute[] {
   const chargeDeps: ChargeDeps = { ...deps.charges, outboxStored: () => runtime.relay.wake() };
@@ -171,6 +174,21 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       const { uuid } = parseOrThrow(OrderPathParams, req.params, 'Invalid order id.');
       const charge = await findCharge(runtime.orm.em, ownerOf(req), uuid);
       res.json({ message: 'Charge retrieved.', data: toCharge(charge) });
+    }),
+  );
+
+  // The ledger's reconciliation (withdrawals) reads the paid charges of every seller of one environment:
+  // an operator's identity, and only for the environment it was signed for (as an operator key).
+  app.get(
+    '/internal/transactions/',
+    route(async (req, res) => {
+      const identity = identityOf(req);
+      if (identity.role !== 'operator') throw forbidden('Only an operator identity may list transactions.');
+      const query = parseOrThrow(ReconciliationChargesQuery, req.query, 'Invalid query.');
+      if (query.environment !== identity.environment)
+        throw forbidden(`This operator identity may list ${identity.environment} transactions only.`);
+      const { results, next } = await listPaidCharges(runtime.orm.em.fork(), query);
+      res.json({ message: 'Transactions retrieved.', data: { results, next_cursor: next } });
     }),
   );
 

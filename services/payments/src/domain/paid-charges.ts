@@ -1,0 +1,82 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  PaidChargeStatus,
+  type ReconciliationCharge,
+  type ReconciliationChargesQuery,
+} from '@seller-api/contracts';
+import { decodeCursor, encodeCursor } from '@seller-api/service-kit';
+
+interface Row {
+  order_id: string;
+  seller_id: string;
+  environment: ReconciliationCharge['environment'];
+  gross_amount: string;
+  fee_amount: string;
+  net_amount: string;
+  charge_status: ReconciliationCharge['charge_status'];
+  version: number;
+  status_changed_at: Date | string;
+}
+
+// Written out as the index's predicate (migration 20261206), so the planner can use it.
+const PAID = PaidChargeStatus.options.map((status) => `'${status}'`).join(', ');
+
+/**
+ * The charges of one environment that were ever paid (PAID, MED, REFUNDED, CHARGEBACK: no charge gets
+ * there without a payment), whose last status change falls in `[changed_after, changed_before)`, oldest
+ * change first, one keyset page on (status_changed_at, order_id): a charge that changes while a reader
+ * pages moves past the end and is met again by a later window, never skipped. For the ledger's
+ * reconciliation (docs/finance.md).
+ */
+export async function listPaidCharges(
+  em: EntityManager,
+  query: ReconciliationChargesQuery,
+): Promise<{ results: ReconciliationCharge[]; next: string | null }> {
+  const where = [`environment = ?`, `charge_status in (${PAID})`, `status_changed_at is not null`];
+  const values: unknown[] = [query.environment];
+  if (query.changed_after) {
+    where.push(`status_changed_at >= ?`);
+    values.push(new Date(query.changed_after).toISOString());
+  }
+  if (query.changed_before) {
+    where.push(`status_changed_at < ?`);
+    values.push(new Date(query.changed_before).toISOString());
+  }
+  if (query.cursor) {
+    const after = decodeCursor(query.cursor);
+    where.push(`(status_changed_at, order_id) > (?, ?)`);
+    values.push(after.createdAt.toISOString(), after.id);
+  }
+  const rows = await em.execute<Row[]>(
+    `select order_id, seller_id, environment, gross_amount, fee_amount, net_amount, charge_status, version,
+            status_changed_at
+       from payments.transactions
+      where ${where.join(' and ')}
+      order by status_changed_at, order_id
+      limit ?`,
+    [...values, query.limit + 1],
+  );
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return {
+    results: page.map(toCharge),
+    next:
+      rows.length > query.limit && last
+        ? encodeCursor({ createdAt: new Date(last.status_changed_at), id: last.order_id })
+        : null,
+  };
+}
+
+function toCharge(row: Row): ReconciliationCharge {
+  return {
+    order_uuid: row.order_id,
+    seller_id: row.seller_id,
+    environment: row.environment,
+    gross_amount: Number(row.gross_amount),
+    fee_amount: Number(row.fee_amount),
+    net_amount: Number(row.net_amount),
+    charge_status: row.charge_status,
+    version: row.version,
+    status_changed_at: new Date(row.status_changed_at).toISOString(),
+  };
+}
