@@ -34,6 +34,9 @@ export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessE
     WEBHOOK_POLL_INTERVAL_MS: '100',
     EXPIRY_INTERVAL_MS: '100',
     PSP_WEBHOOK_SECRET: 'test-psp-webhook-secret',
+    // The ledger's reconciliation runs when a test asks (test/withdrawals/reconciliation.test.ts), not
+    // on a timer in the middle of other tests.
+    RECONCILE_INTERVAL_MS: '0',
     ...overrides,
   };
 }

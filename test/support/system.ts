@@ -61,7 +61,7 @@ export async function startSystem(
     overrides.PAYMENTS_URL ?? (await (options.wrapPayments?.(paymentsUrl) ?? paymentsUrl));
   const [orders, withdrawals, webhooks] = await Promise.all([
     startOrders(loadOrdersConfig({ ...env, PAYMENTS_URL: ordersPaymentsUrl }), opts),
-    startWithdrawals(loadWithdrawalsConfig(env), opts),
+    startWithdrawals(loadWithdrawalsConfig({ ...env, PAYMENTS_URL: paymentsUrl }), opts),
     startDispatcher(loadDispatcherConfig(env), { ...opts, resolve: options.resolve }),
   ]);
   const services: Services = {

@@ -10,7 +10,17 @@ describe('withdrawals configuration', () => {
       PAYOUT_PSP: 'sandbox',
       PAYOUT_INTERVAL_MS: 1000,
       PAYOUT_RETRY_AFTER_MS: 60000,
+      PAYMENTS_URL: 'http://127.0.0.1:3002',
+      RECONCILE_INTERVAL_MS: 300000,
+      RECONCILE_GRACE_MS: 60000,
     });
+  });
+
+  it('turns the reconciliation off with an interval of 0, and refuses a negative one', () => {
+    expect(loadWithdrawalsConfig({ RECONCILE_INTERVAL_MS: '0' }).RECONCILE_INTERVAL_MS).toBe(0);
+    expect(() => loadWithdrawalsConfig({ RECONCILE_INTERVAL_MS: '-1', PAYMENTS_URL: 'payments' })).toThrow(
+      /PAYMENTS_URL[\s\S]*RECONCILE_INTERVAL_MS/,
+    );
   });
 
   it('names every bad variable', () => {

@@ -24,6 +24,15 @@ export const withdrawalsEnv = {
   PAYOUT_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** A payout still PROCESSING after this long (a crash, a PSP that answered "in progress") is retried. */
   PAYOUT_RETRY_AFTER_MS: z.coerce.number().int().positive().default(60_000),
+  /** Payments, whose charges the ledger's reconciliation reads (`GET /internal/transactions/`). */
+  PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
+  /** How often the ledger is reconciled with payments (docs/finance.md, "Reconciliation"); 0 turns it off. */
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(300_000),
+  /**
+   * Changes younger than this are left to a later run: their events normally arrive within seconds. Keep
+   * it above the longest charge transaction (a refund waits for the PSP) plus the clocks' skew.
+   */
+  RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(60_000),
   /** bacen-api-pix: the payout PSP's API Pix (`PAYOUT_PSP_API_URL`, ...: api-pix apiPixEnv). */
   ...apiPixEnv('PAYOUT_PSP_'),
   /** bacen-api-pix: our paying key at the PSP (`pagador.chave`), the account payouts leave from. */

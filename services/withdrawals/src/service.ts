@@ -1,5 +1,6 @@
 import { createRuntime, idempotentHandler, serveService, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
+import { PaymentsClient } from './clients/payments';
 import { payoutsFromConfig } from './clients/payout-factory';
 import type { WithdrawalsConfig } from './config';
 import { entities } from './db/entities';
@@ -7,13 +8,17 @@ import { SCHEMA, migrations } from './db/migrations';
 import type { PayoutAdapter } from './domain/payouts';
 import { paymentsHandler } from './events/payments';
 import { PayoutWorker } from './events/payouts';
+import { LedgerReconciliation } from './events/reconciliation';
 import { LEDGER_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
+import { createReconciliationMetrics } from './metrics';
 
 export interface WithdrawalsService {
   runtime: Runtime;
   port: number;
   payouts: PayoutWorker;
+  /** The ledger's reconciliation with payments (scheduled unless RECONCILE_INTERVAL_MS is 0). */
+  reconciliation: LedgerReconciliation;
   stop(): Promise<void>;
 }
 
@@ -39,6 +44,13 @@ export async function startWithdrawals(
     config.PAYOUT_INTERVAL_MS,
     runtime.logger,
   );
+  const reconciliation = new LedgerReconciliation(
+    runtime.orm,
+    new PaymentsClient(config.PAYMENTS_URL, config.INTERNAL_SECRET),
+    { intervalMs: config.RECONCILE_INTERVAL_MS, graceMs: config.RECONCILE_GRACE_MS },
+    runtime.logger,
+    createReconciliationMetrics(runtime.metrics, runtime.orm),
+  );
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
@@ -58,13 +70,16 @@ export async function startWithdrawals(
     idempotentHandler(runtime.orm, SCHEMA, LEDGER_QUEUE, paymentsHandler(runtime.logger)),
   );
   payouts.start();
+  reconciliation.start();
   const address = server.address();
   return {
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
     payouts,
+    reconciliation,
     stop: () =>
       runtime.stop(async () => {
+        await reconciliation.stop();
         await payouts.stop();
         await psp.close?.();
       }),

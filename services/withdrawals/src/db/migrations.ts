@@ -195,6 +195,34 @@ class Migration20261205LedgerBalances extends Migration {
   }
 }
 
+/**
+ * The ledger's reconciliation with payments (docs/finance.md, "Reconciliation"): how far each
+ * environment's changes have been checked, and the mismatches still open (one per order, or per balance
+ * row), so a mismatch stays reported until it is gone.
+ */
+class Migration20261206LedgerReconciliation extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table withdrawals.reconciliation_checkpoints (
+      environment text primary key check (environment in ('test', 'live')),
+      checked_before timestamptz(3) not null,
+      finished_at timestamptz(3)
+    )`);
+    this.addSql(`create table withdrawals.reconciliation_findings (
+      subject text primary key,
+      kind text not null check (kind in
+        ('other_owner', 'amounts_differ', 'ledger_ahead', 'contradicts', 'not_moved', 'balance_drift')),
+      seller_id uuid not null,
+      environment text not null check (environment in ('test', 'live')),
+      order_id uuid,
+      account text,
+      detail text not null,
+      charge jsonb,
+      first_seen_at timestamptz(3) not null,
+      last_seen_at timestamptz(3) not null
+    )`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
@@ -202,4 +230,5 @@ export const migrations = [
   { name: 'Migration20261203SellerDebt', class: Migration20261203SellerDebt },
   { name: 'Migration20261204SellerDebtCheck', class: Migration20261204SellerDebtCheck },
   { name: 'Migration20261205LedgerBalances', class: Migration20261205LedgerBalances },
+  { name: 'Migration20261206LedgerReconciliation', class: Migration20261206LedgerReconciliation },
 ];

@@ -5,6 +5,7 @@ import { lockSellerFunds, type FundsOwner } from './balance';
 import { postEntries } from './journal';
 import type { EntryKind } from './ledger';
 import { applyOrderMessage, NEW_ORDER_FUNDS, type OrderFunds, type OrderMessage } from './order-funds';
+import { replayOf, type LedgerOrder, type PaidCharge } from './reconciliation';
 
 function toFunds(row: OrderFundsRow | null): OrderFunds {
   if (!row) return NEW_ORDER_FUNDS;
@@ -49,4 +50,50 @@ export async function recordOrderMessage(
   else em.persist(em.create(OrderFundsSchema, { orderId, ...owner, ...values }));
   await postEntries(em, owner, { orderId, cause }, entries);
   return entries.map((e) => e.kind);
+}
+
+/** The ledger's records of these orders, with when each last took a message (for the reconciliation). */
+export async function findLedgerOrders(
+  em: EntityManager,
+  orderIds: string[],
+): Promise<Map<string, LedgerOrder & { updatedAt: Date }>> {
+  if (orderIds.length === 0) return new Map();
+  const rows = await em.find(OrderFundsSchema, { orderId: { $in: orderIds } });
+  return new Map(
+    rows.map((row) => [
+      row.orderId,
+      {
+        owner: { sellerId: row.sellerId, environment: row.environment },
+        funds: toFunds(row),
+        updatedAt: row.updatedAt,
+      },
+    ]),
+  );
+}
+
+/**
+ * Tells the ledger what payments knows of a charge, through the very path of its events: the amounts as
+ * a payment message, then the status and version as a charge message (reconciliation.replayOf), in one
+ * transaction under the seller's lock. Idempotent like them: what the ledger already knows changes
+ * nothing, so a message arriving at the same time is applied once. Returns what it posted and the
+ * record after it.
+ */
+export async function replayCharge(
+  em: EntityManager,
+  charge: PaidCharge,
+): Promise<{ posted: EntryKind[]; ledger: LedgerOrder | null }> {
+  return em.fork().transactional(async (tx) => {
+    const posted: EntryKind[] = [];
+    const cause = `reconciliation ${charge.status} v${charge.version}`;
+    for (const message of replayOf(charge)) {
+      posted.push(...(await recordOrderMessage(tx, charge.owner, charge.orderId, message, cause)));
+      // The next message locks and reads the record this one wrote.
+      await tx.flush();
+    }
+    const row = await tx.findOne(OrderFundsSchema, { orderId: charge.orderId });
+    return {
+      posted,
+      ledger: row && { owner: { sellerId: row.sellerId, environment: row.environment }, funds: toFunds(row) },
+    };
+  });
 }

@@ -1,0 +1,30 @@
+// `npm run cli -- <command> ...`: the operator CLI. `reconcile` belongs to the withdrawals service (the
+// ledger's reconciliation with payments, docs/finance.md); every other command (keys, users) to the
+// gateway. Builds that service and the packages it uses, then runs its dist/cli.js with the same
+// arguments and exits with its code. The build's output goes to stderr: stdout is the CLI's alone (the
+// key `keys create` prints on its last line).
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The service whose CLI runs `args`. */
+export function cliOf(args) {
+  return args[0] === 'reconcile'
+    ? { workspace: '@seller-api/withdrawals', entry: 'services/withdrawals/dist/cli.js' }
+    : { workspace: '@seller-api/gateway', entry: 'services/gateway/dist/cli.js' };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const cli = cliOf(args);
+  const build = spawnSync(
+    'npx',
+    ['turbo', 'run', 'build', `--filter=${cli.workspace}`, '--output-logs=errors-only'],
+    { cwd: root, stdio: ['ignore', 2, 2], env: { TURBO_TELEMETRY_DISABLED: '1', ...process.env } },
+  );
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  const run = spawnSync(process.execPath, [path.join(root, cli.entry), ...args], { stdio: 'inherit' });
+  process.exit(run.status ?? 1);
+}

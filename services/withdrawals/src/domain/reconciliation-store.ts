@@ -1,0 +1,196 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Environment, ReconciliationCharge } from '@seller-api/contracts';
+import type { FundsOwner } from './balance';
+import type { Account } from './ledger';
+import {
+  paidChargeOf,
+  reconciliationChargeOf,
+  type BalanceDrift,
+  type MismatchKind,
+  type PaidCharge,
+} from './reconciliation';
+
+/**
+ * What the reconciliation keeps between runs (docs/finance.md, "Reconciliation"): per environment, how
+ * far payments' changes have been checked (`reconciliation_checkpoints`), and every mismatch still open
+ * (`reconciliation_findings`), so one found in an earlier window stays reported, and is checked again,
+ * until it is gone.
+ */
+
+export interface Checkpoint {
+  /** Payments' changes before this have been checked. */
+  checkedBefore: Date;
+  /** When a run last finished this environment's window from the checkpoint; null before. */
+  finishedAt: Date | null;
+}
+
+export async function readCheckpoint(
+  em: EntityManager,
+  environment: Environment,
+): Promise<Checkpoint | null> {
+  const [row] = await em.execute<Array<{ checked_before: Date | string; finished_at: Date | string | null }>>(
+    `select checked_before, finished_at from withdrawals.reconciliation_checkpoints where environment = ?`,
+    [environment],
+  );
+  if (!row) return null;
+  return {
+    checkedBefore: new Date(row.checked_before),
+    finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
+  };
+}
+
+/**
+ * Moves the checkpoint forward to `checkedBefore`, never back; `finishedAt` records a window done to its
+ * end (the page's progress leaves it as it was).
+ */
+export async function advanceCheckpoint(
+  em: EntityManager,
+  environment: Environment,
+  checkedBefore: Date,
+  finishedAt: Date | null = null,
+): Promise<void> {
+  await em.execute(
+    `insert into withdrawals.reconciliation_checkpoints as c (environment, checked_before, finished_at)
+     values (?, ?, ?)
+     on conflict (environment) do update
+       set checked_before = greatest(c.checked_before, excluded.checked_before),
+           finished_at = coalesce(excluded.finished_at, c.finished_at)`,
+    [environment, checkedBefore.toISOString(), finishedAt?.toISOString() ?? null],
+  );
+}
+
+/** When both environments' windows were last finished (the older of the two); null if one never was. */
+export async function lastFinished(em: EntityManager): Promise<Date | null> {
+  const [row] = await em.execute<Array<{ at: Date | string | null; n: string }>>(
+    `select min(finished_at) as at, count(finished_at) as n from withdrawals.reconciliation_checkpoints`,
+  );
+  return row && Number(row.n) === Environment.options.length && row.at !== null ? new Date(row.at) : null;
+}
+
+/** A mismatch the reconciliation could not heal: one per order, or per balance row. */
+export interface Finding {
+  subject: string;
+  kind: MismatchKind;
+  owner: FundsOwner;
+  orderId: string | null;
+  account: Account | null;
+  detail: string;
+  /** Payments' view of the charge when last seen, to check it again (order findings). */
+  charge: PaidCharge | null;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+interface FindingRow {
+  subject: string;
+  kind: MismatchKind;
+  seller_id: string;
+  environment: Environment;
+  order_id: string | null;
+  account: Account | null;
+  detail: string;
+  charge: unknown;
+  first_seen_at: Date | string;
+  last_seen_at: Date | string;
+}
+
+function toFinding(row: FindingRow): Finding {
+  const raw: unknown = typeof row.charge === 'string' ? JSON.parse(row.charge) : row.charge;
+  const charge = raw === null ? null : ReconciliationCharge.safeParse(raw);
+  return {
+    subject: row.subject,
+    kind: row.kind,
+    owner: { sellerId: row.seller_id, environment: row.environment },
+    orderId: row.order_id,
+    account: row.account,
+    detail: row.detail,
+    charge: charge?.success ? paidChargeOf(charge.data) : null,
+    firstSeenAt: new Date(row.first_seen_at),
+    lastSeenAt: new Date(row.last_seen_at),
+  };
+}
+
+/** Every open finding, oldest first. */
+export async function openFindings(em: EntityManager): Promise<Finding[]> {
+  const rows = await em.execute<FindingRow[]>(
+    `select subject, kind, seller_id, environment, order_id, account, detail, charge, first_seen_at, last_seen_at
+       from withdrawals.reconciliation_findings order by first_seen_at, subject`,
+  );
+  return rows.map(toFinding);
+}
+
+/** Records a finding seen now; one already open keeps when it was first seen. Returns it as stored. */
+export async function saveFinding(
+  em: EntityManager,
+  finding: Omit<Finding, 'firstSeenAt' | 'lastSeenAt'>,
+  now: Date,
+): Promise<Finding> {
+  const [row] = await em.execute<FindingRow[]>(
+    `insert into withdrawals.reconciliation_findings as f
+       (subject, kind, seller_id, environment, order_id, account, detail, charge, first_seen_at, last_seen_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+     on conflict (subject) do update
+       set kind = excluded.kind, detail = excluded.detail, charge = coalesce(excluded.charge, f.charge),
+           last_seen_at = excluded.last_seen_at
+     returning subject, kind, seller_id, environment, order_id, account, detail, charge, first_seen_at,
+               last_seen_at`,
+    [
+      finding.subject,
+      finding.kind,
+      finding.owner.sellerId,
+      finding.owner.environment,
+      finding.orderId,
+      finding.account,
+      finding.detail,
+      finding.charge ? JSON.stringify(reconciliationChargeOf(finding.charge)) : null,
+      now.toISOString(),
+      now.toISOString(),
+    ],
+  );
+  return toFinding(row as FindingRow);
+}
+
+/** Closes a finding that is gone (healed, or the ledger now agrees). */
+export async function resolveFinding(em: EntityManager, subject: string): Promise<void> {
+  await em.execute(`delete from withdrawals.reconciliation_findings where subject = ?`, [subject]);
+}
+
+/** Closes the balance findings whose rows no longer drift. */
+export async function resolveDriftsExcept(em: EntityManager, subjects: string[]): Promise<void> {
+  await em.execute(
+    `delete from withdrawals.reconciliation_findings where kind = 'balance_drift' and not (subject = any(?::text[]))`,
+    [`{${subjects.map((s) => `"${s}"`).join(',')}}`],
+  );
+}
+
+/** At most this many drifts are reported: more means the balance rows are broken as a whole. */
+export const MAX_DRIFTS = 1000;
+
+/**
+ * Every balance row that is not the sum of its journal lines, and every account with lines but no row:
+ * one statement, so one snapshot (the trigger moves a row in the transaction of its lines). It reads
+ * the whole journal: a drift is a bug, and the point is to find one wherever it is.
+ */
+export async function balanceDrifts(em: EntityManager): Promise<BalanceDrift[]> {
+  const rows = await em.execute<
+    Array<{ seller_id: string; environment: Environment; account: Account; stored: string; summed: string }>
+  >(
+    `select coalesce(b.seller_id, s.seller_id) as seller_id, coalesce(b.environment, s.environment) as environment,
+            coalesce(b.account, s.account) as account, coalesce(b.amount, 0) as stored,
+            coalesce(s.total, 0) as summed
+       from withdrawals.ledger_balances b
+       full join (select seller_id, environment, account, sum(amount) as total
+                    from withdrawals.ledger_lines group by seller_id, environment, account) s
+         on s.seller_id = b.seller_id and s.environment = b.environment and s.account = b.account
+      where coalesce(b.amount, 0) <> coalesce(s.total, 0)
+      order by 1, 2, 3
+      limit ?`,
+    [MAX_DRIFTS],
+  );
+  return rows.map((row) => ({
+    owner: { sellerId: row.seller_id, environment: row.environment },
+    account: row.account,
+    stored: Number(row.stored),
+    summed: Number(row.summed),
+  }));
+}

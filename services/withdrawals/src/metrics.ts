@@ -1,0 +1,73 @@
+import { Counter, Gauge } from 'prom-client';
+import type { Metrics, MikroORM } from '@seller-api/service-kit';
+import type { EntryKind } from './domain/ledger';
+import type { MismatchKind, RunOutcome } from './domain/reconciliation';
+import { lastFinished } from './domain/reconciliation-store';
+
+export type ReconciliationMetrics = ReturnType<typeof createReconciliationMetrics>;
+
+const OUTCOMES: RunOutcome[] = ['clean', 'healed', 'mismatches', 'failed'];
+const MISMATCHES: MismatchKind[] = [
+  'other_owner',
+  'amounts_differ',
+  'ledger_ahead',
+  'contradicts',
+  'not_moved',
+  'balance_drift',
+];
+
+/**
+ * The ledger reconciliation's metrics (docs/finance.md, "Reconciliation"; the alerts
+ * SellerApiLedgerReconciliationMismatch and SellerApiLedgerReconciliationStalled). The runs and the
+ * postings are counted by the replica that made them; what is open and when the last run finished are
+ * read from the database at scrape time, so every replica reports the same, whichever ran last. A
+ * failed read reports NaN (unknown) rather than failing the scrape.
+ */
+export function createReconciliationMetrics(metrics: Metrics, orm: MikroORM) {
+  const runs = new Counter({
+    name: 'ledger_reconciliation_runs_total',
+    help: 'Ledger reconciliation runs by outcome (clean, healed, mismatches, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [metrics.registry],
+  });
+  for (const outcome of OUTCOMES) runs.inc({ outcome }, 0);
+  const healed = new Counter({
+    name: 'ledger_reconciliation_healed_postings_total',
+    help: 'Ledger entries posted by the reconciliation for charges whose events the ledger had missed, by entry kind',
+    labelNames: ['kind'] as const,
+    registers: [metrics.registry],
+  });
+  const read = <R extends object>(sql: string) => orm.em.getConnection().execute<R[]>(sql);
+  new Gauge({
+    name: 'ledger_reconciliation_mismatches',
+    help: 'Mismatches between the ledger and payments (or balance rows and their lines) open after the last reconciliation run, by kind',
+    labelNames: ['kind'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      const rows = await read<{ kind: MismatchKind; n: string }>(
+        `select kind, count(*) as n from withdrawals.reconciliation_findings group by kind`,
+      ).catch(() => null);
+      for (const kind of MISMATCHES) {
+        this.set({ kind }, rows === null ? NaN : Number(rows.find((r) => r.kind === kind)?.n ?? 0));
+      }
+    },
+  });
+  new Gauge({
+    name: 'ledger_reconciliation_last_success_timestamp_seconds',
+    help: 'When a reconciliation run last finished both environments (Unix time; 0 before the first)',
+    registers: [metrics.registry],
+    async collect() {
+      const at = await lastFinished(orm.em.fork()).then(
+        (finished) => (finished ? finished.getTime() / 1000 : 0),
+        () => NaN,
+      );
+      this.set(at);
+    },
+  });
+  return {
+    runFinished: (outcome: RunOutcome) => runs.inc({ outcome }),
+    posted: (kinds: EntryKind[]) => {
+      for (const kind of kinds) healed.inc({ kind });
+    },
+  };
+}

@@ -1,0 +1,563 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import amqp from 'amqplib';
+import { Client } from 'pg';
+import { INTERNAL_SECRET, testEnv } from '../support/env';
+import { captureEvents } from '../support/events';
+import { waitFor } from '../support/wait';
+import { runCli } from '../../services/withdrawals/src/cli';
+import { PaymentsClient, type PaidChargesSource } from '../../services/withdrawals/src/clients/payments';
+import {
+  LedgerReconciliation,
+  type ReconciliationOptions,
+  type ReconciliationRun,
+} from '../../services/withdrawals/src/events/reconciliation';
+import { LEDGER_QUEUE, PAYMENTS_EXCHANGE } from '../../services/withdrawals/src/events/topology';
+import {
+  act,
+  balance,
+  balanceBecomes,
+  fund,
+  newOrder,
+  newSeller,
+  startHarness,
+  SALE_NET,
+  type Harness,
+  type Seller,
+} from './helpers';
+
+/**
+ * The ledger's reconciliation with payments, end to end: orders paid, refunded, disputed and charged
+ * back through the gateway while the ledger's queue is unbound from payments' exchange, so their
+ * messages reach no one and the ledger never sees them; the reconciliation then heals them through the
+ * events' own path, exactly once, and reports what it cannot heal.
+ */
+const env = testEnv();
+let h: Harness;
+let payments: Awaited<ReturnType<typeof captureEvents>>;
+
+beforeAll(async () => {
+  // A new database each run: checkpoints, findings and the journal (append-only) start empty.
+  const admin = new URL(env.DATABASE_URL as string);
+  const name = decodeURIComponent(admin.pathname.slice(1));
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`drop database if exists "${name}" with (force)`);
+  await client.end();
+  h = await startHarness({ RECONCILE_GRACE_MS: '0' });
+  payments = await captureEvents(
+    h.system.env.AMQP_URL as string,
+    h.system.env.AMQP_NAMESPACE as string,
+    'payments.events',
+  );
+}, 60_000);
+afterAll(async () => {
+  await payments?.close();
+  await h?.stop();
+});
+
+const db = () => h.system.withdrawals.runtime.orm.em.fork();
+
+/** A run of the service's own reconciliation (grace 0), as the CLI starts one. */
+async function reconcile(): Promise<ReconciliationRun> {
+  const result = await h.system.withdrawals.reconciliation.run({ trigger: 'cli' });
+  if (!result.ran) throw new Error(`reconciliation did not run: ${result.reason}`);
+  return result.run;
+}
+
+/** Another reconciliation on the service's database, for a test's own clock, grace or source. */
+function reconciler(options: Partial<ReconciliationOptions> = {}, source?: PaidChargesSource) {
+  return new LedgerReconciliation(
+    h.system.withdrawals.runtime.orm,
+    source ?? new PaymentsClient(h.system.services.payments, INTERNAL_SECRET),
+    { intervalMs: 0, graceMs: 0, ...options },
+    h.system.withdrawals.runtime.logger,
+  );
+}
+
+/**
+ * Runs `work` while payments' messages reach no ledger: the ledger's queue is unbound from payments'
+ * exchange until `messages` (routing keys of `orderId`, or of the order `work` returns) have been
+ * published, so the exchange has dropped them, then bound again as the service declared it.
+ */
+async function unheard<T extends string | void>(
+  messages: string[],
+  work: () => Promise<T>,
+  orderId?: string,
+): Promise<T> {
+  const broker = h.system.withdrawals.runtime.broker;
+  const queue = broker.queueNames(LEDGER_QUEUE).main;
+  const exchange = broker.name(PAYMENTS_EXCHANGE);
+  const patterns = ['payment.*', 'internal.charge.*'];
+  const connection = await amqp.connect(h.system.env.AMQP_URL as string);
+  try {
+    const channel = await connection.createChannel();
+    for (const pattern of patterns) await channel.unbindQueue(queue, exchange, pattern);
+    const from = payments.messages.length;
+    try {
+      const result = await work();
+      const order = orderId ?? (result as string);
+      await waitFor(
+        () =>
+          payments.messages
+            .slice(from)
+            .filter((m) => m.headers['x-order-uuid'] === order && messages.includes(m.routingKey)).length >=
+          messages.length,
+        { what: `${messages.join(', ')} of ${order}` },
+      );
+      return result;
+    } finally {
+      for (const pattern of patterns) await channel.bindQueue(queue, exchange, pattern);
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+const PAID = ['payment.approved', 'internal.charge.paid'];
+
+/** An order of `seller` paid while the ledger heard nothing of it. */
+const paidUnheard = (seller: Seller) =>
+  unheard(PAID, async () => {
+    const order = await newOrder(h, seller.key);
+    await act(h, seller.key, `/sandbox/orders/${order}/pay/`);
+    return order;
+  });
+
+async function entries(orderId: string) {
+  return db().execute<Array<{ kind: string; cause: string }>>(
+    `select kind, cause from withdrawals.ledger_entries where order_id = ? order by created_at, id`,
+    [orderId],
+  );
+}
+
+async function metric(name: string, labels: Record<string, string> = {}): Promise<number> {
+  const found = h.system.withdrawals.runtime.metrics.registry.getSingleMetric(name);
+  if (!found) throw new Error(`no metric ${name}`);
+  const { values } = await found.get();
+  return values
+    .filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('an order the ledger never heard of', () => {
+  it('is credited by the reconciliation exactly once, and a second run heals nothing', async () => {
+    const seller = await newSeller(h);
+    const order = await paidUnheard(seller);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+    const runsBefore = await metric('ledger_reconciliation_runs_total', { outcome: 'healed' });
+    const creditsBefore = await metric('ledger_reconciliation_healed_postings_total', {
+      kind: 'payment_credited',
+    });
+
+    const run = await reconcile();
+    expect(run.healed.filter((x) => x.orderId === order)).toEqual([
+      {
+        orderId: order,
+        owner: { sellerId: seller.sellerId, environment: 'test' },
+        status: 'PAID',
+        version: 1,
+        reason: 'missing',
+        posted: ['payment_credited'],
+      },
+    ]);
+    expect(run.outcome).toBe('healed');
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET });
+    expect(await entries(order)).toEqual([{ kind: 'payment_credited', cause: 'reconciliation PAID v1' }]);
+    expect(await metric('ledger_reconciliation_runs_total', { outcome: 'healed' })).toBe(runsBefore + 1);
+    expect(await metric('ledger_reconciliation_healed_postings_total', { kind: 'payment_credited' })).toBe(
+      creditsBefore + 1,
+    );
+
+    // Everything is in step now: another run, even over all of history, posts nothing.
+    const again = await h.system.withdrawals.reconciliation.run({ trigger: 'cli', since: new Date(0) });
+    expect(again.ran && again.run).toMatchObject({ healed: [], mismatches: [], outcome: 'clean' });
+    expect(again.ran && again.run.checked).toBeGreaterThanOrEqual(1);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET });
+    expect(await entries(order)).toHaveLength(1);
+    expect(await metric('ledger_reconciliation_last_success_timestamp_seconds')).toBeGreaterThan(
+      Date.now() / 1000 - 60,
+    );
+  });
+
+  it('is credited once when its lost messages arrive after all (as an operator replays them from the dead queue)', async () => {
+    const seller = await newSeller(h);
+    const order = await paidUnheard(seller);
+    await reconcile();
+    // The consumer applies the very messages it missed: the ledger already knows, nothing is posted.
+    const lost = payments.messages.filter(
+      (m) => m.headers['x-order-uuid'] === order && PAID.includes(m.routingKey),
+    );
+    const connection = await amqp.connect(h.system.env.AMQP_URL as string);
+    try {
+      const channel = await connection.createConfirmChannel();
+      const exchange = h.system.withdrawals.runtime.broker.name(PAYMENTS_EXCHANGE);
+      for (const m of lost)
+        channel.publish(exchange, m.routingKey, Buffer.from(JSON.stringify(m.payload)), {
+          messageId: m.messageId,
+          headers: m.headers,
+          type: m.routingKey,
+          contentType: 'application/json',
+        });
+      await channel.waitForConfirms();
+    } finally {
+      await connection.close();
+    }
+    await waitFor(async () => {
+      const rows = await db().execute<Array<{ n: string }>>(
+        `select count(*) as n from withdrawals.processed_messages where message_id = any(?::text[])`,
+        [`{${lost.map((m) => m.messageId).join(',')}}`],
+      );
+      return Number(rows[0]?.n) === lost.length;
+    });
+    expect(await entries(order)).toHaveLength(1);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET });
+  });
+});
+
+describe('money moves the ledger missed', () => {
+  it.each([
+    {
+      what: 'a refund',
+      lost: ['payment.refunded', 'internal.charge.refunded'],
+      path: 'sellers/orders/{uuid}/refund/',
+      status: 'REFUNDED',
+      posted: ['payment_reversed'],
+      available: 0,
+    },
+    {
+      what: 'a MED opened',
+      lost: ['internal.charge.med'],
+      path: 'sandbox/orders/{uuid}/med/',
+      status: 'MED',
+      posted: ['med_held'],
+      available: 0,
+    },
+    {
+      what: 'a chargeback',
+      lost: ['internal.charge.chargeback'],
+      path: 'sandbox/orders/{uuid}/chargeback/',
+      status: 'CHARGEBACK',
+      posted: ['payment_reversed'],
+      available: 0,
+    },
+  ])('heals $what: posts $posted', async ({ lost, path: route, status, posted, available }) => {
+    const seller = await newSeller(h);
+    const order = await fund(h, seller);
+    await unheard(lost, () => act(h, seller.key, `/${route.replace('{uuid}', order)}`), order);
+    expect((await balance(h, seller.key)).available_amount).toBe(SALE_NET);
+    const run = await reconcile();
+    expect(run.healed.filter((x) => x.orderId === order)).toEqual([
+      expect.objectContaining({ status, reason: 'short', posted }),
+    ]);
+    expect((await balance(h, seller.key)).available_amount).toBe(available);
+    expect((await reconcile()).healed).toEqual([]);
+  });
+
+  it('heals a MED rejected while the ledger heard nothing: the hold is released', async () => {
+    const seller = await newSeller(h);
+    const order = await fund(h, seller);
+    await unheard(
+      ['internal.charge.med', 'internal.charge.paid'],
+      async () => {
+        await act(h, seller.key, `/sandbox/orders/${order}/med/`);
+        await act(h, seller.key, `/sandbox/orders/${order}/med/resolve/`, { outcome: 'rejected' });
+      },
+      order,
+    );
+    const run = await reconcile();
+    // Same money as before (AVAILABLE), newer knowledge: the version moves, nothing is posted.
+    expect(run.healed.filter((x) => x.orderId === order)).toEqual([
+      expect.objectContaining({ status: 'PAID', version: 3, reason: 'older_version', posted: [] }),
+    ]);
+    const [row] = await db().execute<Array<{ charge_version: number; position: string }>>(
+      `select charge_version, position from withdrawals.order_funds where order_id = ?`,
+      [order],
+    );
+    expect(row).toEqual({ charge_version: 3, position: 'AVAILABLE' });
+    expect((await balance(h, seller.key)).available_amount).toBe(SALE_NET);
+  });
+
+  it('heals a sale and its refund both unheard: credited, then reversed', async () => {
+    const seller = await newSeller(h);
+    const order = await unheard([...PAID, 'payment.refunded', 'internal.charge.refunded'], async () => {
+      const uuid = await newOrder(h, seller.key);
+      await act(h, seller.key, `/sandbox/orders/${uuid}/pay/`);
+      await act(h, seller.key, `/sellers/orders/${uuid}/refund/`);
+      return uuid;
+    });
+    const run = await reconcile();
+    expect(run.healed.filter((x) => x.orderId === order)).toEqual([
+      expect.objectContaining({ reason: 'missing', posted: ['payment_credited', 'payment_reversed'] }),
+    ]);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0, pending_amount: 0 });
+  });
+});
+
+describe('what the reconciliation cannot heal', () => {
+  it.each([
+    {
+      what: 'amounts that differ from payments',
+      tamper: `update withdrawals.order_funds set fee_amount = fee_amount + 1, net_amount = net_amount - 1 where order_id = ?`,
+      restore: `update withdrawals.order_funds set fee_amount = fee_amount - 1, net_amount = net_amount + 1 where order_id = ?`,
+      kind: 'amounts_differ',
+      detail: 'the ledger has gross 15000, fee 600, net 14400; payments gross 15000, fee 599, net 14401',
+    },
+    {
+      what: 'money reversed for a paid charge',
+      tamper: `update withdrawals.order_funds set charge_status = 'REFUNDED', position = 'REVERSED' where order_id = ?`,
+      restore: `update withdrawals.order_funds set charge_status = 'PAID', position = 'AVAILABLE' where order_id = ?`,
+      kind: 'contradicts',
+      detail: 'the ledger holds REFUNDED v1 (money REVERSED); payments says PAID v1 (money AVAILABLE)',
+    },
+  ])(
+    'reports $what, posts nothing, and keeps it open until it is gone',
+    async ({ tamper, restore, kind, detail }) => {
+      const seller = await newSeller(h);
+      const order = await fund(h, seller);
+      // A bug's trace in the ledger's record of the order (the journal itself is append-only).
+      await db().execute(tamper, [order]);
+      try {
+        const run = await reconcile();
+        expect(run.outcome).toBe('mismatches');
+        expect(run.mismatches.filter((m) => m.orderId === order)).toEqual([
+          expect.objectContaining({ subject: `order:${order}`, kind, detail }),
+        ]);
+        expect(await entries(order)).toHaveLength(1);
+        expect(await metric('ledger_reconciliation_mismatches', { kind })).toBe(1);
+        // A later run's window no longer holds the order: the finding is checked again all the same.
+        const later = await reconcile();
+        expect(later.mismatches.map((m) => m.orderId)).toContain(order);
+      } finally {
+        await db().execute(restore, [order]);
+      }
+      const after = await reconcile();
+      expect(after.mismatches).toEqual([]);
+      expect(after.outcome).toBe('clean');
+      expect(await metric('ledger_reconciliation_mismatches')).toBe(0);
+      expect(await entries(order)).toHaveLength(1);
+    },
+  );
+
+  it('reports a balance row that drifts from its lines, and never changes it', async () => {
+    const seller = await newSeller(h);
+    await fund(h, seller);
+    const drift = (by: number) =>
+      db().execute(
+        `update withdrawals.ledger_balances set amount = amount + ? where seller_id = ? and environment = 'test' and account = 'seller_available'`,
+        [by, seller.sellerId],
+      );
+    const runsBefore = await metric('ledger_reconciliation_runs_total', { outcome: 'mismatches' });
+    await drift(7);
+    try {
+      const run = await reconcile();
+      expect(run.mismatches).toEqual([
+        expect.objectContaining({
+          kind: 'balance_drift',
+          owner: { sellerId: seller.sellerId, environment: 'test' },
+          account: 'seller_available',
+          detail: `the balance row of seller_available holds ${SALE_NET + 7}; its journal lines sum to ${SALE_NET}`,
+        }),
+      ]);
+      expect(await metric('ledger_reconciliation_mismatches', { kind: 'balance_drift' })).toBe(1);
+      expect(await metric('ledger_reconciliation_runs_total', { outcome: 'mismatches' })).toBe(
+        runsBefore + 1,
+      );
+      expect((await balance(h, seller.key)).available_amount).toBe(SALE_NET + 7);
+    } finally {
+      await drift(-7);
+    }
+    expect((await reconcile()).mismatches).toEqual([]);
+  });
+});
+
+describe('windows, checkpoints and turns', () => {
+  it('leaves a change younger than the grace period to the next run', async () => {
+    await reconcile();
+    const seller = await newSeller(h);
+    const order = await paidUnheard(seller);
+    const [row] = await h.system.payments.runtime.orm.em
+      .fork()
+      .execute<Array<{ status_changed_at: Date }>>(
+        `select status_changed_at from payments.transactions where order_id = ?`,
+        [order],
+      );
+    const changedAt = new Date(row?.status_changed_at as Date).getTime();
+    // Its change is 1 ms younger than the grace period when this run starts.
+    const now = new Date();
+    const young = reconciler({ graceMs: now.getTime() - changedAt + 1, now: () => now });
+    const skipped = await young.run({ trigger: 'cli' });
+    expect(skipped.ran && skipped.run.windows.find((w) => w.environment === 'test')?.to.getTime()).toBe(
+      changedAt - 1,
+    );
+    expect(skipped.ran && skipped.run.healed).toEqual([]);
+    expect((await balance(h, seller.key)).available_amount).toBe(0);
+    // The next run starts where that one stopped.
+    const next = await reconcile();
+    expect(next.windows.find((w) => w.environment === 'test')?.from?.getTime()).toBe(changedAt - 1);
+    expect(next.healed.map((x) => x.orderId)).toEqual([order]);
+  });
+
+  it('runs on its timer, and one at a time across replicas', async () => {
+    const lock = new Client({ connectionString: h.system.env.DATABASE_URL });
+    await lock.connect();
+    try {
+      await lock.query(`select pg_advisory_lock(hashtext('withdrawals.ledger_reconciliation'))`);
+      expect(await reconciler().run({ trigger: 'cli' })).toEqual({ ran: false, reason: 'busy' });
+      await lock.query(`select pg_advisory_unlock(hashtext('withdrawals.ledger_reconciliation'))`);
+    } finally {
+      await lock.end();
+    }
+    // A timer's run right after another's leaves it at that.
+    await reconcile();
+    expect(await reconciler({ intervalMs: 3_600_000 }).run({ trigger: 'schedule' })).toEqual({
+      ran: false,
+      reason: 'not_due',
+    });
+
+    const seller = await newSeller(h);
+    const scheduled = reconciler({ intervalMs: 200 });
+    scheduled.start();
+    try {
+      await paidUnheard(seller);
+      await balanceBecomes(h, seller.key, { available_amount: SALE_NET });
+    } finally {
+      await scheduled.stop();
+    }
+  });
+
+  it('checks a charge that moves while the run reads it against its newest state, not as a mismatch', async () => {
+    const seller = await newSeller(h);
+    const order = await fund(h, seller);
+    const client = new PaymentsClient(h.system.services.payments, INTERNAL_SECRET);
+    let refunded = false;
+    // Payments is read (PAID v1), then the order is refunded and the ledger applies it before the run
+    // compares: the ledger is ahead of what was read.
+    const racing: PaidChargesSource = {
+      async paidCharges(query) {
+        const page = await client.paidCharges(query);
+        if (!refunded && page.results.some((c) => c.order_uuid === order)) {
+          refunded = true;
+          await act(h, seller.key, `/sellers/orders/${order}/refund/`);
+          await balanceBecomes(h, seller.key, { available_amount: 0 });
+        }
+        return page;
+      },
+    };
+    const result = await reconciler({}, racing).run({ trigger: 'cli', since: new Date(Date.now() - 60_000) });
+    expect(refunded).toBe(true);
+    expect(result.ran && result.run.mismatches).toEqual([]);
+    expect(result.ran && result.run.healed).toEqual([]);
+    expect(await entries(order)).toEqual([
+      expect.objectContaining({ kind: 'payment_credited' }),
+      expect.objectContaining({ kind: 'payment_reversed' }),
+    ]);
+  });
+});
+
+describe('npm run cli -- reconcile', () => {
+  const cli = async (args: string[], extra: Record<string, string> = {}) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      env: { ...h.system.env, PAYMENTS_URL: h.system.services.payments, RECONCILE_GRACE_MS: '0', ...extra },
+    });
+    return { code, stdout, stderr };
+  };
+
+  it('prints what it healed and exits 0 when nothing is left unhealed', async () => {
+    const seller = await newSeller(h);
+    const order = await paidUnheard(seller);
+    const res = await cli(['reconcile']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^Ledger reconciliation, \S+: healed$/m);
+    expect(res.stdout).toMatch(/^Checked test charges changed from (the beginning|\S+) to \S+\.$/m);
+    expect(res.stdout).toContain('Healed: 1\n');
+    expect(res.stdout).toContain(
+      `  order ${order} (test, seller ${seller.sellerId}): PAID v1, missing; posted payment_credited\n`,
+    );
+    expect(res.stdout).toContain('Not healed: 0\n');
+    expect((await balance(h, seller.key)).available_amount).toBe(SALE_NET);
+  });
+
+  it('checks again from --since, and exits 1 naming what it cannot heal', async () => {
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const seller = await newSeller(h);
+    await fund(h, seller);
+    const drift = (by: number) =>
+      db().execute(
+        `update withdrawals.ledger_balances set amount = amount + ? where seller_id = ? and account = 'platform_fees'`,
+        [by, seller.sellerId],
+      );
+    await drift(1);
+    try {
+      const res = await cli(['reconcile', '--since', since]);
+      expect(res.code).toBe(1);
+      expect(res.stdout).toContain(`Checked test charges changed from ${since} to `);
+      expect(res.stdout).toMatch(/^Charges checked: [1-9]\d*$/m);
+      expect(res.stdout).toContain('Not healed: 1\n');
+      expect(res.stdout).toContain(
+        `  balance platform_fees (test, seller ${seller.sellerId}): balance_drift: the balance row of platform_fees holds 600; its journal lines sum to 599 (open since `,
+      );
+    } finally {
+      await drift(-1);
+    }
+    expect((await cli(['reconcile'])).code).toBe(0);
+  });
+
+  it('explains bad usage with exit code 2, and changes nothing', async () => {
+    for (const [args, message] of [
+      [
+        ['reconcile', '--since', 'yesterday'],
+        /--since must be an ISO 8601 datetime with a time zone.*"yesterday"/,
+      ],
+      [['reconcile', '--since', '2026-12-01'], /--since must be an ISO 8601 datetime/],
+      [['reconcile', '--since', '2999-01-01T00:00:00Z'], /--since must not be in the future/],
+      [['reconcile', '--since'], /--since/],
+      [['reconcile', '--until', '2026-12-01T00:00:00Z'], /Unknown option '--until'/],
+      [['reconcile', 'now'], /usage:\n {2}cli reconcile/],
+      [[], /usage:/],
+    ] as const) {
+      const res = await cli([...args]);
+      expect({ args, code: res.code, stdout: res.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(res.stderr).toMatch(message);
+    }
+    const bad = await cli(['reconcile'], { PAYMENTS_URL: 'not a url' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/PAYMENTS_URL/);
+  });
+
+  it('exits 1 with the reason when payments cannot be reached, and never shows the secret', async () => {
+    const res = await cli(['reconcile'], { PAYMENTS_URL: 'http://127.0.0.1:1' });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/^error: payments did not answer \/internal\/transactions\//);
+    expect(res.stderr).not.toContain(INTERNAL_SECRET);
+  });
+
+  it('is what the root script runs for reconcile; everything else goes to the gateway CLI', () => {
+    const target = (args: string[]) =>
+      JSON.parse(
+        execFileSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            `import { cliOf } from ${JSON.stringify(pathToFileURL(path.resolve(__dirname, '../../scripts/cli.mjs')).href)};` +
+              `console.log(JSON.stringify(cliOf(${JSON.stringify(args)})));`,
+          ],
+          { encoding: 'utf8' },
+        ),
+      ) as { entry: string };
+    expect(target(['reconcile', '--since', '2026-12-01T00:00:00Z']).entry).toBe(
+      'services/withdrawals/dist/cli.js',
+    );
+    expect(target(['keys', 'create', '--email', 'a@example.com']).entry).toBe('services/gateway/dist/cli.js');
+    expect(target(['users', 'create']).entry).toBe('services/gateway/dist/cli.js');
+  });
+});
