@@ -162,6 +162,8 @@ function serviceSchema(name) {
           SellerApiConsumerStopped: alert,
           SellerApiReadinessFailing: alert,
           SellerApiDeadWebhookDeliveries: alert,
+          SellerApiLedgerReconciliationMismatch: alert,
+          SellerApiLedgerReconciliationStalled: alert,
         }),
       }),
     }),

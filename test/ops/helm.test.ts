@@ -207,7 +207,7 @@ describe('network policies: only the gateway reaches the services', () => {
 
   it.each([
     ['orders', ['gateway']],
-    ['payments', ['gateway', 'orders']],
+    ['payments', ['gateway', 'orders', 'withdrawals']],
     ['withdrawals', ['gateway']],
     ['webhook-dispatcher', ['gateway']],
   ])('%s accepts its service port from %j only', (service, callers) => {
@@ -420,6 +420,19 @@ describe('the umbrella chart', () => {
     };
     expect(stackConfig.data.ORDERS_URL).toBe('http://orders-stack-orders:3001');
     expect(stackConfig.data.PAYMENTS_URL).toBe('http://orders-stack-payments:3002');
+    // Withdrawals reads payments' charges (the ledger's reconciliation), and may reach its port.
+    const withdrawals = one(objects, 'ConfigMap', 'seller-api-withdrawals') as unknown as {
+      data: Record<string, string>;
+    };
+    expect(services).toContain(new URL(withdrawals.data.PAYMENTS_URL as string).hostname);
+    const egress = (
+      one(objects, 'NetworkPolicy', 'seller-api-withdrawals') as unknown as {
+        spec: { egress: Array<{ to?: Array<{ podSelector?: { matchLabels?: Record<string, string> } }> }> };
+      }
+    ).spec.egress.flatMap((r) => r.to ?? []);
+    expect(
+      egress.some((peer) => peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'payments'),
+    ).toBe(true);
   });
 
   it('never holds a secret value: no Secret objects, no secret variable in a ConfigMap', () => {
@@ -492,16 +505,33 @@ describe('the umbrella chart', () => {
 });
 
 describe('alerts', () => {
-  it('cover 5xx ratio, p99 latency, outbox lag, dead deliveries, a stopped consumer and readiness', () => {
+  it('cover 5xx ratio, p99 latency, outbox lag, dead deliveries, a stopped consumer, readiness and the ledger reconciliation', () => {
     const names = new Set(alertRules(charts).map((r) => r.alert));
     expect([...names].sort()).toEqual([
       'SellerApiConsumerStopped',
       'SellerApiDeadWebhookDeliveries',
       'SellerApiHigh5xxRatio',
       'SellerApiHighP99Latency',
+      'SellerApiLedgerReconciliationMismatch',
+      'SellerApiLedgerReconciliationStalled',
       'SellerApiOutboxLag',
       'SellerApiReadinessFailing',
     ]);
+  });
+
+  it('watch the ledger reconciliation in withdrawals only: mismatches left open, and runs that stop finishing', () => {
+    const rules = alertRules(charts).filter((r) => r.alert.startsWith('SellerApiLedgerReconciliation'));
+    expect(rules.map((r) => [r.alert, r.service]).sort()).toEqual([
+      ['SellerApiLedgerReconciliationMismatch', 'withdrawals'],
+      ['SellerApiLedgerReconciliationStalled', 'withdrawals'],
+    ]);
+    const byName = Object.fromEntries(rules.map((r) => [r.alert, r.expr]));
+    expect(byName.SellerApiLedgerReconciliationMismatch).toMatch(
+      /ledger_reconciliation_mismatches\{[^}]*\}\)\) > 0\s*$/,
+    );
+    expect(byName.SellerApiLedgerReconciliationStalled).toMatch(
+      /^time\(\) - max by \(namespace\) \(ledger_reconciliation_last_success_timestamp_seconds\{[^}]*\}\) > 1800\s*$/,
+    );
   });
 
   it('select their own namespace and service, group by namespace, and leave out the probes', () => {

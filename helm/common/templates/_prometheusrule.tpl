@@ -115,6 +115,33 @@ spec:
             description: "{{ `{{ $value }}` }} deliveries went dead in the last 15 minutes."
             runbook_url: {{ printf "%s/SellerApiDeadWebhookDeliveries.md" $pr.runbookBaseUrl }}
         {{- end }}{{ end }}
+        {{- /* The reconciliation's gauges are read from the database: every replica reports the same. */ -}}
+        {{- with $a.SellerApiLedgerReconciliationMismatch }}{{ if .enabled }}
+        - alert: SellerApiLedgerReconciliationMismatch
+          expr: |
+            sum by (namespace) (max by (namespace, kind) (ledger_reconciliation_mismatches{ {{- $sel }}})) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+            service: {{ $svc }}
+          annotations:
+            summary: "The ledger disagrees with payments, or a balance with its journal, and the reconciliation cannot heal it"
+            description: "{{ `{{ $value }}` }} mismatches are open after the last reconciliation run."
+            runbook_url: {{ printf "%s/SellerApiLedgerReconciliationMismatch.md" $pr.runbookBaseUrl }}
+        {{- end }}{{ end }}
+        {{- with $a.SellerApiLedgerReconciliationStalled }}{{ if .enabled }}
+        - alert: SellerApiLedgerReconciliationStalled
+          expr: |
+            time() - max by (namespace) (ledger_reconciliation_last_success_timestamp_seconds{ {{- $sel }}}) > {{ .thresholdSeconds }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+            service: {{ $svc }}
+          annotations:
+            summary: {{ printf "No ledger reconciliation run has finished for more than %vs" .thresholdSeconds | quote }}
+            description: "The last reconciliation run finished {{ `{{ $value | humanizeDuration }}` }} ago (runs fail, or none runs)."
+            runbook_url: {{ printf "%s/SellerApiLedgerReconciliationStalled.md" $pr.runbookBaseUrl }}
+        {{- end }}{{ end }}
 {{- end }}
 {{- end -}}
 
