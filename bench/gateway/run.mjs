@@ -125,6 +125,8 @@ async function main() {
     ...common,
     PORT: String(ports.withdrawals),
     METRICS_PORT: String(ports.withdrawalsMetrics),
+    // No ledger reconciliation in the middle of the measurement (it reads payments, not started here).
+    RECONCILE_INTERVAL_MS: '0',
   });
   startService('gateway', {
     ...common,
