@@ -293,29 +293,15 @@ export class LedgerReconciliation {
     if (check.verdict === 'behind') {
       const { reason } = check;
       const { posted, ledger } = await replayCharge(this.orm.em, charge);
+      // Recorded whatever the check after it says: these entries are posted.
+      const { orderId, owner, status, version } = charge;
+      state.run.healed.push({ orderId, owner, status, version, reason, posted });
+      this.metrics?.posted(posted);
+      this.logger.info(
+        { order_uuid: orderId, status, version, reason, entries: posted },
+        'ledger reconciliation replayed an order the ledger had missed',
+      );
       check = checkReplayed(charge, ledger);
-      if (check.verdict === 'in_step') {
-        const healed = {
-          orderId: charge.orderId,
-          owner: charge.owner,
-          status: charge.status,
-          version: charge.version,
-          reason,
-          posted,
-        };
-        state.run.healed.push(healed);
-        this.metrics?.posted(posted);
-        this.logger.info(
-          {
-            order_uuid: charge.orderId,
-            status: charge.status,
-            version: charge.version,
-            reason,
-            entries: posted,
-          },
-          'ledger reconciliation healed an order',
-        );
-      }
     }
     if (check.verdict === 'in_step') {
       if (findings.delete(subject)) await resolveFinding(em, subject);
