@@ -1,0 +1,252 @@
+// The system under test, started from its build as separate processes (two gateways, two
+// dispatchers), and the local servers it depends on. A service can be killed (SIGKILL) and started
+// again with the same environment and port; PostgreSQL, RabbitMQ and Redis are stopped and started
+// with the commands of this machine, each one replaceable through an environment variable.
+/* global fetch, AbortSignal */
+import { execFile, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const require = createRequire(import.meta.url);
+const amqp = require('amqplib');
+const pg = require('pg');
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const run = promisify(execFile);
+
+// Whatever way the harness leaves, no service it started outlives it.
+const everyChild = new Set();
+process.on('exit', () => {
+  for (const child of everyChild) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+
+/** Local server commands; each can be replaced, e.g. CHAOS_PG_RESTART='systemctl restart postgresql'. */
+function serverCommands() {
+  const pgVersion = existsSync('/etc/postgresql') ? (readdirSync('/etc/postgresql')[0] ?? '15') : '15';
+  return {
+    pgRestart:
+      process.env.CHAOS_PG_RESTART ?? `pg_ctlcluster --skip-systemctl-redirect ${pgVersion} main restart`,
+    rabbitStop: process.env.CHAOS_RABBITMQ_STOP ?? 'rabbitmqctl stop_app',
+    rabbitStart: process.env.CHAOS_RABBITMQ_START ?? 'rabbitmqctl start_app',
+    redisStop: process.env.CHAOS_REDIS_STOP ?? 'redis-cli -p 6379 shutdown nosave',
+    redisStart:
+      process.env.CHAOS_REDIS_START ??
+      'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log',
+  };
+}
+
+export async function shell(command) {
+  try {
+    await run('bash', ['-c', command], { timeout: 120_000 });
+  } catch (err) {
+    // `redis-cli shutdown` closes the connection it asked on: an error that means it worked.
+    if (!/shutdown/.test(command)) throw new Error(`${command}: ${err.stderr || err.message}`);
+  }
+}
+
+/** Waits until a TCP port accepts connections (a server back after a restart). */
+export async function portAnswers(port, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await sleep(200);
+  }
+  throw new Error(`port ${port} did not answer within ${timeoutMs / 1000} s`);
+}
+
+export function servers() {
+  const commands = serverCommands();
+  return {
+    async restartPostgres() {
+      await shell(commands.pgRestart);
+      await portAnswers(5432);
+    },
+    stopRabbit: () => shell(commands.rabbitStop),
+    async startRabbit() {
+      await shell(commands.rabbitStart);
+      await portAnswers(5672);
+    },
+    stopRedis: () => shell(commands.redisStop),
+    async startRedis() {
+      await shell(commands.redisStart);
+      await portAnswers(6379);
+    },
+  };
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(name, url, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = err.cause?.code ?? err.message;
+    }
+    await sleep(250);
+  }
+  throw new Error(`${name} not ready at ${url}/readyz (last: ${last})`);
+}
+
+/** Every queue the topologies declare, in the namespace, old classic names included. */
+const QUEUES = ['withdrawals.ledger', 'orders.charges', 'webhooks.intake'].flatMap((q) =>
+  [q, `${q}.quorum`].flatMap((main) => [main, `${main}.retry`, `${main}.dead`]),
+);
+
+/** A run starts from nothing: its own database, dropped first, and no queue left by an earlier run. */
+export async function resetState({ database, amqpUrl, namespace }) {
+  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${database} with (force)`);
+    await admin.query(`create database ${database}`);
+  } finally {
+    await admin.end();
+  }
+  const connection = await amqp.connect(amqpUrl);
+  try {
+    for (const queue of QUEUES) {
+      const channel = await connection.createChannel();
+      channel.on('error', () => undefined);
+      await channel.deleteQueue(`${namespace}${queue}`).catch(() => undefined);
+      await channel.close().catch(() => undefined);
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * The services: orders, payments, withdrawals, two dispatchers, two gateways. Logs go to one file per
+ * process under `logDir`, kept after the run.
+ */
+export async function startCluster({ env, logDir }) {
+  mkdirSync(logDir, { recursive: true });
+  const specs = [
+    { name: 'payments', service: 'payments' },
+    { name: 'orders', service: 'orders' },
+    { name: 'withdrawals', service: 'withdrawals' },
+    { name: 'dispatcher-1', service: 'webhook-dispatcher' },
+    { name: 'dispatcher-2', service: 'webhook-dispatcher' },
+    { name: 'gateway-1', service: 'gateway' },
+    { name: 'gateway-2', service: 'gateway' },
+  ];
+  const procs = new Map();
+  for (const spec of specs) {
+    const main = path.join(ROOT, 'services', spec.service, 'dist', 'main.js');
+    if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+    procs.set(spec.name, {
+      ...spec,
+      main,
+      port: await freePort(),
+      metricsPort: await freePort(),
+      child: null,
+    });
+  }
+  const url = (name) => `http://127.0.0.1:${procs.get(name).port}`;
+  const shared = {
+    ...env,
+    ORDERS_URL: url('orders'),
+    PAYMENTS_URL: url('payments'),
+    WITHDRAWALS_URL: url('withdrawals'),
+    WEBHOOKS_URL: url('dispatcher-1'),
+  };
+  const envOf = (p) => ({ ...shared, PORT: String(p.port), METRICS_PORT: String(p.metricsPort) });
+  let stopping = false;
+  const exits = [];
+
+  function start(name) {
+    const p = procs.get(name);
+    const log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, [p.main], {
+      cwd: ROOT,
+      env: envOf(p),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.pipe(log, { end: false });
+    child.stderr.pipe(log, { end: false });
+    child.once('exit', (code, signal) => {
+      log.end();
+      if (p.child === child) p.child = null;
+      if (!stopping && !p.killing) exits.push(`${name} exited by itself (${signal ?? `code ${code}`})`);
+    });
+    everyChild.add(child);
+    child.once('exit', () => everyChild.delete(child));
+    p.child = child;
+    p.killing = false;
+  }
+
+  const startAll = async (names) => {
+    for (const name of names) start(name);
+    await Promise.all(names.map((name) => waitReady(name, url(name))));
+  };
+  // Payments first (orders calls it); the gateways last.
+  await startAll(['payments']);
+  await startAll(['orders', 'withdrawals', 'dispatcher-1', 'dispatcher-2']);
+  await startAll(['gateway-1', 'gateway-2']);
+
+  return {
+    url,
+    gatewayUrls: ['gateway-1', 'gateway-2'].map((g) => `${url(g)}/api/v1`),
+    envOf: (name) => envOf(procs.get(name)),
+    /** Processes that died without being killed by a fault: a failure of the run. */
+    unexpectedExits: () => [...exits],
+    kill(name) {
+      const p = procs.get(name);
+      if (!p.child) return;
+      p.killing = true;
+      p.child.kill('SIGKILL');
+    },
+    async restart(name) {
+      const p = procs.get(name);
+      if (p.child) await new Promise((resolve) => p.child.once('exit', resolve));
+      start(name);
+      await waitReady(name, url(name));
+    },
+    async stop() {
+      stopping = true;
+      const running = [...procs.values()].filter((p) => p.child);
+      const exited = Promise.all(running.map((p) => new Promise((resolve) => p.child.once('exit', resolve))));
+      for (const p of running) p.child.kill('SIGTERM');
+      await Promise.race([exited, sleep(15_000)]);
+      for (const p of running) p.child?.kill('SIGKILL');
+    },
+  };
+}
+
+/** A seller with a `test` API key, made with the operator CLI. */
+export async function createSeller(gatewayEnv, email) {
+  const cli = path.join(ROOT, 'services/gateway/dist/cli.js');
+  const args = [cli, 'keys', 'create', '--email', email, '--env', 'test', '--label', 'chaos'];
+  const { stdout } = await run(process.execPath, args, { cwd: ROOT, env: gatewayEnv, timeout: 60_000 });
+  const key = stdout.trim().split('\n').pop()?.trim();
+  if (!key) throw new Error('the key CLI printed no key');
+  return key;
+}

@@ -1,0 +1,77 @@
+// The faults the harness injects, and when. `--faults` lists them by name, each optionally with the
+// second of the load it starts at (`pg-restart@40`); without times they are spread evenly over the
+// load. The default is the whole catalogue in this order.
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** name -> what it does; `down` is how long the process or server stays away (seconds). */
+export const FAULTS = {
+  'kill-orders': { kind: 'kill', target: 'orders', down: 6 },
+  'kill-payments': { kind: 'kill', target: 'payments', down: 6 },
+  'kill-dispatcher': { kind: 'kill', target: 'dispatcher-1', down: 6 },
+  'rabbitmq-restart': { kind: 'rabbitmq', down: 12 },
+  'kill-withdrawals': { kind: 'kill', target: 'withdrawals', down: 6 },
+  'pg-restart': { kind: 'postgres' },
+  'redis-down': { kind: 'redis', down: 9 },
+  'kill-gateway': { kind: 'kill', target: 'gateway-1', down: 6 },
+};
+
+/** The schedule of `spec` ("all", or names with optional @seconds) over a load of `duration` s. */
+export function schedule(spec, duration) {
+  const names = spec === 'all' ? Object.keys(FAULTS).map((name) => ({ name })) : parse(spec);
+  const untimed = names.filter((f) => f.at === undefined);
+  // Evenly between 8 s in and 15 s before the end, so the last fault's recovery is under load too.
+  const span = Math.max(1, duration - 23);
+  untimed.forEach((f, i) => {
+    f.at = Math.round(8 + (span * i) / Math.max(1, untimed.length - 1 || 1));
+  });
+  return names.sort((a, b) => a.at - b.at).map((f) => ({ ...f, ...FAULTS[f.name] }));
+}
+
+function parse(spec) {
+  return spec
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const [name, at] = part.split('@');
+      if (!FAULTS[name]) {
+        throw new Error(`unknown fault "${name}"; known: ${Object.keys(FAULTS).join(', ')}`);
+      }
+      if (at !== undefined && !/^\d+$/.test(at)) throw new Error(`"${part}": the time is whole seconds`);
+      return { name, at: at === undefined ? undefined : Number(at) };
+    });
+}
+
+/** Runs one fault to its end (the process or server back); logs what it did and when. */
+export async function inject(fault, { cluster, servers, log }) {
+  switch (fault.kind) {
+    case 'kill':
+      log(`SIGKILL ${fault.target}`);
+      cluster.kill(fault.target);
+      await sleep(fault.down * 1000);
+      await cluster.restart(fault.target);
+      log(`${fault.target} back`);
+      return;
+    case 'rabbitmq':
+      log('RabbitMQ stop_app');
+      await servers.stopRabbit();
+      await sleep(fault.down * 1000);
+      await servers.startRabbit();
+      log('RabbitMQ start_app done');
+      return;
+    case 'postgres':
+      log('PostgreSQL restart');
+      await servers.restartPostgres();
+      log('PostgreSQL back');
+      return;
+    case 'redis':
+      log('Redis shutdown');
+      await servers.stopRedis();
+      await sleep(fault.down * 1000);
+      await servers.startRedis();
+      log('Redis back');
+      return;
+    default:
+      throw new Error(`no such fault kind ${fault.kind}`);
+  }
+}
