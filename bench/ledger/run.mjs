@@ -192,11 +192,18 @@ async function loadLines(client, owner, lines) {
     await client.query('commit');
     loaded += 3 * n;
   }
-  // Production's autovacuum analyses a table that grew this much; this machine's PostgreSQL runs
-  // without it, and the postings' statements should be planned on the table as it is.
-  await client.query('analyze withdrawals.ledger_lines');
-  await client.query('analyze withdrawals.ledger_entries');
   return loaded;
+}
+
+/**
+ * Production's autovacuum analyses tables as they grow, and the new statistics replace the plans that
+ * connections keep (the journal triggers' lookups among them). This machine's PostgreSQL runs without
+ * it, so the bench analyses before each run: otherwise the empty database's tables, growing with every
+ * run, would be read with plans made when they were empty.
+ */
+async function analyse(client) {
+  await client.query(`analyze withdrawals.ledger_lines, withdrawals.ledger_entries, withdrawals.ledger_balances,
+    withdrawals.order_funds, withdrawals.processed_messages`);
 }
 
 /** Balance rows that differ from the sums of their lines (either side missing too); empty when right. */
@@ -251,13 +258,17 @@ async function rounds(dbs, big, sellers) {
       ['many', sellers],
     ]) {
       for (const which of order) {
+        await analyse(dbs[which].client);
         console.error(
           `round ${round + 1}/${ROUNDS}: ${kind === 'one' ? 'one seller' : `${SELLERS} sellers`}, ${which}...`,
         );
         runs[kind][which].push(await postings(dbs[which].orm, owners));
       }
     }
-    for (const which of order) reads[which].push(await balanceReads(dbs[which].orm, big));
+    for (const which of order) {
+      await analyse(dbs[which].client);
+      reads[which].push(await balanceReads(dbs[which].orm, big));
+    }
   }
   return { runs, reads };
 }
@@ -381,6 +392,7 @@ async function main() {
     };
     // JIT, connection pools and caches, before anything is counted.
     for (const which of ['empty', 'loaded']) {
+      await analyse(dbs[which].client);
       for (const owners of [[big], sellers]) await postFor(dbs[which].orm, owners, WARMUP);
     }
 
