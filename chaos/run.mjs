@@ -8,7 +8,16 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Client } from './client.mjs';
-import { ROOT, createSeller, portAnswers, resetState, servers, shell, startCluster } from './cluster.mjs';
+import {
+  ROOT,
+  createSeller,
+  deleteQueues,
+  portAnswers,
+  resetState,
+  servers,
+  shell,
+  startCluster,
+} from './cluster.mjs';
 import { collect, computeChecks, settled } from './checks.mjs';
 import { inject, schedule } from './faults.mjs';
 import { reconcile } from './reconcile.mjs';
@@ -132,6 +141,7 @@ async function main() {
   } finally {
     await receiver.close();
     await cluster.stop();
+    await deleteQueues(env.AMQP_URL, env.AMQP_NAMESPACE).catch(() => undefined);
   }
 }
 

@@ -16,7 +16,7 @@ import {
 } from '@seller-api/service-kit';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
-import { testBroker } from '../support/events';
+import { deleteQueues, testBroker } from '../support/events';
 import { waitFor } from '../support/wait';
 
 const SCHEMA = 'kit_batched_test';
@@ -135,6 +135,7 @@ afterAll(async () => {
   await producer.close();
   await consumer.close();
   await orm.close(true);
+  await deleteQueues(env.AMQP_URL as string, env.AMQP_NAMESPACE as string, [QUEUE]);
 });
 
 describe('batched idempotent consumer', () => {

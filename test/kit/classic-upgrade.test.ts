@@ -8,7 +8,7 @@ import {
   type Topology,
 } from '@seller-api/service-kit';
 import { testEnv } from '../support/env';
-import { testBroker } from '../support/events';
+import { deleteQueues, testBroker } from '../support/events';
 import { waitFor } from '../support/wait';
 
 /**
@@ -66,6 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await broker?.close();
   await connection.close();
+  await deleteQueues(env.AMQP_URL as string, ns, [QUEUE]);
 });
 
 describe('upgrade from classic queues', () => {

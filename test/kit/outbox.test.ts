@@ -21,7 +21,7 @@ import {
 } from '@seller-api/service-kit';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
-import { testBroker } from '../support/events';
+import { deleteQueues, testBroker } from '../support/events';
 import { TcpProxy, hostPort, viaProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 
@@ -159,6 +159,7 @@ afterAll(async () => {
   await rawConnection.close();
   await proxy.stop();
   await orm.close(true);
+  await deleteQueues(env.AMQP_URL as string, env.AMQP_NAMESPACE as string, ['widgets.consumer']);
 });
 
 describe('transactional outbox', () => {

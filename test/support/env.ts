@@ -9,11 +9,18 @@ export const INTERNAL_SECRET = 'test-internal-secret-0123456789';
  * at once), its own exchange and queue names and its own Redis key prefix: tests never see each other's
  * data or messages, and no outbox relay of one file can publish another file's rows.
  */
-export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const testPath = expect.getState().testPath ?? 'unknown';
-  const slug = (text: string) => text.replace(/[^a-z0-9]/gi, '').toLowerCase();
+const slug = (text: string) => text.replace(/[^a-z0-9]/gi, '').toLowerCase();
+
+/** The folder and file slugs of a test file, which name its database, queues and keys. */
+export function testNames(testPath: string): { folder: string; file: string; namespace: string } {
   const file = slug(path.basename(testPath, '.test.ts'));
   const folder = slug(path.basename(path.dirname(testPath)));
+  return { folder, file, namespace: `test.${folder}.${file}.` };
+}
+
+export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const testPath = expect.getState().testPath ?? 'unknown';
+  const { folder, file, namespace } = testNames(testPath);
   const database = new URL(process.env.DATABASE_URL ?? DEFAULT_URLS.DATABASE_URL);
   database.pathname = `/sa_test_${folder}_${file}`.slice(0, 63);
   const run = randomBytes(4).toString('hex');
@@ -24,7 +31,7 @@ export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessE
     REDIS_URL: process.env.REDIS_URL ?? DEFAULT_URLS.REDIS_URL,
     REDIS_KEY_PREFIX: `test:${file}:${run}:`,
     AMQP_URL: process.env.AMQP_URL ?? DEFAULT_URLS.AMQP_URL,
-    AMQP_NAMESPACE: `test.${folder}.${file}.`,
+    AMQP_NAMESPACE: namespace,
     INTERNAL_SECRET,
     PORT: '0',
     METRICS_PORT: '0',

@@ -1,3 +1,10 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { topology as ordersTopology } from '../../services/orders/src/events/topology';
+import { topology as withdrawalsTopology } from '../../services/withdrawals/src/events/topology';
+import { topology as dispatcherTopology } from '../../services/webhook-dispatcher/src/events/topology';
+import { testNames } from './env';
+import { deleteQueues } from './events';
 import { DEFAULT_URLS, reachable } from './servers';
 
 /**
@@ -18,6 +25,7 @@ export default async function globalSetup(): Promise<void> {
   ]);
   if (checks.every(Boolean)) {
     Object.assign(process.env, urls);
+    await sweepQueues(urls.AMQP_URL);
     return;
   }
   const started = await startContainers().catch((err: Error) => err);
@@ -52,4 +60,22 @@ async function startContainers(): Promise<Record<string, string>> {
     REDIS_URL: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
     AMQP_URL: `amqp://guest:guest@${rabbit.getHost()}:${rabbit.getMappedPort(5672)}`,
   };
+}
+
+/**
+ * Removes the services' queues that a run stopped midway left behind (a file removes its own when it
+ * ends: support/system.ts). Quorum queues hold RabbitMQ's file handles, so leftovers of many aborted
+ * runs would leave none for connections (support/events.ts, deleteQueues).
+ */
+async function sweepQueues(amqpUrl: string): Promise<void> {
+  const root = path.resolve(__dirname, '..');
+  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) =>
+    f.endsWith('.test.ts'),
+  );
+  const names = [ordersTopology, withdrawalsTopology, dispatcherTopology].flatMap((t) =>
+    t.queues.map((q) => q.name),
+  );
+  await Promise.all(
+    files.map((file) => deleteQueues(amqpUrl, testNames(path.join(root, file)).namespace, names)),
+  );
 }

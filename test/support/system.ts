@@ -13,7 +13,16 @@ import { loadDispatcherConfig } from '../../services/webhook-dispatcher/src/conf
 import { startDispatcher, type DispatcherService } from '../../services/webhook-dispatcher/src/service';
 import type { Resolver } from '@seller-api/service-kit';
 import type { Environment, Role } from '@seller-api/contracts';
+import { topology as ordersTopology } from '../../services/orders/src/events/topology';
+import { topology as withdrawalsTopology } from '../../services/withdrawals/src/events/topology';
+import { topology as dispatcherTopology } from '../../services/webhook-dispatcher/src/events/topology';
 import { testEnv } from './env';
+import { deleteQueues } from './events';
+
+/** Every queue the services consume (their topologies), to remove when a test file is done. */
+export const SERVICE_QUEUES = [ordersTopology, withdrawalsTopology, dispatcherTopology].flatMap((t) =>
+  t.queues.map((q) => q.name),
+);
 
 export interface Services {
   orders: string;
@@ -118,6 +127,7 @@ export async function startSystem(
       await Promise.all(gateways.map((g) => g.stop()));
       await Promise.all(replicas.map((r) => r.stop().catch(() => undefined)));
       await stopServices();
+      await deleteQueues(env.AMQP_URL as string, env.AMQP_NAMESPACE as string, SERVICE_QUEUES);
     },
   };
 }

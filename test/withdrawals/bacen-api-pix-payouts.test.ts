@@ -12,6 +12,8 @@ import {
   requestWithdrawal,
 } from '../../services/withdrawals/src/domain/withdrawals';
 import { startWithdrawals, type WithdrawalsService } from '../../services/withdrawals/src/service';
+import { deleteQueues } from '../support/events';
+import { SERVICE_QUEUES } from '../support/system';
 import { publishSale } from './helpers';
 
 /**
@@ -42,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop();
   await psp?.close();
+  await deleteQueues(env.AMQP_URL as string, env.AMQP_NAMESPACE as string, SERVICE_QUEUES);
 });
 afterEach(() => {
   psp.envioStatus = 'REALIZADO';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { captureEvents } from '../support/events';
+import { captureEvents, deleteQueues } from '../support/events';
+import { SERVICE_QUEUES } from '../support/system';
 import { testEnv } from '../support/env';
 import { waitFor } from '../support/wait';
 import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
@@ -51,6 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await events.close();
   await service.stop();
+  await deleteQueues(env.AMQP_URL as string, env.AMQP_NAMESPACE as string, SERVICE_QUEUES);
 });
 
 it('keeps a payout PROCESSING through PSP errors, asks again after the lease, and pays it out once', async () => {
