@@ -1,5 +1,5 @@
 import { Migrator } from '@mikro-orm/migrations';
-import { MikroORM, type EntitySchema, type Options } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityManager, type EntitySchema, type Options } from '@mikro-orm/postgresql';
 import type { Migration } from '@mikro-orm/migrations';
 import { Client } from 'pg';
 import type { Logger } from './logger';
@@ -87,4 +87,12 @@ export async function migrate(orm: MikroORM, schema: string): Promise<string[]> 
 
 export async function pingDatabase(orm: MikroORM): Promise<void> {
   await orm.em.getConnection().execute('select 1');
+}
+
+/**
+ * `work` in a transaction: the caller's, when `em` is in one (a keyed request's, idempotency.ts: its
+ * record must commit with the change), else one of its own on a fork.
+ */
+export function inTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  return em.getTransactionContext() ? em.transactional(work) : em.fork().transactional(work);
 }

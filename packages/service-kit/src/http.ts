@@ -15,6 +15,8 @@ export const TRUSTED_PROXIES = ['loopback', 'linklocal', 'uniquelocal'];
 declare module 'express-serve-static-core' {
   interface Request {
     requestId: string;
+    /** The body as received, when it was JSON: an Idempotency-Key's request fingerprint (idempotency.ts). */
+    rawBody?: Buffer;
   }
 }
 
@@ -84,7 +86,14 @@ export function httpMetrics(metrics: Metrics, logger: Logger): RequestHandler {
 
 /** express's JSON body parser as the services use it (the limit, `+json` types, empty bodies as `{}`). */
 export function jsonParser(): RequestHandler {
-  const parse = express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
+  const parse = express.json({
+    limit: MAX_BODY_BYTES,
+    type: ['application/json', 'application/*+json'],
+    // A reference to the bytes already read, kept for the Idempotency-Key's fingerprint.
+    verify: (req, _res, buf) => {
+      (req as express.Request).rawBody = buf;
+    },
+  });
   return (req, res, next) => {
     // Action routes accept an empty body with or without Content-Type.
     if (req.headers['content-length'] === '0') {

@@ -14,6 +14,7 @@ export * from './dead-lettering';
 export * from './outbox';
 export * from './sql';
 export * from './write-batch';
+export * from './idempotency';
 export * from './consumer';
 export * from './runtime';
 export * from './service';

@@ -6,15 +6,25 @@ import { readBody } from './body';
 import { HttpError, unauthorized } from './errors';
 import { errorAnswer, observeRequest, requestIdOf, route as asyncRoute } from './http';
 import { identityOf, verifyIdentity } from './identity';
+import {
+  JsonText,
+  idempotentRequestOf,
+  keyedRequest,
+  sendAnswer,
+  type Answer,
+  type IdempotentRequest,
+} from './idempotency';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { traceServerRequest, tracingEnabled } from './telemetry';
 
-/** What a plain route's handler gets: the verified caller and the parsed JSON body. */
+/** What a plain route's handler gets: the verified caller, the parsed JSON body, its Idempotency-Key. */
 export interface PlainRequest {
   identity: Identity;
   body: unknown;
   requestId: string;
+  /** The keyed request (idempotency.ts), or null without an Idempotency-Key. */
+  keyed: IdempotentRequest | null;
 }
 
 /**
@@ -25,7 +35,7 @@ export interface PlainRoute {
   method: string;
   /** The exact path, which is also the route template of its metrics. */
   path: string;
-  handle(request: PlainRequest): Promise<{ status: number; body: unknown }>;
+  handle(request: PlainRequest): Promise<Answer>;
 }
 
 /**
@@ -39,8 +49,9 @@ export function mountPlainRoute(app: Express, plain: PlainRoute): PlainRoute {
       identity: identityOf(req),
       body: req.body,
       requestId: req.requestId,
+      keyed: keyedRequest(req),
     });
-    res.status(answer.status).json(answer.body);
+    sendAnswer(res, answer);
   });
   app.all(plain.path, (req, res, next) => (req.method === plain.method ? handler(req, res, next) : next()));
   return plain;
@@ -89,7 +100,7 @@ export function sendJson(
   body: unknown,
   headers?: Record<string, string>,
 ): void {
-  const json = JSON.stringify(body);
+  const json = body instanceof JsonText ? body.text : JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',
@@ -145,9 +156,16 @@ async function serve(
     req.resume();
     throw unauthorized();
   }
-  const body = parseJson(await readBody(req));
-  const answer = await route.handle({ identity, body, requestId });
-  sendJson(res, answer.status, answer.body);
+  const raw = await readBody(req);
+  const body = parseJson(raw);
+  const keyed = idempotentRequestOf(identity, {
+    method: route.method,
+    path: route.path,
+    headers: req.headers,
+    body: raw,
+  });
+  const answer = await route.handle({ identity, body, requestId, keyed });
+  sendJson(res, answer.status, answer.body, answer.headers);
 }
 
 /** What a request failed with (`errorAnswer`), answered on a plain node:http response. */

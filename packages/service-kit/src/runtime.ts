@@ -12,6 +12,7 @@ import {
   type MikroORM,
 } from './db';
 import { mountHealth, type Probe } from './health';
+import { IdempotencyCleanup, IdempotencyGuard } from './idempotency';
 import { closeServer, listen } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { createMetrics, registerOutboxGauges, startMetricsServer, type Metrics } from './metrics';
@@ -38,6 +39,8 @@ export interface RuntimeOptions {
   /** Tests pass a destination to read log lines. */
   logDestination?: pino.DestinationStream;
   poolMax?: number;
+  /** The service makes keyed changes: its schema has idempotency_keys (idempotencyMigrationSql). */
+  idempotency?: boolean;
 }
 
 /** What every service holds: logger, metrics, database, broker and outbox relay, wired in that order. */
@@ -50,6 +53,11 @@ export interface Runtime {
   sql: Sql;
   broker: Broker;
   relay: OutboxRelay;
+  /**
+   * Idempotency-Key records in this service's schema (idempotency.ts); usable where the schema has
+   * the table (idempotencyMigrationSql), whose cleanup runs when the options say `idempotency`.
+   */
+  idempotency: IdempotencyGuard;
   schema: string;
   isShuttingDown(): boolean;
   /** Health routes for this service; `extra` adds probes such as Redis. */
@@ -96,6 +104,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const relay = new OutboxRelay({ orm, sql, schema, broker, logger, metrics });
   relay.start();
   registerOutboxGauges(metrics, orm, schema);
+  const idempotency = new IdempotencyGuard(orm, sql, schema);
+  const cleanup = options.idempotency ? new IdempotencyCleanup(sql, schema, logger) : null;
+  cleanup?.start();
 
   let shuttingDown = false;
   let stopping: Promise<void> | null = null;
@@ -108,6 +119,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     sql,
     broker,
     relay,
+    idempotency,
     schema,
     isShuttingDown: () => shuttingDown,
     mountHealth(app, extra = {}) {
@@ -141,6 +153,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         const grace = Math.max(1_000, config.SHUTDOWN_TIMEOUT_MS - 2_000);
         await Promise.all(servers.map((s) => closeServer(s, grace)));
         await relay.stop();
+        await cleanup?.stop();
         await beforeClose?.();
         await broker.close();
         await orm.close(true);

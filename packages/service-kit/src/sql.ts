@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntitySchema } from '@mikro-orm/core';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { WriteBatch, type WriteBatchOptions } from './write-batch';
 
 /**
@@ -152,6 +152,27 @@ export function sqlOf(orm: MikroORM): Sql {
       }
       return found;
     },
+  };
+}
+
+/** The knex transaction MikroORM runs a transactional EntityManager on (its client hands out that connection). */
+interface KnexTransaction {
+  client: KnexClient;
+}
+
+/**
+ * `sql`'s statements on the connection of the ORM transaction `tx` is in: a raw-SQL path and ORM
+ * code in one transaction (an Idempotency-Key's record with the change it guards, idempotency.ts).
+ */
+export function sqlInTransaction(sql: Sql, tx: EntityManager): Sql {
+  const trx = tx.getTransactionContext<KnexTransaction>();
+  if (!trx) throw new Error('sqlInTransaction: the EntityManager is not in a transaction');
+  const query: SqlQuery = async <R extends object>(text: string, values: unknown[] = []) =>
+    rowsOfResult(await (await trx.client.acquireConnection()).query(statement(text, values))) as R[];
+  return {
+    query: (text, values) => query(text, values ?? []).then((rows) => rows as never),
+    transaction: async (opening, work) => work((await query(opening)) as never, query),
+    table: (entity) => sql.table(entity),
   };
 }
 

@@ -22,7 +22,6 @@ export const gatewayEnv = {
    * request). Revocations do not wait for it: the key version in Redis is checked on every request.
    */
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(60),
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
   /**
    * The host (no port) the PSP's notifications arrive on, behind the ingress's client-certificate
    * check; set, `/api/v1/psp/...` on any other Host is 404, so the public host cannot bypass mTLS.

@@ -11,7 +11,6 @@ import { mountDocs } from './http/docs';
 import { withPublicApi } from './http/api';
 import { gatewayHandler } from './http/gateway';
 import { TurnBatch } from './http/turn-batch';
-import { IdempotencyStore } from './http/idempotency';
 import { UpstreamClient } from './http/proxy';
 import { RateLimiter } from './http/rate-limit';
 import { PasswordChecks } from './panel/password-checks';
@@ -82,8 +81,6 @@ export async function startGateway(
     },
   });
   mountDocs(app);
-  // One store for both: an Idempotency-Key means the same through the panel and with an API key.
-  const idempotency = new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS);
   const passwordChecks = new PasswordChecks(config.PANEL_LOGIN_CONCURRENCY, config.PANEL_LOGIN_QUEUE);
   // The seller panel: its session API under /panel/api and the built app at /.
   mountPanel(app, {
@@ -92,7 +89,6 @@ export async function startGateway(
     pool: keys,
     orm: runtime.orm,
     upstreams,
-    idempotency,
     keyVersions,
     internalSecret: config.INTERNAL_SECRET,
     logger: runtime.logger,
@@ -107,7 +103,6 @@ export async function startGateway(
       `${config.REDIS_KEY_PREFIX}rl:ip`,
       config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
     ),
-    idempotency,
     upstreams,
     internalSecret: config.INTERNAL_SECRET,
     logger: runtime.logger,

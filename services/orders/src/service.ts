@@ -26,6 +26,7 @@ export async function startOrders(
     migrations,
     topology,
     logDestination: options.logDestination,
+    idempotency: true,
   });
   const payments = new PaymentsClient(
     config.PAYMENTS_URL,

@@ -30,6 +30,7 @@ export async function startPayments(
     migrations,
     topology,
     logDestination: options.logDestination,
+    idempotency: true,
   });
   const lifecycle = { psp, logger: runtime.logger, metrics: createPaymentMetrics(runtime.metrics) };
   const routeDeps = {

@@ -30,6 +30,7 @@ export async function startDispatcher(
     migrations,
     topology,
     logDestination: options.logDestination,
+    idempotency: true,
   });
   registerBacklogGauge(runtime.metrics, runtime.orm);
   const senderPool = createSenderPool(config.DATABASE_URL);

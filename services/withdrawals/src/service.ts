@@ -36,6 +36,7 @@ export async function startWithdrawals(
     migrations,
     topology,
     logDestination: options.logDestination,
+    idempotency: true,
   });
   const payouts = new PayoutWorker(
     runtime.orm,

@@ -1,7 +1,9 @@
 import type { Identity } from '@seller-api/contracts';
 import {
   HttpError,
+  IDEMPOTENCY_KEY_HEADER,
   assertJson,
+  checkIdempotencyKey,
   readBody,
   signIdentity,
   unauthorized,
@@ -11,7 +13,6 @@ import { environmentOfKey, hashApiKey, type KeyHolder } from '../domain/api-keys
 import type { KeyHolders } from '../domain/key-holders';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize, bearerToken } from './auth';
-import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from './idempotency';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';
 import { hostIs, matchRoute } from './routing';
 import type { TurnBatch } from './turn-batch';
@@ -23,7 +24,6 @@ export interface GatewayDeps {
   ipLimiter: RateLimiter;
   /** Where the requests of one event-loop turn ask Redis together. */
   redisTurn: TurnBatch;
-  idempotency: IdempotencyStore;
   upstreams: UpstreamClient;
   internalSecret: string;
   logger: Logger;
@@ -47,7 +47,7 @@ export interface ApiRequest {
 
 /**
  * The public API: match the route, authenticate the key, spend its rate budget, check the route's
- * rules, read and check the body, apply Idempotency-Key, and forward with a signed identity.
+ * rules, read and check the body and the Idempotency-Key, and forward with a signed identity.
  */
 export function gatewayHandler(deps: GatewayDeps) {
   return async (call: ApiRequest, res: ServerResponse): Promise<void> => {
@@ -75,20 +75,11 @@ export function gatewayHandler(deps: GatewayDeps) {
     const body = await readBody(req);
     assertJson(body);
 
+    // Idempotency-Key: checked here, kept by the service that makes the change (docs/idempotency.md).
+    const idempotencyKey = req.headers[IDEMPOTENCY_KEY_HEADER];
+    if (typeof idempotencyKey === 'string') checkIdempotencyKey(idempotencyKey);
     const headers = forwardHeaders(deps, call, identity, body);
-    const target = path + call.query;
-    const idempotencyKey = req.headers['idempotency-key'];
-    if (method === 'POST' && identity && typeof idempotencyKey === 'string') {
-      const request = { owner: idempotencyOwner(identity), method, path, key: idempotencyKey, body };
-      send(
-        res,
-        await forwardIdempotently(deps.idempotency, request, () =>
-          deps.upstreams.send(rule.upstream, method, target, headers, body),
-        ),
-      );
-      return;
-    }
-    send(res, await deps.upstreams.send(rule.upstream, method, target, headers, body));
+    send(res, await deps.upstreams.send(rule.upstream, method, path + call.query, headers, body));
   };
 }
 

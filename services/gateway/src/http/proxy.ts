@@ -29,6 +29,9 @@ const DROP_REQUEST = new Set([
   'traceparent',
   'tracestate',
   'baggage',
+  // Set only by a service forwarding a keyed request to another (the kit's idempotency.ts).
+  'x-idempotency-route',
+  'x-idempotency-fingerprint',
 ]);
 const DROP_RESPONSE = new Set([
   'connection',

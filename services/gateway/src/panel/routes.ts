@@ -19,7 +19,9 @@ import {
   type PixCharge,
 } from '@seller-api/contracts';
 import {
+  IDEMPOTENCY_KEY_HEADER,
   assertJson,
+  checkIdempotencyKey,
   readBody,
   HttpError,
   forbidden,
@@ -31,7 +33,6 @@ import {
 import { createApiKey } from '../domain/api-keys';
 import { KeyChangeUnavailableError, type KeyVersions } from '../domain/key-holders';
 import { authorize } from '../http/auth';
-import { forwardIdempotently, idempotencyOwner, type IdempotencyStore } from '../http/idempotency';
 import { UpstreamClient, hopHeaders } from '../http/proxy';
 import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';
 import { matchRoute, routeTemplate } from '../http/routing';
@@ -68,7 +69,6 @@ export interface PanelDeps {
   orm: MikroORM;
   upstreams: UpstreamClient;
   /** The public API's store: a key sent through the panel and one sent with an API key are the same. */
-  idempotency: IdempotencyStore;
   /** Key changes go through it, so every replica's key cache sees them on the next request. */
   keyVersions: KeyVersions;
   internalSecret: string;
@@ -330,22 +330,11 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
         upstreamHeaders(deps, req, identity, req.method, apiPath, body.length > 0),
         body,
       );
-    // A retried POST (the page sends a key per action) is answered once, as on the public API.
-    const idempotencyKey = req.headers['idempotency-key'];
-    const answer =
-      req.method === 'POST' && typeof idempotencyKey === 'string'
-        ? await forwardIdempotently(
-            deps.idempotency,
-            {
-              owner: idempotencyOwner(identity),
-              method: req.method,
-              path: apiPath,
-              key: idempotencyKey,
-              body,
-            },
-            forward,
-          )
-        : await forward();
+    // A retried POST (the page sends a key per action) is answered once, as on the public API: the
+    // service that makes the change keeps the key (docs/idempotency.md).
+    const idempotencyKey = req.headers[IDEMPOTENCY_KEY_HEADER];
+    if (typeof idempotencyKey === 'string') checkIdempotencyKey(idempotencyKey);
+    const answer = await forward();
     res.writeHead(answer.status, { ...answer.headers, ...headersOf(res) });
     res.end(answer.body);
   });
@@ -444,9 +433,12 @@ function upstreamHeaders(
   upstreamPath: string,
   hasBody: boolean,
 ): Record<string, string> {
+  const key = req.headers[IDEMPOTENCY_KEY_HEADER];
   return {
     accept: 'application/json',
     ...hopHeaders(req, hasBody),
+    // The service that makes the change keeps the key (docs/idempotency.md).
+    ...(typeof key === 'string' ? { [IDEMPOTENCY_KEY_HEADER]: key } : {}),
     ...signIdentity(deps.internalSecret, identity, method, upstreamPath),
   };
 }

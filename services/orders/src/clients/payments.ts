@@ -11,12 +11,15 @@ import {
 import {
   DeadlineWindow,
   HttpError,
+  IDEMPOTENT_REPLAYED_HEADER,
   WriteBatch,
+  forwardedIdempotency,
   identityHeaders,
   injectTraceContext,
   serviceUnavailable,
   signIdentity,
   signedIdentity,
+  type IdempotentRequest,
 } from '@seller-api/service-kit';
 import { Pool } from 'undici';
 
@@ -148,11 +151,18 @@ export class PaymentsClient {
     identity: Identity,
     orderId: string,
     action: ChargeAction,
-  ): Promise<{ message: string; state: ChargeState | null }> {
+    keyed: IdempotentRequest | null = null,
+  ): Promise<{ message: string; state: ChargeState | null; replayed: boolean }> {
     const path = `/internal/charges/${orderId}/${action}/`;
     let status: number;
     let text: string;
-    const headers = signIdentity(this.secret, identity, 'POST', path);
+    let replayed = false;
+    let retryAfter: string | undefined;
+    const headers: Record<string, string> = {
+      ...signIdentity(this.secret, identity, 'POST', path),
+      // Payments keeps the key with the change, scoped to the public route and body.
+      ...(keyed ? forwardedIdempotency(keyed) : {}),
+    };
     injectTraceContext(headers);
     try {
       const res = await this.pool.request({
@@ -164,6 +174,9 @@ export class PaymentsClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = res.statusCode;
+      replayed = res.headers[IDEMPOTENT_REPLAYED_HEADER] === 'true';
+      const after = res.headers['retry-after'];
+      retryAfter = typeof after === 'string' ? after : undefined;
       text = await res.body.text();
     } catch {
       // The outcome is unknown (the action may have been applied): retrying is safe, every action
@@ -173,6 +186,15 @@ export class PaymentsClient {
     // A proxy's HTML error page or a truncated answer is the service's trouble, not the client's.
     const envelope = dataOf(text);
     const body = envelope ?? {};
+    if (status === 409 && body.code === 'idempotency_conflict') {
+      throw new HttpError(
+        409,
+        'idempotency_conflict',
+        body.message ?? 'Idempotency-Key conflict.',
+        undefined,
+        retryAfter ? { 'Retry-After': retryAfter } : undefined,
+      );
+    }
     if (status === 409 || status === 404 || status === 403) {
       throw new HttpError(
         status,
@@ -187,14 +209,15 @@ export class PaymentsClient {
         'The payments service gave an answer that could not be read; retry the request.',
       );
     }
-    if (body.data === null || body.data === undefined) return { message: body.message ?? '', state: null };
+    if (body.data === null || body.data === undefined)
+      return { message: body.message ?? '', state: null, replayed };
     const state = ChargeState.safeParse(body.data);
     if (!state.success) {
       throw serviceUnavailable(
         'The payments service gave an answer that could not be read; retry the request.',
       );
     }
-    return { message: body.message ?? '', state: state.data };
+    return { message: body.message ?? '', state: state.data, replayed };
   }
 
   async close(): Promise<void> {

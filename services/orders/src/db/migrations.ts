@@ -133,9 +133,29 @@ class Migration20261202TraceContext extends Migration {
   }
 }
 
+/**
+ * Idempotency-Key answers, stored in the transaction of the change they guard (the kit's
+ * idempotency.ts, docs/idempotency.md); kept 24 hours.
+ */
+class Migration20261207IdempotencyKeys extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table orders.idempotency_keys (
+      scope text not null,
+      key text not null,
+      fingerprint text not null,
+      status smallint not null,
+      body text not null,
+      created_at timestamptz(3) not null default now(),
+      primary key (scope, key)
+    )`);
+    this.addSql(`create index idempotency_keys_created_at_idx on orders.idempotency_keys (created_at)`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Orders', class: Migration20261123Orders },
   { name: 'Migration20261125ChargeVersion', class: Migration20261125ChargeVersion },
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
+  { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
 ];

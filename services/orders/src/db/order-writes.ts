@@ -61,12 +61,17 @@ const UPSERT_CUSTOMERS = `incoming as (
 // An order's customer, from the upsert of the same statement (CTE `c`).
 const CUSTOMER_OF_ORDER = `(select c.id from c where c.seller_id = r.seller_id and c.environment = r.environment and c.tax_id = r.customer_tax_id)`;
 
+/** Stores an order, its items, its event and its customer atomically; answers the customer's id. */
+export interface OrderWriter {
+  insertOrder(order: NewOrder): Promise<string>;
+}
+
 /**
  * The create-order path's write, batched across concurrent requests (WriteBatch): the customers'
  * upsert, the orders (each with its customer's id, new or reused), their items and their
  * order.created events, in one statement: atomic, one round trip and one commit.
  */
-export class OrderWrites {
+export class OrderWrites implements OrderWriter {
   private readonly orders: WriteBatch<NewOrder, string>;
 
   constructor(sql: Sql) {
@@ -77,6 +82,20 @@ export class OrderWrites {
   insertOrder(order: NewOrder): Promise<string> {
     return this.orders.submit(order);
   }
+}
+
+/**
+ * The same statement for one order, on `sql` as it is: a keyed request's transaction (its
+ * Idempotency-Key record commits with the order), so no batching with other requests.
+ */
+export function orderWriterIn(sql: Sql): OrderWriter {
+  return {
+    insertOrder: async (order) => {
+      const [customerId] = await writeOrders(sql, [order]);
+      if (!customerId) throw new Error('customer upsert returned no row');
+      return customerId;
+    },
+  };
 }
 
 /**

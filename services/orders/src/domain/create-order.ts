@@ -10,7 +10,7 @@ import {
 } from '@seller-api/contracts';
 import { badRequest, checkTarget, outboxRow, type TargetPolicy } from '@seller-api/service-kit';
 import type { OrderItemRow, OrderRow, ProductRow } from '../db/entities';
-import type { OrderWrites } from '../db/order-writes';
+import type { OrderWriter } from '../db/order-writes';
 import { EXCHANGE } from '../events/topology';
 import { orderEventData, orderHeaders } from '../events/payloads';
 import { findAffiliateByCode } from './affiliates';
@@ -25,7 +25,7 @@ export interface CreateOrderDeps {
   /** postback_url follows the webhooks' target rules (decisions.md 8). */
   targets: Omit<TargetPolicy, 'environment'>;
   products: ProductLookup;
-  writes: OrderWrites;
+  writes: OrderWriter;
   now?: () => Date;
   /** Told when the order's event is stored, to wake the outbox relay. */
   outboxStored?: () => void;

@@ -9,12 +9,15 @@ import {
   type ChargeAction,
 } from '@seller-api/contracts';
 import {
+  IDEMPOTENT_REPLAYED_HEADER,
   identityOf,
+  keyedRequest,
   mountPlainRoute,
   parseOrThrow,
   route,
   scopeOf,
   sellerScope,
+  sendAnswer,
   type PlainRoute,
   type Runtime,
 } from '@seller-api/service-kit';
@@ -24,7 +27,7 @@ import { createAffiliate, listAffiliates } from '../domain/affiliates';
 import { createOrder, type CreateOrderDeps } from '../domain/create-order';
 import { findOwnedOrder, getOrder, listOrders } from '../domain/orders';
 import { ProductLookup, createProduct, getProduct, listProducts } from '../domain/products';
-import { OrderWrites } from '../db/order-writes';
+import { OrderWrites, orderWriterIn } from '../db/order-writes';
 
 import { updateTracking } from '../domain/tracking';
 import { applyChargeState } from '../domain/order-status';
@@ -55,12 +58,13 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
   app.post(
     '/sellers/products/',
     route(async (req, res) => {
-      const product = await createProduct(
-        em(),
-        sellerScope(req),
-        parseOrThrow(CreateProductRequest, req.body, 'Invalid product.'),
-      );
-      res.status(201).json({ message: 'Product created.', data: presentProduct(product) });
+      const scope = sellerScope(req);
+      const input = parseOrThrow(CreateProductRequest, req.body, 'Invalid product.');
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+        const product = await createProduct(tx, scope, input);
+        return { status: 201, body: { message: 'Product created.', data: presentProduct(product) } };
+      });
+      sendAnswer(res, answer);
     }),
   );
   app.get(
@@ -91,12 +95,13 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
   app.post(
     '/sellers/affiliates/',
     route(async (req, res) => {
-      const affiliate = await createAffiliate(
-        em(),
-        sellerScope(req),
-        parseOrThrow(CreateAffiliateRequest, req.body, 'Invalid affiliate.'),
-      );
-      res.status(201).json({ message: 'Affiliate created.', data: presentAffiliate(affiliate) });
+      const scope = sellerScope(req);
+      const input = parseOrThrow(CreateAffiliateRequest, req.body, 'Invalid affiliate.');
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+        const affiliate = await createAffiliate(tx, scope, input);
+        return { status: 201, body: { message: 'Affiliate created.', data: presentAffiliate(affiliate) } };
+      });
+      sendAnswer(res, answer);
     }),
   );
   app.get(
@@ -119,16 +124,25 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
   const createOrderRoute = mountPlainRoute(app, {
     method: 'POST',
     path: '/sellers/orders/',
-    async handle({ identity, body }) {
-      const result = await createOrder(runtime.orm.em, scopeOf(identity), body, {
-        requestCharge: (request) => payments.createCharge(identity, request),
-        targets,
-        products,
-        writes,
-        outboxStored: () => runtime.relay.wake(),
+    async handle({ identity, body, keyed }) {
+      let gross = 0;
+      const answer = await runtime.idempotency.run(keyed, async (em, sql) => {
+        const result = await createOrder(em, scopeOf(identity), body, {
+          requestCharge: (request) => payments.createCharge(identity, request),
+          targets,
+          products,
+          // A keyed order is written in its key's transaction; the others share batched statements.
+          writes: keyed ? orderWriterIn(sql) : writes,
+          outboxStored: keyed ? undefined : () => runtime.relay.wake(),
+        });
+        gross = result.order.grossAmount;
+        return { status: 201, body: { message: 'Order created.', data: presentCreatedOrder(result) } };
       });
-      orderMetrics.orderCreated(identity.environment, result.order.grossAmount);
-      return { status: 201, body: { message: 'Order created.', data: presentCreatedOrder(result) } };
+      if (!answer.replayed) {
+        if (keyed) runtime.relay.wake();
+        orderMetrics.orderCreated(identity.environment, gross);
+      }
+      return answer;
     },
   });
   app.get(
@@ -164,7 +178,8 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
   );
 
   // Seller actions and sandbox simulations: payments decides on the charge, the answer is mirrored
-  // here at once (the internal event that follows changes nothing more).
+  // here at once (the internal event that follows changes nothing more). Their Idempotency-Key is
+  // kept by payments, with the change (docs/idempotency.md).
   const action = (path: string, name: ChargeAction, done: string) =>
     app.post(
       path,
@@ -173,8 +188,9 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
         const scope = sellerScope(req);
         const id = orderId(req);
         await findOwnedOrder(em(), scope, id);
-        const { state } = await payments.act(identity, id, name);
+        const { state, replayed } = await payments.act(identity, id, name, keyedRequest(req));
         if (state) await applyChargeState(em(), state);
+        if (replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
         res.json({ message: done });
       }),
     );
@@ -192,12 +208,14 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       const id = orderId(req);
       const { outcome } = parseOrThrow(MedResolveRequest, req.body, 'Invalid MED resolution.');
       await findOwnedOrder(em(), scope, id);
-      const { state } = await payments.act(
+      const { state, replayed } = await payments.act(
         identity,
         id,
         outcome === 'refunded' ? 'sandbox-med-refunded' : 'sandbox-med-rejected',
+        keyedRequest(req),
       );
       if (state) await applyChargeState(em(), state);
+      if (replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
       res.json({ message: outcome === 'refunded' ? 'MED decided for the payer.' : 'MED rejected.' });
     }),
   );

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ChargeState, PaymentApprovedData, PaymentEvents, PaymentRefundedData } from '@seller-api/contracts';
-import { conflict, enqueue, notFound, type Logger } from '@seller-api/service-kit';
+import { conflict, enqueue, inTransaction, notFound, type Logger } from '@seller-api/service-kit';
 import { TransactionSchema, type ChargeStatus, type Transaction } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { eventHeaders, type ChargeOwner } from './charges';
@@ -105,7 +105,7 @@ export async function actOnCharge(
   deps: LifecycleDeps,
 ): Promise<ChargeState> {
   const moved: Moved = [];
-  const state = await em.fork().transactional(async (tx) => {
+  const state = await inTransaction(em, async (tx) => {
     const t = owned(await lockByOrder(tx, orderId), owner);
     const decided = move(t.chargeStatus, action);
     if (!decided.ok) throw conflict(decided.message);
@@ -150,7 +150,7 @@ export async function confirmPayment(
   deps: LifecycleDeps,
 ): Promise<{ outcome: PaymentOutcome; state: ChargeState | null }> {
   const moved: Moved = [];
-  const result = await em.fork().transactional(async (tx) => {
+  const result = await inTransaction(em, async (tx) => {
     const inserted = await tx.execute<{ affectedRows: number }>(
       `insert into payments.psp_payments (end_to_end_id, txid, amount, paid_at, outcome) values (?, ?, ?, ?, 'applied')
        on conflict (end_to_end_id) do nothing`,
@@ -201,11 +201,11 @@ export async function confirmPayment(
         refundId: `L${payment.endToEndId}`.slice(0, 35),
         amountCents: payment.amountCents,
       });
-      await em
-        .fork()
-        .execute(`update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ?`, [
-          payment.endToEndId,
-        ]);
+      // In the caller's transaction when there is one (a keyed sandbox pay): the row is not committed yet.
+      await (em.getTransactionContext() ? em : em.fork()).execute(
+        `update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ?`,
+        [payment.endToEndId],
+      );
     } catch (err) {
       deps.logger.error({ err, txid: payment.txid }, 'refund of a late payment failed; left for an operator');
     }

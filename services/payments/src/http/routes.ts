@@ -11,9 +11,11 @@ import {
   HttpError,
   forbidden,
   identityOf,
+  keyedRequest,
   mountPlainRoute,
   parseOrThrow,
   route,
+  sendAnswer,
   unauthorized,
   verifySignedIdentity,
   type PlainRoute,
@@ -200,20 +202,28 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       const what = ACTIONS[action] ?? 'cancel';
       if (action.startsWith('sandbox-') && owner.environment !== 'test')
         throw forbidden('Sandbox actions are for test keys only.');
-      if (what === 'pay') {
-        // The sandbox pays the way a PSP notification would, through the very same code.
-        const charge = await findCharge(runtime.orm.em, owner, uuid);
-        const now = new Date();
-        const { outcome, state } = await confirmPayment(
-          runtime.orm.em,
-          { txid: charge.txid, endToEndId: newEndToEndId(now), amountCents: charge.grossAmount, paidAt: now },
-          deps.lifecycle,
-        );
-        res.json({ message: `Payment ${outcome}.`, data: state });
-        return;
-      }
-      const state = await actOnCharge(runtime.orm.em, owner, uuid, what, deps.lifecycle);
-      res.json({ message: `Charge is now ${state.status}.`, data: state });
+      // The change and its Idempotency-Key record (forwarded by orders) commit together.
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+        if (what === 'pay') {
+          // The sandbox pays the way a PSP notification would, through the very same code.
+          const charge = await findCharge(tx, owner, uuid);
+          const now = new Date();
+          const { outcome, state } = await confirmPayment(
+            tx,
+            {
+              txid: charge.txid,
+              endToEndId: newEndToEndId(now),
+              amountCents: charge.grossAmount,
+              paidAt: now,
+            },
+            deps.lifecycle,
+          );
+          return { status: 200, body: { message: `Payment ${outcome}.`, data: state } };
+        }
+        const state = await actOnCharge(tx, owner, uuid, what, deps.lifecycle);
+        return { status: 200, body: { message: `Charge is now ${state.status}.`, data: state } };
+      });
+      sendAnswer(res, answer);
     }),
   );
   return [chargesBatchRoute];

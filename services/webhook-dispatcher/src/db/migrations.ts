@@ -281,6 +281,25 @@ class Migration20261214DeliveriesCheaperVersions extends Migration {
   }
 }
 
+/**
+ * Idempotency-Key answers, stored in the transaction of the change they guard (the kit's
+ * idempotency.ts, docs/idempotency.md); kept 24 hours.
+ */
+class Migration20261215IdempotencyKeys extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table webhooks.idempotency_keys (
+      scope text not null,
+      key text not null,
+      fingerprint text not null,
+      status smallint not null,
+      body text not null,
+      created_at timestamptz(3) not null default now(),
+      primary key (scope, key)
+    )`);
+    this.addSql(`create index idempotency_keys_created_at_idx on webhooks.idempotency_keys (created_at)`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -298,4 +317,5 @@ export const migrations = [
     name: 'Migration20261214DeliveriesCheaperVersions',
     class: Migration20261214DeliveriesCheaperVersions,
   },
+  { name: 'Migration20261215IdempotencyKeys', class: Migration20261215IdempotencyKeys },
 ];

@@ -8,7 +8,14 @@ import {
   WebhookPathParams,
   type Webhook,
 } from '@seller-api/contracts';
-import { parseOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
+import {
+  keyedRequest,
+  parseOrThrow,
+  route,
+  sellerScope,
+  sendAnswer,
+  type Runtime,
+} from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
 import type { WebhookRow } from '../db/entities';
 import { listDeliveries, resendDead, resendDelivery } from '../domain/deliveries';
@@ -57,14 +64,23 @@ export function mountRoutes(
   app.post(
     '/config/webhooks/',
     route(async (req, res) => {
+      const scope = sellerScope(req);
       const input = parseOrThrow(CreateWebhookRequest, req.body, 'Invalid webhook.');
-      const { webhook, retiredId } = await registerWebhook(em(), sellerScope(req), input, policy);
-      if (retiredId) retired(retiredId);
-      // The only answer that ever shows the secret.
-      res.status(201).json({
-        message: 'Webhook registered. Store the secret now: it is not shown again.',
-        data: { ...present(webhook), secret: webhook.secret },
+      let retiredId: string | null = null;
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+        const registered = await registerWebhook(tx, scope, input, policy);
+        retiredId = registered.retiredId;
+        // The only answer that shows the secret (and its replay under the same Idempotency-Key).
+        return {
+          status: 201,
+          body: {
+            message: 'Webhook registered. Store the secret now: it is not shown again.',
+            data: { ...present(registered.webhook), secret: registered.webhook.secret },
+          },
+        };
       });
+      if (retiredId) retired(retiredId);
+      sendAnswer(res, answer);
     }),
   );
   app.get(
@@ -120,9 +136,12 @@ export function mountRoutes(
       const scope = sellerScope(req);
       const id = webhookId(req);
       const input = parseOrThrow(BulkResendRequest, req.body, 'Invalid resend request.');
-      const count = await resendDead(em(), scope, id, input);
-      onRequeued();
-      res.json({ message: `${count} deliveries re-queued.`, data: { count } });
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+        const count = await resendDead(tx, scope, id, input);
+        return { status: 200, body: { message: `${count} deliveries re-queued.`, data: { count } } };
+      });
+      if (!answer.replayed) onRequeued();
+      sendAnswer(res, answer);
     }),
   );
   app.post(
@@ -130,9 +149,12 @@ export function mountRoutes(
     route(async (req, res) => {
       const scope = sellerScope(req);
       const params = parseOrThrow(DeliveryPathParams, req.params, 'Invalid delivery id.');
-      await resendDelivery(em(), scope, params.id, params.delivery_id);
-      onRequeued();
-      res.json({ message: 'Delivery re-queued.' });
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+        await resendDelivery(tx, scope, params.id, params.delivery_id);
+        return { status: 200, body: { message: 'Delivery re-queued.' } };
+      });
+      if (!answer.replayed) onRequeued();
+      sendAnswer(res, answer);
     }),
   );
 }

@@ -223,6 +223,25 @@ class Migration20261206LedgerReconciliation extends Migration {
   }
 }
 
+/**
+ * Idempotency-Key answers, stored in the transaction of the change they guard (the kit's
+ * idempotency.ts, docs/idempotency.md); kept 24 hours.
+ */
+class Migration20261207IdempotencyKeys extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table withdrawals.idempotency_keys (
+      scope text not null,
+      key text not null,
+      fingerprint text not null,
+      status smallint not null,
+      body text not null,
+      created_at timestamptz(3) not null default now(),
+      primary key (scope, key)
+    )`);
+    this.addSql(`create index idempotency_keys_created_at_idx on withdrawals.idempotency_keys (created_at)`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
@@ -231,4 +250,5 @@ export const migrations = [
   { name: 'Migration20261204SellerDebtCheck', class: Migration20261204SellerDebtCheck },
   { name: 'Migration20261205LedgerBalances', class: Migration20261205LedgerBalances },
   { name: 'Migration20261206LedgerReconciliation', class: Migration20261206LedgerReconciliation },
+  { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
 ];

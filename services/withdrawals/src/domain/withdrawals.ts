@@ -13,6 +13,7 @@ import {
   assertOwned,
   badRequest,
   conflict,
+  inTransaction,
   notFound,
   olderThan,
   page,
@@ -59,7 +60,7 @@ export async function requestWithdrawal(
 ): Promise<WithdrawalRow> {
   const input = parseRequest(body, rules.minAmount);
   const owner = { sellerId: scope.sellerId, environment: scope.environment };
-  return em.fork().transactional(async (tx) => {
+  return inTransaction(em, async (tx) => {
     await lockSellerFunds(tx, owner);
     const decided = checkWithdrawal(await availableOf(tx, owner), input.amount, rules.minAmount);
     if (!decided.ok) throw badRequest(INVALID, { amount: [decided.message] });
@@ -146,7 +147,7 @@ export async function decideWithdrawal(
   const found = await em.fork().findOne(WithdrawalSchema, { id }, { fields: ['sellerId', 'environment'] });
   if (!found) throw notFound('Withdrawal not found.');
   const owner = { sellerId: found.sellerId, environment: found.environment };
-  return em.fork().transactional(async (tx) => {
+  return inTransaction(em, async (tx) => {
     // The seller's lock first, then the row: the order every writer of this seller's money follows.
     await lockSellerFunds(tx, owner);
     const w = await tx.findOneOrFail(WithdrawalSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });

@@ -7,9 +7,11 @@ import {
 import {
   forbidden,
   identityOf,
+  keyedRequest,
   parseOrThrow,
   route,
   sellerScope,
+  sendAnswer,
   type Runtime,
 } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
@@ -59,11 +61,16 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   app.post(
     '/finance/withdrawals/',
     route(async (req, res) => {
-      const withdrawal = await requestWithdrawal(em(), sellerScope(req), req.body, {
-        minAmount: deps.minAmount,
+      const scope = sellerScope(req);
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+        const withdrawal = await requestWithdrawal(tx, scope, req.body, { minAmount: deps.minAmount });
+        return {
+          status: 201,
+          body: { message: 'Withdrawal requested.', data: presentWithdrawal(withdrawal) },
+        };
       });
-      deps.onRequested();
-      res.status(201).json({ message: 'Withdrawal requested.', data: presentWithdrawal(withdrawal) });
+      if (!answer.replayed) deps.onRequested();
+      sendAnswer(res, answer);
     }),
   );
   app.get(
@@ -105,9 +112,15 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
       route(async (req, res) => {
         const operator = operatorId(req);
         const id = withdrawalId(req);
-        const withdrawal = await decideWithdrawal(em(), id, decision(req), operator);
-        if (withdrawal.status === 'APPROVED') deps.onApproved();
-        res.json({ message: done, data: presentForOperator(withdrawal) });
+        const decided = decision(req);
+        let approved = false;
+        const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+          const withdrawal = await decideWithdrawal(tx, id, decided, operator);
+          approved = withdrawal.status === 'APPROVED';
+          return { status: 200, body: { message: done, data: presentForOperator(withdrawal) } };
+        });
+        if (approved) deps.onApproved();
+        sendAnswer(res, answer);
       }),
     );
   decide('/ops/withdrawals/:uuid/approve/', () => ({ action: 'approve' }), 'Withdrawal approved.');

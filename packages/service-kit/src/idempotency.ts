@@ -1,0 +1,253 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Identity } from '@seller-api/contracts';
+import type { Request, Response } from 'express';
+import { HttpError } from './errors';
+import { identityOf } from './identity';
+import type { Logger } from './logger';
+import { sqlInTransaction, type Sql } from './sql';
+
+/**
+ * Idempotency-Key, kept by the service that makes the change, in its own schema and in the change's
+ * own transaction (docs/idempotency.md):
+ * - one transaction per keyed request: it takes a lock on (scope, key), looks for a stored answer,
+ *   makes the change and stores the answer with it, then commits;
+ * - a stored answer with the same request fingerprint is sent again, byte for byte, with
+ *   `Idempotent-Replayed: true`; another fingerprint is a 409 `idempotency_conflict`;
+ * - a duplicate that arrives while the first holds the lock is a 409 `idempotency_conflict` with
+ *   `Retry-After: 1`; the lock ends with the first's transaction, so once the first has answered,
+ *   failed or died (its connection closed, PostgreSQL rolls it back) a retry replays or runs again;
+ * - only successful answers (2xx) are stored: a refusal changes nothing, so its retry runs again.
+ *
+ * The table, in each such service's schema (its migrations write it out):
+ *   idempotency_keys (scope text, key text, fingerprint text, status smallint, body text,
+ *                     created_at timestamptz(3) default now(), primary key (scope, key))
+ * with an index on created_at for IdempotencyCleanup.
+ */
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+/**
+ * Set by a service that forwards a keyed request to the service that makes the change (orders to
+ * payments for a charge action): the public route and the fingerprint of the public body, so the key
+ * keeps the scope and the body the client gave it.
+ */
+export const IDEMPOTENCY_ROUTE_HEADER = 'x-idempotency-route';
+export const IDEMPOTENCY_FINGERPRINT_HEADER = 'x-idempotency-fingerprint';
+
+/** How long an answer is kept for replay. */
+export const IDEMPOTENCY_RETENTION_HOURS = 24;
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** 1 to 255 visible ASCII characters; anything else is a 400 naming the header. */
+export function checkIdempotencyKey(key: string): void {
+  if (!KEY_PATTERN.test(key)) {
+    throw new HttpError(
+      400,
+      'validation_error',
+      'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+      {
+        'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters.'],
+      },
+    );
+  }
+}
+
+export const requestFingerprint = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
+
+/** One keyed request: whose, which route, which key, and what was asked. */
+export interface IdempotentRequest {
+  scope: string;
+  /** The route the client called (`POST /sellers/orders/`), part of the scope. */
+  route: string;
+  key: string;
+  fingerprint: string;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+const header = (headers: Headers, name: string): string | undefined => {
+  const value = headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * The keyed request a call carries, or null without an Idempotency-Key. Scoped to the user in one
+ * environment and to the route (a test key's answer is never replayed to a live key).
+ */
+export function idempotentRequestOf(
+  identity: Identity,
+  request: { method: string; path: string; headers: Headers; body: Buffer },
+): IdempotentRequest | null {
+  const key = header(request.headers, IDEMPOTENCY_KEY_HEADER);
+  if (key === undefined) return null;
+  checkIdempotencyKey(key);
+  const route = header(request.headers, IDEMPOTENCY_ROUTE_HEADER) ?? `${request.method} ${request.path}`;
+  return {
+    scope: `${identity.user_id}/${identity.environment} ${route}`,
+    route,
+    key,
+    fingerprint: header(request.headers, IDEMPOTENCY_FINGERPRINT_HEADER) ?? requestFingerprint(request.body),
+  };
+}
+
+/** The keyed request of an express request behind the identity check (its raw body kept by jsonParser). */
+export function keyedRequest(req: Request): IdempotentRequest | null {
+  return idempotentRequestOf(identityOf(req), {
+    method: req.method,
+    path: req.path,
+    headers: req.headers,
+    body: req.rawBody ?? Buffer.alloc(0),
+  });
+}
+
+/** Sends an answer: a stored one as its bytes, any other as JSON. */
+export function sendAnswer(res: Response, answer: Answer): void {
+  if (answer.headers) res.set(answer.headers);
+  res.status(answer.status);
+  if (answer.body instanceof JsonText) res.type('application/json; charset=utf-8').send(answer.body.text);
+  else res.json(answer.body);
+}
+
+/** The headers that carry a keyed request on to the service that makes the change. */
+export function forwardedIdempotency(request: IdempotentRequest): Record<string, string> {
+  return {
+    [IDEMPOTENCY_KEY_HEADER]: request.key,
+    [IDEMPOTENCY_ROUTE_HEADER]: request.route,
+    [IDEMPOTENCY_FINGERPRINT_HEADER]: request.fingerprint,
+  };
+}
+
+/** A JSON body already serialized: a stored answer is sent as it was stored. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** What a route answers: a status and a JSON body (an object, or JsonText), and extra headers. */
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export const stillRunning = () =>
+  new HttpError(
+    409,
+    'idempotency_conflict',
+    'A request with this Idempotency-Key is still being processed; retry in a second.',
+    undefined,
+    { 'Retry-After': '1' },
+  );
+
+export const keyReused = () =>
+  new HttpError(
+    409,
+    'idempotency_conflict',
+    'This Idempotency-Key was already used with a different request body.',
+  );
+
+/** Runs keyed changes in one transaction with their record (see the module's comment). */
+export class IdempotencyGuard {
+  private readonly table: string;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly sql: Sql,
+    schema: string,
+  ) {
+    this.table = `"${schema}".idempotency_keys`;
+  }
+
+  /**
+   * `work` once per keyed request. Without a key it runs on a fresh EntityManager and opens its own
+   * transactions. With one it gets the keyed transaction's EntityManager: everything it writes must
+   * go through it (nested `transactional` calls become savepoints; `sqlInTransaction` for raw SQL).
+   * `replayed` says whether the answer is a stored one (nothing ran).
+   */
+  async run(
+    request: IdempotentRequest | null,
+    work: (em: EntityManager, sql: Sql) => Promise<Answer>,
+  ): Promise<Answer & { replayed: boolean }> {
+    if (!request) return { ...(await work(this.orm.em.fork(), this.sql)), replayed: false };
+    return this.orm.em.fork().transactional(async (tx) => {
+      const sql = sqlInTransaction(this.sql, tx);
+      const [lock] = await sql.query<{ locked: boolean }>(
+        'select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked',
+        [`${request.scope}\n${request.key}`],
+      );
+      if (!lock?.locked) throw stillRunning();
+      const [stored] = await sql.query<{ fingerprint: string; status: number; body: string }>(
+        `select fingerprint, status, body from ${this.table} where scope = $1 and key = $2`,
+        [request.scope, request.key],
+      );
+      if (stored) {
+        if (stored.fingerprint !== request.fingerprint) throw keyReused();
+        return {
+          status: stored.status,
+          body: new JsonText(stored.body),
+          headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
+          replayed: true,
+        };
+      }
+      const answer = await work(tx, sql);
+      if (answer.status < 200 || answer.status > 299) return { ...answer, replayed: false };
+      const text = answer.body instanceof JsonText ? answer.body.text : JSON.stringify(answer.body);
+      await sql.query(
+        `insert into ${this.table} (scope, key, fingerprint, status, body) values ($1, $2, $3, $4, $5)`,
+        [request.scope, request.key, request.fingerprint, answer.status, text],
+      );
+      return { ...answer, body: new JsonText(text), replayed: false };
+    });
+  }
+}
+
+/**
+ * Deletes answers older than IDEMPOTENCY_RETENTION_HOURS, in batches, every `intervalMs`; any
+ * replica may run it (a batch locks its rows, SKIP LOCKED lets two replicas share the work).
+ */
+export class IdempotencyCleanup {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly schema: string,
+    private readonly logger: Logger,
+    private readonly intervalMs = 10 * 60_000,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running = this.sweep().then(
+        () => undefined,
+        (err: unknown) => this.logger.warn({ err: (err as Error).message }, 'idempotency cleanup failed'),
+      );
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Deletes what has expired; answers how many records went. */
+  async sweep(batch = 5_000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const rows = await this.sql.query<{ n: number }>(
+        `with gone as (
+           delete from "${this.schema}".idempotency_keys where ctid in (
+             select ctid from "${this.schema}".idempotency_keys
+              where created_at < now() - make_interval(hours => $1) limit $2 for update skip locked)
+           returning 1)
+         select count(*)::int as n from gone`,
+        [IDEMPOTENCY_RETENTION_HOURS, batch],
+      );
+      const n = rows[0]?.n ?? 0;
+      total += n;
+      if (n < batch) return total;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}
