@@ -86,7 +86,9 @@ export function computeChecks(state, { reconciliation, exits }) {
     .filter((list) => list.length > 1)
     .map((list) => list[0].customer.email);
   const unanswered = listed.filter((o) => !answeredIds.has(o.uuid)).map((o) => o.uuid);
-  const gaveUp = asked.filter((o) => o.createdGaveUp || (o.pay && o.uuid && o.paid !== 200)).map((o) => o.n);
+  const notAnswered = asked.filter((o) => !o.uuid).map((o) => `#${o.n}: ${o.created}`);
+  const gaveUp = asked.filter((o) => o.createdGaveUp || o.payGaveUp).map((o) => `#${o.n}`);
+  const payMissed = asked.filter((o) => o.pay && o.uuid && o.paid !== 200).map((o) => `#${o.n}: ${o.paid}`);
   const created = answered.filter((o) => receiver.idsOf('order.created', o.uuid) !== 1).map((o) => o.uuid);
   const paidOrders = answered.filter((o) => o.paid === 200);
   const paid = paidOrders.filter((o) => receiver.idsOf('order.paid', o.uuid) !== 1).map((o) => o.uuid);
@@ -114,7 +116,7 @@ export function computeChecks(state, { reconciliation, exits }) {
       answered.length,
       asked.length,
       answered.length === asked.length,
-      sample(gaveUp.map(String)),
+      sample(notAnswered),
     ),
     row('orders listed', listed.length, answered.length, listed.length === answered.length),
     row('duplicate orders', duplicates.length, 0, duplicates.length === 0, sample(duplicates)),
@@ -125,7 +127,8 @@ export function computeChecks(state, { reconciliation, exits }) {
       unanswered.length === 0,
       sample(unanswered),
     ),
-    row('client calls given up', gaveUp.length, 0, gaveUp.length === 0, sample(gaveUp.map(String))),
+    row('client calls given up', gaveUp.length, 0, gaveUp.length === 0, sample(gaveUp)),
+    row('pays not answered 200', payMissed.length, 0, payMissed.length === 0, sample(payMissed)),
     row('orders without exactly one order.created', created.length, 0, created.length === 0, sample(created)),
     row('paid orders without exactly one order.paid', paid.length, 0, paid.length === 0, sample(paid)),
     row(

@@ -64,6 +64,21 @@ describe('Idempotency-Key on the other changes', () => {
     await balanceBecomes(h, seller.key, { available_amount: SALE_NET });
   });
 
+  it('takes one connection per keyed request: more concurrent keyed pays than the pool holds all succeed', async () => {
+    const seller = await newSeller(h);
+    const orders = await Promise.all(Array.from({ length: 25 }, () => newOrder(h, seller.key)));
+    const paid = await Promise.all(
+      orders.map((order) =>
+        call(`${h.gateway.url}/sandbox/orders/${order}/pay/`, {
+          method: 'POST',
+          key: seller.key,
+          headers: { 'idempotency-key': randomUUID() },
+        }),
+      ),
+    );
+    expect(paid.map((r) => r.status)).toEqual(orders.map(() => 200));
+  });
+
   it('refunds once: the retry replays instead of answering that the order is already refunded', async () => {
     const seller = await newSeller(h);
     const order = await fund(h, seller);

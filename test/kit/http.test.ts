@@ -32,6 +32,18 @@ beforeAll(async () => {
       throw new Error('select * from secret_table where password = hunter2');
     }),
   );
+  // What a service sees while PostgreSQL restarts: its connection reset, then refused, then told so.
+  app.get(
+    '/database-away/:how/',
+    route(async (req) => {
+      const errors: Record<string, Error> = {
+        reset: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+        shutdown: Object.assign(new Error('the database system is shutting down'), { code: '57P03' }),
+        wrapped: Object.assign(new Error('insert failed'), { previous: { code: 'ECONNREFUSED' } }),
+      };
+      throw errors[req.params.how as string] ?? new Error('unknown');
+    }),
+  );
   finishHttpApp(app, logger);
   server = await listen(app, 0, '127.0.0.1');
   metricsServer = await startMetricsServer(metrics, 0, '127.0.0.1');
@@ -55,6 +67,15 @@ describe('the HTTP kit', () => {
     expect(JSON.stringify(body)).not.toMatch(/select|secret_table|at .*\.ts/);
     // The detail goes to the log, for the operator.
     expect(logs.text()).toContain('unhandled error');
+  });
+
+  it('answers 503 with Retry-After when the database is away, never 400 or 500', async () => {
+    for (const how of ['reset', 'shutdown', 'wrapped']) {
+      const res = await fetch(`${base}/database-away/${how}/`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(((await res.json()) as { code: string }).code).toBe('service_unavailable');
+    }
   });
 
   it('labels the duration histogram with the route template, on the separate metrics port', async () => {

@@ -96,3 +96,12 @@ export async function pingDatabase(orm: MikroORM): Promise<void> {
 export function inTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   return em.getTransactionContext() ? em.transactional(work) : em.fork().transactional(work);
 }
+
+/**
+ * The caller's transaction when `em` is in one, else a fork. A keyed request holds one
+ * connection for its transaction; a fork inside it would take a second from the pool, and enough such
+ * requests at once would each hold one and wait for another forever.
+ */
+export function callerOrFork(em: EntityManager): EntityManager {
+  return em.getTransactionContext() ? em : em.fork();
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { isDatabaseUnavailable } from './db-errors';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { HttpError } from './errors';
@@ -150,7 +151,7 @@ export interface ErrorBody {
  */
 export function errorAnswer(
   err: unknown,
-  request: { id: string; method: string; path: string },
+  request: { id: string; method: string; path: string; clientGone?: boolean },
   logger: Logger,
 ): { status: number; headers?: Record<string, string>; body: ErrorBody } {
   const answer = (status: number, code: string, message: string, data?: unknown) => ({
@@ -169,14 +170,25 @@ export function errorAnswer(
     return answer(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
   if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported')
     return answer(415, 'validation_error', 'Unsupported body encoding.');
-  // A client that hangs up mid-body is not a server fault: no error log.
+  // A client that hangs up mid-body is not a server fault: no error log. A reset of another
+  // connection (the database's) while the client is still there is not the client's doing.
   if (
     parserError?.type === 'request.aborted' ||
-    (err as { code?: string })?.code === 'ECONNRESET' ||
-    parserError?.message === 'aborted'
+    (request.clientGone &&
+      ((err as { code?: string })?.code === 'ECONNRESET' || parserError?.message === 'aborted'))
   ) {
     logger.debug({ request_id: request.id }, 'client aborted the request');
     return answer(400, 'validation_error', 'Request aborted.');
+  }
+  if (isDatabaseUnavailable(err)) {
+    logger.warn(
+      { err: (err as Error).message, request_id: request.id, method: request.method, path: request.path },
+      'database unavailable',
+    );
+    return {
+      ...answer(503, 'service_unavailable', 'Service temporarily unavailable. Retry the request.'),
+      headers: { 'Retry-After': '1' },
+    };
   }
   logger.error(
     { err, request_id: request.id, method: request.method, path: request.path },
@@ -192,7 +204,11 @@ export function finishHttpApp(app: Express, logger: Logger): void {
   );
   const handler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
     void _next;
-    const answer = errorAnswer(err, { id: req.requestId, method: req.method, path: req.path }, logger);
+    const answer = errorAnswer(
+      err,
+      { id: req.requestId, method: req.method, path: req.path, clientGone: Boolean(req.socket?.destroyed) },
+      logger,
+    );
     if (res.headersSent) return;
     if (answer.headers) res.set(answer.headers);
     res.status(answer.status).json(answer.body);

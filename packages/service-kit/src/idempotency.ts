@@ -147,6 +147,20 @@ export const keyReused = () =>
     'This Idempotency-Key was already used with a different request body.',
   );
 
+/** A stored answer sent again; a 409 when the key came with another body. */
+function replayOf(
+  stored: { fingerprint: string; status: number; body: string },
+  request: IdempotentRequest,
+): Answer & { replayed: true } {
+  if (stored.fingerprint !== request.fingerprint) throw keyReused();
+  return {
+    status: stored.status,
+    body: new JsonText(stored.body),
+    headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
+    replayed: true,
+  };
+}
+
 /** Runs keyed changes in one transaction with their record (see the module's comment). */
 export class IdempotencyGuard {
   private readonly table: string;
@@ -157,6 +171,20 @@ export class IdempotencyGuard {
     schema: string,
   ) {
     this.table = `"${schema}".idempotency_keys`;
+  }
+
+  /**
+   * The stored answer of a keyed request that already finished, looked up without a lock: for a route
+   * that does slow work (a call to another service) before its change, to answer a retry before it.
+   * A 409 when the key was used with another body; null when nothing is stored (yet).
+   */
+  async find(request: IdempotentRequest | null): Promise<(Answer & { replayed: true }) | null> {
+    if (!request) return null;
+    const [stored] = await this.sql.query<{ fingerprint: string; status: number; body: string }>(
+      `select fingerprint, status, body from ${this.table} where scope = $1 and key = $2`,
+      [request.scope, request.key],
+    );
+    return stored ? replayOf(stored, request) : null;
   }
 
   /**
@@ -181,15 +209,7 @@ export class IdempotencyGuard {
         `select fingerprint, status, body from ${this.table} where scope = $1 and key = $2`,
         [request.scope, request.key],
       );
-      if (stored) {
-        if (stored.fingerprint !== request.fingerprint) throw keyReused();
-        return {
-          status: stored.status,
-          body: new JsonText(stored.body),
-          headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
-          replayed: true,
-        };
-      }
+      if (stored) return replayOf(stored, request);
       const answer = await work(tx, sql);
       if (answer.status < 200 || answer.status > 299) return { ...answer, replayed: false };
       const text = answer.body instanceof JsonText ? answer.body.text : JSON.stringify(answer.body);

@@ -9,6 +9,7 @@ export * from './plain-route';
 export * from './health';
 export * from './lifecycle';
 export * from './db';
+export * from './db-errors';
 export * from './broker';
 export * from './dead-lettering';
 export * from './outbox';

@@ -175,7 +175,11 @@ export function sendErrorAnswer(
   request: { id: string; method: string; path: string },
   logger: Logger,
 ): void {
-  const { status, headers, body } = errorAnswer(err, request, logger);
+  const { status, headers, body } = errorAnswer(
+    err,
+    { ...request, clientGone: Boolean(res.socket?.destroyed) },
+    logger,
+  );
   if (res.headersSent) {
     // Too late for an error body: whatever went wrong did so mid-answer.
     res.destroy();

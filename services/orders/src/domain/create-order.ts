@@ -10,7 +10,7 @@ import {
 } from '@seller-api/contracts';
 import { badRequest, checkTarget, outboxRow, type TargetPolicy } from '@seller-api/service-kit';
 import type { OrderItemRow, OrderRow, ProductRow } from '../db/entities';
-import type { OrderWriter } from '../db/order-writes';
+import type { NewOrder, OrderWriter } from '../db/order-writes';
 import { EXCHANGE } from '../events/topology';
 import { orderEventData, orderHeaders } from '../events/payloads';
 import { findAffiliateByCode } from './affiliates';
@@ -58,7 +58,7 @@ async function checkAgainstData(
   body: unknown,
   errors: FieldErrors,
   now: Date,
-  deps: CreateOrderDeps,
+  deps: PrepareDeps,
 ) {
   const raw = isRecord(body) ? body : {};
   if (typeof raw.postback_url === 'string' && !errors.postback_url && URL.canParse(raw.postback_url)) {
@@ -103,10 +103,17 @@ async function checkAgainstData(
   return { products, affiliateName, expiresAt };
 }
 
+/** What preparing an order needs: everything but the write. */
+export type PrepareDeps = Omit<CreateOrderDeps, 'writes' | 'outboxStored'>;
+
+/** An order checked, priced and charged, ready to be stored (storeOrder). */
+export interface PreparedOrder {
+  write: NewOrder;
+  charge: Charge;
+}
+
 /**
- * `POST /sellers/orders/`: validate, price, obtain the PIX charge from payments, then store the customer,
- * the order, its items and the order.created event in one statement, batched with the concurrent
- * requests' (db/order-writes.ts). Nothing is stored when payments fails. `em` is forked for what it reads.
+ * `POST /sellers/orders/`: prepareOrder, then storeOrder. Nothing is stored when payments fails.
  */
 export async function createOrder(
   em: EntityManager,
@@ -114,6 +121,19 @@ export async function createOrder(
   body: unknown,
   deps: CreateOrderDeps,
 ): Promise<CreatedOrderResult> {
+  return storeOrder(await prepareOrder(em, scope, body, deps), deps.writes, deps.outboxStored);
+}
+
+/**
+ * Validates and prices the order and obtains its PIX charge from payments; stores nothing. `em` is
+ * forked for what it reads.
+ */
+export async function prepareOrder(
+  em: EntityManager,
+  scope: Scope,
+  body: unknown,
+  deps: PrepareDeps,
+): Promise<PreparedOrder> {
   const now = deps.now?.() ?? new Date();
   const parsed = CreateOrderRequest.safeParse(body);
   const errors: FieldErrors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
@@ -210,8 +230,7 @@ export async function createOrder(
     payload: orderEventData(order, items),
     headers: orderHeaders(order),
   });
-  // The customer, the order, its items and order.created in one statement: atomic, one round trip.
-  const customerId = await deps.writes.insertOrder({
+  const write: NewOrder = {
     contact: {
       sellerId: scope.sellerId,
       environment: scope.environment,
@@ -226,7 +245,20 @@ export async function createOrder(
     order,
     items,
     event,
-  });
-  deps.outboxStored?.();
-  return { order: { ...order, customerId }, items, customerId, charge };
+  };
+  return { write, charge };
+}
+
+/**
+ * Stores the customer, the order, its items and order.created in one statement (atomic, one round
+ * trip; batched with the concurrent requests' by OrderWrites, or in a keyed request's transaction).
+ */
+export async function storeOrder(
+  { write, charge }: PreparedOrder,
+  writer: OrderWriter,
+  outboxStored?: () => void,
+): Promise<CreatedOrderResult> {
+  const customerId = await writer.insertOrder(write);
+  outboxStored?.();
+  return { order: { ...write.order, customerId }, items: write.items, customerId, charge };
 }

@@ -24,7 +24,7 @@ import {
 import type { Express, Request } from 'express';
 import type { PaymentsClient } from '../clients/payments';
 import { createAffiliate, listAffiliates } from '../domain/affiliates';
-import { createOrder, type CreateOrderDeps } from '../domain/create-order';
+import { prepareOrder, storeOrder, type CreateOrderDeps } from '../domain/create-order';
 import { findOwnedOrder, getOrder, listOrders } from '../domain/orders';
 import { ProductLookup, createProduct, getProduct, listProducts } from '../domain/products';
 import { OrderWrites, orderWriterIn } from '../db/order-writes';
@@ -125,22 +125,24 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
     method: 'POST',
     path: '/sellers/orders/',
     async handle({ identity, body, keyed }) {
-      let gross = 0;
-      const answer = await runtime.idempotency.run(keyed, async (em, sql) => {
-        const result = await createOrder(em, scopeOf(identity), body, {
-          requestCharge: (request) => payments.createCharge(identity, request),
-          targets,
-          products,
-          // A keyed order is written in its key's transaction; the others share batched statements.
-          writes: keyed ? orderWriterIn(sql) : writes,
-          outboxStored: keyed ? undefined : () => runtime.relay.wake(),
-        });
-        gross = result.order.grossAmount;
+      // A retry of a finished request is answered before anything runs.
+      const stored = await runtime.idempotency.find(keyed);
+      if (stored) return stored;
+      // The charge is asked for outside the key's transaction, which then holds a connection only
+      // for the write; a duplicate racing this one writes nothing (docs/idempotency.md).
+      const prepared = await prepareOrder(runtime.orm.em, scopeOf(identity), body, {
+        requestCharge: (request) => payments.createCharge(identity, request),
+        targets,
+        products,
+      });
+      const answer = await runtime.idempotency.run(keyed, async (_em, sql) => {
+        // A keyed order is written in its key's transaction; the others share batched statements.
+        const result = await storeOrder(prepared, keyed ? orderWriterIn(sql) : writes);
         return { status: 201, body: { message: 'Order created.', data: presentCreatedOrder(result) } };
       });
       if (!answer.replayed) {
-        if (keyed) runtime.relay.wake();
-        orderMetrics.orderCreated(identity.environment, gross);
+        runtime.relay.wake();
+        orderMetrics.orderCreated(identity.environment, prepared.write.order.grossAmount);
       }
       return answer;
     },

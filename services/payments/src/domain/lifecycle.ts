@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ChargeState, PaymentApprovedData, PaymentEvents, PaymentRefundedData } from '@seller-api/contracts';
-import { conflict, enqueue, inTransaction, notFound, type Logger } from '@seller-api/service-kit';
+import { conflict, enqueue, inTransaction, notFound, callerOrFork, type Logger } from '@seller-api/service-kit';
 import { TransactionSchema, type ChargeStatus, type Transaction } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { eventHeaders, type ChargeOwner } from './charges';
@@ -202,7 +202,7 @@ export async function confirmPayment(
         amountCents: payment.amountCents,
       });
       // In the caller's transaction when there is one (a keyed sandbox pay): the row is not committed yet.
-      await (em.getTransactionContext() ? em : em.fork()).execute(
+      await callerOrFork(em).execute(
         `update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ?`,
         [payment.endToEndId],
       );
@@ -235,7 +235,7 @@ export async function findCharge(
   owner: ChargeOwner,
   orderId: string,
 ): Promise<Transaction> {
-  return owned(await em.fork().findOne(TransactionSchema, { orderId }), owner);
+  return owned(await callerOrFork(em).findOne(TransactionSchema, { orderId }), owner);
 }
 
 function approvedData(t: Transaction): PaymentApprovedData {
