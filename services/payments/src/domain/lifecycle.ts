@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ChargeState, PaymentApprovedData, PaymentEvents, PaymentRefundedData } from '@seller-api/contracts';
-import { conflict, enqueue, inTransaction, notFound, callerOrFork, type Logger } from '@seller-api/service-kit';
+import {
+  conflict,
+  enqueue,
+  inTransaction,
+  notFound,
+  callerOrFork,
+  type Logger,
+} from '@seller-api/service-kit';
 import { TransactionSchema, type ChargeStatus, type Transaction } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { eventHeaders, type ChargeOwner } from './charges';

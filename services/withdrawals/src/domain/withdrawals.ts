@@ -145,7 +145,11 @@ export async function decideWithdrawal(
   decidedBy: string,
   now: () => Date = () => new Date(),
 ): Promise<WithdrawalRow> {
-  const found = await callerOrFork(em).findOne(WithdrawalSchema, { id }, { fields: ['sellerId', 'environment'] });
+  const found = await callerOrFork(em).findOne(
+    WithdrawalSchema,
+    { id },
+    { fields: ['sellerId', 'environment'] },
+  );
   if (!found) throw notFound('Withdrawal not found.');
   const owner = { sellerId: found.sellerId, environment: found.environment };
   return inTransaction(em, async (tx) => {
