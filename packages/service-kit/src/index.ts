@@ -1,4 +1,5 @@
 export * from './config';
+export * from './cli-io';
 export * from './logger';
 export * from './metrics';
 export * from './errors';

@@ -11,6 +11,8 @@ import {
   migrate,
   openDatabase,
   createLogger,
+  processIo,
+  type CliIo,
 } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { gatewayEnv } from './config';
@@ -73,18 +75,6 @@ function parse(argv: string[]) {
     sellerName: values['seller-name'],
   } as const;
 }
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: NodeJS.ProcessEnv;
-}
-
-const processIo: CliIo = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env: process.env,
-};
 
 /** Runs one command; returns the exit code (0 ok, 1 failure, 2 usage or configuration error). */
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {

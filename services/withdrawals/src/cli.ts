@@ -11,6 +11,8 @@ import {
   loadConfig,
   migrate,
   openDatabase,
+  processIo,
+  type CliIo,
 } from '@seller-api/service-kit';
 import { PaymentsClient } from './clients/payments';
 import { withdrawalsEnv } from './config';
@@ -53,18 +55,6 @@ export function parse(argv: string[], now = new Date()): { since?: Date } {
   if (since.getTime() > now.getTime()) throw new UsageError('--since must not be in the future');
   return { since };
 }
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: NodeJS.ProcessEnv;
-}
-
-const processIo: CliIo = {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env: process.env,
-};
 
 /** Runs one command; returns the exit code (0 clean, 1 unhealed or failed, 2 usage or configuration). */
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
