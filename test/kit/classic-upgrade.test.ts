@@ -31,7 +31,8 @@ const quorum = queueNames(ns, QUEUE);
 
 let connection: ChannelModel;
 let channel: Channel;
-let broker: Broker | null = null;
+// Two replicas of the new build, both draining the classic queue.
+const brokers: Broker[] = [];
 const handled: string[] = [];
 
 async function publish(exchange: string, routingKey: string, messageId: string): Promise<void> {
@@ -64,7 +65,7 @@ beforeAll(async () => {
   for (const queue of [...Object.values(classic), ...Object.values(quorum)]) await channel.deleteQueue(queue);
 });
 afterAll(async () => {
-  await broker?.close();
+  await Promise.all(brokers.map((b) => b.close()));
   await connection.close();
   await deleteQueues(env.AMQP_URL as string, ns, [QUEUE]);
 });
@@ -108,11 +109,14 @@ describe('upgrade from classic queues', () => {
     });
     const heldId = await held;
 
-    broker = testBroker(env, logger, topology, { classicUpgradeIntervalMs: 100 });
-    await broker.start();
-    await broker.consume(QUEUE, async (message) => {
-      handled.push(String(message.properties.messageId));
-    });
+    for (let i = 0; i < 2; i += 1) {
+      const broker = testBroker(env, logger, topology, { classicUpgradeIntervalMs: 100 });
+      brokers.push(broker);
+      await broker.start();
+      await broker.consume(QUEUE, async (message) => {
+        handled.push(String(message.properties.messageId));
+      });
+    }
     const others = [...waiting, retrying].filter((id) => id !== heldId);
     await waitFor(() => others.every((id) => handled.includes(id)), { what: 'the classic messages handled' });
     // Unbound: a message published now reaches the quorum queue only.

@@ -198,8 +198,9 @@ export class Broker extends EventEmitter {
     for (const queue of topology.queues) {
       const names = this.queueNames(queue.name);
       // Quorum queues, so a RabbitMQ cluster replicates them. Dead-lettering "at least once" keeps a
-      // failed message in its queue until the retry (or dead) queue has confirmed it; it needs the
-      // reject-publish overflow (docs/messaging.md).
+      // failed message in its queue until the retry queue has confirmed it (and an expired retry until
+      // the main queue has); it needs the reject-publish overflow (docs/messaging.md). The dead queue
+      // is reached by a confirmed publish, not by dead-lettering (parkMessage).
       const quorum = {
         'x-queue-type': 'quorum',
         'x-dead-letter-strategy': 'at-least-once',
@@ -334,42 +335,56 @@ export class Broker extends EventEmitter {
     const { consumerTag } = await channel.consume(physical, (message) => {
       if (!message) return;
       const messageId = message.properties.messageId as string | undefined;
+      // An ack that fails (the channel closed under it) is no failure of the handler: the broker
+      // delivers the message again, and the handler's idempotency makes that harmless.
+      const settle = (how: 'ack' | 'nack') => {
+        try {
+          if (how === 'ack') channel.ack(message);
+          else channel.nack(message, false, false);
+        } catch {
+          // the channel is gone; RabbitMQ requeues what it had delivered on it
+        }
+      };
       const work = (async () => {
+        let failure: unknown = null;
         try {
           await handler(message);
-          channel.ack(message);
+        } catch (err) {
+          failure = err ?? new Error('handler failed');
+        }
+        if (failure === null) {
+          settle('ack');
           this.emit('handled', spec.name, 'processed', messageId);
           return;
-        } catch (err) {
-          const attempts = deathCount(message, physical) + 1;
-          const unprocessable = err instanceof UnprocessableMessageError;
-          if (!unprocessable && attempts < maxAttempts) {
-            logger.warn({ err, queue: spec.name, messageId, attempts }, 'message failed, will retry');
-            channel.nack(message, false, false);
-            this.emit('handled', spec.name, 'retried', messageId);
-            return;
-          }
-          logger.error({ err, queue: spec.name, messageId, attempts }, 'message parked as dead');
-          try {
-            await this.parkMessage(message, dead, {
-              'x-parked-reason': String((err as Error).message ?? err).slice(0, 500),
-              'x-parked-from': physical,
-              'x-parked-at': new Date().toISOString(),
-            });
-          } catch (parkErr) {
-            // Not confirmed: the original must stay. Through the retry queue it comes back and is
-            // parked again later.
-            logger.warn(
-              { err: (parkErr as Error).message, queue: spec.name, messageId },
-              'could not park the message; it goes through the retry queue',
-            );
-            channel.nack(message, false, false);
-            this.emit('handled', spec.name, 'retried', messageId);
-            return;
-          }
-          channel.ack(message);
-          this.emit('handled', spec.name, 'dead', messageId);
         }
+        const attempts = deathCount(message, physical) + 1;
+        const unprocessable = failure instanceof UnprocessableMessageError;
+        if (!unprocessable && attempts < maxAttempts) {
+          logger.warn({ err: failure, queue: spec.name, messageId, attempts }, 'message failed, will retry');
+          settle('nack');
+          this.emit('handled', spec.name, 'retried', messageId);
+          return;
+        }
+        logger.error({ err: failure, queue: spec.name, messageId, attempts }, 'message parked as dead');
+        try {
+          await this.parkMessage(message, dead, {
+            'x-parked-reason': String((failure as Error).message ?? failure).slice(0, 500),
+            'x-parked-from': physical,
+            'x-parked-at': new Date().toISOString(),
+          });
+        } catch (parkErr) {
+          // Not confirmed: the original must stay. Through the retry queue it comes back and is
+          // parked again later.
+          logger.warn(
+            { err: (parkErr as Error).message, queue: spec.name, messageId },
+            'could not park the message; it goes through the retry queue',
+          );
+          settle('nack');
+          this.emit('handled', spec.name, 'retried', messageId);
+          return;
+        }
+        settle('ack');
+        this.emit('handled', spec.name, 'dead', messageId);
       })().catch(() => undefined);
       this.inFlight.add(work);
       onSettled?.(work);

@@ -29,12 +29,14 @@ export interface ClassicUpgradeOptions {
  * message id in the transaction of its effect, under the topology queue's name, whichever queue it
  * came from.
  *
- * On every connection, and every `intervalMs` after it, for each queue this process consumes:
+ * On every connection, and every `intervalMs` after it until a pass finds none left, for each queue
+ * this process consumes:
  * 1. the classic queue is unbound, so nothing new goes to it;
  * 2. its parked messages move to the new dead queue (each copy confirmed before the original is acked);
  * 3. it is consumed with the same handler until it and its retry queue are empty;
- * 4. then our consumer stops, and the queue is deleted only if still empty and unused (an old replica
- *    still consuming it keeps it until the next pass), then its retry and dead queues if empty.
+ * 4. then our consumer stops, and the queue is deleted only if still empty and unused (an old replica,
+ *    or another new one draining it too, keeps it until a later pass), then its retry and dead queues
+ *    if empty.
  */
 export class ClassicQueueUpgrade {
   private readonly queues = new Map<string, Drained>();
@@ -63,12 +65,12 @@ export class ClassicQueueUpgrade {
       this.again = true;
       return this.running;
     }
-    this.running = this.pass().finally(() => {
+    this.running = this.pass().then((needed) => {
       this.running = null;
       if (this.again) {
         this.again = false;
         void this.kick();
-      } else this.schedule();
+      } else if (needed) this.schedule();
     });
     return this.running;
   }
@@ -88,28 +90,33 @@ export class ClassicQueueUpgrade {
     this.timer.unref();
   }
 
-  private async pass(): Promise<void> {
+  /** Answers whether another pass is due: a classic queue was still there, or a pass failed. */
+  private async pass(): Promise<boolean> {
+    let again = false;
     for (const drained of this.queues.values()) {
-      if (this.stopped) return;
+      if (this.stopped) return false;
       try {
-        await this.upgrade(drained);
+        if (await this.upgrade(drained)) again = true;
       } catch (err) {
+        again = true;
         this.options.logger.warn(
           { err: (err as Error).message, queue: drained.spec.name },
           'classic queue upgrade: pass failed, will try again',
         );
       }
     }
+    return again;
   }
 
-  private async upgrade(drained: Drained): Promise<void> {
+  /** One pass over a queue; answers whether classic queues of it were there. */
+  private async upgrade(drained: Drained): Promise<boolean> {
     const { spec } = drained;
     const classic = classicQueueNames(this.options.namespace, spec.name);
     const target = this.broker.queueNames(spec.name);
     let main = await this.inspect(classic.main);
     const retry = await this.inspect(classic.retry);
     const dead = await this.inspect(classic.dead);
-    if (!main && !retry && !dead) return;
+    if (!main && !retry && !dead) return false;
     if (!drained.announced) {
       drained.announced = true;
       this.options.logger.info(
@@ -136,24 +143,23 @@ export class ClassicQueueUpgrade {
     }
     if (dead) await this.moveParked(classic.dead, target.dead);
     if (main) {
-      const ours = drained.consumer ? 1 : 0;
-      const busy = main.messageCount > 0 || (retry?.messageCount ?? 0) > 0 || main.consumerCount > ours;
-      if (busy) {
+      if (main.messageCount > 0 || (retry?.messageCount ?? 0) > 0) {
         if (!drained.consumer) await this.startDraining(drained, classic.main);
-        return;
+        return true;
       }
-      // Empty, and only we consume it: stop, let our handlers settle (a nack refills the retry
-      // queue), look again, and delete it only if it is still empty and unused.
+      // Empty: stop, let our handlers settle (a nack refills the retry queue), look again, and
+      // delete it only if it is still empty and no one consumes it (an old replica, or another new
+      // one still draining: that one stops at its own next pass, and the delete succeeds then).
       await this.stopDraining(drained);
       const [mainNow, retryNow] = [await this.inspect(classic.main), await this.inspect(classic.retry)];
-      if ((mainNow?.messageCount ?? 0) > 0 || (retryNow?.messageCount ?? 0) > 0) return;
+      if ((mainNow?.messageCount ?? 0) > 0 || (retryNow?.messageCount ?? 0) > 0) return true;
       const deleted = await this.withChannel((channel) =>
         channel.deleteQueue(classic.main, { ifUnused: true, ifEmpty: true }),
       ).then(
         () => true,
         () => false,
       );
-      if (!deleted) return;
+      if (!deleted) return true;
     }
     await this.withChannel((channel) => channel.deleteQueue(classic.retry, { ifEmpty: true })).catch(
       () => undefined,
@@ -166,6 +172,7 @@ export class ClassicQueueUpgrade {
       this.options.logger.info({ queue: spec.name }, 'classic queues removed');
       drained.announced = false;
     }
+    return true;
   }
 
   private dlx(): string {
