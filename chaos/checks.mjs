@@ -1,5 +1,9 @@
 // What the system says after the run (orders, withdrawals and balances read through the API, webhooks
-// as received), and the checks made of it against what the clients were answered.
+// as received, charges without an order read from the database), and the checks made of it against
+// what the clients were answered.
+import { createRequire } from 'node:module';
+
+const pg = createRequire(import.meta.url)('pg');
 
 const IN_FLIGHT = new Set(['PENDING', 'APPROVED', 'PROCESSING']);
 const TAKEN = new Set(['PENDING', 'APPROVED', 'PROCESSING', 'PAID']);
@@ -29,8 +33,26 @@ async function netOf(client, key, uuid) {
   return nets.get(uuid);
 }
 
+/**
+ * Charges payments made for orders that do not exist: what a duplicate or a retry of an order's
+ * creation must never leave (its charge is asked for before the order is written).
+ */
+async function chargesWithoutOrder(databaseUrl) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query(
+      `select count(*)::int as n from payments.transactions t
+        where not exists (select 1 from orders.orders o where o.id = t.order_id)`,
+    );
+    return rows[0].n;
+  } finally {
+    await db.end();
+  }
+}
+
 /** Everything the checks look at, read now. */
-export async function collect({ client, sellers, outcome, receiver }) {
+export async function collect({ client, sellers, outcome, receiver, databaseUrl }) {
   const perSeller = [];
   for (const seller of sellers) {
     const orders = await listAll(client, seller.key, '/sellers/orders/');
@@ -42,7 +64,7 @@ export async function collect({ client, sellers, outcome, receiver }) {
       if (order.status === 'PAID') paidNet += await netOf(client, seller.key, order.uuid);
     perSeller.push({ seller, orders, withdrawals, balance: balance.body.data, paidNet });
   }
-  return { perSeller, outcome, receiver };
+  return { perSeller, outcome, receiver, orphanCharges: await chargesWithoutOrder(databaseUrl) };
 }
 
 /** Whether everything that is still moving has arrived (webhooks, credits, payouts). */
@@ -71,7 +93,7 @@ const sample = (items) =>
   items.length ? `${items.slice(0, 5).join(', ')}${items.length > 5 ? ', ...' : ''}` : undefined;
 
 export function computeChecks(state, { reconciliation, exits }) {
-  const { outcome, receiver, perSeller } = state;
+  const { outcome, receiver, perSeller, orphanCharges } = state;
   const asked = outcome.orders;
   const answered = asked.filter((o) => o.uuid);
   const answeredIds = new Set(answered.map((o) => o.uuid));
@@ -120,6 +142,7 @@ export function computeChecks(state, { reconciliation, exits }) {
     ),
     row('orders listed', listed.length, answered.length, listed.length === answered.length),
     row('duplicate orders', duplicates.length, 0, duplicates.length === 0, sample(duplicates)),
+    row('charges without an order', orphanCharges, 0, orphanCharges === 0),
     row(
       'orders listed but never answered',
       unanswered.length,

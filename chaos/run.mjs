@@ -128,10 +128,10 @@ async function main() {
     log(`load done: ${outcome.orders.length} orders asked, ${outcome.withdrawals.length} withdrawals asked`);
     // Settling: deliveries retried, messages back from retry queues, payouts finishing.
     const deadline = Date.now() + opts.settle * 1000;
-    let state = await collect({ client, sellers, outcome, receiver });
+    let state = await collect({ client, sellers, outcome, receiver, databaseUrl: env.DATABASE_URL });
     while (!settled(state) && Date.now() < deadline) {
       await sleep(3_000);
-      state = await collect({ client, sellers, outcome, receiver });
+      state = await collect({ client, sellers, outcome, receiver, databaseUrl: env.DATABASE_URL });
     }
     log(settled(state) ? 'settled' : `not settled after ${opts.settle} s: checking what is there`);
     const reconciliation = await reconcile(cluster.envOf('withdrawals'), runStart);

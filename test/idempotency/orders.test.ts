@@ -41,6 +41,25 @@ async function ordersOf(email: string): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
+/** Charges payments made for an order that does not exist: what a racing duplicate must not leave. */
+async function chargesWithoutOrder(): Promise<number> {
+  const rows = await db().execute<Array<{ n: string }>>(
+    `select count(*) as n from payments.transactions t
+      where not exists (select 1 from orders.orders o where o.id = t.order_id)`,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+// Every test: whatever its duplicates and failures, no charge is left without its order (counted
+// from before the test: the database outlives runs of this file).
+let orphansBefore = 0;
+beforeEach(async () => {
+  orphansBefore = await chargesWithoutOrder();
+});
+afterEach(async () => {
+  expect(await chargesWithoutOrder()).toBe(orphansBefore);
+});
+
 const create = (url: string, body: unknown, idem: string, k = key) =>
   call(`${url}/sellers/orders/`, { method: 'POST', key: k, body, headers: { 'idempotency-key': idem } });
 

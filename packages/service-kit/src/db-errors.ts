@@ -15,7 +15,6 @@ const UNAVAILABLE_MESSAGES = [
   /Client has encountered a connection error/,
   /Connection terminated/,
   /Connection ended unexpectedly/,
-  /Transaction query already complete/,
   /Timeout acquiring a connection/,
 ];
 

@@ -83,13 +83,35 @@ export function idempotentRequestOf(
   const key = header(request.headers, IDEMPOTENCY_KEY_HEADER);
   if (key === undefined) return null;
   checkIdempotencyKey(key);
-  const route = header(request.headers, IDEMPOTENCY_ROUTE_HEADER) ?? `${request.method} ${request.path}`;
+  // `/sellers/orders` and `/sellers/orders/` are one resource, so one scope.
+  const path = request.path.endsWith('/') ? request.path : `${request.path}/`;
+  const route = header(request.headers, IDEMPOTENCY_ROUTE_HEADER) ?? `${request.method} ${path}`;
   return {
     scope: `${identity.user_id}/${identity.environment} ${route}`,
     route,
     key,
     fingerprint: header(request.headers, IDEMPOTENCY_FINGERPRINT_HEADER) ?? requestFingerprint(request.body),
   };
+}
+
+// The namespace of keyedId's name-based UUIDs (RFC 9562 version 5): a fixed random UUID of ours.
+const KEYED_ID_NAMESPACE = Buffer.from('6c1f4e0a9b2d4c7e8f3a5b1d2e4f6a7c', 'hex');
+
+/**
+ * A UUID that is the same for every retry of one keyed request: the id of what the request creates
+ * before its change commits elsewhere (an order's charge at payments), so a retry or a duplicate
+ * racing it asks for the same thing again instead of a second one. Another body under the same key
+ * never gets this far (409).
+ */
+export function keyedId(request: IdempotentRequest): string {
+  const hash = createHash('sha1')
+    .update(KEYED_ID_NAMESPACE)
+    .update(`${request.scope}\n${request.key}\n${request.fingerprint}`)
+    .digest();
+  hash[6] = ((hash[6] as number) & 0x0f) | 0x50;
+  hash[8] = ((hash[8] as number) & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** The keyed request of an express request behind the identity check (its raw body kept by jsonParser). */
@@ -198,7 +220,7 @@ export class IdempotencyGuard {
     work: (em: EntityManager, sql: Sql) => Promise<Answer>,
   ): Promise<Answer & { replayed: boolean }> {
     if (!request) return { ...(await work(this.orm.em.fork(), this.sql)), replayed: false };
-    return this.orm.em.fork().transactional(async (tx) => {
+    const run = this.orm.em.fork().transactional(async (tx) => {
       const sql = sqlInTransaction(this.sql, tx);
       const [lock] = await sql.query<{ locked: boolean }>(
         'select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked',
@@ -211,7 +233,8 @@ export class IdempotencyGuard {
       );
       if (stored) return replayOf(stored, request);
       const answer = await work(tx, sql);
-      if (answer.status < 200 || answer.status > 299) return { ...answer, replayed: false };
+      // A refusal is not kept, and whatever `work` wrote for it is rolled back with the transaction.
+      if (answer.status < 200 || answer.status > 299) throw new Unkept(answer);
       const text = answer.body instanceof JsonText ? answer.body.text : JSON.stringify(answer.body);
       await sql.query(
         `insert into ${this.table} (scope, key, fingerprint, status, body) values ($1, $2, $3, $4, $5)`,
@@ -219,6 +242,17 @@ export class IdempotencyGuard {
       );
       return { ...answer, body: new JsonText(text), replayed: false };
     });
+    return run.catch((err: unknown) => {
+      if (err instanceof Unkept) return { ...err.answer, replayed: false };
+      throw err;
+    });
+  }
+}
+
+/** Carries a non-2xx answer out of the keyed transaction, rolling it back. */
+class Unkept extends Error {
+  constructor(readonly answer: Answer) {
+    super('answer not kept');
   }
 }
 

@@ -77,7 +77,7 @@ export function gatewayHandler(deps: GatewayDeps) {
 
     // Idempotency-Key: checked here, kept by the service that makes the change (docs/idempotency.md).
     const idempotencyKey = req.headers[IDEMPOTENCY_KEY_HEADER];
-    if (typeof idempotencyKey === 'string') checkIdempotencyKey(idempotencyKey);
+    if (method === 'POST' && typeof idempotencyKey === 'string') checkIdempotencyKey(idempotencyKey);
     const headers = forwardHeaders(deps, call, identity, body);
     send(res, await deps.upstreams.send(rule.upstream, method, path + call.query, headers, body));
   };

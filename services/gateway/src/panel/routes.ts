@@ -333,7 +333,7 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     // A retried POST (the page sends a key per action) is answered once, as on the public API: the
     // service that makes the change keeps the key (docs/idempotency.md).
     const idempotencyKey = req.headers[IDEMPOTENCY_KEY_HEADER];
-    if (typeof idempotencyKey === 'string') checkIdempotencyKey(idempotencyKey);
+    if (req.method === 'POST' && typeof idempotencyKey === 'string') checkIdempotencyKey(idempotencyKey);
     const answer = await forward();
     res.writeHead(answer.status, { ...answer.headers, ...headersOf(res) });
     res.end(answer.body);

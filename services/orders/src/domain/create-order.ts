@@ -27,6 +27,11 @@ export interface CreateOrderDeps {
   products: ProductLookup;
   writes: OrderWriter;
   now?: () => Date;
+  /**
+   * The order's id; a keyed request's is derived from its key (the kit's keyedId), so its retries and
+   * duplicates ask payments for the same charge. A new random one otherwise.
+   */
+  orderId?: string;
   /** Told when the order's event is stored, to wake the outbox relay. */
   outboxStored?: () => void;
 }
@@ -156,7 +161,7 @@ export async function prepareOrder(
   });
   if ('errors' in priced) throw badRequest('Invalid order.', priced.errors);
 
-  const orderId = randomUUID();
+  const orderId = deps.orderId ?? randomUUID();
   const charge = await deps.requestCharge({
     order_uuid: orderId,
     gross_amount: priced.amounts.grossAmount,

@@ -11,6 +11,7 @@ import {
 import {
   IDEMPOTENT_REPLAYED_HEADER,
   identityOf,
+  keyedId,
   keyedRequest,
   mountPlainRoute,
   parseOrThrow,
@@ -129,11 +130,14 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       const stored = await runtime.idempotency.find(keyed);
       if (stored) return stored;
       // The charge is asked for outside the key's transaction, which then holds a connection only
-      // for the write; a duplicate racing this one writes nothing (docs/idempotency.md).
+      // for the write. A keyed order's id comes from its key: a duplicate racing this one, or a retry
+      // after a failure, gets the same charge from payments and writes nothing more
+      // (docs/idempotency.md).
       const prepared = await prepareOrder(runtime.orm.em, scopeOf(identity), body, {
         requestCharge: (request) => payments.createCharge(identity, request),
         targets,
         products,
+        orderId: keyed ? keyedId(keyed) : undefined,
       });
       const answer = await runtime.idempotency.run(keyed, async (_em, sql) => {
         // A keyed order is written in its key's transaction; the others share batched statements.

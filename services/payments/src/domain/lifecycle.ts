@@ -24,7 +24,10 @@ export interface LifecycleDeps {
   metrics?: PaymentMetrics;
 }
 
-/** Moves decided in a transaction, recorded in the metrics only once it has committed. */
+/**
+ * Moves decided in a transaction, recorded in the metrics once it has returned (for a keyed request,
+ * whose outer transaction commits later, a crash in between counts a move that did not happen).
+ */
 type Moved = Array<{ to: ChargeStatus; amount: number }>;
 const recordMoves = (deps: LifecycleDeps, moved: Moved) => {
   for (const m of moved) deps.metrics?.chargeMoved(m.to, m.amount);
@@ -156,6 +159,27 @@ export async function confirmPayment(
   payment: PixPayment,
   deps: LifecycleDeps,
 ): Promise<{ outcome: PaymentOutcome; state: ChargeState | null }> {
+  const recorded = await recordPayment(em, payment, deps);
+  await recorded.refundLate?.();
+  return { outcome: recorded.outcome, state: recorded.state };
+}
+
+export interface RecordedPayment {
+  outcome: PaymentOutcome;
+  state: ChargeState | null;
+  /** A payment the charge can no longer take: give it back to the payer, once the recording committed. */
+  refundLate: (() => Promise<void>) | null;
+}
+
+/**
+ * confirmPayment's recording, in the caller's transaction when it has one (a keyed sandbox pay, whose
+ * refund of a late payment must wait for that transaction's commit: the caller runs `refundLate`).
+ */
+export async function recordPayment(
+  em: EntityManager,
+  payment: PixPayment,
+  deps: LifecycleDeps,
+): Promise<RecordedPayment> {
   const moved: Moved = [];
   const result = await inTransaction(em, async (tx) => {
     const inserted = await tx.execute<{ affectedRows: number }>(
@@ -200,24 +224,29 @@ export async function confirmPayment(
       'PSP payment not applied; flagged for an operator',
     );
   }
-  if (result.refund) {
-    // The payer gets the money back; the order stays as it is.
-    try {
-      await deps.psp.refund({
-        endToEndId: payment.endToEndId,
-        refundId: `L${payment.endToEndId}`.slice(0, 35),
-        amountCents: payment.amountCents,
-      });
-      // In the caller's transaction when there is one (a keyed sandbox pay): the row is not committed yet.
-      await callerOrFork(em).execute(
-        `update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ?`,
-        [payment.endToEndId],
-      );
-    } catch (err) {
-      deps.logger.error({ err, txid: payment.txid }, 'refund of a late payment failed; left for an operator');
-    }
+  return {
+    outcome: result.outcome,
+    state: result.state,
+    refundLate: result.refund ? () => refundLatePayment(em, payment, deps) : null,
+  };
+}
+
+/** The payer gets the money back; the order stays as it is. Recorded on the payment once done. */
+async function refundLatePayment(em: EntityManager, payment: PixPayment, deps: LifecycleDeps): Promise<void> {
+  try {
+    await deps.psp.refund({
+      endToEndId: payment.endToEndId,
+      refundId: `L${payment.endToEndId}`.slice(0, 35),
+      amountCents: payment.amountCents,
+    });
+    await em
+      .fork()
+      .execute(`update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ?`, [
+        payment.endToEndId,
+      ]);
+  } catch (err) {
+    deps.logger.error({ err, txid: payment.txid }, 'refund of a late payment failed; left for an operator');
   }
-  return { outcome: result.outcome, state: result.state };
 }
 
 /** Expires due PENDING charges, a batch at a time; replicas share the work through SKIP LOCKED. */

@@ -29,6 +29,7 @@ import type { ChargeAction } from '../domain/charge-state';
 import {
   actOnCharge,
   confirmPayment,
+  recordPayment,
   findCharge,
   newEndToEndId,
   type LifecycleDeps,
@@ -203,12 +204,13 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       if (action.startsWith('sandbox-') && owner.environment !== 'test')
         throw forbidden('Sandbox actions are for test keys only.');
       // The change and its Idempotency-Key record (forwarded by orders) commit together.
+      const late: { refund: (() => Promise<void>) | null } = { refund: null };
       const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
         if (what === 'pay') {
           // The sandbox pays the way a PSP notification would, through the very same code.
           const charge = await findCharge(tx, owner, uuid);
           const now = new Date();
-          const { outcome, state } = await confirmPayment(
+          const recorded = await recordPayment(
             tx,
             {
               txid: charge.txid,
@@ -218,11 +220,17 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
             },
             deps.lifecycle,
           );
-          return { status: 200, body: { message: `Payment ${outcome}.`, data: state } };
+          late.refund = recorded.refundLate;
+          return {
+            status: 200,
+            body: { message: `Payment ${recorded.outcome}.`, data: recorded.state },
+          };
         }
         const state = await actOnCharge(tx, owner, uuid, what, deps.lifecycle);
         return { status: 200, body: { message: `Charge is now ${state.status}.`, data: state } };
       });
+      // A late payment's refund leaves only once its recording has committed.
+      await late.refund?.();
       sendAnswer(res, answer);
     }),
   );

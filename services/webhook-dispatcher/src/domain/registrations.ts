@@ -32,17 +32,16 @@ export async function assertTarget(
 }
 
 /**
- * Registers a webhook. The same (url, event) again retires the previous registration and its secret;
- * its pending deliveries move to the new one and are signed with the new secret from then on.
- * Answers the new webhook, and the id of the one it retired.
+ * Registers a webhook whose target the caller has checked (assertTarget: a DNS lookup, done before a
+ * keyed request's transaction so that none is held open for it). The same (url, event) again retires
+ * the previous registration and its secret; its pending deliveries move to the new one and are signed
+ * with the new secret from then on. Answers the new webhook, and the id of the one it retired.
  */
 export async function registerWebhook(
   em: EntityManager,
   scope: Scope,
   input: CreateWebhookRequest,
-  policy: TargetPolicy,
 ): Promise<{ webhook: WebhookRow; retiredId: string | null }> {
-  await assertTarget(input.url, scope, policy);
   return em.transactional(async (tx) => {
     // Serialise registrations of one (url, event) so two at once cannot both stay live.
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [

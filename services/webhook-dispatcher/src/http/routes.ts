@@ -20,6 +20,7 @@ import type { Express, Request } from 'express';
 import type { WebhookRow } from '../db/entities';
 import { listDeliveries, resendDead, resendDelivery } from '../domain/deliveries';
 import {
+  assertTarget,
   deleteWebhook,
   getWebhook,
   listWebhooks,
@@ -66,9 +67,10 @@ export function mountRoutes(
     route(async (req, res) => {
       const scope = sellerScope(req);
       const input = parseOrThrow(CreateWebhookRequest, req.body, 'Invalid webhook.');
+      await assertTarget(input.url, scope, policy);
       let retiredId: string | null = null;
       const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-        const registered = await registerWebhook(tx, scope, input, policy);
+        const registered = await registerWebhook(tx, scope, input);
         retiredId = registered.retiredId;
         // The only answer that shows the secret (and its replay under the same Idempotency-Key).
         return {
