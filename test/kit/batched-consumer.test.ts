@@ -16,7 +16,8 @@ import {
 } from '@seller-api/service-kit';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
-import { deleteQueues, testBroker } from '../support/events';
+import { deleteQueues } from '../support/queues';
+import { testBroker } from '../support/events';
 import { waitFor } from '../support/wait';
 
 const SCHEMA = 'kit_batched_test';

@@ -8,7 +8,8 @@ import {
   type Topology,
 } from '@seller-api/service-kit';
 import { testEnv } from '../support/env';
-import { deleteQueues, testBroker } from '../support/events';
+import { deleteQueues } from '../support/queues';
+import { testBroker } from '../support/events';
 import { waitFor } from '../support/wait';
 
 /**

@@ -21,7 +21,8 @@ import {
 } from '@seller-api/service-kit';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
-import { deleteQueues, testBroker } from '../support/events';
+import { deleteQueues } from '../support/queues';
+import { testBroker } from '../support/events';
 import { TcpProxy, hostPort, viaProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 

@@ -1,12 +1,5 @@
 import amqp from 'amqplib';
-import {
-  Broker,
-  classicQueueNames,
-  queueNames,
-  type BrokerOptions,
-  type Logger,
-  type Topology,
-} from '@seller-api/service-kit';
+import { Broker, type BrokerOptions, type Logger, type Topology } from '@seller-api/service-kit';
 import { waitFor } from './wait';
 
 export interface CapturedMessage {
@@ -74,25 +67,4 @@ export function testBroker(
     topology,
     ...options,
   });
-}
-
-/**
- * Deletes the queues of `logical` names in `namespace` (quorum, retry and dead, and the classic names of
- * earlier builds). Each quorum queue holds three of RabbitMQ's file handles for as long as it exists;
- * with the default limit of 1,024 open files about 300 of them leave none for new connections, so a
- * test file removes its queues when it is done.
- */
-export async function deleteQueues(amqpUrl: string, namespace: string, logical: string[]): Promise<void> {
-  const connection = await amqp.connect(amqpUrl);
-  try {
-    // Deleting a queue that does not exist is no error: one channel, every delete in flight at once.
-    const channel = await connection.createChannel();
-    const queues = logical.flatMap((name) => [
-      ...Object.values(queueNames(namespace, name)),
-      ...Object.values(classicQueueNames(namespace, name)),
-    ]);
-    await Promise.all(queues.map((queue) => channel.deleteQueue(queue)));
-  } finally {
-    await connection.close();
-  }
 }

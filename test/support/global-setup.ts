@@ -4,7 +4,7 @@ import { topology as ordersTopology } from '../../services/orders/src/events/top
 import { topology as withdrawalsTopology } from '../../services/withdrawals/src/events/topology';
 import { topology as dispatcherTopology } from '../../services/webhook-dispatcher/src/events/topology';
 import { testNames } from './env';
-import { deleteQueues } from './events';
+import { deleteQueues } from './queues';
 import { DEFAULT_URLS, reachable } from './servers';
 
 /**

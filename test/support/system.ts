@@ -17,7 +17,7 @@ import { topology as ordersTopology } from '../../services/orders/src/events/top
 import { topology as withdrawalsTopology } from '../../services/withdrawals/src/events/topology';
 import { topology as dispatcherTopology } from '../../services/webhook-dispatcher/src/events/topology';
 import { testEnv } from './env';
-import { deleteQueues } from './events';
+import { deleteQueues } from './queues';
 
 /** Every queue the services consume (their topologies), to remove when a test file is done. */
 export const SERVICE_QUEUES = [ordersTopology, withdrawalsTopology, dispatcherTopology].flatMap((t) =>

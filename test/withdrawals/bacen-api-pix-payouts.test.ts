@@ -12,7 +12,7 @@ import {
   requestWithdrawal,
 } from '../../services/withdrawals/src/domain/withdrawals';
 import { startWithdrawals, type WithdrawalsService } from '../../services/withdrawals/src/service';
-import { deleteQueues } from '../support/events';
+import { deleteQueues } from '../support/queues';
 import { SERVICE_QUEUES } from '../support/system';
 import { publishSale } from './helpers';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { captureEvents, deleteQueues } from '../support/events';
+import { captureEvents } from '../support/events';
+import { deleteQueues } from '../support/queues';
 import { SERVICE_QUEUES } from '../support/system';
 import { testEnv } from '../support/env';
 import { waitFor } from '../support/wait';

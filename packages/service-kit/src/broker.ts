@@ -10,6 +10,7 @@ import amqp, {
 import { ClassicQueueUpgrade } from './classic-upgrade';
 import { UnprocessableMessageError, deathCount, messageName } from './dead-lettering';
 import type { Logger } from './logger';
+import { queueNames, type QueueNames } from './queue-names';
 
 export interface QueueSpec {
   /** Logical name; the broker prefixes it with the namespace. */
@@ -37,28 +38,6 @@ export interface PublishOptions {
 export type MessageHandler = (message: ConsumeMessage) => Promise<void>;
 
 /** The three queues of one topology queue: where it is consumed, where failures wait, where they park. */
-export interface QueueNames {
-  main: string;
-  retry: string;
-  dead: string;
-}
-
-/**
- * Physical names: `<namespace><name>.quorum`, with `.retry` and `.dead` after it. The `.quorum` is there
- * because these queues replaced classic queues of the plain names, and a queue's type cannot change in
- * place (classic-upgrade.ts empties and removes the old ones).
- */
-export function queueNames(namespace: string, logical: string): QueueNames {
-  const main = `${namespace}${logical}.quorum`;
-  return { main, retry: `${main}.retry`, dead: `${main}.dead` };
-}
-
-/** The classic queues of earlier builds: `<namespace><name>`, `.retry`, `.dead`. */
-export function classicQueueNames(namespace: string, logical: string): QueueNames {
-  const main = `${namespace}${logical}`;
-  return { main, retry: `${main}.retry`, dead: `${main}.dead` };
-}
-
 export interface BrokerOptions {
   url: string;
   namespace: string;

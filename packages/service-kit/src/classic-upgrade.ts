@@ -1,5 +1,6 @@
 import type { Channel, ChannelModel } from 'amqplib';
-import { classicQueueNames, type Broker, type MessageHandler, type QueueSpec } from './broker';
+import type { Broker, MessageHandler, QueueSpec } from './broker';
+import { classicQueueNames } from './queue-names';
 import type { Logger } from './logger';
 
 interface Drained {

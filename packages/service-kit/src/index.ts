@@ -12,6 +12,7 @@ export * from './lifecycle';
 export * from './db';
 export * from './db-errors';
 export * from './broker';
+export * from './queue-names';
 export * from './dead-lettering';
 export * from './outbox';
 export * from './sql';
