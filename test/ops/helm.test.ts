@@ -530,7 +530,7 @@ describe('alerts', () => {
       /ledger_reconciliation_mismatches\{[^}]*\}\)\) > 0\s*$/,
     );
     expect(byName.SellerApiLedgerReconciliationStalled).toMatch(
-      /^time\(\) - max by \(namespace\) \(ledger_reconciliation_last_success_timestamp_seconds\{[^}]*\}\) > 1800\s*$/,
+      /^time\(\) - \(\s*max by \(namespace\) \(ledger_reconciliation_last_success_timestamp_seconds\{[^}]*\} > 0\)\s*or min by \(namespace\) \(process_start_time_seconds\{[^}]*\}\)\s*\) > 1800\s*$/,
     );
   });
 

@@ -192,7 +192,7 @@ describe('the balance rows migration', () => {
   });
 });
 
-/** Whether a session of `application` is waiting on a lock (in a statement that starts with `query`). */
+/** Whether a connection of `application` is waiting on a lock (in a statement that starts with `query`). */
 async function waitingOnLock(application: string, query = ''): Promise<boolean> {
   const { rows } = await admin.query(
     `select 1 from pg_stat_activity

@@ -3,11 +3,16 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import amqp from 'amqplib';
 import { Client } from 'pg';
+import pino from 'pino';
+import { migrate, openDatabase } from '@seller-api/service-kit';
 import { INTERNAL_SECRET, testEnv } from '../support/env';
 import { captureEvents } from '../support/events';
 import { waitFor } from '../support/wait';
 import { runCli } from '../../services/withdrawals/src/cli';
 import { PaymentsClient, type PaidChargesSource } from '../../services/withdrawals/src/clients/payments';
+import { entities } from '../../services/withdrawals/src/db/entities';
+import { SCHEMA, migrations } from '../../services/withdrawals/src/db/migrations';
+import { MAX_DRIFTS } from '../../services/withdrawals/src/domain/reconciliation-store';
 import {
   LedgerReconciliation,
   type ReconciliationOptions,
@@ -72,7 +77,7 @@ function reconciler(options: Partial<ReconciliationOptions> = {}, source?: PaidC
   return new LedgerReconciliation(
     h.system.withdrawals.runtime.orm,
     source ?? new PaymentsClient(h.system.services.payments, INTERNAL_SECRET),
-    { intervalMs: 0, graceMs: 0, ...options },
+    { intervalMs: 0, driftIntervalMs: 0, graceMs: 0, ...options },
     h.system.withdrawals.runtime.logger,
   );
 }
@@ -140,6 +145,34 @@ async function metric(name: string, labels: Record<string, string> = {}): Promis
   return values
     .filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
     .reduce((sum, v) => sum + v.value, 0);
+}
+
+/** What a run may change besides the journal: the checkpoints and the open findings, as stored. */
+async function stored() {
+  const [checkpoints, findings] = await Promise.all([
+    db().execute(`select * from withdrawals.reconciliation_checkpoints order by environment`),
+    db().execute(`select * from withdrawals.reconciliation_findings order by subject`),
+  ]);
+  return { checkpoints, findings };
+}
+
+/** Moves a balance row of `seller` by `by` cents, off its lines (a bug's trace). */
+const driftRow = (seller: Seller, account: string, by: number) =>
+  db().execute(
+    `update withdrawals.ledger_balances set amount = amount + ? where seller_id = ? and environment = 'test' and account = ?`,
+    [by, seller.sellerId, account],
+  );
+
+/** The withdrawals CLI against the service's database and payments, its output captured. */
+async function runCliCapture(args: string[], extra: Record<string, string> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    env: { ...h.system.env, PAYMENTS_URL: h.system.services.payments, RECONCILE_GRACE_MS: '0', ...extra },
+  });
+  return { code, stdout, stderr };
 }
 
 describe('an order the ledger never heard of', () => {
@@ -373,6 +406,170 @@ describe('what the reconciliation cannot heal', () => {
   });
 });
 
+describe('balance rows', () => {
+  // Seller ids that sort before and after every real one: the list of drifts is cut at MAX_DRIFTS in
+  // their order.
+  const LAST_SELLER = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+  const lastSubject = `balance:${LAST_SELLER}:test:seller_available`;
+  const removeRows = () =>
+    db().execute(
+      `delete from withdrawals.ledger_balances where seller_id = ? or seller_id::text like '00000000-0000-4000-8000-%'`,
+      [LAST_SELLER],
+    );
+
+  it('keeps open a drift left off a list cut short at MAX_DRIFTS, and closes it once it is gone', async () => {
+    // A row without lines is a drift too (its lines sum to 0).
+    await db().execute(
+      `insert into withdrawals.ledger_balances (seller_id, environment, account, amount) values (?, 'test', 'seller_available', 5)`,
+      [LAST_SELLER],
+    );
+    try {
+      expect((await reconcile()).mismatches.map((m) => m.subject)).toEqual([lastSubject]);
+      // MAX_DRIFTS more, all listed before it: it is no longer among those listed, yet still drifts.
+      await db().execute(
+        `insert into withdrawals.ledger_balances (seller_id, environment, account, amount)
+         select ('00000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'test', 'seller_available', 1
+           from generate_series(1, ?) g`,
+        [MAX_DRIFTS],
+      );
+      const run = await reconcile();
+      expect(run.mismatches).toHaveLength(MAX_DRIFTS + 1);
+      expect(run.mismatches.map((m) => m.subject)).toContain(lastSubject);
+      const [open] = await db().execute<Array<{ n: string }>>(
+        `select count(*) as n from withdrawals.reconciliation_findings where subject = ?`,
+        [lastSubject],
+      );
+      expect(Number(open?.n)).toBe(1);
+      expect(await metric('ledger_reconciliation_mismatches', { kind: 'balance_drift' })).toBe(
+        MAX_DRIFTS + 1,
+      );
+    } finally {
+      await removeRows();
+    }
+    const after = await reconcile();
+    expect(after.mismatches).toEqual([]);
+    expect(await metric('ledger_reconciliation_mismatches')).toBe(0);
+  });
+
+  it('are compared by a scheduled run every RECONCILE_DRIFT_INTERVAL_MS, and by the CLI every time', async () => {
+    // The CLI's run compares them, and notes when.
+    expect((await reconcile()).balancesChecked).toBe(true);
+    // A timer of 1 ms: due as soon as the clock has moved on from the last run's end.
+    const scheduled = (driftIntervalMs: number) =>
+      waitFor(
+        async () => {
+          const result = await reconciler({ intervalMs: 1, driftIntervalMs }).run({ trigger: 'schedule' });
+          return result.ran && result.run;
+        },
+        { what: 'a scheduled run' },
+      );
+    expect((await scheduled(3_600_000)).balancesChecked).toBe(false);
+    // A drift found earlier stays open between two checks.
+    const seller = await newSeller(h);
+    await fund(h, seller);
+    await driftRow(seller, 'seller_available', 3);
+    try {
+      expect((await scheduled(1)).mismatches).toEqual([
+        expect.objectContaining({
+          kind: 'balance_drift',
+          owner: { sellerId: seller.sellerId, environment: 'test' },
+        }),
+      ]);
+      const between = await scheduled(3_600_000);
+      expect(between.balancesChecked).toBe(false);
+      expect(between.mismatches).toHaveLength(1);
+    } finally {
+      await driftRow(seller, 'seller_available', -3);
+    }
+    expect((await scheduled(0)).mismatches).toHaveLength(1);
+    const checked = await scheduled(1);
+    expect(checked.balancesChecked).toBe(true);
+    expect(checked.mismatches).toEqual([]);
+  });
+});
+
+describe('a report-only run', () => {
+  it('reports what it would heal and what it cannot, and changes nothing; a normal run then heals', async () => {
+    await reconcile();
+    // A finding open from an earlier run whose row is right again: a run would close it.
+    const fixed = await newSeller(h);
+    await fund(h, fixed);
+    await driftRow(fixed, 'seller_available', 7);
+    try {
+      expect((await reconcile()).mismatches).toHaveLength(1);
+    } finally {
+      await driftRow(fixed, 'seller_available', -7);
+    }
+    // A credit the ledger missed, and a drift nobody has seen yet.
+    const seller = await newSeller(h);
+    const order = await paidUnheard(seller);
+    const drifted = await newSeller(h);
+    await fund(h, drifted);
+    await driftRow(drifted, 'platform_fees', 1);
+    const runsBefore = await metric('ledger_reconciliation_runs_total');
+    const before = await stored();
+    try {
+      const result = await h.system.withdrawals.reconciliation.run({ trigger: 'cli', reportOnly: true });
+      if (!result.ran) throw new Error('the report-only run did not run');
+      const { run } = result;
+      expect(run.reportOnly).toBe(true);
+      expect(run.healed).toEqual([
+        {
+          orderId: order,
+          owner: { sellerId: seller.sellerId, environment: 'test' },
+          status: 'PAID',
+          version: 1,
+          reason: 'missing',
+          posted: ['payment_credited'],
+        },
+      ]);
+      // The fixed row's finding would be closed; the new drift would be recorded.
+      expect(run.mismatches).toEqual([
+        expect.objectContaining({
+          kind: 'balance_drift',
+          owner: { sellerId: drifted.sellerId, environment: 'test' },
+          account: 'platform_fees',
+          recorded: false,
+        }),
+      ]);
+      expect(run.outcome).toBe('mismatches');
+
+      // The CLI's look says so, and changes nothing either.
+      const look = await runCliCapture(['reconcile', '--report-only']);
+      expect(look.stderr).toBe('');
+      expect(look.code).toBe(1);
+      expect(look.stdout).toMatch(/^Ledger reconciliation \(report only\), \S+: mismatches$/m);
+      expect(look.stdout).toContain(
+        'Report only (a dry run): nothing was posted, no checkpoint moved, no finding saved or closed.\n',
+      );
+      expect(look.stdout).toContain('Would heal: 1\n');
+      expect(look.stdout).toContain(
+        `  order ${order} (test, seller ${seller.sellerId}): PAID v1, missing; would post payment_credited\n`,
+      );
+      expect(look.stdout).toContain('Not healed: 1\n');
+      expect(look.stdout).toContain(
+        `  balance platform_fees (test, seller ${drifted.sellerId}): balance_drift: the balance row of platform_fees holds 600; its journal lines sum to 599 (new; not recorded, report only)\n`,
+      );
+
+      // Balance, journal, checkpoints, findings and the run counters: all as they were.
+      expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+      expect(await entries(order)).toEqual([]);
+      expect(await stored()).toEqual(before);
+      expect(await metric('ledger_reconciliation_runs_total')).toBe(runsBefore);
+    } finally {
+      await driftRow(drifted, 'platform_fees', -1);
+    }
+
+    // A run heals what the look reported, from the checkpoint the look left where it was.
+    const run = await reconcile();
+    expect(run.reportOnly).toBe(false);
+    expect(run.healed.map((x) => x.orderId)).toEqual([order]);
+    expect(run.mismatches).toEqual([]);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET });
+    expect(await entries(order)).toEqual([{ kind: 'payment_credited', cause: 'reconciliation PAID v1' }]);
+  });
+});
+
 describe('windows, checkpoints and turns', () => {
   it('leaves a change younger than the grace period to the next run', async () => {
     await reconcile();
@@ -455,19 +652,126 @@ describe('windows, checkpoints and turns', () => {
       expect.objectContaining({ kind: 'payment_reversed' }),
     ]);
   });
+
+  it('stops between two pages when the service stops: the checkpoint keeps the pages done', async () => {
+    await reconcile();
+    const sellers = [await newSeller(h), await newSeller(h), await newSeller(h)];
+    const orders: string[] = [];
+    for (const seller of sellers) orders.push(await paidUnheard(seller));
+    const before = await db().execute<Array<{ finished_at: Date }>>(
+      `select finished_at from withdrawals.reconciliation_checkpoints where environment = 'test'`,
+    );
+    const client = new PaymentsClient(h.system.services.payments, INTERNAL_SECRET);
+    const stops: Array<Promise<void>> = [];
+    let firstChange = '';
+    // The service stops while the first page with a charge is being checked.
+    const source: PaidChargesSource = {
+      async paidCharges(query) {
+        const page = await client.paidCharges(query);
+        if (stops.length === 0 && page.results[0]) {
+          firstChange = page.results[0].status_changed_at;
+          stops.push(reconciliation.stop());
+        }
+        return page;
+      },
+    };
+    const reconciliation = reconciler({ pageSize: 1 }, source);
+    const result = await reconciliation.run({ trigger: 'cli' });
+    await Promise.all(stops);
+    if (!result.ran) throw new Error('the run did not run');
+    expect(result.run.outcome).toBe('stopped');
+    expect(result.run.healed.map((x) => x.orderId)).toEqual([orders[0]]);
+    expect(result.run.balancesChecked).toBe(false);
+    // Up to the first order's change, and not finished (the staleness alert's time did not move).
+    const after = await db().execute<Array<{ checked_before: string; finished_at: string }>>(
+      `select checked_before, finished_at from withdrawals.reconciliation_checkpoints where environment = 'test'`,
+    );
+    expect(after.map((row) => [new Date(row.checked_before).toISOString(), row.finished_at])).toEqual([
+      [new Date(firstChange).toISOString(), before[0]?.finished_at],
+    ]);
+    expect((await balance(h, (sellers[1] as Seller).key)).available_amount).toBe(0);
+
+    // The next run goes on from there.
+    const next = await reconcile();
+    expect(next.healed.map((x) => x.orderId)).toEqual(orders.slice(1));
+    for (const seller of sellers) expect((await balance(h, seller.key)).available_amount).toBe(SALE_NET);
+  });
+
+  it('closes its connection rather than return it to the pool still holding the lock, when the unlock fails', async () => {
+    const orm = await openDatabase({
+      url: h.system.env.DATABASE_URL as string,
+      schema: SCHEMA,
+      entities,
+      migrations,
+      logger: pino({ level: 'silent' }),
+      poolMax: 2,
+    });
+    // Whether another connection can take the run's lock (then gives it back).
+    const lockFree = async () => {
+      const other = new Client({ connectionString: h.system.env.DATABASE_URL });
+      await other.connect();
+      try {
+        const { rows } = await other.query<{ locked: boolean }>(
+          `select pg_try_advisory_lock(hashtext('withdrawals.ledger_reconciliation')) as locked`,
+        );
+        if (rows[0]?.locked)
+          await other.query(`select pg_advisory_unlock(hashtext('withdrawals.ledger_reconciliation'))`);
+        return rows[0]?.locked === true;
+      } finally {
+        await other.end();
+      }
+    };
+    try {
+      const pool = orm.em.getConnection().getKnex().client as {
+        acquireConnection(): Promise<{ processID: number; query: (...args: unknown[]) => unknown }>;
+      };
+      const acquire = pool.acquireConnection.bind(pool);
+      let lockHolder: number | null = null;
+      // The first connection handed out (the run's, for its lock) fails its unlock, and stays alive.
+      pool.acquireConnection = async () => {
+        const connection = await acquire();
+        if (lockHolder === null) {
+          lockHolder = connection.processID;
+          const query = connection.query.bind(connection);
+          connection.query = (...args: unknown[]) =>
+            typeof args[0] === 'string' && args[0].includes('pg_advisory_unlock')
+              ? Promise.reject(new Error('unlock failed'))
+              : query(...args);
+        }
+        return connection;
+      };
+      const empty: PaidChargesSource = { paidCharges: async () => ({ results: [], next_cursor: null }) };
+      const run = () =>
+        new LedgerReconciliation(
+          orm,
+          empty,
+          { intervalMs: 0, driftIntervalMs: 0, graceMs: 0 },
+          h.system.withdrawals.runtime.logger,
+        ).run({ trigger: 'cli', checkBalances: false });
+      expect((await run()).ran).toBe(true);
+      // Closed: its backend is gone, and with it the lock.
+      await waitFor(
+        async () => {
+          const [row] = await db().execute<Array<{ n: number }>>(
+            'select count(*)::int as n from pg_stat_activity where pid = ?',
+            [lockHolder],
+          );
+          return row?.n === 0;
+        },
+        { what: "the lock's connection closed" },
+      );
+      expect(await lockFree()).toBe(true);
+      // The pool hands out a live connection again, and the next run takes the lock and releases it.
+      expect((await run()).ran).toBe(true);
+      expect(await lockFree()).toBe(true);
+    } finally {
+      await orm.close(true);
+    }
+  });
 });
 
 describe('npm run cli -- reconcile', () => {
-  const cli = async (args: string[], extra: Record<string, string> = {}) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(args, {
-      stdout: (t) => (stdout += t),
-      stderr: (t) => (stderr += t),
-      env: { ...h.system.env, PAYMENTS_URL: h.system.services.payments, RECONCILE_GRACE_MS: '0', ...extra },
-    });
-    return { code, stdout, stderr };
-  };
+  const cli = runCliCapture;
 
   it('prints what it healed and exits 0 when nothing is left unhealed', async () => {
     const seller = await newSeller(h);
@@ -530,6 +834,77 @@ describe('npm run cli -- reconcile', () => {
     const bad = await cli(['reconcile'], { PAYMENTS_URL: 'not a url' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/PAYMENTS_URL/);
+  });
+
+  it('refuses a database whose withdrawals schema is missing or behind, and creates or migrates nothing', async () => {
+    const url = new URL(h.system.env.DATABASE_URL as string);
+    const name = `${decodeURIComponent(url.pathname.slice(1))}_cli`;
+    url.pathname = `/${name}`;
+    const admin = new URL(url);
+    admin.pathname = '/postgres';
+    const server = new Client({ connectionString: admin.toString() });
+    await server.connect();
+    const inDatabase = async (sql: string) => {
+      const client = new Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        return (await client.query(sql)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+    const deployFirst = 'deploy the withdrawals service first: it migrates its own schema';
+    try {
+      await server.query(`drop database if exists "${name}" with (force)`);
+      const none = await cli(['reconcile'], { DATABASE_URL: url.toString() });
+      expect({ code: none.code, stdout: none.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(none.stderr).toContain(`Database "${name}" does not exist: ${deployFirst}`);
+      expect((await server.query(`select 1 from pg_database where datname = $1`, [name])).rows).toEqual([]);
+
+      await server.query(`create database "${name}"`);
+      const empty = await cli(['reconcile', '--report-only'], { DATABASE_URL: url.toString() });
+      expect({ code: empty.code, stdout: empty.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(empty.stderr).toContain(
+        `The withdrawals schema is missing from database "${name}": ${deployFirst}`,
+      );
+      expect(await inDatabase(`select 1 from pg_namespace where nspname = 'withdrawals'`)).toEqual([]);
+
+      // Migrated by an older build, before the reconciliation's tables.
+      const older = migrations.slice(
+        0,
+        migrations.findIndex((m) => m.name === 'Migration20261206LedgerReconciliation'),
+      );
+      const orm = await openDatabase({
+        url: url.toString(),
+        schema: SCHEMA,
+        entities,
+        migrations: older,
+        logger: pino({ level: 'silent' }),
+        poolMax: 2,
+      });
+      try {
+        await migrate(orm, SCHEMA);
+      } finally {
+        await orm.close(true);
+      }
+      const behind = await cli(['reconcile'], { DATABASE_URL: url.toString() });
+      expect({ code: behind.code, stdout: behind.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(behind.stderr).toContain(
+        `The withdrawals schema of database "${name}" is behind this CLI (not applied: Migration20261206LedgerReconciliation, `,
+      );
+      expect(behind.stderr).toContain(deployFirst);
+      expect(
+        await inDatabase(`select to_regclass('withdrawals.reconciliation_checkpoints')::text as found`),
+      ).toEqual([{ found: null }]);
+      expect(
+        (await inDatabase(`select name from withdrawals.schema_migrations`)).map(
+          (r: { name: string }) => r.name,
+        ),
+      ).toEqual(older.map((m) => m.name));
+    } finally {
+      await server.query(`drop database if exists "${name}" with (force)`);
+      await server.end();
+    }
   });
 
   it('exits 1 with the reason when payments cannot be reached, and never shows the secret', async () => {

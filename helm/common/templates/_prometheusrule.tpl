@@ -132,14 +132,17 @@ spec:
         {{- with $a.SellerApiLedgerReconciliationStalled }}{{ if .enabled }}
         - alert: SellerApiLedgerReconciliationStalled
           expr: |
-            time() - max by (namespace) (ledger_reconciliation_last_success_timestamp_seconds{ {{- $sel }}}) > {{ .thresholdSeconds }}
+            time() - (
+              max by (namespace) (ledger_reconciliation_last_success_timestamp_seconds{ {{- $sel }}} > 0)
+                or min by (namespace) (process_start_time_seconds{ {{- $sel }}})
+            ) > {{ .thresholdSeconds }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
             service: {{ $svc }}
           annotations:
             summary: {{ printf "No ledger reconciliation run has finished for more than %vs" .thresholdSeconds | quote }}
-            description: "The last reconciliation run finished {{ `{{ $value | humanizeDuration }}` }} ago (runs fail, or none runs)."
+            description: "The last reconciliation run finished {{ `{{ $value | humanizeDuration }}` }} ago, or none has finished since the oldest replica started (runs fail, or none runs)."
             runbook_url: {{ printf "%s/SellerApiLedgerReconciliationStalled.md" $pr.runbookBaseUrl }}
         {{- end }}{{ end }}
 {{- end }}

@@ -12,6 +12,7 @@ describe('withdrawals configuration', () => {
       PAYOUT_RETRY_AFTER_MS: 60000,
       PAYMENTS_URL: 'http://127.0.0.1:3002',
       RECONCILE_INTERVAL_MS: 300000,
+      RECONCILE_DRIFT_INTERVAL_MS: 3600000,
       RECONCILE_GRACE_MS: 60000,
     });
   });

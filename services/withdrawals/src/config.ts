@@ -29,6 +29,11 @@ export const withdrawalsEnv = {
   /** How often the ledger is reconciled with payments (docs/finance.md, "Reconciliation"); 0 turns it off. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(300_000),
   /**
+   * How often a scheduled run also compares every balance row with the sum of its lines: that reads the
+   * whole journal, so it has its own, longer interval; 0: never on the timer (the CLI still checks).
+   */
+  RECONCILE_DRIFT_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
+  /**
    * Changes younger than this are left to a later run: their events normally arrive within seconds. Keep
    * it above the longest charge transaction (a refund waits for the PSP) plus the clocks' skew.
    */

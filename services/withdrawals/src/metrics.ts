@@ -6,7 +6,7 @@ import { lastFinished } from './domain/reconciliation-store';
 
 export type ReconciliationMetrics = ReturnType<typeof createReconciliationMetrics>;
 
-const OUTCOMES: RunOutcome[] = ['clean', 'healed', 'mismatches', 'failed'];
+const OUTCOMES: RunOutcome[] = ['clean', 'healed', 'mismatches', 'stopped', 'failed'];
 const MISMATCHES: MismatchKind[] = [
   'other_owner',
   'amounts_differ',
@@ -26,7 +26,7 @@ const MISMATCHES: MismatchKind[] = [
 export function createReconciliationMetrics(metrics: Metrics, orm: MikroORM) {
   const runs = new Counter({
     name: 'ledger_reconciliation_runs_total',
-    help: 'Ledger reconciliation runs by outcome (clean, healed, mismatches, failed)',
+    help: 'Ledger reconciliation runs by outcome (clean, healed, mismatches, stopped, failed)',
     labelNames: ['outcome'] as const,
     registers: [metrics.registry],
   });

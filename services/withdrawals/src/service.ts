@@ -48,7 +48,11 @@ export async function startWithdrawals(
   const reconciliation = new LedgerReconciliation(
     runtime.orm,
     new PaymentsClient(config.PAYMENTS_URL, config.INTERNAL_SECRET),
-    { intervalMs: config.RECONCILE_INTERVAL_MS, graceMs: config.RECONCILE_GRACE_MS },
+    {
+      intervalMs: config.RECONCILE_INTERVAL_MS,
+      driftIntervalMs: config.RECONCILE_DRIFT_INTERVAL_MS,
+      graceMs: config.RECONCILE_GRACE_MS,
+    },
     runtime.logger,
     createReconciliationMetrics(runtime.metrics, runtime.orm),
   );

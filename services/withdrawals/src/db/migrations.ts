@@ -242,6 +242,19 @@ class Migration20261207IdempotencyKeys extends Migration {
   }
 }
 
+/**
+ * When the reconciliation last compared the balance rows with their lines (one row): that check reads
+ * the whole journal and has its own interval, kept across replicas (docs/finance.md, "Reconciliation").
+ */
+class Migration20261208ReconciliationBalanceCheck extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table withdrawals.reconciliation_balance_check (
+      singleton boolean primary key default true check (singleton),
+      checked_at timestamptz(3) not null
+    )`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
@@ -251,4 +264,5 @@ export const migrations = [
   { name: 'Migration20261205LedgerBalances', class: Migration20261205LedgerBalances },
   { name: 'Migration20261206LedgerReconciliation', class: Migration20261206LedgerReconciliation },
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
+  { name: 'Migration20261208ReconciliationBalanceCheck', class: Migration20261208ReconciliationBalanceCheck },
 ];

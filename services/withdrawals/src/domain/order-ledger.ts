@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { UnprocessableMessageError } from '@seller-api/service-kit';
 import { OrderFundsSchema, type OrderFundsRow } from '../db/entities';
 import { lockSellerFunds, type FundsOwner } from './balance';
 import { postEntries } from './journal';
@@ -34,7 +35,8 @@ export async function recordOrderMessage(
   const row = await em.findOne(OrderFundsSchema, { orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (row && (row.sellerId !== owner.sellerId || row.environment !== owner.environment)) {
     // Payments never moves an order between sellers; a message that says so is refused, not applied.
-    throw new Error(`order ${orderId} belongs to another seller or environment`);
+    // Retrying cannot change that: it is parked at once for an operator (docs/messaging.md).
+    throw new UnprocessableMessageError(`order ${orderId} belongs to another seller or environment`);
   }
   const { funds, entries } = applyOrderMessage(toFunds(row), message);
   const values = {

@@ -12,9 +12,9 @@ import {
 
 /**
  * What the reconciliation keeps between runs (docs/finance.md, "Reconciliation"): per environment, how
- * far payments' changes have been checked (`reconciliation_checkpoints`), and every mismatch still open
+ * far payments' changes have been checked (`reconciliation_checkpoints`), every mismatch still open
  * (`reconciliation_findings`), so one found in an earlier window stays reported, and is checked again,
- * until it is gone.
+ * until it is gone, and when the balance rows were last checked (`reconciliation_balance_check`).
  */
 
 export interface Checkpoint {
@@ -155,11 +155,52 @@ export async function resolveFinding(em: EntityManager, subject: string): Promis
   await em.execute(`delete from withdrawals.reconciliation_findings where subject = ?`, [subject]);
 }
 
-/** Closes the balance findings whose rows no longer drift. */
-export async function resolveDriftsExcept(em: EntityManager, subjects: string[]): Promise<void> {
+// The balance findings (`f`) not among the drifts listed (`?`) whose row equals the sum of its lines
+// now: the row and its lines read in one statement, one snapshot (the trigger moves a row in the
+// transaction of its lines).
+const SETTLED_DRIFTS = `from withdrawals.reconciliation_findings f
+  where f.kind = 'balance_drift' and not (f.subject = any(?::text[]))
+    and coalesce((select b.amount from withdrawals.ledger_balances b
+                   where b.seller_id = f.seller_id and b.environment = f.environment and b.account = f.account), 0)
+      = coalesce((select sum(l.amount) from withdrawals.ledger_lines l
+                   where l.seller_id = f.seller_id and l.environment = f.environment and l.account = f.account), 0)`;
+
+const textArray = (values: string[]) => `{${values.map((v) => `"${v}"`).join(',')}}`;
+
+/**
+ * Closes the balance findings whose rows no longer drift, and returns their subjects. `listed`: the
+ * drifts the check just listed, which stay open. Every other open one is checked again on its own row
+ * and lines before it is closed: past MAX_DRIFTS the list is cut short, and a row left off it may still
+ * drift (closing its finding would make the alert flap).
+ */
+export async function resolveDriftsExcept(em: EntityManager, listed: string[]): Promise<string[]> {
+  const rows = await em.execute<Array<{ subject: string }>>(`delete ${SETTLED_DRIFTS} returning f.subject`, [
+    textArray(listed),
+  ]);
+  return rows.map((row) => row.subject);
+}
+
+/** The balance findings resolveDriftsExcept would close, closing none (a report-only run). */
+export async function settledDriftsExcept(em: EntityManager, listed: string[]): Promise<string[]> {
+  const rows = await em.execute<Array<{ subject: string }>>(`select f.subject ${SETTLED_DRIFTS}`, [
+    textArray(listed),
+  ]);
+  return rows.map((row) => row.subject);
+}
+
+/** When the balance rows were last compared with their lines by a run that changes things; null before. */
+export async function lastBalanceCheck(em: EntityManager): Promise<Date | null> {
+  const [row] = await em.execute<Array<{ checked_at: Date | string }>>(
+    `select checked_at from withdrawals.reconciliation_balance_check`,
+  );
+  return row ? new Date(row.checked_at) : null;
+}
+
+export async function recordBalanceCheck(em: EntityManager, at: Date): Promise<void> {
   await em.execute(
-    `delete from withdrawals.reconciliation_findings where kind = 'balance_drift' and not (subject = any(?::text[]))`,
-    [`{${subjects.map((s) => `"${s}"`).join(',')}}`],
+    `insert into withdrawals.reconciliation_balance_check (singleton, checked_at) values (true, ?)
+     on conflict (singleton) do update set checked_at = excluded.checked_at`,
+    [at.toISOString()],
   );
 }
 

@@ -227,10 +227,24 @@ export function isDue(lastFinished: Date | null, now: Date, intervalMs: number):
   return lastFinished === null || now.getTime() - lastFinished.getTime() >= intervalMs / 2;
 }
 
-export type RunOutcome = 'clean' | 'healed' | 'mismatches' | 'failed';
+/**
+ * Whether a scheduled run also compares the balance rows with their lines: that reads the whole journal,
+ * so it has its own, longer interval (RECONCILE_DRIFT_INTERVAL_MS; 0: never on the timer). An open drift
+ * finding stays open, and reported, between two checks.
+ */
+export function balancesDue(lastChecked: Date | null, now: Date, driftIntervalMs: number): boolean {
+  if (driftIntervalMs <= 0) return false;
+  return lastChecked === null || now.getTime() - lastChecked.getTime() >= driftIntervalMs;
+}
+
+/** `stopped`: the service stopped in the middle of the run; the next one goes on from the checkpoint. */
+export type RunOutcome = 'clean' | 'healed' | 'mismatches' | 'stopped' | 'failed';
 
 /** How a finished run went: what is still unhealed outranks what it healed. */
-export function runOutcome(run: { healed: number; mismatches: number }): Exclude<RunOutcome, 'failed'> {
+export function runOutcome(run: {
+  healed: number;
+  mismatches: number;
+}): Exclude<RunOutcome, 'stopped' | 'failed'> {
   if (run.mismatches > 0) return 'mismatches';
   return run.healed > 0 ? 'healed' : 'clean';
 }

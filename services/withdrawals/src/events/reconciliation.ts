@@ -5,6 +5,7 @@ import type { FundsOwner } from '../domain/balance';
 import type { EntryKind } from '../domain/ledger';
 import { findLedgerOrders, replayCharge } from '../domain/order-ledger';
 import {
+  balancesDue,
   balanceSubject,
   checkCharge,
   checkReplayed,
@@ -22,29 +23,58 @@ import {
 import {
   advanceCheckpoint,
   balanceDrifts,
+  lastBalanceCheck,
   lastFinished,
   openFindings,
   readCheckpoint,
+  recordBalanceCheck,
   resolveDriftsExcept,
   resolveFinding,
   saveFinding,
+  settledDriftsExcept,
   type Finding,
 } from '../domain/reconciliation-store';
 import type { ReconciliationMetrics } from '../metrics';
 
-/** One run at a time across replicas: a session lock, held on its own connection for the run. */
+/**
+ * One run at a time across replicas: a connection-level advisory lock (PostgreSQL calls it session
+ * level), held on a connection of the pool taken for the run; it ends with that connection.
+ */
 const LOCK_KEY = 'withdrawals.ledger_reconciliation';
 
 export interface ReconciliationOptions {
   /** RECONCILE_INTERVAL_MS: how often a replica's timer tries a run; 0 schedules none. */
   intervalMs: number;
+  /**
+   * RECONCILE_DRIFT_INTERVAL_MS: how often a scheduled run also compares the balance rows with their
+   * lines (it reads the whole journal); 0: never on the timer.
+   */
+  driftIntervalMs: number;
   /** RECONCILE_GRACE_MS: changes younger than this are left to a later run. */
   graceMs: number;
   pageSize?: number;
   now?: () => Date;
 }
 
-/** A charge the ledger had missed, and what replaying it posted. */
+export interface RunOptions {
+  trigger: 'schedule' | 'cli';
+  /** Checks payments' changes from then instead of from the checkpoint. */
+  since?: Date;
+  /** How long to keep trying for the lock another run holds. */
+  waitMs?: number;
+  /**
+   * A dry run: compares and reports what a run would heal and what it cannot, but posts no entry, moves
+   * no checkpoint, and saves or closes no finding.
+   */
+  reportOnly?: boolean;
+  /**
+   * Whether to compare the balance rows with their lines. By default: always for the CLI, every
+   * `driftIntervalMs` for the timer.
+   */
+  checkBalances?: boolean;
+}
+
+/** A charge the ledger had missed, and what replaying it posted (report only: would post). */
 export interface HealedCharge {
   orderId: string;
   owner: FundsOwner;
@@ -54,8 +84,13 @@ export interface HealedCharge {
   posted: EntryKind[];
 }
 
+/** A mismatch open after the run; `recorded` false: found by a report-only run, and not stored. */
+export type OpenMismatch = Finding & { recorded: boolean };
+
 export interface ReconciliationRun {
   trigger: 'schedule' | 'cli';
+  /** A dry run (RunOptions.reportOnly): `healed` is what a run would heal, nothing was changed. */
+  reportOnly: boolean;
   startedAt: Date;
   finishedAt: Date;
   /** The windows of payments' changes checked, per environment (none when there was nothing new). */
@@ -63,8 +98,11 @@ export interface ReconciliationRun {
   /** Charges compared with the ledger: from the windows, and the open findings checked again. */
   checked: number;
   healed: HealedCharge[];
+  /** Whether the balance rows were compared with their lines. */
+  balancesChecked: boolean;
   /** Every mismatch open after the run, new or found earlier. */
-  mismatches: Finding[];
+  mismatches: OpenMismatch[];
+  /** `stopped`: the service stopped it between two pages; the checkpoint keeps the pages done. */
   outcome: Exclude<RunOutcome, 'failed'>;
 }
 
@@ -74,17 +112,25 @@ export type RunResult =
   | { ran: false; reason: 'busy' | 'not_due' };
 
 interface RunState {
-  run: Omit<ReconciliationRun, 'finishedAt' | 'mismatches' | 'outcome'>;
+  run: Omit<ReconciliationRun, 'finishedAt' | 'balancesChecked' | 'mismatches' | 'outcome'>;
   /** Orders checked against a listing this run: their open findings need no second look. */
   seen: Set<string>;
   /** Mismatches that may be a change racing the run: asked about again once the window is done. */
   racing: Array<{ charge: PaidCharge; fetchedAt: Date }>;
+  /** Report only: the subjects of mismatches found but not stored. */
+  unrecorded: Set<string>;
+  /** stop() was called: the run ended between two steps. */
+  stopped: boolean;
 }
 
 type Verdict = 'in_step' | 'healed' | 'mismatch' | 'racing';
 
+/** A connection of the pool (node-postgres), as knex hands it out. */
 interface PgConnection {
   query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+  end(): Promise<void>;
+  /** Set, knex's pool refuses the connection when next asked for one, and closes it. */
+  __knex__disposed?: unknown;
 }
 
 /**
@@ -94,13 +140,14 @@ interface PgConnection {
  * replays payments' view through the events' own idempotent path (order-ledger.replayCharge), then
  * checks the money reached where payments' status puts it. What it cannot heal is recorded as a
  * finding and reported, never corrected by hand-made entries; each balance row is also compared with
- * the sum of its lines. Runs on a timer (one replica at a time, incrementally from a checkpoint) and on
- * demand (`npm run cli -- reconcile`).
+ * the sum of its lines (on its own, longer schedule). Runs on a timer (one replica at a time,
+ * incrementally from a checkpoint) and on demand (`npm run cli -- reconcile`, which can also only look).
  */
 export class LedgerReconciliation {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private current: Promise<unknown> = Promise.resolve();
+  /** Runs in progress (the timer's and those asked for), for stop() to wait for. */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -119,7 +166,7 @@ export class LedgerReconciliation {
     if (this.options.intervalMs <= 0) return;
     const tick = () => {
       if (this.stopped) return;
-      this.current = this.run({ trigger: 'schedule' })
+      this.run({ trigger: 'schedule' })
         .catch(() => undefined)
         .finally(() => {
           if (this.stopped) return;
@@ -130,46 +177,78 @@ export class LedgerReconciliation {
     tick();
   }
 
-  /** Stops the timer and waits for a run in progress. */
+  /**
+   * Stops the timer, and a run in progress at its next page (its checkpoint keeps the pages done), and
+   * waits for it.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.current;
+    await Promise.all([...this.running]);
   }
 
   /**
    * One run, unless another holds the lock (`waitMs`: how long to keep trying) or, for the timer, one
-   * finished recently. `since` checks payments' changes from then instead of from the checkpoint. A
-   * failure (payments or the database unreachable) is counted, logged and thrown; the checkpoint keeps
-   * the progress of the pages done, and the next run goes on from there.
+   * finished recently. A failure (payments or the database unreachable) is counted, logged and thrown;
+   * the checkpoint keeps the progress of the pages done, and the next run goes on from there.
    */
-  async run(options: { trigger: 'schedule' | 'cli'; since?: Date; waitMs?: number }): Promise<RunResult> {
+  run(options: RunOptions): Promise<RunResult> {
+    const result = this.runLocked(options);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.add(settled);
+    void settled.then(() => this.running.delete(settled));
+    return result;
+  }
+
+  private async runLocked(options: RunOptions): Promise<RunResult> {
     const knex = this.orm.em.getConnection().getKnex();
     const connection = (await knex.client.acquireConnection()) as PgConnection;
+    // Whether the connection may go back to the pool: not while it may still hold the lock.
+    let reusable = true;
     try {
-      if (!(await this.lock(connection, options.waitMs ?? 0))) return { ran: false, reason: 'busy' };
+      let locked: boolean;
       try {
-        if (
-          options.trigger === 'schedule' &&
-          !isDue(await lastFinished(this.orm.em.fork()), this.now(), this.options.intervalMs)
-        )
-          return { ran: false, reason: 'not_due' };
-        const run = await this.reconcile(options.trigger, options.since);
-        this.metrics?.runFinished(run.outcome);
-        this.logRun(run);
-        return { ran: true, run };
+        locked = await this.lock(connection, options.waitMs ?? 0);
       } catch (err) {
-        this.metrics?.runFinished('failed');
-        this.logger.warn(
-          { err: (err as Error).message, trigger: options.trigger },
-          'ledger reconciliation failed; the next run goes on from the checkpoint',
-        );
+        // A lock asked for may have been granted all the same.
+        reusable = false;
         throw err;
+      }
+      if (!locked) return { ran: false, reason: 'busy' };
+      try {
+        return await this.runHoldingLock(options);
       } finally {
-        await connection.query('select pg_advisory_unlock(hashtext($1))', [LOCK_KEY]).catch(() => undefined);
+        reusable = await this.unlock(connection);
       }
     } finally {
+      if (!reusable) await this.discard(connection);
       await knex.client.releaseConnection(connection);
+    }
+  }
+
+  private async runHoldingLock(options: RunOptions): Promise<RunResult> {
+    const reportOnly = options.reportOnly === true;
+    try {
+      if (
+        options.trigger === 'schedule' &&
+        !isDue(await lastFinished(this.orm.em.fork()), this.now(), this.options.intervalMs)
+      )
+        return { ran: false, reason: 'not_due' };
+      const run = await this.reconcile(options);
+      // A look changes nothing, and counts as no run.
+      if (!reportOnly) this.metrics?.runFinished(run.outcome);
+      this.logRun(run);
+      return { ran: true, run };
+    } catch (err) {
+      if (!reportOnly) this.metrics?.runFinished('failed');
+      this.logger.warn(
+        { err: (err as Error).message, trigger: options.trigger, report_only: reportOnly },
+        'ledger reconciliation failed; the next run goes on from the checkpoint',
+      );
+      throw err;
     }
   }
 
@@ -185,19 +264,51 @@ export class LedgerReconciliation {
     }
   }
 
-  private async reconcile(
-    trigger: ReconciliationRun['trigger'],
-    since: Date | undefined,
-  ): Promise<ReconciliationRun> {
+  /** Releases the lock; false when that failed, and the connection may still hold it. */
+  private async unlock(connection: PgConnection): Promise<boolean> {
+    try {
+      await connection.query('select pg_advisory_unlock(hashtext($1))', [LOCK_KEY]);
+      return true;
+    } catch (err) {
+      this.logger.warn(
+        { err: (err as Error).message },
+        'ledger reconciliation could not release its lock; its connection is closed instead',
+      );
+      return false;
+    }
+  }
+
+  /**
+   * Closes a connection that may still hold the lock rather than return it to the pool, where the lock
+   * would stay held (a connection-level lock ends with its connection) and keep every replica's runs
+   * out. Marked disposed, the pool refuses and closes it too when next asked for a connection.
+   */
+  private async discard(connection: PgConnection): Promise<void> {
+    connection.__knex__disposed = 'closed by the ledger reconciliation: it may hold the run lock';
+    await connection.end().catch(() => undefined);
+  }
+
+  private async reconcile(options: RunOptions): Promise<ReconciliationRun> {
+    const { trigger, since } = options;
+    const reportOnly = options.reportOnly === true;
     const em = this.orm.em.fork();
     const state: RunState = {
-      run: { trigger, startedAt: this.now(), windows: [], checked: 0, healed: [] },
+      run: { trigger, reportOnly, startedAt: this.now(), windows: [], checked: 0, healed: [] },
       seen: new Set(),
       racing: [],
+      unrecorded: new Set(),
+      stopped: false,
     };
     const findings = new Map((await openFindings(em)).map((f) => [f.subject, f]));
+    // Decided at the start: a run the service stops before the balance rows leaves them to the next.
+    const checkBalances =
+      options.checkBalances ??
+      (trigger === 'cli' ||
+        balancesDue(await lastBalanceCheck(em), state.run.startedAt, this.options.driftIntervalMs));
+    let balancesChecked = false;
 
     for (const environment of Environment.options) {
+      if (this.interrupted(state)) break;
       const checkpoint = await readCheckpoint(em, environment);
       const window = windowOf(
         checkpoint?.checkedBefore ?? null,
@@ -207,29 +318,10 @@ export class LedgerReconciliation {
       );
       if (window) {
         state.run.windows.push({ environment, from: window.from, to: window.to });
-        let cursor: string | undefined;
-        do {
-          const fetchedAt = this.now();
-          const page = await this.payments.paidCharges({
-            environment,
-            changed_after: window.from?.toISOString(),
-            changed_before: window.to.toISOString(),
-            cursor,
-            limit: this.options.pageSize ?? RECONCILIATION_PAGE_MAX,
-          });
-          const charges = page.results.map(paidChargeOf);
-          if (charges.some((c) => c.owner.environment !== environment))
-            throw new Error(`payments listed charges of another environment than ${environment}`);
-          await this.checkAll(state, charges, fetchedAt, findings, true);
-          const last = charges[charges.length - 1];
-          // The pages come oldest change first: everything up to this one is done, should a later page
-          // fail (unless a charge is still to be asked about again).
-          if (window.advances && last && state.racing.length === 0)
-            await advanceCheckpoint(em, environment, last.changedAt);
-          cursor = page.next_cursor ?? undefined;
-        } while (cursor);
-        await this.checkRacing(state, environment, findings);
+        const done = await this.checkWindow(state, environment, window, findings);
+        if (!done) break;
       }
+      if (reportOnly) continue;
       // Done to the end of the window from the checkpoint: the time the staleness alert watches.
       if (window?.advances) await advanceCheckpoint(em, environment, window.to, this.now());
       else if (!window && since === undefined && checkpoint)
@@ -239,16 +331,66 @@ export class LedgerReconciliation {
     // Findings of orders no window met this time are checked again against payments' view stored with them.
     for (const finding of [...findings.values()]) {
       if (!finding.orderId || !finding.charge || state.seen.has(finding.orderId)) continue;
+      if (this.interrupted(state)) break;
       await this.checkAll(state, [finding.charge], this.now(), findings, false);
     }
-    await this.checkBalances(findings);
+    if (checkBalances && !this.interrupted(state)) {
+      await this.checkBalances(state, findings);
+      balancesChecked = true;
+    }
 
     return {
       ...state.run,
       finishedAt: this.now(),
-      mismatches: [...findings.values()],
-      outcome: runOutcome({ healed: state.run.healed.length, mismatches: findings.size }),
+      balancesChecked,
+      mismatches: [...findings.values()].map((f) => ({ ...f, recorded: !state.unrecorded.has(f.subject) })),
+      outcome: state.stopped
+        ? 'stopped'
+        : runOutcome({ healed: state.run.healed.length, mismatches: findings.size }),
     };
+  }
+
+  /** Whether stop() was called; the run then ends at this step. */
+  private interrupted(state: RunState): boolean {
+    if (this.stopped) state.stopped = true;
+    return state.stopped;
+  }
+
+  /**
+   * Pages through one environment's window, oldest change first; false when stop() ended it between two
+   * pages (the checkpoint is where the last page done put it).
+   */
+  private async checkWindow(
+    state: RunState,
+    environment: Environment,
+    window: { from: Date | null; to: Date; advances: boolean },
+    findings: Map<string, Finding>,
+  ): Promise<boolean> {
+    const em = this.orm.em.fork();
+    let cursor: string | undefined;
+    do {
+      if (this.interrupted(state)) return false;
+      const fetchedAt = this.now();
+      const page = await this.payments.paidCharges({
+        environment,
+        changed_after: window.from?.toISOString(),
+        changed_before: window.to.toISOString(),
+        cursor,
+        limit: this.options.pageSize ?? RECONCILIATION_PAGE_MAX,
+      });
+      const charges = page.results.map(paidChargeOf);
+      if (charges.some((c) => c.owner.environment !== environment))
+        throw new Error(`payments listed charges of another environment than ${environment}`);
+      await this.checkAll(state, charges, fetchedAt, findings, true);
+      const last = charges[charges.length - 1];
+      // The pages come oldest change first: everything up to this one is done, should a later page
+      // fail or the run be stopped (unless a charge is still to be asked about again).
+      if (window.advances && last && state.racing.length === 0 && !state.run.reportOnly)
+        await advanceCheckpoint(em, environment, last.changedAt);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    await this.checkRacing(state, environment, findings);
+    return true;
   }
 
   /** Compares charges with the ledger's records of their orders, healing or recording each. */
@@ -287,14 +429,21 @@ export class LedgerReconciliation {
     mayRace: boolean,
   ): Promise<Verdict> {
     const em = this.orm.em.fork();
+    const { reportOnly } = state.run;
     const subject = orderSubject(charge.orderId);
+    const { orderId, owner, status, version } = charge;
     let check = checkCharge(charge, before);
+    if (check.verdict === 'behind' && reportOnly) {
+      // What a run would post; the replay's rules are the check's own (domain/reconciliation.ts).
+      state.run.healed.push({ orderId, owner, status, version, reason: check.reason, posted: check.entries });
+      findings.delete(subject);
+      return 'healed';
+    }
     const replayed = check.verdict === 'behind';
     if (check.verdict === 'behind') {
       const { reason } = check;
       const { posted, ledger } = await replayCharge(this.orm.em, charge);
       // Recorded whatever the check after it says: these entries are posted.
-      const { orderId, owner, status, version } = charge;
       state.run.healed.push({ orderId, owner, status, version, reason, posted });
       this.metrics?.posted(posted);
       this.logger.info(
@@ -304,7 +453,7 @@ export class LedgerReconciliation {
       check = checkReplayed(charge, ledger);
     }
     if (check.verdict === 'in_step') {
-      if (findings.delete(subject)) await resolveFinding(em, subject);
+      if (findings.delete(subject) && !reportOnly) await resolveFinding(em, subject);
       return replayed ? 'healed' : 'in_step';
     }
     if (check.verdict === 'behind') throw new Error('unreachable: a replayed charge is checked again');
@@ -318,26 +467,34 @@ export class LedgerReconciliation {
     )
       return 'racing';
     const known = findings.get(subject);
-    const finding = await saveFinding(
-      em,
-      {
-        subject,
-        kind: check.kind,
-        owner: charge.owner,
-        orderId: charge.orderId,
-        account: null,
-        detail: check.detail,
-        charge,
-      },
-      this.now(),
-    );
+    const finding = await this.record(state, known, {
+      subject,
+      kind: check.kind,
+      owner: charge.owner,
+      orderId: charge.orderId,
+      account: null,
+      detail: check.detail,
+      charge,
+    });
     findings.set(subject, finding);
-    if (!known || known.kind !== finding.kind)
+    if (!reportOnly && (!known || known.kind !== finding.kind))
       this.logger.warn(
         { order_uuid: charge.orderId, kind: finding.kind, detail: finding.detail },
         'ledger reconciliation found a mismatch it cannot heal',
       );
     return 'mismatch';
+  }
+
+  /** Stores a finding seen now; report only, keeps it in the run alone. */
+  private async record(
+    state: RunState,
+    known: Finding | undefined,
+    finding: Omit<Finding, 'firstSeenAt' | 'lastSeenAt'>,
+  ): Promise<Finding> {
+    const now = this.now();
+    if (!state.run.reportOnly) return saveFinding(this.orm.em.fork(), finding, now);
+    if (!known) state.unrecorded.add(finding.subject);
+    return { ...finding, firstSeenAt: known?.firstSeenAt ?? now, lastSeenAt: now };
   }
 
   /** The racing mismatches, against payments' newest view of them (or the same one, if it did not move). */
@@ -370,30 +527,30 @@ export class LedgerReconciliation {
     await this.checkAll(state, charges, fetchedAt, findings, false);
   }
 
-  /** Balance rows against the sums of their lines: reported, never corrected (a drift is a bug). */
-  private async checkBalances(findings: Map<string, Finding>): Promise<void> {
+  /**
+   * Balance rows against the sums of their lines: reported, never corrected (a drift is a bug; its
+   * repair is the Mismatch runbook's). Reads the whole journal.
+   */
+  private async checkBalances(state: RunState, findings: Map<string, Finding>): Promise<void> {
     const em = this.orm.em.fork();
+    const { reportOnly } = state.run;
     const drifts = await balanceDrifts(em);
-    const subjects = new Set<string>();
+    const listed = new Set<string>();
     for (const drift of drifts) {
       const subject = balanceSubject(drift.owner, drift.account);
-      subjects.add(subject);
+      listed.add(subject);
       const known = findings.get(subject);
-      const finding = await saveFinding(
-        em,
-        {
-          subject,
-          kind: 'balance_drift',
-          owner: drift.owner,
-          orderId: null,
-          account: drift.account,
-          detail: driftDetail(drift),
-          charge: null,
-        },
-        this.now(),
-      );
+      const finding = await this.record(state, known, {
+        subject,
+        kind: 'balance_drift',
+        owner: drift.owner,
+        orderId: null,
+        account: drift.account,
+        detail: driftDetail(drift),
+        charge: null,
+      });
       findings.set(subject, finding);
-      if (!known)
+      if (!known && !reportOnly)
         this.logger.error(
           {
             seller_id: drift.owner.sellerId,
@@ -404,22 +561,32 @@ export class LedgerReconciliation {
           'ledger balance row drifted from its lines',
         );
     }
-    await resolveDriftsExcept(em, [...subjects]);
-    for (const [subject, finding] of findings)
-      if (finding.kind === 'balance_drift' && !subjects.has(subject)) findings.delete(subject);
+    // Only those found in step again are closed: a list cut short at MAX_DRIFTS leaves some out.
+    const settled = reportOnly
+      ? await settledDriftsExcept(em, [...listed])
+      : await resolveDriftsExcept(em, [...listed]);
+    for (const subject of settled) findings.delete(subject);
+    if (!reportOnly) await recordBalanceCheck(em, this.now());
   }
 
   private logRun(run: ReconciliationRun): void {
     const summary = {
       trigger: run.trigger,
+      report_only: run.reportOnly,
       outcome: run.outcome,
       checked: run.checked,
       healed: run.healed.length,
       mismatches: run.mismatches.length,
+      balances_checked: run.balancesChecked,
       duration_ms: run.finishedAt.getTime() - run.startedAt.getTime(),
     };
-    if (run.outcome === 'mismatches')
-      this.logger.warn(summary, 'ledger reconciliation finished with mismatches');
+    if (run.outcome === 'mismatches' || run.outcome === 'stopped')
+      this.logger.warn(
+        summary,
+        run.outcome === 'stopped'
+          ? 'ledger reconciliation stopped before its end; the next run goes on from the checkpoint'
+          : 'ledger reconciliation finished with mismatches',
+      );
     else this.logger.info(summary, 'ledger reconciliation finished');
   }
 }
