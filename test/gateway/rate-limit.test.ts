@@ -82,6 +82,32 @@ describe('rate limiting', () => {
     expect((await guess('203.0.113.8', 9)).status).toBe(401);
   });
 
+  it('counts failures only: a valid key from an address over its failure budget answers normally', async () => {
+    const g = await system.startGateway({ REDIS_KEY_PREFIX: `iplimit-valid:${Date.now()}:` });
+    const { key } = await createKey(a.service);
+    const from = { 'x-forwarded-for': '203.0.113.50' };
+    const statuses: number[] = [];
+    // The default budget is 60 failures a minute; the 61st and later are 429.
+    for (let i = 0; i < 62; i += 1) {
+      const res = await call(`${g.url}/finance/balance/`, {
+        headers: { ...from, authorization: `Bearer mk_test_${'z'.repeat(30)}${String(i).padStart(2, '0')}` },
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 401)).toHaveLength(60);
+    expect(statuses.slice(60)).toEqual([429, 429]);
+
+    const valid = await call(`${g.url}/finance/balance/`, { key, headers: from });
+    expect(valid.status).toBe(200);
+    expect(valid.headers.get('x-ratelimit-limit')).toBe('300');
+    // The address stays blocked for bad and missing keys.
+    expect((await call(`${g.url}/finance/balance/`, { headers: from })).status).toBe(429);
+    expect(
+      (await call(`${g.url}/finance/balance/`, { headers: { ...from, authorization: 'Bearer nope' } }))
+        .status,
+    ).toBe(429);
+  });
+
   it('falls back to an in-memory limiter when Redis is unreachable and keeps serving', async () => {
     const g = await system.startGateway({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '5' });
     // Made where Redis answers: a key change needs it (KeyVersions).

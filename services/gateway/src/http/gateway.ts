@@ -85,14 +85,15 @@ export function gatewayHandler(deps: GatewayDeps) {
 
 /**
  * The key's holder and its rate budget, or 401 for a missing, malformed, unknown or revoked key.
- * Failed authentications spend the caller's IP budget, so keys cannot be guessed at speed.
+ * Failed authentications spend the caller's IP budget, so keys cannot be guessed at speed; the key is
+ * checked before that budget, which counts failures only and never blocks a valid key (a client behind
+ * an address shared with a guesser keeps working). An address over its budget gets 429 for every
+ * failure.
  */
 async function authenticateLimited(
   deps: GatewayDeps,
   { req, ip }: ApiRequest,
 ): Promise<{ holder: KeyHolder; budget: RateLimitResult }> {
-  const blocked = deps.ipLimiter.isBlocked(ip);
-  if (blocked) throw tooManyRequests(blocked);
   const token = bearerToken(req.headers);
   const environment = token ? environmentOfKey(token) : null;
   if (token && environment) {
@@ -105,6 +106,9 @@ async function authenticateLimited(
     );
     if (holder) return { holder, budget };
   }
+  // Known blocked by this replica: no Redis call for a failure that would be refused anyway.
+  const blocked = deps.ipLimiter.isBlocked(ip);
+  if (blocked) throw tooManyRequests(blocked);
   const budget = await deps.ipLimiter.consume(ip);
   if (!budget.allowed) throw tooManyRequests(budget);
   if (token) deps.logger.info({ ip }, 'rejected API key');
