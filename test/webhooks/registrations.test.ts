@@ -139,6 +139,28 @@ describe('webhook targets (SSRF guard)', () => {
     expect(res.body.data).toEqual({ url: [expect.any(String)] });
   });
 
+  it('says only that a forbidden target is not allowed: no address, range or DNS answer', async () => {
+    const live = await createKey(gateway.service, { environment: 'live' });
+    for (const url of ['https://internal.example.com/x', 'https://10.0.0.1/x', 'https://localhost/x']) {
+      const res = await post(live.key, { url, event: 'order.paid' });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_error', data: { url: ['Not an allowed target'] } });
+      expect(res.text).not.toMatch(/10\.|127\.|private|loopback|resolve/i);
+    }
+    const order = await call(`${gateway.url}/sellers/orders/`, {
+      method: 'POST',
+      key: live.key,
+      body: {
+        customer: { name: 'Ana', tax_id: '52998224725', email: 'ana@example.com' },
+        payment: { gross_amount: 100 },
+        postback_url: 'https://[::ffff:10.0.0.8]/cb',
+      },
+    });
+    expect(order.status).toBe(400);
+    expect(order.body.data).toEqual({ postback_url: ['Not an allowed target'] });
+    expect(order.text).not.toMatch(/10\.0\.0\.8|private/);
+  });
+
   it('accepts a public https target and a name that does not resolve yet (checked again at delivery)', async () => {
     const live = await createKey(gateway.service, { environment: 'live' });
     expect((await post(live.key, { url: 'https://hooks.example.com/ok', event: 'order.paid' })).status).toBe(
@@ -190,9 +212,8 @@ describe('webhook targets (SSRF guard)', () => {
       },
       { what: 'a refused attempt' },
     );
-    expect(delivery?.attempts[0]).toMatchObject({
-      response_status: null,
-      error: expect.stringMatching(/private/),
-    });
+    // The seller reads the attempt: it says the target is not allowed, not what the name resolved to.
+    expect(delivery?.attempts[0]).toMatchObject({ response_status: null, error: 'Not an allowed target' });
+    expect(JSON.stringify(delivery)).not.toContain('10.9.9.9');
   });
 });

@@ -10,6 +10,10 @@
  * Node's `net.connect` does not call `lookup` when the host is already an IP literal, so every delivery must
  * also check a literal host before connecting (`literalTargetRefusal`, the rule `checkTarget` applies to
  * literals); `guardedLookup` covers host names.
+ *
+ * What a caller answers a seller says only that the target is not allowed (`TARGET_NOT_ALLOWED`): the
+ * address a host resolves to and the range it falls in would map the private network for whoever
+ * registers a URL. The detail is for logs (`detail`), never for an answer or a stored attempt.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
@@ -34,7 +38,15 @@ export interface TargetPolicy {
   resolve?: Resolver;
 }
 
-export type CheckTargetResult = { ok: true; unresolved?: boolean } | { ok: false; reason: string };
+/** The whole public reason for refusing a forbidden address, whatever the address or how it was found. */
+export const TARGET_NOT_ALLOWED = 'Not an allowed target';
+
+/**
+ * `reason`: for the seller (a 400 message). `detail`, for a forbidden address only: the host, the
+ * address and its range, for operators' logs.
+ */
+export type CheckTargetResult =
+  { ok: true; unresolved?: boolean } | { ok: false; reason: string; detail?: string };
 
 /** `code` of the error `guardedLookup` calls back for a forbidden address. */
 export const FORBIDDEN_TARGET_CODE = 'EFORBIDDENTARGET';
@@ -48,12 +60,15 @@ export class ForbiddenTargetError extends Error {
     readonly address: string,
     readonly range: ForbiddenRange,
   ) {
-    super(
-      hostname === address
-        ? `Refused to connect to ${hostname}, ${describeRange(range)}, which webhooks may not target`
-        : `Refused to connect to ${hostname}: it resolves to ${describeRange(range)} (${address}), ` +
-            'which webhooks may not target',
-    );
+    // The message is what a delivery attempt records (the seller reads it): no address, no DNS answer.
+    super(TARGET_NOT_ALLOWED);
+  }
+
+  /** For operators' logs: the host, what it resolved to and the range it falls in. */
+  get detail(): string {
+    return this.hostname === this.address
+      ? `${this.hostname} is ${describeRange(this.range)}`
+      : `${this.hostname} resolves to ${describeRange(this.range)} (${this.address})`;
   }
 }
 
@@ -234,17 +249,21 @@ function permitted(range: ForbiddenRange, policy: TargetPolicy): boolean {
   return targetAllowed(range, policy);
 }
 
-function refusal(range: ForbiddenRange, address: string, resolved: boolean): { ok: false; reason: string } {
-  const verb = resolved ? 'Resolves to' : 'Points to';
-  return {
-    ok: false,
-    reason: `${verb} ${describeRange(range)} (${address}), which webhooks may not target`,
-  };
+function refusal(
+  range: ForbiddenRange,
+  host: string,
+  address: string,
+): { ok: false; reason: string; detail: string } {
+  const detail =
+    host === address
+      ? `${host} is ${describeRange(range)}`
+      : `${host} resolves to ${describeRange(range)} (${address})`;
+  return { ok: false, reason: TARGET_NOT_ALLOWED, detail };
 }
 
 /**
- * Why a URL's host may not be connected to when it is a literal IP address (brackets and all, as
- * `URL.hostname` gives it), as a sentence; null when it is allowed or is not a literal (a host name is
+ * `TARGET_NOT_ALLOWED` when a URL's host is a literal IP address (brackets and all, as `URL.hostname`
+ * gives it) that may not be connected to; null when it is allowed or is not a literal (a host name is
  * checked where it resolves: `checkTarget`, `guardedLookup`).
  */
 export function literalTargetRefusal(
@@ -254,14 +273,15 @@ export function literalTargetRefusal(
   const host = normaliseHost(hostname);
   if (isIP(host) === 0) return null;
   const range = classifyAddress(host);
-  return range !== null && !targetAllowed(range, policy) ? refusal(range, host, false).reason : null;
+  return range !== null && !targetAllowed(range, policy) ? TARGET_NOT_ALLOWED : null;
 }
 
 /**
  * Applies decisions.md 8 to a webhook or postback URL: `live` needs `https:`, `test` allows `http:` too;
  * a literal address, `localhost` (and `*.localhost`) or a host name resolving to any forbidden address is
  * refused unless `environment` is `test` and `allowPrivate` is set. A host name that does not resolve is
- * accepted with `unresolved: true` (every delivery checks again). `reason` is a sentence for a 400 message.
+ * accepted with `unresolved: true` (every delivery checks again). `reason` is a sentence for a 400 message
+ * (`TARGET_NOT_ALLOWED` for any forbidden address); `detail` says which, for a log.
  * Other resolver failures (a broken resolver, say) are thrown.
  */
 export async function checkTarget(url: string, options: TargetPolicy): Promise<CheckTargetResult> {
@@ -282,13 +302,13 @@ export async function checkTarget(url: string, options: TargetPolicy): Promise<C
   if (host === '') return { ok: false, reason: 'Must name a host' };
 
   if (isIP(host) !== 0) {
-    const reason = literalTargetRefusal(host, options);
-    return reason === null ? { ok: true } : { ok: false, reason };
+    const range = classifyAddress(host);
+    return range !== null && !permitted(range, options) ? refusal(range, host, host) : { ok: true };
   }
 
   if (isLocalhostName(host)) {
     if (permitted('loopback', options)) return { ok: true };
-    return { ok: false, reason: `${host} is ${describeRange('loopback')}, which webhooks may not target` };
+    return refusal('loopback', host, host);
   }
 
   let addresses: string[];
@@ -303,7 +323,7 @@ export async function checkTarget(url: string, options: TargetPolicy): Promise<C
 
   for (const address of addresses) {
     const range = classifyAddress(address);
-    if (range !== null && !permitted(range, options)) return refusal(range, address, true);
+    if (range !== null && !permitted(range, options)) return refusal(range, host, address);
   }
   return { ok: true };
 }

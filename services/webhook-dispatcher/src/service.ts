@@ -47,7 +47,11 @@ export async function startDispatcher(
     allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     resolve: options.resolve,
   });
-  const policy = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, resolve: options.resolve };
+  const policy = {
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    resolve: options.resolve,
+    logger: runtime.logger,
+  };
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,

@@ -4,11 +4,13 @@ import type { CreateWebhookRequest, ListQuery, UpdateWebhookRequest } from '@sel
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { assertOwned, badRequest, conflict, listOwned, type Scope } from '@seller-api/service-kit';
 import { WebhookSchema, type WebhookRow } from '../db/entities';
-import { checkTarget, type Resolver } from '@seller-api/service-kit';
+import { checkTarget, type Logger, type Resolver } from '@seller-api/service-kit';
 
 export interface TargetPolicy {
   allowPrivate: boolean;
   resolve?: Resolver;
+  /** Where a refusal's detail (the host's address and range) goes: never into the answer. */
+  logger?: Logger;
 }
 
 /** `whsec_` + 32 random bytes in base64url (decisions.md 8). */
@@ -28,7 +30,11 @@ export async function assertTarget(
     allowPrivate: policy.allowPrivate,
     resolve: policy.resolve,
   });
-  if (!verdict.ok) throw badRequest('Invalid webhook URL.', { [field]: [verdict.reason] });
+  if (!verdict.ok) {
+    if (verdict.detail)
+      policy.logger?.info({ seller_id: scope.sellerId, detail: verdict.detail }, 'webhook target refused');
+    throw badRequest('Invalid webhook URL.', { [field]: [verdict.reason] });
+  }
 }
 
 /**

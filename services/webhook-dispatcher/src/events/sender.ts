@@ -1,5 +1,10 @@
 import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-api/contracts';
-import type { Logger } from '@seller-api/service-kit';
+import {
+  FORBIDDEN_TARGET_CODE,
+  ForbiddenTargetError,
+  TARGET_NOT_ALLOWED,
+  type Logger,
+} from '@seller-api/service-kit';
 import { performance } from 'node:perf_hooks';
 import type { Pool, QueryConfig } from 'pg';
 import { signatureFor } from '@seller-api/webhook-verify';
@@ -610,6 +615,10 @@ export class DeliverySender {
     const refusal = target.refusal[delivery.environment];
     if (refusal) {
       error = refusal;
+      this.options.logger.info(
+        { delivery: delivery.id, host: target.hostname },
+        'delivery refused: a literal address webhooks may not target',
+      );
     } else {
       const answer = await postDelivery(
         this.pools.for(delivery.environment, delivery.url, target.origin),
@@ -623,8 +632,14 @@ export class DeliverySender {
       retryAfter = answer.retryAfter;
       excerpt = answer.excerpt;
       // Stored as text: no NUL characters.
-      if (answer.error)
+      if (answer.error) {
         error = describeError(answer.error, this.options.attemptTimeoutMs).replaceAll('\u0000', '');
+        // The attempt (which the seller reads) says only that the target is not allowed; which
+        // address the host resolved to is for operators.
+        const forbidden = forbiddenTarget(answer.error);
+        if (forbidden)
+          this.options.logger.info({ delivery: delivery.id, detail: forbidden.detail }, 'delivery refused');
+      }
     }
     const durationMs = Date.now() - startedAt.getTime();
     traced?.end(status, error);
@@ -761,6 +776,13 @@ class OutcomeRecorder {
   }
 }
 
+/** The refusal of guardedLookup in an attempt's error (undici may wrap it as the cause). */
+function forbiddenTarget(err: unknown): ForbiddenTargetError | null {
+  if (err instanceof ForbiddenTargetError) return err;
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  return cause instanceof ForbiddenTargetError ? cause : null;
+}
+
 function describeError(err: unknown, timeoutMs: number): string {
   const e = err as {
     code?: string;
@@ -771,6 +793,6 @@ function describeError(err: unknown, timeoutMs: number): string {
   const code = e.code ?? e.cause?.code;
   if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
     return `timeout after ${timeoutMs} ms`;
-  if (code === 'EFORBIDDENTARGET') return e.message ?? e.cause?.message ?? 'forbidden target';
+  if (code === FORBIDDEN_TARGET_CODE) return TARGET_NOT_ALLOWED;
   return [code, e.message ?? e.cause?.message].filter(Boolean).join(': ') || 'network error';
 }
