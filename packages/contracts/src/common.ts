@@ -20,6 +20,12 @@ export const cents = z.int().min(0);
 /** Largest amount the API accepts or shows (decisions.md 5: gross between 1 and 999999999999 cents). */
 export const MAX_AMOUNT = 999_999_999_999;
 
+/**
+ * Largest count a request may carry into a PostgreSQL `int` column (an item's quantity): decisions.md
+ * 10 bounds every integer field by its column, so a bigger one is a 400 on the field, never a 500.
+ */
+export const MAX_INT_COLUMN = 2_147_483_647;
+
 /** Output datetime: ISO 8601 UTC with milliseconds and `Z`, exactly what `Date#toISOString()` gives. */
 export const datetime = z.iso.datetime({ precision: 3 });
 

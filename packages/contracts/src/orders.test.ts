@@ -1,3 +1,4 @@
+import { MAX_INT_COLUMN } from './common';
 import { zodIssuesToFieldErrors } from './errors';
 import {
   CreateOrderRequest,
@@ -83,6 +84,17 @@ describe('CreateOrderRequest', () => {
       ].sort(),
     );
     for (const messages of Object.values(errors)) expect(messages.length).toBeGreaterThan(0);
+  });
+
+  it('bounds quantity by its int column: 2^31 is refused on the field, 2^31 - 1 accepted', () => {
+    const withQuantity = (quantity: number) => ({
+      ...validBody,
+      items: [{ product_uuid: PRODUCT, quantity }],
+      payment: { gross_amount: 100 },
+    });
+    expect(Object.keys(fieldErrors(withQuantity(2 ** 31)))).toEqual(['items.0.quantity']);
+    expect(Object.keys(fieldErrors(withQuantity(Number.MAX_SAFE_INTEGER + 2)))).toEqual(['items.0.quantity']);
+    expect(CreateOrderRequest.parse(withQuantity(MAX_INT_COLUMN)).items[0]?.quantity).toBe(MAX_INT_COLUMN);
   });
 
   it('requires payment.gross_amount for a standalone charge (items omitted or empty)', () => {

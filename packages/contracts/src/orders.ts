@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   ListQuery,
   MAX_AMOUNT,
+  MAX_INT_COLUMN,
   TaxIdType,
   cents,
   dataResponse,
@@ -157,7 +158,8 @@ export type CustomerInput = z.infer<typeof CustomerInput>;
 
 export const OrderItemInput = z.object({
   product_uuid: uuid,
-  quantity: z.int().min(1),
+  // The item's `quantity` column is an int; quantity times the price is bounded by the domain.
+  quantity: z.int().min(1).max(MAX_INT_COLUMN),
 });
 export type OrderItemInput = z.infer<typeof OrderItemInput>;
 

@@ -36,9 +36,14 @@ export interface PricingInput {
 /** Field errors keyed like the validation body (`payment.discount_amount`). */
 export type FieldErrors = Record<string, string[]>;
 
+const TOO_BIG = `exceeds ${MAX_AMOUNT} cents`;
+
 /**
  * Prices an order (decisions.md 5): line totals and commissions per item; gross is subtotal + shipping
  * - discount unless sent; the discount may not exceed subtotal + shipping; gross stays within limits.
+ * Every stored amount (line and commission totals, their sums) stays within the money limit too
+ * (decisions.md 10), checked here, before payments is asked for the charge: a sum the order's
+ * columns could not hold is a 400, never a charge without its order.
  */
 export function priceOrder(
   input: PricingInput,
@@ -53,14 +58,23 @@ export function priceOrder(
   const subtotalAmount = lines.reduce((sum, l) => sum + l.lineTotalAmount, 0);
   const commissionAmount = lines.reduce((sum, l) => sum + l.commissionTotalAmount, 0);
   const errors: FieldErrors = {};
+  for (const line of lines) {
+    if (line.lineTotalAmount > MAX_AMOUNT)
+      errors[`items.${line.position}.quantity`] = [`Quantity times the unit price ${TOO_BIG}`];
+    else if (line.commissionTotalAmount > MAX_AMOUNT)
+      errors[`items.${line.position}.quantity`] = [`Quantity times the unit commission ${TOO_BIG}`];
+  }
+  if (Object.keys(errors).length > 0) return { errors };
+  if (subtotalAmount > MAX_AMOUNT) errors.items = [`The items' total ${TOO_BIG}`];
+  else if (commissionAmount > MAX_AMOUNT) errors.items = [`The items' total commission ${TOO_BIG}`];
+  if (Object.keys(errors).length > 0) return { errors };
   if (input.discountAmount > subtotalAmount + input.shippingAmount) {
     errors['payment.discount_amount'] = ['May not exceed the subtotal plus shipping'];
   }
   const grossAmount = input.grossAmount ?? subtotalAmount + input.shippingAmount - input.discountAmount;
   if (input.grossAmount === undefined && !errors['payment.discount_amount']) {
     if (grossAmount < 1) errors['payment.gross_amount'] = ['The computed amount must be at least 1 cent'];
-    else if (grossAmount > MAX_AMOUNT)
-      errors['payment.gross_amount'] = [`The computed amount exceeds ${MAX_AMOUNT} cents`];
+    else if (grossAmount > MAX_AMOUNT) errors['payment.gross_amount'] = [`The computed amount ${TOO_BIG}`];
   }
   if (Object.keys(errors).length > 0) return { errors };
   return {

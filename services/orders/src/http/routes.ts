@@ -7,6 +7,8 @@ import {
   OrderPathParams,
   TrackingUpdateRequest,
   type ChargeAction,
+  type CreateChargeRequest,
+  type Identity,
 } from '@seller-api/contracts';
 import {
   IDEMPOTENT_REPLAYED_HEADER,
@@ -31,6 +33,11 @@ import { ProductLookup, createProduct, getProduct, listProducts } from '../domai
 import { OrderWrites, orderWriterIn } from '../db/order-writes';
 
 import { updateTracking } from '../domain/tracking';
+import {
+  releaseUnstoredCharge,
+  type UnstoredCharge,
+  type UnstoredChargeDeps,
+} from '../domain/unstored-charges';
 import { applyChargeState } from '../domain/order-status';
 import { createOrderMetrics } from '../metrics';
 import {
@@ -55,6 +62,11 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
   const orderMetrics = createOrderMetrics(runtime.metrics);
   const products = new ProductLookup();
   const writes = new OrderWrites(runtime.sql);
+  const unstoredDeps = (identity: Identity): UnstoredChargeDeps => ({
+    cancel: (id) => payments.act(identity, id, 'cancel'),
+    logger: runtime.logger,
+    record: orderMetrics.unstoredCharge,
+  });
 
   app.post(
     '/sellers/products/',
@@ -133,20 +145,41 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       // for the write. A keyed order's id comes from its key: a duplicate racing this one, or a retry
       // after a failure, gets the same charge from payments and writes nothing more
       // (docs/idempotency.md).
-      const prepared = await prepareOrder(runtime.orm.em, scopeOf(identity), body, {
-        requestCharge: (request) => payments.createCharge(identity, request),
-        targets,
-        products,
-        orderId: keyed ? keyedId(keyed) : undefined,
-      });
-      const answer = await runtime.idempotency.run(keyed, async (_em, sql) => {
-        // A keyed order is written in its key's transaction; the others share batched statements.
-        const result = await storeOrder(prepared, keyed ? orderWriterIn(sql) : writes);
-        return { status: 201, body: { message: 'Order created.', data: presentCreatedOrder(result) } };
-      });
+      let asked: UnstoredCharge | null = null;
+      const requestCharge = async (request: CreateChargeRequest) => {
+        asked = {
+          orderId: request.order_uuid,
+          grossAmount: request.gross_amount,
+          made: false,
+          keyed: !!keyed,
+        };
+        const charge = await payments.createCharge(identity, request);
+        asked.made = true;
+        return charge;
+      };
+      let answer: Awaited<ReturnType<typeof runtime.idempotency.run>>;
+      let grossAmount: number;
+      try {
+        const prepared = await prepareOrder(runtime.orm.em, scopeOf(identity), body, {
+          requestCharge,
+          targets,
+          products,
+          orderId: keyed ? keyedId(keyed) : undefined,
+        });
+        grossAmount = prepared.write.order.grossAmount;
+        answer = await runtime.idempotency.run(keyed, async (_em, sql) => {
+          // A keyed order is written in its key's transaction; the others share batched statements.
+          const result = await storeOrder(prepared, keyed ? orderWriterIn(sql) : writes);
+          return { status: 201, body: { message: 'Order created.', data: presentCreatedOrder(result) } };
+        });
+      } catch (err) {
+        // Failed once payments was asked for the charge: none may stay payable without its order.
+        if (asked) await releaseUnstoredCharge(asked, err, unstoredDeps(identity));
+        throw err;
+      }
       if (!answer.replayed) {
         runtime.relay.wake();
-        orderMetrics.orderCreated(identity.environment, prepared.write.order.grossAmount);
+        orderMetrics.orderCreated(identity.environment, grossAmount);
       }
       return answer;
     },
