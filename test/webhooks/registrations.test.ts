@@ -98,6 +98,70 @@ describe('webhook registration', () => {
     expect(res.body.code).toBe('conflict');
   });
 
+  it('keeps at most 50 webhooks per seller and environment; a rotation does not count twice', async () => {
+    const { key, email } = await createKey(gateway.service);
+    const url = (i: number) => `https://hooks.example.com/limit/${i}`;
+    for (let i = 0; i < 49; i += 1) {
+      expect((await post(key, { url: url(i), event: 'order.paid' })).status).toBe(201);
+    }
+    const paused = await register(gateway.url, key, url(49), 'order.paid');
+    const pause = await call(`${gateway.url}/config/webhooks/${paused.id}/`, {
+      method: 'PATCH',
+      key,
+      body: { status: 'DISABLED' },
+    });
+    expect(pause.status).toBe(200);
+    // Fifty, one of them paused: the 51st is refused, whatever its event.
+    const over = await post(key, { url: url(50), event: 'order.created' });
+    expect(over.status).toBe(409);
+    expect(over.body).toMatchObject({ code: 'limit_reached', message: expect.stringContaining('50') });
+    // A rotation replaces a webhook: accepted at the limit.
+    expect((await post(key, { url: url(0), event: 'order.paid' })).status).toBe(201);
+    expect((await post(key, { url: url(49), event: 'order.paid' })).status).toBe(201);
+    // The other environment has its own fifty.
+    const live = await createKey(gateway.service, { environment: 'live', email });
+    expect((await post(live.key, { url: url(50), event: 'order.paid' })).status).toBe(201);
+    // A deletion frees a place.
+    const list = WebhookList.parse(
+      (await call(`${gateway.url}/config/webhooks/?limit=1`, { key })).body.data,
+    );
+    const del = await call(`${gateway.url}/config/webhooks/${list.results[0]?.id}/`, {
+      method: 'DELETE',
+      key,
+    });
+    expect(del.status).toBe(204);
+    expect((await post(key, { url: url(50), event: 'order.created' })).status).toBe(201);
+    expect((await post(key, { url: url(51), event: 'order.created' })).status).toBe(409);
+  });
+
+  it('counts concurrent registrations one at a time: never more than 50', async () => {
+    const { key } = await createKey(gateway.service);
+    for (let i = 0; i < 45; i += 1) {
+      expect(
+        (await post(key, { url: `https://hooks.example.com/race/${i}`, event: 'order.paid' })).status,
+      ).toBe(201);
+    }
+    const racing = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        post(key, { url: `https://hooks.example.com/race/more-${i}`, event: 'order.paid' }),
+      ),
+    );
+    const statuses = racing.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(7);
+    let count = 0;
+    let cursor: string | null = null;
+    do {
+      const page = WebhookList.parse(
+        (await call(`${gateway.url}/config/webhooks/?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key }))
+          .body.data,
+      );
+      count += page.results.length;
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(count).toBe(50);
+  });
+
   it('refuses an unknown event and a malformed URL with the field named', async () => {
     const { key } = await createKey(gateway.service);
     const res = await post(key, { url: 'not a url', event: 'order.teleported' });

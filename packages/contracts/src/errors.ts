@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'not_found',
   'conflict',
   'idempotency_conflict',
+  'limit_reached',
   'payload_too_large',
   'rate_limited',
   'service_unavailable',
@@ -28,6 +29,8 @@ export const ERROR_STATUS: { readonly [K in ErrorCode]: number } = {
   not_found: 404,
   conflict: 409,
   idempotency_conflict: 409,
+  // An account limit (decisions.md 10: 50 active webhooks per seller and environment) is reached.
+  limit_reached: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,

@@ -241,11 +241,21 @@ export const routes: RouteDoc[] = [
     summary: 'Register a global webhook for one event',
     description:
       'The secret is shown in this answer only. Registering the same (url, event) again retires the old ' +
-      'webhook and its secret.',
+      'webhook and its secret. At most 50 webhooks (active or paused) per seller and environment; a ' +
+      'rotation does not count twice.',
     tag: 'Webhooks',
     auth: true,
     body: CreateWebhookRequest,
-    responses: { 201: ok(CreateWebhookResponse, 'Webhook registered') },
+    responses: {
+      201: ok(CreateWebhookResponse, 'Webhook registered'),
+      409: {
+        description:
+          '`limit_reached`: the seller already has 50 webhooks (active or paused) in this environment and ' +
+          'this is not a rotation; or `idempotency_conflict`: Idempotency-Key reused with a different ' +
+          'body, or its first request still running',
+        schema: ErrorBody,
+      },
+    },
   },
   {
     method: 'get',

@@ -2,9 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateWebhookRequest, ListQuery, UpdateWebhookRequest } from '@seller-api/contracts';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { assertOwned, badRequest, conflict, listOwned, type Scope } from '@seller-api/service-kit';
+import { HttpError, assertOwned, badRequest, conflict, listOwned, type Scope } from '@seller-api/service-kit';
 import { WebhookSchema, type WebhookRow } from '../db/entities';
 import { checkTarget, type Logger, type Resolver } from '@seller-api/service-kit';
+
+/** Registrations that count: not deleted, not retired by a rotation. */
+const LIVE: WebhookRow['status'][] = ['ACTIVE', 'DISABLED'];
 
 export interface TargetPolicy {
   allowPrivate: boolean;
@@ -12,6 +15,16 @@ export interface TargetPolicy {
   /** Where a refusal's detail (the host's address and range) goes: never into the answer. */
   logger?: Logger;
 }
+
+/** Registered webhooks (ACTIVE or paused) a seller may have in one environment (docs/webhooks.md). */
+export const MAX_WEBHOOKS = 50;
+
+const limitReached = () =>
+  new HttpError(
+    409,
+    'limit_reached',
+    `At most ${MAX_WEBHOOKS} webhooks per environment: delete one before registering another.`,
+  );
 
 /** `whsec_` + 32 random bytes in base64url (decisions.md 8). */
 export function generateSecret(): string {
@@ -42,6 +55,8 @@ export async function assertTarget(
  * keyed request's transaction so that none is held open for it). The same (url, event) again retires
  * the previous registration and its secret; its pending deliveries move to the new one and are signed
  * with the new secret from then on. Answers the new webhook, and the id of the one it retired.
+ * A seller has at most MAX_WEBHOOKS registered per environment (a rotation replaces one, so it does not
+ * count twice): 409 `limit_reached` beyond.
  */
 export async function registerWebhook(
   em: EntityManager,
@@ -49,17 +64,14 @@ export async function registerWebhook(
   input: CreateWebhookRequest,
 ): Promise<{ webhook: WebhookRow; retiredId: string | null }> {
   return em.transactional(async (tx) => {
-    // Serialise registrations of one (url, event) so two at once cannot both stay live.
+    // Serialise the registrations of one seller and environment: two of one (url, event) at once cannot
+    // both stay live, and concurrent ones cannot count the same free places (MAX_WEBHOOKS).
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [
-      `${scope.sellerId}:${scope.environment}:${input.url}:${input.event}`,
+      `webhooks:${scope.sellerId}:${scope.environment}`,
     ]);
-    const previous = await tx.findOne(WebhookSchema, {
-      sellerId: scope.sellerId,
-      environment: scope.environment,
-      url: input.url,
-      event: input.event,
-      status: { $in: ['ACTIVE', 'DISABLED'] },
-    });
+    const live = { sellerId: scope.sellerId, environment: scope.environment, status: { $in: LIVE } };
+    const previous = await tx.findOne(WebhookSchema, { ...live, url: input.url, event: input.event });
+    if (!previous && (await tx.count(WebhookSchema, live)) >= MAX_WEBHOOKS) throw limitReached();
     const now = new Date();
     if (previous) {
       previous.status = 'RETIRED';
