@@ -130,9 +130,10 @@ describe('login budgets per account and per address', () => {
       const refused = await loginFrom(newIp(), email, user.password);
       expect(refused.status).toBe(429);
       expect(refused.setCookie).toBeNull();
+      // Failures from elsewhere lock the account out for 15 minutes at most.
       const retryAfter = Number(refused.headers.get('retry-after'));
-      expect(retryAfter).toBeGreaterThan(15 * 60);
-      expect(retryAfter).toBeLessThanOrEqual(3600);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(15 * 60);
       refusals.push(String(refused.body.message).replace(/\d+/g, 'N'));
     }
     expect(refusals).toEqual(['Too many login attempts. Retry after N s.', refusals[0]]);
@@ -171,6 +172,66 @@ describe('login budgets per account and per address', () => {
     expect((await loginFrom(newIp(), user.email, user.password)).status).toBe(200);
     expect((await loginFrom(newIp(), user.email, 'wrong')).status).toBe(401);
     expect((await loginFrom(newIp(), user.email, 'wrong')).status).toBe(429);
+  });
+});
+
+describe('account lockouts: an hour for the failing address, 15 minutes at most for the others', () => {
+  // Enough attempts per address and e-mail that the failure counts (three each) are what refuses.
+  let lockout: RunningGateway;
+  let lockoutOrigin: string;
+  const prefix = `panel-lockout:${randomUUID()}:`;
+  const loginFrom = (ip: string, email: string, password: string) =>
+    login(lockoutOrigin, email, password, { 'x-forwarded-for': ip });
+
+  beforeAll(async () => {
+    lockout = await system.startGateway({
+      PANEL_LOGIN_ATTEMPTS: '10',
+      PANEL_LOGIN_ACCOUNT_ATTEMPTS: '3',
+      REDIS_KEY_PREFIX: prefix,
+    });
+    lockoutOrigin = originOf(lockout.url);
+  });
+
+  it('locks the address that failed out of the account for up to an hour, the owner elsewhere for 15 minutes', async () => {
+    const operator = await panelUser(gateway.service, 'operator');
+    const guesser = '203.0.113.21';
+    for (let i = 0; i < 3; i += 1) {
+      expect((await loginFrom(guesser, operator.email, `wrong-${i}`)).status).toBe(401);
+    }
+    const fromGuesser = await loginFrom(guesser, operator.email, operator.password);
+    expect(fromGuesser.status).toBe(429);
+    const guesserWait = Number(fromGuesser.headers.get('retry-after'));
+    expect(guesserWait).toBeGreaterThan(15 * 60);
+    expect(guesserWait).toBeLessThanOrEqual(3600);
+
+    const owner = '203.0.113.22';
+    const fromOwner = await loginFrom(owner, operator.email, operator.password);
+    expect(fromOwner.status).toBe(429);
+    const ownerWait = Number(fromOwner.headers.get('retry-after'));
+    expect(ownerWait).toBeGreaterThan(0);
+    expect(ownerWait).toBeLessThanOrEqual(15 * 60);
+
+    // Once the 15 minutes of the all-addresses count are over (its Redis key gone), the owner logs in
+    // and the guessing address is still locked out.
+    const anyKey = `${prefix}rl:panel-account-any:${operator.email}`;
+    const ttl = await lockout.service.redis.pttl(anyKey);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(15 * 60 * 1000);
+    await lockout.service.redis.del(anyKey);
+    expect((await loginFrom(owner, operator.email, operator.password)).status).toBe(200);
+    expect((await loginFrom(guesser, operator.email, operator.password)).status).toBe(429);
+  });
+
+  it('keeps failures from many addresses to a 15-minute lockout: none of them reaches an hour', async () => {
+    const user = await panelUser(gateway.service);
+    for (let i = 0; i < 3; i += 1) {
+      expect((await loginFrom(`203.0.113.${30 + i}`, user.email, 'wrong')).status).toBe(401);
+    }
+    for (const ip of ['203.0.113.30', '203.0.113.39']) {
+      const refused = await loginFrom(ip, user.email, user.password);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(15 * 60);
+    }
   });
 });
 

@@ -34,8 +34,10 @@ export const panelEnv = {
   /** Failed and successful attempts per client IP and e-mail in 15 minutes before 429. */
   PANEL_LOGIN_ATTEMPTS: z.coerce.number().int().positive().default(5),
   /**
-   * Failed attempts per e-mail in an hour from all IPs together before 429: a botnet guessing one
-   * account's password gets no more than this, whatever its addresses.
+   * Failed attempts per e-mail before 429, counted twice: per client IP over an hour (that address is
+   * locked out of the account for up to an hour), and from all IPs together over 15 minutes (a botnet
+   * guessing one account gets no more than this per 15 minutes, and locks its owner out for 15 minutes
+   * at most).
    */
   PANEL_LOGIN_ACCOUNT_ATTEMPTS: z.coerce.number().int().positive().default(20),
   /**

@@ -83,7 +83,13 @@ interface Caller {
 }
 
 const LOGIN_WINDOW_SECONDS = 15 * 60;
-const ACCOUNT_WINDOW_SECONDS = 60 * 60;
+/** How long an account's failures from one address count: the longest lockout, for that address only. */
+const ADDRESS_ACCOUNT_WINDOW_SECONDS = 60 * 60;
+/**
+ * How long an account's failures from all addresses together count: the longest anyone can lock a user
+ * out from elsewhere (docs/panel.md).
+ */
+const ACCOUNT_WINDOW_SECONDS = 15 * 60;
 const invalidCredentials = () => new HttpError(401, 'unauthorized', 'Invalid e-mail or password.');
 
 /**
@@ -108,11 +114,20 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     config.PANEL_LOGIN_ATTEMPTS * 10,
     LOGIN_WINDOW_SECONDS,
   );
-  // One e-mail from many addresses is a distributed guess: failures per e-mail whatever the IP. Any
-  // e-mail has one, known or not, so a 429 does not tell which exist.
+  // Failures count per e-mail and address for an hour: one address guessing one account is locked out
+  // of it for up to an hour, the others are not.
+  const addressAccountLimiter = limiter(
+    deps.redis,
+    `${config.REDIS_KEY_PREFIX}rl:panel-account-address`,
+    config.PANEL_LOGIN_ACCOUNT_ATTEMPTS,
+    ADDRESS_ACCOUNT_WINDOW_SECONDS,
+  );
+  // One e-mail from many addresses is a distributed guess: failures per e-mail whatever the IP, over 15
+  // minutes only, so that no one elsewhere can lock a user out for longer. Any e-mail has both
+  // budgets, known or not, so a 429 does not tell which exist.
   const accountLimiter = limiter(
     deps.redis,
-    `${config.REDIS_KEY_PREFIX}rl:panel-account`,
+    `${config.REDIS_KEY_PREFIX}rl:panel-account-any`,
     config.PANEL_LOGIN_ACCOUNT_ATTEMPTS,
     ACCOUNT_WINDOW_SECONDS,
   );
@@ -143,6 +158,7 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     const attemptKey = `${ip}|${email}`;
     const budgets: Budget[] = [
       { limiter: loginLimiter, key: attemptKey },
+      { limiter: addressAccountLimiter, key: attemptKey },
       { limiter: accountLimiter, key: email },
       { limiter: ipLimiter, key: ip },
     ];
@@ -153,8 +169,13 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
     const ok = await deps.passwordChecks.verify(input.password, user?.password_hash ?? null, () =>
       spendAll(budgets),
     );
-    // The account's budget counts failures only: the right password gives its point back.
-    if (ok) await accountLimiter.reward(email, 1).catch(() => undefined);
+    // The account's budgets count failures only: the right password gives its points back.
+    if (ok) {
+      await Promise.all([
+        accountLimiter.reward(email, 1).catch(() => undefined),
+        addressAccountLimiter.reward(attemptKey, 1).catch(() => undefined),
+      ]);
+    }
     if (!user || !ok) {
       deps.logger.info({ ip }, 'panel login refused');
       throw invalidCredentials();
