@@ -25,7 +25,8 @@ beforeAll(async () => {
     PIX_KEY: 'pix@seller-api.example',
   });
   gateway = await system.startGateway();
-  ({ key } = await createKey(gateway.service));
+  // PIX_PSP is the live environment's PSP: test keys stay in the sandbox (test-environment-psp.test.ts).
+  ({ key } = await createKey(gateway.service, { environment: 'live' }));
 });
 afterAll(async () => {
   await system.stop();
@@ -40,7 +41,7 @@ describe('bacen-api-pix against the PSP simulator, end to end', () => {
     const identity: Identity = {
       user_id: randomUUID(),
       seller_id: randomUUID(),
-      environment: 'test',
+      environment: 'live',
       role: 'seller',
       seller_name: 'Loja Exemplo',
     };

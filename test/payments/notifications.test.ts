@@ -7,17 +7,20 @@ import { waitFor } from '../support/wait';
 let system: System;
 let gateway: RunningGateway;
 let key: string;
+let testKey: string;
 const SECRET = 'test-psp-webhook-secret';
 
 beforeAll(async () => {
   system = await startSystem({ PSP_WEBHOOK_SECRET: SECRET });
   gateway = await system.startGateway();
-  ({ key } = await createKey(gateway.service));
+  // PSP_WEBHOOK_SECRET is the live PSP's: its notifications pay live charges only.
+  ({ key } = await createKey(gateway.service, { environment: 'live' }));
+  ({ key: testKey } = await createKey(gateway.service, { environment: 'test' }));
 });
 afterAll(() => system.stop());
 
-async function newOrder() {
-  return CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+async function newOrder(as = key) {
+  return CreatedOrder.parse((await createOrder(gateway.url, as, standaloneOrder())).body.data);
 }
 const notify = (pix: unknown[], secret = SECRET) =>
   call(`${gateway.url}/psp/webhook/pix`, {
@@ -25,8 +28,9 @@ const notify = (pix: unknown[], secret = SECRET) =>
     body: { pix },
     headers: { authorization: `Bearer ${secret}` },
   });
-const paymentStatus = async (uuid: string) =>
-  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment.status;
+const paymentStatus = async (uuid: string, as = key) =>
+  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key: as })).body.data).payment
+    .status;
 // Unique across runs: the test database outlives a run, and an end-to-end id is applied once ever.
 const e2e = () => `E12345678202611230200${randomBytes(8).toString('hex').slice(0, 11)}`;
 const pixFor = (txid: string, valor = '150.00', endToEndId = e2e()) => ({
@@ -80,5 +84,29 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
     const malformed = await notify([{ txid: order.pix.qr_code_id, valor: '1,50' }]);
     expect(malformed.status).toBe(400);
     expect(await paymentStatus(order.uuid)).toBe('PENDING');
+  });
+
+  it("never pays a test charge from the live PSP's notification: unknown there, flagged for an operator", async () => {
+    const order = await newOrder(testKey);
+    const res = await notify([pixFor(order.pix.qr_code_id)]);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ outcomes: ['unknown_txid'] });
+    expect(await paymentStatus(order.uuid, testKey)).toBe('PENDING');
+    const flagged = await system.payments.runtime.orm.em
+      .fork()
+      .execute<Array<{ outcome: string; detail: string }>>(
+        `select outcome, detail from payments.psp_payments where txid = ?`,
+        [order.pix.qr_code_id],
+      );
+    expect(flagged).toEqual([{ outcome: 'unknown_txid', detail: 'charge is in the test environment' }]);
+    // The sandbox still pays it: test money moves in the sandbox only.
+    const paid = await call(`${gateway.url}/sandbox/orders/${order.uuid}/pay/`, {
+      method: 'POST',
+      key: testKey,
+    });
+    expect(paid.status).toBe(200);
+    await waitFor(async () => (await paymentStatus(order.uuid, testKey)) === 'PAID' || null, {
+      what: 'test order PAID in the sandbox',
+    });
   });
 });

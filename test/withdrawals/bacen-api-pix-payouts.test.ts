@@ -53,9 +53,12 @@ afterEach(() => {
 
 const em = () => service.runtime.orm.em.fork();
 
-/** A seller with `available` in the ledger and an approved withdrawal of `amount` to `pixKey`. */
+/**
+ * A live seller with `available` in the ledger and an approved withdrawal of `amount` to `pixKey` (live:
+ * PAYOUT_PSP is the live environment's PSP; test withdrawals stay in the sandbox).
+ */
 async function approvedWithdrawal(amount: number, pixKey: string, pixKeyType: PixKeyType, available = 10000) {
-  const scope = { sellerId: randomUUID(), environment: 'test' as const, sellerName: 'Loja' };
+  const scope = { sellerId: randomUUID(), environment: 'live' as const, sellerName: 'Loja' };
   await publishSale(env, { ...scope, name: 'Loja' }, available);
   await waitFor(async () => (await balanceOf(em(), scope)).available_amount === available);
   const w = await requestWithdrawal(

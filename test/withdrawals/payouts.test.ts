@@ -47,7 +47,11 @@ let service: WithdrawalsService;
 let events: Awaited<ReturnType<typeof captureEvents>>;
 
 beforeAll(async () => {
-  service = await startWithdrawals(loadWithdrawalsConfig(env), { metrics: false, payouts: psp });
+  // The scripted PSP stands in for both environments' adapters.
+  service = await startWithdrawals(loadWithdrawalsConfig(env), {
+    metrics: false,
+    payouts: { live: psp, test: psp },
+  });
   events = await captureEvents(env.AMQP_URL as string, env.AMQP_NAMESPACE as string, 'withdrawals.events');
 });
 afterAll(async () => {

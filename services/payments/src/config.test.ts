@@ -153,4 +153,110 @@ describe('payments configuration', () => {
       expect(message).toContain(`${name}:`);
     }
   });
+
+  describe('the test environment', () => {
+    const HOMOLOGATION = {
+      PIX_PSP_TEST: 'bacen-api-pix',
+      PSP_TEST_API_URL: 'https://homolog.example-psp.com/api/v2/',
+      PSP_TEST_CLIENT_ID: 'homolog-id',
+      PSP_TEST_CLIENT_SECRET: 'homolog-secret',
+      PSP_TEST_WEBHOOK_SECRET: 'homolog-webhook-secret-0123',
+      PIX_KEY_TEST: 'pix-homolog@seller.example',
+    };
+
+    it('uses the sandbox and its key for test whatever PIX_PSP says', () => {
+      expect(loadPaymentsConfig({ ...BACEN, PIX_KEY: 'pix@seller.example' })).toMatchObject({
+        PIX_PSP: 'bacen-api-pix',
+        PIX_PSP_TEST: 'sandbox',
+        PIX_KEY: 'pix@seller.example',
+        PIX_KEY_TEST: DEFAULT_PIX_KEY,
+        PSP_TEST_API_URL: undefined,
+        PSP_TEST_WEBHOOK_SECRET: undefined,
+      });
+    });
+
+    it('reads a homologation PSP from the PSP_TEST_ group, the token URL under its API URL', () => {
+      expect(loadPaymentsConfig({ ...BACEN, ...HOMOLOGATION, PSP_TEST_TIMEOUT_MS: '900' })).toMatchObject({
+        PIX_PSP: 'bacen-api-pix',
+        PIX_PSP_TEST: 'bacen-api-pix',
+        PSP_API_URL: 'https://pix.example-psp.com/api/v2',
+        PSP_TEST_API_URL: 'https://homolog.example-psp.com/api/v2',
+        PSP_TEST_TOKEN_URL: 'https://homolog.example-psp.com/api/v2/oauth/token',
+        PSP_TEST_CLIENT_ID: 'homolog-id',
+        PSP_TEST_CLIENT_SECRET: 'homolog-secret',
+        PSP_TEST_WEBHOOK_SECRET: 'homolog-webhook-secret-0123',
+        PSP_TEST_TIMEOUT_MS: 900,
+        PIX_KEY_TEST: 'pix-homolog@seller.example',
+      });
+    });
+
+    it('names every variable a homologation PSP misses, at once, beside the live ones', () => {
+      const message = configError({
+        PIX_PSP: 'bacen-api-pix',
+        PIX_PSP_TEST: 'bacen-api-pix',
+        PSP_TEST_TLS_KEY_FILE: '/etc/psp/key.pem',
+      });
+      for (const name of [
+        'PSP_API_URL',
+        'PSP_WEBHOOK_SECRET',
+        'PSP_TEST_API_URL',
+        'PSP_TEST_CLIENT_ID',
+        'PSP_TEST_CLIENT_SECRET',
+        'PSP_TEST_WEBHOOK_SECRET',
+        'PSP_TEST_TLS_CERT_FILE',
+      ]) {
+        expect(message).toContain(`${name}: Required when`);
+      }
+      expect(message).toContain('PSP_TEST_API_URL: Required when PIX_PSP_TEST is bacen-api-pix');
+    });
+
+    it('refuses bad homologation variables, naming each, never echoing a secret', () => {
+      const message = configError({
+        ...HOMOLOGATION,
+        PIX_PSP_TEST: 'acme',
+        PSP_TEST_API_URL: 'ftp://homolog.example-psp.com',
+        PSP_TEST_WEBHOOK_SECRET: 'short',
+        PSP_TEST_TIMEOUT_MS: '0',
+        PIX_KEY_TEST: 'has space',
+      });
+      for (const name of [
+        'PIX_PSP_TEST',
+        'PSP_TEST_API_URL',
+        'PSP_TEST_WEBHOOK_SECRET',
+        'PSP_TEST_TIMEOUT_MS',
+        'PIX_KEY_TEST',
+      ]) {
+        expect(message).toContain(`${name}:`);
+      }
+      expect(message).not.toContain('short');
+      expect(message).not.toContain('homolog-secret');
+    });
+
+    it('refuses a test group that names the live PSP, the live key or the live webhook secret', () => {
+      const message = configError({
+        ...BACEN,
+        ...HOMOLOGATION,
+        PIX_KEY: 'pix@seller.example',
+        PIX_KEY_TEST: 'pix@seller.example',
+        PSP_TEST_API_URL: 'https://PIX.example-psp.com/api/v2/',
+        PSP_TEST_WEBHOOK_SECRET: BACEN.PSP_WEBHOOK_SECRET,
+      });
+      expect(message).toContain("PSP_TEST_API_URL: Must not be the live PSP's PSP_API_URL");
+      expect(message).toContain("PIX_KEY_TEST: Must not be the live merchant's PIX_KEY");
+      expect(message).toContain('PSP_TEST_WEBHOOK_SECRET: Must differ from PSP_WEBHOOK_SECRET');
+      expect(message).not.toContain(BACEN.PSP_WEBHOOK_SECRET);
+    });
+
+    it('in production wants https and the homologation key for a homologation PSP', () => {
+      const message = configError({
+        ...HOMOLOGATION,
+        NODE_ENV: 'production',
+        INTERNAL_SECRET: 'a-private-internal-secret',
+        PSP_TEST_API_URL: 'http://homolog.example-psp.com',
+        PIX_KEY_TEST: DEFAULT_PIX_KEY,
+      });
+      expect(message).toContain('PSP_TEST_API_URL: Must be an https URL in production');
+      expect(message).toContain('PIX_KEY_TEST:');
+    });
+  });
 });

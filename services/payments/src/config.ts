@@ -3,12 +3,27 @@ import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit
 import { z } from 'zod';
 import { normaliseMerchantText } from './domain/brcode';
 
-/** PSP adapters (decisions.md 6): `sandbox` makes the BR Code locally; `bacen-api-pix` speaks API Pix. */
+/**
+ * PSP adapters (decisions.md 6): `sandbox` makes the BR Code locally; `bacen-api-pix` speaks API Pix.
+ * One per environment: `PIX_PSP` for `live`, `PIX_PSP_TEST` for `test`, which is the sandbox unless it
+ * names a PSP's homologation endpoint, so test keys never move real money (docs/payments.md).
+ */
 export const PIX_PSPS = ['sandbox', 'bacen-api-pix'] as const;
 export type PixPspName = (typeof PIX_PSPS)[number];
 
 /** The sandbox's receiving key: a fixed random-type (UUID) PIX key, so sandbox codes stay recognisable. */
 export const DEFAULT_PIX_KEY = '7d9f0335-8dcd-4b5c-9b3e-2f6a4c1e8a52';
+
+const pixKey = () =>
+  z
+    .string()
+    .regex(/^[\x21-\x7e]{1,77}$/, { error: 'Must be a PIX key of 1 to 77 printable ASCII characters' });
+
+const webhookSecret = () =>
+  z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, { error: 'Must be 16 to 256 printable ASCII characters, no spaces' })
+    .optional();
 
 const nonNegativeInt = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -22,12 +37,17 @@ export const paymentsEnv = {
   ...commonEnv,
   PORT: env.port.default(3002),
   METRICS_PORT: env.port.default(9002),
+  /** The live environment's PSP. */
   PIX_PSP: z.enum(PIX_PSPS).default('sandbox'),
-  /** Receiving key written into static BR Codes (field 26/01): printable ASCII, at most 77 characters. */
-  PIX_KEY: z
-    .string()
-    .regex(/^[\x21-\x7e]{1,77}$/, { error: 'Must be a PIX key of 1 to 77 printable ASCII characters' })
-    .default(DEFAULT_PIX_KEY),
+  /** The test environment's PSP: the sandbox, or a PSP's homologation endpoint (the PSP_TEST_ group). */
+  PIX_PSP_TEST: z.enum(PIX_PSPS).default('sandbox'),
+  /**
+   * Live receiving key: written into static BR Codes (field 26/01) by the sandbox, or the key
+   * registered with the PSP (`chave` of a cob). Printable ASCII, at most 77 characters.
+   */
+  PIX_KEY: pixKey().default(DEFAULT_PIX_KEY),
+  /** The test environment's receiving key, the same way; never the live merchant's key. */
+  PIX_KEY_TEST: pixKey().default(DEFAULT_PIX_KEY),
   PIX_MERCHANT_NAME: merchantText(25).default('SELLER API'),
   PIX_MERCHANT_CITY: merchantText(15).default('SAO PAULO'),
   /** Platform fee in basis points of the gross amount (decisions.md 5). */
@@ -36,23 +56,26 @@ export const paymentsEnv = {
   PLATFORM_FEE_FIXED_AMOUNT: nonNegativeInt.default(0),
   /** How often the scheduler looks for PENDING charges past their expiry (decisions.md 5). */
   EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
-  /** bacen-api-pix: the PSP's API Pix (`PSP_API_URL`, `PSP_CLIENT_ID`, ...: api-pix apiPixEnv). */
+  /** PIX_PSP=bacen-api-pix: the live PSP's API Pix (`PSP_API_URL`, `PSP_CLIENT_ID`, ...: api-pix apiPixEnv). */
   ...apiPixEnv('PSP_'),
   /**
-   * The per-PSP secret the PSP's notifications to POST /api/v1/psp/webhook/pix must carry (see
-   * clients/bacen-api-pix.ts, PSP_NOTIFICATION_SECRET_HEADER). Required for bacen-api-pix.
+   * The per-PSP secret the live PSP's notifications to POST /api/v1/psp/webhook/pix must carry (see
+   * clients/bacen-api-pix.ts, PSP_NOTIFICATION_SECRET_HEADER); they apply to live charges only.
+   * Required for bacen-api-pix.
    */
-  PSP_WEBHOOK_SECRET: z
-    .string()
-    .regex(/^[\x21-\x7e]{16,256}$/, { error: 'Must be 16 to 256 printable ASCII characters, no spaces' })
-    .optional(),
+  PSP_WEBHOOK_SECRET: webhookSecret(),
+  /** PIX_PSP_TEST=bacen-api-pix: the homologation PSP (`PSP_TEST_API_URL`, `PSP_TEST_CLIENT_ID`, ...). */
+  ...apiPixEnv('PSP_TEST_'),
+  /** The homologation PSP's notification secret, on the same route; they apply to test charges only. */
+  PSP_TEST_WEBHOOK_SECRET: webhookSecret(),
 };
 
 export type PaymentsConfig = ReturnType<typeof loadPaymentsConfig>;
 
 /**
  * The payments configuration, every bad variable named in one ConfigError: the shape's own checks
- * plus what depends on PIX_PSP (bacen-api-pix needs its PSP's URL, credentials and webhook secret).
+ * plus what depends on PIX_PSP and PIX_PSP_TEST (bacen-api-pix needs its PSP's URL, credentials and
+ * webhook secret), and what keeps the test environment off the live PSP and the live key.
  */
 export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
   let config: ReturnType<typeof loadConfig<typeof paymentsEnv>> | null = null;
@@ -66,7 +89,9 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
   const named = (name: string) => problems.some((problem) => problem.startsWith(`${name}:`));
   const given = (name: string) => (source[name] ?? '') !== '';
 
-  if (source.PIX_PSP === 'bacen-api-pix') {
+  const live = source.PIX_PSP === 'bacen-api-pix';
+  const test = source.PIX_PSP_TEST === 'bacen-api-pix';
+  if (live) {
     problems.push(...apiPixEnvProblems(source, 'PSP_', 'PIX_PSP is bacen-api-pix', named));
     if (!given('PSP_WEBHOOK_SECRET') && !named('PSP_WEBHOOK_SECRET')) {
       problems.push('PSP_WEBHOOK_SECRET: Required when PIX_PSP is bacen-api-pix');
@@ -75,8 +100,52 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
       problems.push("PIX_KEY: Must be set to the merchant's key at the PSP in production");
     }
   }
+  if (test) {
+    problems.push(...apiPixEnvProblems(source, 'PSP_TEST_', 'PIX_PSP_TEST is bacen-api-pix', named));
+    if (!given('PSP_TEST_WEBHOOK_SECRET') && !named('PSP_TEST_WEBHOOK_SECRET')) {
+      problems.push('PSP_TEST_WEBHOOK_SECRET: Required when PIX_PSP_TEST is bacen-api-pix');
+    }
+    if (
+      source.NODE_ENV === 'production' &&
+      (!given('PIX_KEY_TEST') || source.PIX_KEY_TEST === DEFAULT_PIX_KEY)
+    ) {
+      problems.push("PIX_KEY_TEST: Must be set to the merchant's key at the homologation PSP in production");
+    }
+  }
+  // The test environment never moves real money: not through the live PSP, not to the live key.
+  if (live && test && sameUrl(source.PSP_TEST_API_URL, source.PSP_API_URL) && !named('PSP_TEST_API_URL')) {
+    problems.push("PSP_TEST_API_URL: Must not be the live PSP's PSP_API_URL");
+  }
+  if (live && given('PIX_KEY_TEST') && source.PIX_KEY_TEST === source.PIX_KEY) {
+    problems.push("PIX_KEY_TEST: Must not be the live merchant's PIX_KEY");
+  }
+  // The secret a notification carries tells which environment's charges it may pay.
+  if (given('PSP_TEST_WEBHOOK_SECRET') && source.PSP_TEST_WEBHOOK_SECRET === source.PSP_WEBHOOK_SECRET) {
+    problems.push('PSP_TEST_WEBHOOK_SECRET: Must differ from PSP_WEBHOOK_SECRET');
+  }
   if (problems.length > 0 || config === null) throw new ConfigError(problems);
 
   const urls = apiPixUrls(config.PSP_API_URL, config.PSP_TOKEN_URL);
-  return { ...config, PSP_API_URL: urls.apiUrl, PSP_TOKEN_URL: urls.tokenUrl };
+  const testUrls = apiPixUrls(config.PSP_TEST_API_URL, config.PSP_TEST_TOKEN_URL);
+  return {
+    ...config,
+    PSP_API_URL: urls.apiUrl,
+    PSP_TOKEN_URL: urls.tokenUrl,
+    PSP_TEST_API_URL: testUrls.apiUrl,
+    PSP_TEST_TOKEN_URL: testUrls.tokenUrl,
+  };
+}
+
+/** Two API URLs naming the same endpoint (case of the host and trailing slashes aside). */
+function sameUrl(a: string | undefined, b: string | undefined): boolean {
+  const normal = (url: string | undefined) => {
+    if (!url) return null;
+    try {
+      return new URL(url).href.replace(/\/+$/, '');
+    } catch {
+      return null;
+    }
+  };
+  const [x, y] = [normal(a), normal(b)];
+  return x !== null && x === y;
 }

@@ -1,7 +1,7 @@
 import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { PaymentsConfig } from './config';
-import { pspFromConfig } from './clients/psp-factory';
+import { pspsFromConfig } from './clients/psp-factory';
 import { ChargeWrites } from './db/charge-writes';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
@@ -20,8 +20,9 @@ export async function startPayments(
   config: PaymentsConfig,
   options: { logDestination?: pino.DestinationStream; metrics?: boolean } = {},
 ): Promise<PaymentsService> {
-  // Before any connection is opened: a PSP that cannot be built is a configuration error.
-  const psp = pspFromConfig(config);
+  // Before any connection is opened: a PSP that cannot be built is a configuration error. One per
+  // environment: test charges and refunds never reach the live PSP (docs/payments.md).
+  const psps = pspsFromConfig(config);
   const runtime = await createRuntime({
     service: 'payments',
     config,
@@ -32,16 +33,19 @@ export async function startPayments(
     logDestination: options.logDestination,
     idempotency: true,
   });
-  const lifecycle = { psp, logger: runtime.logger, metrics: createPaymentMetrics(runtime.metrics) };
+  const lifecycle = { psps, logger: runtime.logger, metrics: createPaymentMetrics(runtime.metrics) };
   const routeDeps = {
     charges: {
-      psp,
+      psps,
       feeBps: config.PLATFORM_FEE_BPS,
       feeFixedAmount: config.PLATFORM_FEE_FIXED_AMOUNT,
       writes: new ChargeWrites(runtime.sql),
     },
     lifecycle,
-    pspWebhookSecret: config.PSP_WEBHOOK_SECRET ?? null,
+    pspWebhookSecrets: {
+      live: config.PSP_WEBHOOK_SECRET ?? null,
+      test: config.PSP_TEST_WEBHOOK_SECRET ?? null,
+    },
     internalSecret: config.INTERNAL_SECRET,
   };
   const expiry = new ExpiryScheduler(runtime.orm, lifecycle, config.EXPIRY_INTERVAL_MS, runtime.logger);
@@ -57,6 +61,10 @@ export async function startPayments(
   return {
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
-    stop: () => runtime.stop(() => expiry.stop()),
+    stop: () =>
+      runtime.stop(async () => {
+        await expiry.stop();
+        await Promise.all([...new Set([psps.live, psps.test])].map((psp) => psp.close?.()));
+      }),
   };
 }

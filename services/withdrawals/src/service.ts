@@ -1,14 +1,16 @@
 import { createRuntime, idempotentHandler, serveService, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
+import { PaymentsChargeRefunds } from './clients/charges';
 import { PaymentsClient } from './clients/payments';
-import { payoutsFromConfig } from './clients/payout-factory';
+import { payoutAdaptersFromConfig } from './clients/payout-factory';
 import type { WithdrawalsConfig } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
-import type { PayoutAdapter } from './domain/payouts';
+import type { PayoutAdapters } from './domain/payouts';
 import { paymentsHandler } from './events/payments';
 import { PayoutWorker } from './events/payouts';
 import { LedgerReconciliation } from './events/reconciliation';
+import { RefundHoldSweep } from './events/refund-hold-sweep';
 import { LEDGER_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
 import { createReconciliationMetrics } from './metrics';
@@ -19,15 +21,18 @@ export interface WithdrawalsService {
   payouts: PayoutWorker;
   /** The ledger's reconciliation with payments (scheduled unless RECONCILE_INTERVAL_MS is 0). */
   reconciliation: LedgerReconciliation;
+  /** Releases refund holds no refund completed (on the reconciliation's schedule). */
+  refundHolds: RefundHoldSweep;
   stop(): Promise<void>;
 }
 
 export async function startWithdrawals(
   config: WithdrawalsConfig,
-  options: { logDestination?: pino.DestinationStream; metrics?: boolean; payouts?: PayoutAdapter } = {},
+  options: { logDestination?: pino.DestinationStream; metrics?: boolean; payouts?: PayoutAdapters } = {},
 ): Promise<WithdrawalsService> {
-  // Before any connection is opened: a payout PSP that cannot be built is a configuration error.
-  const psp = options.payouts ?? payoutsFromConfig(config);
+  // Before any connection is opened: a payout PSP that cannot be built is a configuration error. One
+  // per environment: test payouts never reach the live PSP (docs/finance.md).
+  const psps = options.payouts ?? payoutAdaptersFromConfig(config);
   const runtime = await createRuntime({
     service: 'withdrawals',
     config,
@@ -40,7 +45,7 @@ export async function startWithdrawals(
   });
   const payouts = new PayoutWorker(
     runtime.orm,
-    psp,
+    psps,
     { autoApproveBelow: config.WITHDRAWAL_AUTO_APPROVE_BELOW, retryAfterMs: config.PAYOUT_RETRY_AFTER_MS },
     config.PAYOUT_INTERVAL_MS,
     runtime.logger,
@@ -55,6 +60,12 @@ export async function startWithdrawals(
     },
     runtime.logger,
     createReconciliationMetrics(runtime.metrics, runtime.orm),
+  );
+  const refundHolds = new RefundHoldSweep(
+    runtime.orm,
+    new PaymentsChargeRefunds(config.PAYMENTS_URL, config.INTERNAL_SECRET),
+    { intervalMs: config.RECONCILE_INTERVAL_MS, graceMs: config.RECONCILE_GRACE_MS },
+    runtime.logger,
   );
   const { server } = await serveService(runtime, {
     port: config.PORT,
@@ -76,17 +87,20 @@ export async function startWithdrawals(
   );
   payouts.start();
   reconciliation.start();
+  refundHolds.start();
   const address = server.address();
   return {
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
     payouts,
     reconciliation,
+    refundHolds,
     stop: () =>
       runtime.stop(async () => {
+        await refundHolds.stop();
         await reconciliation.stop();
         await payouts.stop();
-        await psp.close?.();
+        await Promise.all([...new Set([psps.live, psps.test])].map((psp) => psp.close?.()));
       }),
   };
 }

@@ -1,41 +1,96 @@
-import { readClientCertificate } from '@seller-api/api-pix';
+import { apiPixEnvNames, readClientCertificate } from '@seller-api/api-pix';
 import { ConfigError } from '@seller-api/service-kit';
-import type { PaymentsConfig } from '../config';
-import { sandboxPsp, type PspAdapter } from '../domain/psp';
+import type { PaymentsConfig, PixPspName } from '../config';
+import { sandboxPsp, type PspAdapter, type PspAdapters } from '../domain/psp';
 import { bacenApiPix } from './bacen-api-pix';
 
-/** The PSP adapter named by PIX_PSP (decisions.md 6). Throws ConfigError when it cannot be built. */
-export function pspFromConfig(config: PaymentsConfig): PspAdapter {
-  switch (config.PIX_PSP) {
+/** One environment's adapter settings, read from its own variables. */
+interface PspSettings {
+  name: PixPspName;
+  /** The variable that chose it, for error messages. */
+  selector: 'PIX_PSP' | 'PIX_PSP_TEST';
+  /** Prefix of its connection variables (api-pix apiPixEnv). */
+  prefix: 'PSP_' | 'PSP_TEST_';
+  pixKey: string;
+  apiUrl: string | undefined;
+  tokenUrl: string | undefined;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  certFile: string | undefined;
+  keyFile: string | undefined;
+  timeoutMs: number;
+}
+
+/**
+ * The PSP adapter of each environment (decisions.md 6 and 10): `live` from PIX_PSP and the PSP_
+ * variables; `test` from PIX_PSP_TEST (the sandbox by default) and the PSP_TEST_ variables, never from
+ * PIX_PSP, so a test charge or refund never reaches the live PSP. Throws ConfigError when either
+ * cannot be built.
+ */
+export function pspsFromConfig(config: PaymentsConfig): PspAdapters {
+  const live = pspFromSettings(config, {
+    name: config.PIX_PSP,
+    selector: 'PIX_PSP',
+    prefix: 'PSP_',
+    pixKey: config.PIX_KEY,
+    apiUrl: config.PSP_API_URL,
+    tokenUrl: config.PSP_TOKEN_URL,
+    clientId: config.PSP_CLIENT_ID,
+    clientSecret: config.PSP_CLIENT_SECRET,
+    certFile: config.PSP_TLS_CERT_FILE,
+    keyFile: config.PSP_TLS_KEY_FILE,
+    timeoutMs: config.PSP_TIMEOUT_MS,
+  });
+  const test = pspFromSettings(config, {
+    name: config.PIX_PSP_TEST,
+    selector: 'PIX_PSP_TEST',
+    prefix: 'PSP_TEST_',
+    pixKey: config.PIX_KEY_TEST,
+    apiUrl: config.PSP_TEST_API_URL,
+    tokenUrl: config.PSP_TEST_TOKEN_URL,
+    clientId: config.PSP_TEST_CLIENT_ID,
+    clientSecret: config.PSP_TEST_CLIENT_SECRET,
+    certFile: config.PSP_TEST_TLS_CERT_FILE,
+    keyFile: config.PSP_TEST_TLS_KEY_FILE,
+    timeoutMs: config.PSP_TEST_TIMEOUT_MS,
+  });
+  return { live, test };
+}
+
+function pspFromSettings(config: PaymentsConfig, settings: PspSettings): PspAdapter {
+  switch (settings.name) {
     case 'sandbox':
       return sandboxPsp({
-        pixKey: config.PIX_KEY,
+        pixKey: settings.pixKey,
         merchantName: config.PIX_MERCHANT_NAME,
         merchantCity: config.PIX_MERCHANT_CITY,
       });
     case 'bacen-api-pix': {
-      const { PSP_API_URL, PSP_TOKEN_URL, PSP_CLIENT_ID, PSP_CLIENT_SECRET } = config;
+      const { apiUrl, tokenUrl, clientId, clientSecret } = settings;
       // loadPaymentsConfig already refuses these missing; checked again so a hand-made config fails clearly.
-      const missing = Object.entries({ PSP_API_URL, PSP_TOKEN_URL, PSP_CLIENT_ID, PSP_CLIENT_SECRET })
-        .filter(([, value]) => !value)
-        .map(([name]) => `${name}: Required when PIX_PSP is bacen-api-pix`);
-      if (!PSP_API_URL || !PSP_TOKEN_URL || !PSP_CLIENT_ID || !PSP_CLIENT_SECRET)
+      if (!apiUrl || !tokenUrl || !clientId || !clientSecret) {
+        const names = apiPixEnvNames(settings.prefix);
+        const missing = Object.entries({
+          [names.apiUrl]: apiUrl,
+          [names.tokenUrl]: tokenUrl,
+          [names.clientId]: clientId,
+          [names.clientSecret]: clientSecret,
+        })
+          .filter(([, value]) => !value)
+          .map(([name]) => `${name}: Required when ${settings.selector} is bacen-api-pix`);
         throw new ConfigError(missing);
+      }
+      const tls = readClientCertificate(settings.prefix, settings.certFile, settings.keyFile);
+      if (tls.problems.length > 0) throw new ConfigError(tls.problems);
       return bacenApiPix({
-        apiUrl: PSP_API_URL,
-        tokenUrl: PSP_TOKEN_URL,
-        clientId: PSP_CLIENT_ID,
-        clientSecret: PSP_CLIENT_SECRET,
-        pixKey: config.PIX_KEY,
-        timeoutMs: config.PSP_TIMEOUT_MS,
-        tls: clientCertificate(config),
+        apiUrl,
+        tokenUrl,
+        clientId,
+        clientSecret,
+        pixKey: settings.pixKey,
+        timeoutMs: settings.timeoutMs,
+        tls: tls.certificate,
       });
     }
   }
-}
-
-function clientCertificate(config: PaymentsConfig): { cert: Buffer; key: Buffer } | undefined {
-  const read = readClientCertificate('PSP_', config.PSP_TLS_CERT_FILE, config.PSP_TLS_KEY_FILE);
-  if (read.problems.length > 0) throw new ConfigError(read.problems);
-  return read.certificate;
 }

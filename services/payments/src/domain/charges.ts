@@ -12,7 +12,7 @@ import type { ChargeWrites } from '../db/charge-writes';
 import { TransactionSchema, type Transaction } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { computeFee } from './fees';
-import type { PspAdapter } from './psp';
+import { pspFor, type PspAdapters } from './psp';
 import { renderQrPngBase64 } from './qr-png';
 import { newTxid } from './txid';
 
@@ -25,7 +25,8 @@ export interface ChargeOwner {
 }
 
 export interface ChargeDeps {
-  psp: PspAdapter;
+  /** Each environment's PSP: a charge asks the one of its owner's environment. */
+  psps: PspAdapters;
   feeBps: number;
   feeFixedAmount: number;
   writes: ChargeWrites;
@@ -63,17 +64,19 @@ export async function createCharge(
   input: CreateChargeRequest,
   deps: ChargeDeps,
 ): Promise<ChargeResult> {
-  if (deps.psp.remote) {
+  // The order's own environment picks the PSP: a test order never reaches the live PSP.
+  const adapter = pspFor(deps.psps, owner.environment);
+  if (adapter.remote) {
     const existing = await findByOrder(em.fork(), input.order_uuid);
     if (existing) return answered(ownedBy(existing, owner));
   }
   const now = deps.now?.() ?? new Date();
   // Static BR Codes hold 25 characters; API Pix wants 26 to 35: the adapter says which.
-  const txid = deps.txid?.() ?? newTxid(deps.psp.txidLength);
+  const txid = deps.txid?.() ?? newTxid(adapter.txidLength);
   const expiresAt = new Date(input.expires_at);
   const { fee_amount, net_amount } = computeFee(input.gross_amount, deps.feeBps, deps.feeFixedAmount);
   // Asked before the database transaction opens, so no connection waits on the PSP.
-  const psp = await deps.psp.createCharge({
+  const psp = await adapter.createCharge({
     txid,
     amountCents: input.gross_amount,
     expiresAt,

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ChargeState, PaymentApprovedData, PaymentEvents, PaymentRefundedData } from '@seller-api/contracts';
+import {
+  ChargeState,
+  PaymentApprovedData,
+  PaymentEvents,
+  PaymentRefundedData,
+  type Environment,
+} from '@seller-api/contracts';
 import {
   conflict,
   enqueue,
@@ -14,11 +20,12 @@ import { TransactionSchema, type ChargeStatus, type Transaction } from '../db/en
 import { EXCHANGE } from '../events/topology';
 import { eventHeaders, type ChargeOwner } from './charges';
 import { move, refundsLatePayment, type ChargeAction } from './charge-state';
-import type { PspAdapter } from './psp';
+import { pspFor, type PspAdapters } from './psp';
 import type { PaymentMetrics } from '../metrics';
 
 export interface LifecycleDeps {
-  psp: PspAdapter;
+  /** Each environment's PSP: a refund asks the one of its charge's environment. */
+  psps: PspAdapters;
   logger: Logger;
   now?: () => Date;
   metrics?: PaymentMetrics;
@@ -121,7 +128,7 @@ export async function actOnCharge(
     if (!decided.ok) throw conflict(decided.message);
     if (action === 'refund') {
       if (!t.endToEndId) throw conflict('This payment has no PSP reference to refund.');
-      await deps.psp.refund({
+      await pspFor(deps.psps, t.environment).refund({
         endToEndId: t.endToEndId,
         refundId: refundIdFor(t),
         amountCents: t.grossAmount,
@@ -139,6 +146,11 @@ function refundIdFor(t: Transaction): string {
 }
 
 export interface PixPayment {
+  /**
+   * Whose PSP reports it: the live PSP's notifications pay live charges only; the homologation PSP's
+   * and the sandbox pay route test charges only. A charge of the other environment is an unknown txid.
+   */
+  environment: Environment;
   txid: string;
   endToEndId: string;
   amountCents: number;
@@ -199,8 +211,9 @@ export async function recordPayment(
         `update payments.psp_payments set outcome = ?, transaction_id = ?, detail = ? where end_to_end_id = ?`,
         [outcome, t?.id ?? null, detail, payment.endToEndId],
       );
-    if (!t) {
-      await record('unknown_txid');
+    if (!t || t.environment !== payment.environment) {
+      // A test charge is never paid through the live PSP (nor a live one through the test PSP).
+      await record('unknown_txid', t ? `charge is in the ${t.environment} environment` : null);
       return { outcome: 'unknown_txid' as const, state: null, refund: null };
     }
     if (payment.amountCents !== t.grossAmount) {
@@ -234,7 +247,8 @@ export async function recordPayment(
 /** The payer gets the money back; the order stays as it is. Recorded on the payment once done. */
 async function refundLatePayment(em: EntityManager, payment: PixPayment, deps: LifecycleDeps): Promise<void> {
   try {
-    await deps.psp.refund({
+    // The PSP that reported the payment gives it back (the charge is of that same environment).
+    await pspFor(deps.psps, payment.environment).refund({
       endToEndId: payment.endToEndId,
       refundId: `L${payment.endToEndId}`.slice(0, 35),
       amountCents: payment.amountCents,

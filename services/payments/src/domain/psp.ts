@@ -1,4 +1,5 @@
 import { PspError } from '@seller-api/api-pix';
+import type { Environment } from '@seller-api/contracts';
 import { buildStaticBrCode } from './brcode';
 
 /** What the payments service asks of a PSP when it creates a charge. */
@@ -33,7 +34,7 @@ export interface PspRefund {
   status: 'REFUNDED' | 'PROCESSING';
 }
 
-/** The PSP behind the payments service (decisions.md 6); chosen by `PIX_PSP`. */
+/** A PSP behind the payments service (decisions.md 6); chosen per environment (PspAdapters). */
 export interface PspAdapter {
   readonly name: string;
   /**
@@ -50,6 +51,20 @@ export interface PspAdapter {
   createCharge(input: PspChargeInput): Promise<PspCharge>;
   /** Rejects with PspError when the PSP refuses the refund or cannot be asked. */
   refund(input: PspRefundInput): Promise<PspRefund>;
+  /** Closes the adapter's connections, after the last call. */
+  close?(): Promise<void>;
+}
+
+/**
+ * The PSP of each environment: `live` is `PIX_PSP`'s; `test` is the sandbox unless `PIX_PSP_TEST` names a
+ * PSP's homologation endpoint, so a test key never moves real money. Every charge and refund takes the
+ * adapter of its own order's environment (pspFor), never one shared by both.
+ */
+export type PspAdapters = Readonly<Record<Environment, PspAdapter>>;
+
+/** The adapter for a charge or refund of this environment. */
+export function pspFor(psps: PspAdapters, environment: Environment): PspAdapter {
+  return psps[environment];
 }
 
 /**

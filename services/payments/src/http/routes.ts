@@ -5,6 +5,7 @@ import {
   PspPixNotification,
   ReconciliationChargesQuery,
   type ChargeResult,
+  type Environment,
   type Identity,
 } from '@seller-api/contracts';
 import {
@@ -39,8 +40,11 @@ import { listPaidCharges } from '../domain/paid-charges';
 export interface RouteDeps {
   charges: ChargeDeps;
   lifecycle: LifecycleDeps;
-  /** The per-PSP secret its notifications carry (null: the route refuses every notification). */
-  pspWebhookSecret: string | null;
+  /**
+   * Each environment's PSP notification secret (null: none of that PSP's notifications is accepted).
+   * The secret a notification carries tells whose PSP sent it, so which environment it may pay.
+   */
+  pspWebhookSecrets: Readonly<Record<Environment, string | null>>;
   /** Checks the identity each charge of a batch carries. */
   internalSecret: string;
 }
@@ -88,24 +92,32 @@ export function mountPublicRoutes(
   deps: RouteDeps,
   json: RequestHandler,
 ): void {
-  // The PSP's credentials are checked before its body is read.
+  // The PSP's credentials are checked before its body is read; they name the environment it pays in:
+  // the live PSP's secret pays live charges only, so it can never pay a test charge.
+  const senders = new WeakMap<Request, Environment>();
   const pspOnly: RequestHandler = (req, _res, next) => {
-    const authorized =
-      deps.pspWebhookSecret !== null &&
-      isPspNotificationAuthorized(req.headers[PSP_NOTIFICATION_SECRET_HEADER], deps.pspWebhookSecret);
-    next(authorized ? undefined : unauthorized('Invalid PSP credentials.'));
+    const header = req.headers[PSP_NOTIFICATION_SECRET_HEADER];
+    const environment = (['live', 'test'] as const).find((env) => {
+      const secret = deps.pspWebhookSecrets[env];
+      return secret !== null && isPspNotificationAuthorized(header, secret);
+    });
+    if (environment) senders.set(req, environment);
+    next(environment ? undefined : unauthorized('Invalid PSP credentials.'));
   };
   app.post(
     '/psp/webhook/pix',
     pspOnly,
     json,
     route(async (req, res) => {
+      const environment = senders.get(req);
+      if (!environment) throw unauthorized('Invalid PSP credentials.');
       const notification = parseOrThrow(PspPixNotification, req.body, 'Invalid notification.');
       const outcomes = [];
       for (const pix of notification.pix) {
         const { outcome } = await confirmPayment(
           runtime.orm.em,
           {
+            environment,
             txid: pix.txid,
             endToEndId: pix.endToEndId,
             amountCents: reaisToCents(pix.valor),
@@ -213,6 +225,7 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
           const recorded = await recordPayment(
             tx,
             {
+              environment: owner.environment,
               txid: charge.txid,
               endToEndId: newEndToEndId(now),
               amountCents: charge.grossAmount,

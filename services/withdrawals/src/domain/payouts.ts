@@ -22,12 +22,27 @@ export type PayoutOutcome =
   /** Accepted but not finished: asked again after PAYOUT_RETRY_AFTER_MS. */
   | { status: 'processing' };
 
-/** The payout PSP behind the adapter (PAYOUT_PSP). Must be idempotent on `withdrawalId`. */
+/** A payout PSP behind the adapter, one per environment (PayoutAdapters). Idempotent on `withdrawalId`. */
 export interface PayoutAdapter {
   readonly name: string;
   pay(request: PayoutRequest): Promise<PayoutOutcome>;
   /** Closes the adapter's connections, after the last payout. */
   close?(): Promise<void>;
+}
+
+/**
+ * The payout PSP of each environment: `live` is `PAYOUT_PSP`'s; `test` is the sandbox unless
+ * `PAYOUT_PSP_TEST` names a PSP's homologation endpoint, so a test withdrawal never moves real money.
+ * Every payout takes the adapter of its own withdrawal's environment (payoutAdapterFor).
+ */
+export type PayoutAdapters = Readonly<Record<Environment, PayoutAdapter>>;
+
+/** The adapter for a payout of this withdrawal's environment. */
+export function payoutAdapterFor(
+  adapters: PayoutAdapters,
+  w: Pick<WithdrawalRow, 'environment'>,
+): PayoutAdapter {
+  return adapters[w.environment];
 }
 
 export interface PayoutRules {

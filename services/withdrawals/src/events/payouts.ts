@@ -3,8 +3,9 @@ import {
   autoApprove,
   claimPayouts,
   completePayout,
+  payoutAdapterFor,
   payoutRequest,
-  type PayoutAdapter,
+  type PayoutAdapters,
   type PayoutRules,
 } from '../domain/payouts';
 
@@ -12,7 +13,8 @@ const BATCH = 20;
 
 /**
  * Makes payouts: approves what may be approved automatically, then claims approved withdrawals (and
- * payouts whose lease ran out) and asks the PSP. Runs at start (catching up after downtime), every
+ * payouts whose lease ran out) and asks the PSP of each withdrawal's own environment (a test
+ * withdrawal never reaches the live PSP). Runs at start (catching up after downtime), every
  * `intervalMs`, and at once when kicked after an approval, so the sandbox pays within milliseconds.
  * Correct with several replicas: claims use SKIP LOCKED and a lease.
  */
@@ -25,7 +27,7 @@ export class PayoutWorker {
 
   constructor(
     private readonly orm: MikroORM,
-    private readonly psp: PayoutAdapter,
+    private readonly psps: PayoutAdapters,
     private readonly rules: PayoutRules,
     private readonly intervalMs: number,
     private readonly logger: Logger,
@@ -79,11 +81,15 @@ export class PayoutWorker {
   }
 
   private async pay(w: Parameters<typeof payoutRequest>[0]): Promise<void> {
+    const psp = payoutAdapterFor(this.psps, w);
     try {
-      const outcome = await this.psp.pay(payoutRequest(w));
+      const outcome = await psp.pay(payoutRequest(w));
       const done = await completePayout(this.orm.em, w, outcome, this.rules);
       if (done)
-        this.logger.info({ withdrawal: w.id, status: done.status, psp: this.psp.name }, 'payout finished');
+        this.logger.info(
+          { withdrawal: w.id, environment: w.environment, status: done.status, psp: psp.name },
+          'payout finished',
+        );
     } catch (err) {
       // The withdrawal stays PROCESSING; its lease runs out and the PSP is asked again (idempotently).
       this.logger.warn(

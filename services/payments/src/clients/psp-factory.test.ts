@@ -1,0 +1,66 @@
+import { DEFAULT_PIX_KEY, loadPaymentsConfig } from '../config';
+import type { PspAdapters } from '../domain/psp';
+import { pspsFromConfig } from './psp-factory';
+
+const LIVE = {
+  PIX_PSP: 'bacen-api-pix',
+  PSP_API_URL: 'https://pix.example-psp.com/api/v2',
+  PSP_CLIENT_ID: 'client-id',
+  PSP_CLIENT_SECRET: 'client-secret',
+  PSP_WEBHOOK_SECRET: 'webhook-secret-0123456789',
+  PIX_KEY: 'pix@seller.example',
+};
+const HOMOLOGATION = {
+  PIX_PSP_TEST: 'bacen-api-pix',
+  PSP_TEST_API_URL: 'https://homolog.example-psp.com/api/v2',
+  PSP_TEST_CLIENT_ID: 'homolog-id',
+  PSP_TEST_CLIENT_SECRET: 'homolog-secret',
+  PSP_TEST_WEBHOOK_SECRET: 'homolog-webhook-secret-0123',
+  PIX_KEY_TEST: 'pix-homolog@seller.example',
+};
+
+const built: PspAdapters[] = [];
+const build = (source: NodeJS.ProcessEnv) => {
+  const psps = pspsFromConfig(loadPaymentsConfig(source));
+  built.push(psps);
+  return psps;
+};
+afterAll(async () => {
+  const adapters = built.flatMap((psps) => [psps.live, psps.test]);
+  await Promise.all(adapters.map((psp) => (psp as { close?: () => Promise<void> }).close?.()));
+});
+
+const charge = {
+  txid: 'AbC123dEf456GhI789jKl0MnO',
+  amountCents: 15000,
+  expiresAt: new Date('2030-01-01T00:00:00.000Z'),
+  debtorName: null,
+  debtorDocument: null,
+};
+
+describe('the PSP of each environment', () => {
+  it('gives the test environment the sandbox, with the sandbox key, when the live PSP is real', async () => {
+    const psps = build(LIVE);
+    expect([psps.live.name, psps.live.remote]).toEqual(['bacen-api-pix', true]);
+    expect([psps.test.name, psps.test.remote]).toEqual(['sandbox', false]);
+    // A test BR Code never names the live merchant's key: no payer can pay real money into it.
+    const { copyAndPaste } = await psps.test.createCharge(charge);
+    expect(copyAndPaste).toContain(DEFAULT_PIX_KEY);
+    expect(copyAndPaste).not.toContain(LIVE.PIX_KEY);
+  });
+
+  it('gives the test environment the homologation PSP only when PIX_PSP_TEST names one', () => {
+    const psps = build({ ...LIVE, ...HOMOLOGATION });
+    expect([psps.live.name, psps.test.name]).toEqual(['bacen-api-pix', 'bacen-api-pix']);
+    expect(psps.test).not.toBe(psps.live);
+    const sandboxLive = build(HOMOLOGATION);
+    expect([sandboxLive.live.name, sandboxLive.test.name]).toEqual(['sandbox', 'bacen-api-pix']);
+  });
+
+  it('refuses a hand-made configuration that lacks the homologation credentials, naming them', () => {
+    const config = loadPaymentsConfig({ ...LIVE, ...HOMOLOGATION });
+    expect(() => pspsFromConfig({ ...config, PSP_TEST_CLIENT_SECRET: undefined })).toThrow(
+      'PSP_TEST_CLIENT_SECRET: Required when PIX_PSP_TEST is bacen-api-pix',
+    );
+  });
+});
