@@ -3,6 +3,7 @@ import { signIdentity, verifyIdentity } from '@seller-api/service-kit';
 import { INTERNAL_SECRET } from '../support/env';
 import { json, startFakeUpstream } from '../support/fake-upstream';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { hostPort, TcpProxy, viaProxy } from '../support/tcp-proxy';
 
 let system: System;
 let gateway: RunningGateway;
@@ -183,6 +184,27 @@ describe('public documents and health', () => {
     const ready = await call(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.body.checks).toEqual({ postgres: 'ok', rabbitmq: 'ok', redis: 'ok' });
+  });
+
+  it('runs the probes of the public /readyz at most once per READINESS_CACHE_MS, whatever the requests', async () => {
+    const { host, port } = hostPort(system.env.REDIS_URL as string, 6379);
+    const proxy = new TcpProxy(host, port);
+    await proxy.start();
+    try {
+      const g = await system.startGateway({
+        REDIS_URL: viaProxy(system.env.REDIS_URL as string, proxy.port),
+        READINESS_CACHE_MS: '60000',
+      });
+      const base = g.url.replace('/api/v1', '');
+      expect((await call(`${base}/readyz`)).status).toBe(200);
+      // Redis is gone: a request that ran the probes would say so. None does within the window.
+      await proxy.cut();
+      const flood = await Promise.all(Array.from({ length: 50 }, () => call(`${base}/readyz`)));
+      expect(flood.map((r) => r.status)).toEqual(Array.from({ length: 50 }, () => 200));
+      expect(flood[0]?.body.checks).toEqual({ postgres: 'ok', rabbitmq: 'ok', redis: 'ok' });
+    } finally {
+      await proxy.stop();
+    }
   });
 });
 

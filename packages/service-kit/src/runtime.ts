@@ -11,7 +11,7 @@ import {
   type MigrationClass,
   type MikroORM,
 } from './db';
-import { mountHealth, type Probe } from './health';
+import { mountHealth, type HealthOptions, type Probe } from './health';
 import { IdempotencyCleanup, IdempotencyGuard } from './idempotency';
 import { closeServer, listen } from './lifecycle';
 import { createLogger, type Logger } from './logger';
@@ -61,7 +61,7 @@ export interface Runtime {
   schema: string;
   isShuttingDown(): boolean;
   /** Health routes for this service; `extra` adds probes such as Redis. */
-  mountHealth(app: Express, extra?: Record<string, Probe>): void;
+  mountHealth(app: Express, extra?: Record<string, Probe>, options?: HealthOptions): void;
   /** Serve the app (an express app or a plain listener) and, when `metricsPort` is given, `/metrics` on its own port. */
   serve(
     app: Express | http.RequestListener,
@@ -122,7 +122,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     idempotency,
     schema,
     isShuttingDown: () => shuttingDown,
-    mountHealth(app, extra = {}) {
+    mountHealth(app, extra = {}, healthOptions = {}) {
       mountHealth(
         app,
         {
@@ -134,6 +134,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         },
         () => shuttingDown,
         (check, ok) => metrics.readiness.set({ check }, ok ? 1 : 0),
+        healthOptions,
       );
     },
     async serve(app, port, metricsPort) {

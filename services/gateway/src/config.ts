@@ -15,6 +15,11 @@ export const gatewayEnv = {
   PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
   WITHDRAWALS_URL: z.url().default('http://127.0.0.1:3003'),
   WEBHOOKS_URL: z.url().default('http://127.0.0.1:3004'),
+  /**
+   * How long one run of `/readyz`'s probes (PostgreSQL, Redis, RabbitMQ) answers it: the gateway's port
+   * is public, so a flood of `/readyz` costs at most one run per this many milliseconds.
+   */
+  READINESS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** A service that has not answered by then gets the client a 504, never a hang. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**

@@ -75,11 +75,16 @@ export async function startGateway(
     parseJson: false,
     untrustedCallers: true,
   });
-  runtime.mountHealth(app, {
-    redis: async () => {
-      await redis.ping();
+  // The public port: `/readyz` answers from a run of the probes at most READINESS_CACHE_MS old.
+  runtime.mountHealth(
+    app,
+    {
+      redis: async () => {
+        await redis.ping();
+      },
     },
-  });
+    { cacheMs: config.READINESS_CACHE_MS },
+  );
   mountDocs(app);
   const passwordChecks = new PasswordChecks(config.PANEL_LOGIN_CONCURRENCY, config.PANEL_LOGIN_QUEUE);
   // The seller panel: its session API under /panel/api and the built app at /.
