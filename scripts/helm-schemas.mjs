@@ -61,7 +61,11 @@ const global = {
   properties: {
     imageRegistry: str,
     imageTag: str,
-    existingSecret: str,
+    // Removed: one Secret for every service. Refused, so an old values file stops the install instead
+    // of leaving the pods without their Secrets.
+    existingSecret: { not: {}, description: 'Removed: each service reads <secretPrefix>-<service>.' },
+    // Each service's Secret is <secretPrefix>-<service>: a Secret name's characters.
+    secretPrefix: { type: 'string', pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$' },
     amqpNamespace: { type: 'string', pattern: '^[a-z0-9_.-]*$' },
     // A label value (seller-api/group on every pod).
     releaseGroup: { type: 'string', maxLength: 63, pattern: '^([A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?)?$' },
@@ -88,7 +92,8 @@ function serviceSchema(name) {
     ports: obj({ http: port, metrics: port }, { required: ['http', 'metrics'] }),
     existingSecret: {
       ...str,
-      description: 'Name of the Secret with DATABASE_URL, AMQP_URL, INTERNAL_SECRET, ...',
+      description:
+        "Name of this service's own Secret (its DATABASE_URL, AMQP_URL, INTERNAL_SECRET, ...); empty: <global.secretPrefix>-<service>.",
     },
     nodeEnv: { enum: ['production', 'development', 'test'] },
     logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },

@@ -1,8 +1,10 @@
 // `npm run migrate`: apply every service's pending migrations once, then exit (Helm runs the same
 // thing as a pre-install/pre-upgrade Job). Services also migrate at start unless MIGRATE_ON_START=false.
+// Each service migrates as its own role, the owner of its schema (local-database.mjs, as `npm start`).
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { serviceDatabaseUrls } from './local-database.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -17,12 +19,14 @@ const config = kit.loadConfig({
 const logger = kit.createLogger('migrate', config.LOG_LEVEL);
 if (config.NODE_ENV !== 'production') await kit.ensureDatabase(config.DATABASE_URL);
 const only = process.argv[2];
-for (const name of SERVICES.filter((s) => !only || s === only)) {
+const chosen = SERVICES.filter((s) => !only || s === only);
+const urls = await serviceDatabaseUrls(chosen);
+for (const name of chosen) {
   const dir = path.join(root, 'services', name, 'dist', 'db');
   const { SCHEMA, migrations } = require(path.join(dir, 'migrations.js'));
   const { entities } = require(path.join(dir, 'entities.js'));
   const orm = await kit.openDatabase({
-    url: config.DATABASE_URL,
+    url: urls[name],
     schema: SCHEMA,
     entities,
     migrations,

@@ -1,10 +1,13 @@
 // `npm start`: the five services in one terminal, logs prefixed by service, against the local
 // PostgreSQL, Redis and RabbitMQ. Root variables such as GATEWAY_PORT or ORDERS_PORT become each
-// service's PORT; everything else in the environment is passed on unchanged.
+// service's PORT; everything else in the environment is passed on unchanged. Each service connects to
+// PostgreSQL as its own role, which this script creates through the local superuser
+// (local-database.mjs); RabbitMQ's `guest` serves all five locally.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serviceDatabaseUrls } from './local-database.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICES = [
@@ -27,6 +30,11 @@ const shared = {
 const width = Math.max(...SERVICES.map((s) => s.name.length));
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 
+const databaseUrls = await serviceDatabaseUrls(
+  SERVICES.map((s) => s.name),
+  { warn: (line) => process.stdout.write(`${line}\n`) },
+);
+
 const children = [];
 let stopping = false;
 
@@ -34,6 +42,7 @@ function start(service) {
   const env = {
     ...process.env,
     ...shared,
+    DATABASE_URL: databaseUrls[service.name],
     PORT: portOf(service),
     METRICS_PORT: process.env[`${service.env}_METRICS_PORT`] ?? String(service.metrics),
   };

@@ -142,7 +142,7 @@ describe('each service chart installs alone', () => {
     expect(container.command).toEqual(['node', `services/${service}/dist/main.js`]);
     expect(container.envFrom).toEqual([
       { configMapRef: { name: service } },
-      { secretRef: { name: 'seller-api' } },
+      { secretRef: { name: `seller-api-${service}` } },
     ]);
     // The grace period outlasts the service's own drain.
     const config = one(objects, 'ConfigMap') as unknown as { data: Record<string, string> };
@@ -480,6 +480,56 @@ describe('the umbrella chart', () => {
     });
     const config = one(allowed, 'ConfigMap') as unknown as { data: Record<string, string> };
     expect(config.data.PSP_TLS_KEY_FILE).toBe('/etc/psp/tls.key');
+  });
+
+  it.each([
+    ['default values', [], 'seller-api'],
+    ['production values', ['values-production.yaml'], 'seller-api-prod'],
+  ])('%s: each service reads its own Secret, shared with no other', (_label, values, prefix) => {
+    const objects = charts.template('seller-api', { release: 'seller-api', values: values as string[] });
+    type Pod = {
+      containers: Array<{
+        envFrom?: Array<{ secretRef?: { name: string } }>;
+        env?: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string } } }>;
+      }>;
+    };
+    const secretsOf = new Map<string, Set<string>>();
+    for (const o of [...byKind(objects, 'Deployment'), ...byKind(objects, 'Job')]) {
+      const service = o.metadata.labels?.['app.kubernetes.io/name'] as string;
+      const pod = (o.spec as unknown as { template: { spec: Pod } }).template.spec;
+      const names = secretsOf.get(service) ?? new Set<string>();
+      for (const c of pod.containers) {
+        for (const from of c.envFrom ?? []) if (from.secretRef) names.add(from.secretRef.name);
+        for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) names.add(e.valueFrom.secretKeyRef.name);
+      }
+      secretsOf.set(service, names);
+    }
+    expect([...secretsOf.keys()].sort()).toEqual([...SERVICES].sort());
+    // The Deployment and the migrations Job of a service read its Secret, and nothing else does.
+    for (const service of SERVICES)
+      expect([...(secretsOf.get(service) ?? [])]).toEqual([`${prefix}-${service}`]);
+    // A shared name for every service is refused by the schema rather than silently used.
+    expect(() => charts.template('seller-api', { set: ['global.existingSecret=seller-api'] })).toThrow(
+      /existingSecret/,
+    );
+  });
+
+  it("the webhook-dispatcher, which calls sellers' URLs, is given no PSP setting or secret", () => {
+    for (const values of [[], ['values-production.yaml']]) {
+      const objects = charts
+        .template('seller-api', { release: 'seller-api', values })
+        .filter((o) => o.metadata.labels?.['app.kubernetes.io/name'] === 'webhook-dispatcher');
+      const config = one(objects, 'ConfigMap') as unknown as { data: Record<string, string> };
+      expect(Object.keys(config.data).filter((k) => /PSP|PAYOUT/.test(k))).toEqual([]);
+      const deployment = one(objects, 'Deployment') as unknown as {
+        spec: {
+          template: { spec: { containers: Array<{ env?: Array<{ name: string }> }>; volumes?: unknown[] } };
+        };
+      };
+      const pod = deployment.spec.template.spec;
+      expect(pod.containers.flatMap((c) => c.env ?? []).filter((e) => /PSP|PAYOUT/.test(e.name))).toEqual([]);
+      expect(JSON.stringify(pod.volumes ?? [])).not.toMatch(/psp/i);
+    }
   });
 
   it('ships each dashboard JSON, unchanged, in a ConfigMap labelled for Grafana', () => {

@@ -82,9 +82,13 @@ app.kubernetes.io/component: server
 {{- end -}}
 {{- end -}}
 
-{{/* The existing Secret with DATABASE_URL, AMQP_URL, INTERNAL_SECRET and the service's other secrets. */}}
+{{/*
+The existing Secret of this service alone: its own DATABASE_URL (its PostgreSQL role), AMQP_URL (its
+RabbitMQ user), INTERNAL_SECRET and its other secrets (docs/deploy.md, "Secrets"). existingSecret, else
+<global.secretPrefix>-<service> ("seller-api-orders"). No Secret is shared by two services.
+*/}}
 {{- define "common.secretName" -}}
-{{- .Values.existingSecret | default (.Values.global).existingSecret | default "seller-api" -}}
+{{- .Values.existingSecret | default (printf "%s-%s" ((.Values.global).secretPrefix | default "seller-api") (include "common.name" .)) -}}
 {{- end -}}
 
 {{- define "common.serviceAccountName" -}}

@@ -76,7 +76,10 @@ export async function migrate(orm: MikroORM, schema: string): Promise<string[]> 
   const lockKey = `migrate:${schema}`;
   try {
     await client.query('select pg_advisory_lock(hashtext($1))', [lockKey]);
-    await client.query(`create schema if not exists "${schema}"`);
+    // A service's role owns its schema but may not create schemas (docs/deploy.md): create it only
+    // when it is missing, as the shared development role does.
+    const found = await client.query('select 1 from pg_namespace where nspname = $1', [schema]);
+    if (found.rowCount === 0) await client.query(`create schema if not exists "${schema}"`);
     const applied = await orm.getMigrator().up();
     return applied.map((m) => m.name);
   } finally {

@@ -1,0 +1,55 @@
+import {
+  SERVICE_ACCESS,
+  amqpPermissions,
+  regexLiteral,
+  serviceRolesSql,
+  type ServiceAccess,
+} from './service-access';
+
+const access = (service: string): ServiceAccess => {
+  const found = SERVICE_ACCESS.find((a) => a.service === service);
+  if (!found) throw new Error(service);
+  return found;
+};
+const matches = (regex: string, name: string) => new RegExp(regex).test(name);
+
+describe('service access', () => {
+  it('gives every service a role and a schema of its own', () => {
+    const roles = SERVICE_ACCESS.map((a) => a.role);
+    const schemas = SERVICE_ACCESS.map((a) => a.schema);
+    expect(new Set(roles).size).toBe(SERVICE_ACCESS.length);
+    expect(new Set(schemas).size).toBe(SERVICE_ACCESS.length);
+  });
+
+  it('escapes regex metacharacters in names', () => {
+    expect(regexLiteral('a.b*c')).toBe('a\\.b\\*c');
+    expect(matches(`^${regexLiteral('orders.events')}$`, 'ordersXevents')).toBe(false);
+  });
+
+  it('puts the namespace after each anchor but the default exchange', () => {
+    const perms = amqpPermissions(access('orders'), 'staging.');
+    expect(matches(perms.write, 'staging.orders.events')).toBe(true);
+    expect(matches(perms.write, 'orders.events')).toBe(false);
+    expect(matches(perms.write, 'staging.payments.events')).toBe(false);
+    expect(matches(perms.write, 'amq.default')).toBe(true);
+    expect(matches(perms.read, 'staging.payments.events')).toBe(true);
+    expect(matches(perms.read, 'staging.payments.eventsX')).toBe(false);
+  });
+
+  it('gives a service without queues no write on the shared plumbing', () => {
+    const perms = amqpPermissions(access('payments'));
+    expect(matches(perms.write, 'payments.events')).toBe(true);
+    expect(matches(perms.write, 'dlx')).toBe(false);
+    expect(matches(perms.write, 'amq.default')).toBe(false);
+    const gateway = amqpPermissions(access('gateway'));
+    expect(gateway.write).toBe('^$');
+    expect(matches(gateway.configure, 'dlx')).toBe(true);
+    expect(matches(gateway.configure, 'orders.events')).toBe(false);
+  });
+
+  it('quotes role and schema names as SQL literals', () => {
+    const sql = serviceRolesSql([{ schema: "we'ird", role: 'sa_x' }]);
+    expect(sql).toContain("array[['we''ird', 'sa_x']]::text[]");
+    expect(sql).not.toContain("'we'ird'");
+  });
+});
