@@ -1,0 +1,49 @@
+// What a fuzzed request's answer may not be (docs/fuzz.md): a 5xx, a stack trace or SQL in the body,
+// or a 4xx outside the documented error shape (`{message, code, request_id?}` with the status its code
+// goes with; `validation_error` adds `data`, a map of field paths to messages).
+import { ERROR_STATUS, ErrorBody, ValidationErrorBody } from '@seller-api/contracts';
+
+export interface Answer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+/** A stack frame (`at fn (file.js:1:2)`, `at file.js:1:2`) or a module path. */
+const STACK =
+  /(?:^|\n|\\n)\s*at (?:async )?(?:[\w$.<>[\] ]+ \()?(?:file:\/\/|node:|\/)[^\s()]*:\d+:\d+|node_modules\//;
+/** What PostgreSQL says of a statement it refused, and SQL itself. */
+const SQL =
+  /duplicate key value|violates (?:not-null|foreign key|check|unique|exclusion) constraint|invalid input syntax for|out of range for type|syntax error at or near|relation "[^"]+" does not exist|invalid byte sequence for encoding|\b(?:select|insert into|update|delete from) [\w".]+ (?:from|set|values|where)\b/i;
+
+/** Why `answer` breaks the rules, or an empty list. */
+export function problemsOf(answer: Answer): string[] {
+  const problems: string[] = [];
+  if (answer.status >= 500) problems.push(`status ${answer.status}`);
+  if (STACK.test(answer.text)) problems.push('stack trace in the body');
+  if (SQL.test(answer.text)) problems.push('SQL in the body');
+  if (answer.status >= 400 && answer.status < 500) {
+    const shape = errorShapeProblem(answer);
+    if (shape) problems.push(shape);
+  }
+  return problems;
+}
+
+function errorShapeProblem(answer: Answer): string | null {
+  if (!/^application\/json\b/i.test(answer.contentType))
+    return `4xx with content-type "${answer.contentType}"`;
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    return '4xx body is not JSON';
+  }
+  const error = ErrorBody.safeParse(body);
+  if (!error.success)
+    return `4xx body is not the error shape: ${error.error.issues.map((i) => i.path.join('.') || i.message).join(', ')}`;
+  if (ERROR_STATUS[error.data.code] !== answer.status)
+    return `code ${error.data.code} goes with ${ERROR_STATUS[error.data.code]}, not ${answer.status}`;
+  if (error.data.code === 'validation_error' && !ValidationErrorBody.safeParse(body).success)
+    return 'validation_error without its data map';
+  return null;
+}
