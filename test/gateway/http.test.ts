@@ -69,8 +69,14 @@ describe('forwarding', () => {
     const seen = upstream.received.at(-1);
     expect(seen?.url).toBe('/sellers/orders/?limit=5&status=PAID');
     expect(seen?.headers.authorization).toBeUndefined();
-    const identity = verifyIdentity(INTERNAL_SECRET, seen?.headers ?? {}, 'GET', '/sellers/orders/');
+    // Signed over the path with its query: the same headers do not hold for another query.
+    const headers = seen?.headers ?? {};
+    const identity = verifyIdentity(INTERNAL_SECRET, headers, 'GET', '/sellers/orders/?limit=5&status=PAID');
     expect(identity).toMatchObject({ environment: 'test', role: 'seller', seller_id: expect.any(String) });
+    expect(
+      verifyIdentity(INTERNAL_SECRET, headers, 'GET', '/sellers/orders/?limit=100&status=PAID'),
+    ).toBeNull();
+    expect(verifyIdentity(INTERNAL_SECRET, headers, 'GET', '/sellers/orders/')).toBeNull();
   });
 
   it('drops identity headers a caller tries to smuggle in', async () => {
@@ -232,6 +238,7 @@ describe('services refuse requests that bypass the gateway', () => {
       identity(),
       'GET',
       '/finance/balance/',
+      null,
       Date.now() - 5 * 60_000,
     );
     for (const headers of [wrongSecret, otherPath, stale]) expect((await direct(headers)).status).toBe(401);
@@ -240,5 +247,28 @@ describe('services refuse requests that bypass the gateway', () => {
   it('accepts the identity the gateway signs', async () => {
     const res = await direct(signIdentity(INTERNAL_SECRET, identity(), 'GET', '/finance/balance/'));
     expect(res.status).toBe(200);
+  });
+
+  it('refuses a signed call replayed with another body, and one stripped of its body signature', async () => {
+    const path = '/sellers/products/';
+    const seller = identity();
+    const sent = JSON.stringify({ name: 'Camiseta', price: 5000, type: 'DIGITAL' });
+    const headers: Record<string, string> = {
+      ...signIdentity(INTERNAL_SECRET, seller, 'POST', path, sent),
+      'content-type': 'application/json',
+    };
+    const post = (body: string, h: Record<string, string> = headers) =>
+      call(`${system.services.orders}${path}`, { method: 'POST', headers: h, rawBody: body });
+    // Another body within the signature's 60 s: refused, and nothing is created.
+    const tampered = await post(JSON.stringify({ name: 'Camiseta', price: 1, type: 'DIGITAL' }));
+    expect(tampered.status).toBe(401);
+    expect(tampered.body).toMatchObject({ code: 'unauthorized' });
+    // The headers without the body signature (the previous release's form): refused for a current signer.
+    const { 'x-sa-identity-sig2': _sig2, ...stripped } = headers;
+    expect((await post(sent, stripped)).status).toBe(401);
+    // The body it was signed for goes through.
+    const created = await post(sent);
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ name: 'Camiseta', price: 5000 });
   });
 });

@@ -90,7 +90,8 @@ function post(
     method: 'POST',
     headers: {
       'content-type': type,
-      ...(signed ? signIdentity(SECRET, IDENTITY, 'POST', path.split('?')[0] as string) : {}),
+      // Signed as a service signs: the path with its query, and the body's bytes.
+      ...(signed ? signIdentity(SECRET, IDENTITY, 'POST', path, body) : {}),
     },
     body,
   });

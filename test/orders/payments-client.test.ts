@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Charge, CreateChargeRequest, CreateChargesRequest, Identity } from '@seller-api/contracts';
-import { HttpError, verifyIdentity } from '@seller-api/service-kit';
+import { HttpError, verifyIdentity, verifySignedIdentity } from '@seller-api/service-kit';
 import { PaymentsClient } from '../../services/orders/src/clients/payments';
 
 const SECRET = 'payments-client-test-secret-0123456789';
@@ -22,7 +22,8 @@ async function fakePayments(
     req.on('end', () => {
       const path = req.url ?? '/';
       const body = JSON.parse(text) as unknown;
-      calls.push({ path, body, identityOk: verifyIdentity(SECRET, req.headers, 'POST', path) !== null });
+      const identityOk = verifyIdentity(SECRET, req.headers, 'POST', path, text) !== null;
+      calls.push({ path, body, identityOk });
       answer(path, body, res);
     });
   });
@@ -105,13 +106,11 @@ describe('the payments client', () => {
     const sent = (fake.calls[0]?.body as CreateChargesRequest).charges;
     expect(sent.map((c) => c.charge)).toEqual(inputs);
     // Each charge carries the identity its own call would have had, checked as payments checks it.
+    // Signed over the body that call would send: the charge as JSON.
     sent.forEach((c, i) => {
-      const headers = {
-        'x-sa-identity': c.signed.identity,
-        'x-sa-identity-ts': c.signed.ts,
-        'x-sa-identity-sig': c.signed.sig,
-      };
-      expect(verifyIdentity(SECRET, headers, 'POST', '/internal/charges/')).toEqual(sellers[i]);
+      const body = JSON.stringify(c.charge);
+      expect(verifySignedIdentity(SECRET, c.signed, 'POST', '/internal/charges/', body)).toEqual(sellers[i]);
+      expect(verifySignedIdentity(SECRET, c.signed, 'POST', '/internal/charges/', '{}')).toBeNull();
     });
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[0] as PromiseFulfilledResult<Charge>).value.gross_amount).toBe(100);

@@ -11,7 +11,7 @@ import {
   type CreateChargeRequest,
   type Identity,
 } from '@seller-api/contracts';
-import { signIdentity } from '@seller-api/service-kit';
+import { signIdentity, signedIdentity } from '@seller-api/service-kit';
 import { DEFAULT_PIX_KEY } from '../../services/payments/src/config';
 import { parseBrCode } from '../../services/payments/src/domain/brcode';
 import { INTERNAL_SECRET } from '../support/env';
@@ -54,7 +54,10 @@ function postCharge(body: unknown, identity: Identity | null, signedPath = PATH)
   return call(`${system.services.payments}${PATH}`, {
     method: 'POST',
     body,
-    headers: identity ? signIdentity(INTERNAL_SECRET, identity, 'POST', signedPath) : {},
+    // Signed over the bytes `call` sends (JSON.stringify of the body).
+    headers: identity
+      ? signIdentity(INTERNAL_SECRET, identity, 'POST', signedPath, JSON.stringify(body))
+      : {},
   });
 }
 
@@ -319,7 +322,7 @@ describe('POST /internal/charges/', () => {
       rawBody: '{"order_uuid":',
       headers: {
         'content-type': 'application/json',
-        ...signIdentity(INTERNAL_SECRET, sellerIdentity(), 'POST', PATH),
+        ...signIdentity(INTERNAL_SECRET, sellerIdentity(), 'POST', PATH, '{"order_uuid":'),
       },
     });
     expect(notJson.status).toBe(400);
@@ -344,15 +347,18 @@ describe('POST /internal/charges/', () => {
 
 describe('POST /internal/charges/batch/', () => {
   const BATCH = '/internal/charges/batch/';
-  const signed = (identity: Identity, path = PATH) => {
-    const h = signIdentity(INTERNAL_SECRET, identity, 'POST', path);
-    return { identity: h['x-sa-identity'], ts: h['x-sa-identity-ts'], sig: h['x-sa-identity-sig'] };
-  };
+  // A charge of a batch, with the identity signed over the body its own call would send.
+  const item = (identity: Identity, charge: unknown, path = PATH, signedBody = JSON.stringify(charge)) => ({
+    signed: signedIdentity(INTERNAL_SECRET, identity, 'POST', path, signedBody),
+    charge,
+  });
   const postBatch = (charges: unknown[], identity: Identity | null = sellerIdentity()) =>
     call(`${system.services.payments}${BATCH}`, {
       method: 'POST',
       body: { charges },
-      headers: identity ? signIdentity(INTERNAL_SECRET, identity, 'POST', BATCH) : {},
+      headers: identity
+        ? signIdentity(INTERNAL_SECRET, identity, 'POST', BATCH, JSON.stringify({ charges }))
+        : {},
     });
 
   it('answers each charge as its own call would, in order, with one transaction and one event each', async () => {
@@ -360,20 +366,24 @@ describe('POST /internal/charges/batch/', () => {
     const bodies = [chargeBody({ gross_amount: 100 }), chargeBody({ gross_amount: 200, seller_name: null })];
     const existing = chargeBody({ gross_amount: 300 });
     expect((await postCharge(existing, sellers[0] as Identity)).status).toBe(201);
+    const tampered = chargeBody();
     const res = await postBatch([
-      { signed: signed(sellers[0] as Identity), charge: bodies[0] },
-      { signed: signed(sellers[1] as Identity), charge: bodies[1] },
+      item(sellers[0] as Identity, bodies[0]),
+      item(sellers[1] as Identity, bodies[1]),
       // Made before: answered 200 with that charge, as a repeated single call is.
-      { signed: signed(sellers[0] as Identity), charge: existing },
+      item(sellers[0] as Identity, existing),
       // The same order asked by another seller: 409, and only for this one.
-      { signed: signed(sellers[1] as Identity), charge: { ...existing } },
+      item(sellers[1] as Identity, { ...existing }),
       // A signature made for another route, and an identity with no seller.
-      { signed: signed(sellers[0] as Identity, '/internal/other/'), charge: chargeBody() },
-      { signed: signed(sellerIdentity({ seller_id: null, role: 'operator' })), charge: chargeBody() },
+      item(sellers[0] as Identity, chargeBody(), '/internal/other/'),
+      item(sellerIdentity({ seller_id: null, role: 'operator' }), chargeBody()),
+      // A signature made for another charge (another amount): 401, and nothing is made of it.
+      item(sellers[0] as Identity, tampered, PATH, JSON.stringify({ ...tampered, gross_amount: 1 })),
     ]);
     expect(res.status).toBe(200);
     const results = (res.body.data as { results: Array<Record<string, unknown>> }).results;
-    expect(results.map((r) => r.status)).toEqual([201, 201, 200, 409, 401, 403]);
+    expect(results.map((r) => r.status)).toEqual([201, 201, 200, 409, 401, 403, 401]);
+    expect(await rowsFor(tampered.order_uuid)).toHaveLength(0);
     const charges = results.slice(0, 3).map((r) => Charge.strict().parse(r.charge));
     expect(charges.map((c) => [c.order_uuid, c.gross_amount])).toEqual([
       [bodies[0]?.order_uuid, 100],
@@ -398,13 +408,13 @@ describe('POST /internal/charges/batch/', () => {
 
   it('refuses a batch without the signed identity, an empty one and one with a bad charge, making nothing', async () => {
     const body = chargeBody();
-    expect((await postBatch([{ signed: signed(sellerIdentity()), charge: body }], null)).status).toBe(401);
+    expect((await postBatch([item(sellerIdentity(), body)], null)).status).toBe(401);
     const empty = await postBatch([]);
     expect(empty.status).toBe(400);
     expect(empty.body.data).toHaveProperty('charges');
     const bad = await postBatch([
-      { signed: signed(sellerIdentity()), charge: body },
-      { signed: signed(sellerIdentity()), charge: { ...chargeBody(), gross_amount: 0 } },
+      item(sellerIdentity(), body),
+      item(sellerIdentity(), { ...chargeBody(), gross_amount: 0 }),
     ]);
     expect(bad.status).toBe(400);
     expect(bad.body.data).toHaveProperty(['charges.1.charge.gross_amount']);
@@ -415,7 +425,7 @@ describe('POST /internal/charges/batch/', () => {
     // Served on plain node:http first (kit plain-route.ts), then by express for other shapes (here a
     // query string): both answer 401 without the identity, before the body is looked at.
     const body = chargeBody();
-    const batch = JSON.stringify({ charges: [{ signed: signed(sellerIdentity()), charge: body }] });
+    const batch = JSON.stringify({ charges: [item(sellerIdentity(), body)] });
     const post = (path: string, text: string, headers: Record<string, string> = {}) =>
       fetch(`${system.services.payments}${path}`, {
         method: 'POST',
@@ -434,7 +444,7 @@ describe('POST /internal/charges/batch/', () => {
     const viaExpress = await post(
       `${BATCH}?x=1`,
       batch,
-      signIdentity(INTERNAL_SECRET, sellerIdentity(), 'POST', BATCH),
+      signIdentity(INTERNAL_SECRET, sellerIdentity(), 'POST', `${BATCH}?x=1`, batch),
     );
     expect(viaExpress.status).toBe(200);
     const { data } = (await viaExpress.json()) as {

@@ -42,8 +42,10 @@ const seller = (environment: Environment = 'test'): Identity => ({
 });
 
 function list(query: Record<string, string>, identity: Identity | null = operator()) {
-  return call(`${url}${PATH}?${new URLSearchParams(query)}`, {
-    headers: identity ? signIdentity(INTERNAL_SECRET, identity, 'GET', PATH) : {},
+  const path = `${PATH}?${new URLSearchParams(query)}`;
+  return call(`${url}${path}`, {
+    // Signed over the path with its query, as sent.
+    headers: identity ? signIdentity(INTERNAL_SECRET, identity, 'GET', path) : {},
   });
 }
 
@@ -54,17 +56,19 @@ async function charge(owner: Identity, actions: string[], gross = 15000): Promis
 
 async function created(owner: Identity, actions: string[], gross: number) {
   const orderId = randomUUID();
+  const body = {
+    order_uuid: orderId,
+    gross_amount: gross,
+    expires_at: new Date(Date.now() + 3600_000).toISOString(),
+    seller_name: 'Loja Exemplo',
+    debtor_name: null,
+    debtor_document: null,
+  };
   const created = await call(`${url}/internal/charges/`, {
     method: 'POST',
-    headers: signIdentity(INTERNAL_SECRET, owner, 'POST', '/internal/charges/'),
-    body: {
-      order_uuid: orderId,
-      gross_amount: gross,
-      expires_at: new Date(Date.now() + 3600_000).toISOString(),
-      seller_name: 'Loja Exemplo',
-      debtor_name: null,
-      debtor_document: null,
-    },
+    // Signed over the bytes `call` sends.
+    headers: signIdentity(INTERNAL_SECRET, owner, 'POST', '/internal/charges/', JSON.stringify(body)),
+    body,
   });
   expect(created.status).toBe(201);
   for (const action of actions) {
@@ -262,8 +266,9 @@ it('refuses a bad query with a 400 naming every field', async () => {
   const tampered = await list({ environment: 'test', cursor: 'bm90IGEgY3Vyc29y' });
   expect(tampered.status).toBe(400);
   expect(tampered.body.data).toEqual({ cursor: ['Must be a next_cursor value returned by this list'] });
-  const twice = await call(`${url}${PATH}?environment=test&environment=live`, {
-    headers: signIdentity(INTERNAL_SECRET, operator(), 'GET', PATH),
+  const twicePath = `${PATH}?environment=test&environment=live`;
+  const twice = await call(`${url}${twicePath}`, {
+    headers: signIdentity(INTERNAL_SECRET, operator(), 'GET', twicePath),
   });
   expect(twice.status).toBe(400);
 });

@@ -78,6 +78,8 @@ export const SignedIdentity = z.object({
   identity: z.string().min(1),
   ts: z.string().min(1),
   sig: z.string().min(1),
+  /** The signature over the call's path, query and body (absent from a signer of the previous release). */
+  sig2: z.string().min(1).optional(),
 });
 export type SignedIdentity = z.infer<typeof SignedIdentity>;
 

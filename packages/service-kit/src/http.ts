@@ -16,7 +16,10 @@ export const TRUSTED_PROXIES = ['loopback', 'linklocal', 'uniquelocal'];
 declare module 'express-serve-static-core' {
   interface Request {
     requestId: string;
-    /** The body as received, when it was JSON: an Idempotency-Key's request fingerprint (idempotency.ts). */
+    /**
+     * The body as received: an Idempotency-Key's request fingerprint (idempotency.ts). Set by the
+     * identity check (identity.ts, which hashes it) or by the JSON parser.
+     */
     rawBody?: Buffer;
   }
 }
@@ -101,8 +104,31 @@ export function jsonParser(): RequestHandler {
       req.body = {};
       return next();
     }
+    // Already read by the identity check: parsed from its bytes, as express.json would have.
+    if (req.rawBody !== undefined) return next(parseRead(req));
     parse(req, res, next);
   };
+}
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/** express.json's answer for a body already read: objects and arrays only, a 400 for anything else. */
+function parseRead(req: express.Request): HttpError | undefined {
+  const raw = req.rawBody ?? Buffer.alloc(0);
+  if (raw.length === 0) {
+    req.body = {};
+    return undefined;
+  }
+  if (!req.is(JSON_TYPES)) return undefined;
+  const text = raw.toString('utf8');
+  const first = text.trimStart()[0];
+  try {
+    if (first !== '{' && first !== '[') throw new SyntaxError('not an object or array');
+    req.body = JSON.parse(text) as unknown;
+    return undefined;
+  } catch {
+    return new HttpError(400, 'invalid_json', 'Request body is not valid JSON.');
+  }
 }
 
 export interface HttpAppOptions {

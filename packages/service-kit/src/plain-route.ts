@@ -5,7 +5,7 @@ import type { Identity } from '@seller-api/contracts';
 import { readBody } from './body';
 import { HttpError, unauthorized } from './errors';
 import { errorAnswer, observeRequest, requestIdOf, route as asyncRoute } from './http';
-import { identityOf, verifyIdentity } from './identity';
+import { hasFreshIdentity, identityOf, verifyIdentity } from './identity';
 import {
   JsonText,
   idempotentRequestOf,
@@ -150,13 +150,15 @@ async function serve(
   secret: string,
   requestId: string,
 ): Promise<void> {
-  const identity = verifyIdentity(secret, req.headers, route.method, route.path);
-  if (!identity) {
+  if (!hasFreshIdentity(req.headers)) {
     // Refused before the body is read, as express's identity check does; the body is drained.
     req.resume();
     throw unauthorized();
   }
+  // The signature covers the body's exact bytes (identity.ts): read first, then checked.
   const raw = await readBody(req);
+  const identity = verifyIdentity(secret, req.headers, route.method, route.path, raw);
+  if (!identity) throw unauthorized();
   const body = parseJson(raw);
   const keyed = idempotentRequestOf(identity, {
     method: route.method,

@@ -118,7 +118,12 @@ async function authenticateLimited(
 function forwardHeaders(deps: GatewayDeps, call: ApiRequest, identity: Identity | null, body: Buffer) {
   const extra = hopHeaders(call, body.length > 0);
   const { headers } = call.req;
-  if (identity) Object.assign(extra, signIdentity(deps.internalSecret, identity, call.method, call.path));
+  // Signed over what is sent: the path with its query and the body's exact bytes.
+  if (identity)
+    Object.assign(
+      extra,
+      signIdentity(deps.internalSecret, identity, call.method, call.path + call.query, body),
+    );
   // A public route authenticates itself (a PSP's secret): its credentials go through untouched.
   else if (typeof headers.authorization === 'string') extra.authorization = headers.authorization;
   return UpstreamClient.forwardHeaders(headers, extra);

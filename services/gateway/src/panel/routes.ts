@@ -310,7 +310,7 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
       'payments',
       'GET',
       upstreamPath,
-      upstreamHeaders(deps, req, identity, 'GET', upstreamPath, false),
+      upstreamHeaders(deps, req, identity, 'GET', upstreamPath, null),
       null,
     );
     if (answer.status !== 200) {
@@ -348,7 +348,7 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
         rule.upstream,
         req.method,
         apiPath + query,
-        upstreamHeaders(deps, req, identity, req.method, apiPath, body.length > 0),
+        upstreamHeaders(deps, req, identity, req.method, apiPath + query, body),
         body,
       );
     // A retried POST (the page sends a key per action) is answered once, as on the public API: the
@@ -451,16 +451,19 @@ function upstreamHeaders(
   req: Request,
   identity: Identity,
   method: string,
+  /** The path with its query, as sent. */
   upstreamPath: string,
-  hasBody: boolean,
+  /** The exact bytes sent, which the signature covers. */
+  body: Buffer | null,
 ): Record<string, string> {
+  const hasBody = body !== null && body.length > 0;
   const key = req.headers[IDEMPOTENCY_KEY_HEADER];
   return {
     accept: 'application/json',
     ...hopHeaders(req, hasBody),
     // The service that makes the change keeps the key (docs/idempotency.md).
     ...(typeof key === 'string' ? { [IDEMPOTENCY_KEY_HEADER]: key } : {}),
-    ...signIdentity(deps.internalSecret, identity, method, upstreamPath),
+    ...signIdentity(deps.internalSecret, identity, method, upstreamPath, hasBody ? body : null),
   };
 }
 

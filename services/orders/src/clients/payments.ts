@@ -67,7 +67,8 @@ export class PaymentsClient {
   }
 
   async createCharge(identity: Identity, request: CreateChargeRequest): Promise<Charge> {
-    const signed = signedIdentity(this.secret, identity, 'POST', PATH);
+    // Signed over the body its own call would send (postOne): a batch carries it for each charge.
+    const signed = signedIdentity(this.secret, identity, 'POST', PATH, JSON.stringify(request));
     // The deadline covers the wait for a place in a batch too; the creates of the same few
     // milliseconds share its timer (kit deadline.ts).
     let forget: () => void = () => undefined;
@@ -90,12 +91,13 @@ export class PaymentsClient {
   private async postCharges(queued: Queued[]): Promise<ChargeOutcome[]> {
     const calls = queued.map((q) => q.call);
     if (Date.now() < this.singleUntil) return Promise.all(calls.map((call) => this.postOne(call)));
+    const body = JSON.stringify({ charges: calls } satisfies CreateChargesRequest);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      ...signIdentity(this.secret, (queued[0] as Queued).identity, 'POST', BATCH_PATH),
+      ...signIdentity(this.secret, (queued[0] as Queued).identity, 'POST', BATCH_PATH, body),
     };
     injectTraceContext(headers);
-    const answer = await this.post(BATCH_PATH, headers, { charges: calls } satisfies CreateChargesRequest);
+    const answer = await this.post(BATCH_PATH, headers, body);
     if (answer?.status === 404) {
       this.singleUntil = Date.now() + BATCH_ROUTE_RECHECK_MS;
       return Promise.all(calls.map((call) => this.postOne(call)));
@@ -115,7 +117,8 @@ export class PaymentsClient {
       ...identityHeaders(call.signed),
     };
     injectTraceContext(headers);
-    const answer = await this.post(PATH, headers, call.charge);
+    // The very bytes its signed identity was made for (createCharge).
+    const answer = await this.post(PATH, headers, JSON.stringify(call.charge));
     if (answer?.status !== 200 && answer?.status !== 201) return { error: unavailable() };
     const parsed = Charge.safeParse(dataOf(answer.text)?.data);
     return parsed.success ? { charge: parsed.data } : { error: unavailable() };
@@ -125,14 +128,14 @@ export class PaymentsClient {
   private async post(
     path: string,
     headers: Record<string, string>,
-    body: unknown,
+    body: string,
   ): Promise<{ status: number; text: string } | null> {
     try {
       const res = await this.pool.request({
         path,
         method: 'POST',
         headers,
-        body: JSON.stringify(body),
+        body,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),

@@ -165,10 +165,19 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
     path: '/internal/charges/batch/',
     async handle({ body }) {
       const { charges } = parseOrThrow(CreateChargesRequest, body);
+      // Each identity was signed over the bytes of its charge as its own call would send them
+      // (JSON.stringify of the charge as orders built it, which the received JSON gives back).
+      const sent = (body as { charges: { charge: unknown }[] }).charges;
       const results = await Promise.all(
-        charges.map(async ({ signed, charge: input }): Promise<ChargeResult> => {
+        charges.map(async ({ signed, charge: input }, i): Promise<ChargeResult> => {
           try {
-            const identity = verifySignedIdentity(deps.internalSecret, signed, 'POST', CHARGES_PATH);
+            const identity = verifySignedIdentity(
+              deps.internalSecret,
+              signed,
+              'POST',
+              CHARGES_PATH,
+              JSON.stringify(sent[i]?.charge),
+            );
             if (!identity) throw unauthorized();
             return await charge(ownerOfIdentity(identity), input);
           } catch (err) {

@@ -46,7 +46,13 @@ export class PaymentsClient implements PaidChargesSource {
     for (const [name, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers = signIdentity(this.secret, operatorOf(query.environment), 'GET', PATH);
+    // Signed over the path with its query, exactly as fetch sends them (no body).
+    const headers = signIdentity(
+      this.secret,
+      operatorOf(query.environment),
+      'GET',
+      `${url.pathname}${url.search}`,
+    );
     injectTraceContext(headers);
     let status: number;
     let text: string;
