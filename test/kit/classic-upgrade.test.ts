@@ -148,7 +148,8 @@ describe('upgrade from classic queues', () => {
       [
         quorum.main,
         {
-          'x-dead-letter-exchange': dlx,
+          // The queue's own dead-letter exchange (broker.ts): only the queue type differs.
+          'x-dead-letter-exchange': `${ns}${QUEUE}.dlx`,
           'x-dead-letter-routing-key': quorum.retry,
           'x-dead-letter-strategy': 'at-least-once',
           'x-overflow': 'reject-publish',

@@ -49,7 +49,11 @@ export interface BrokerOptions {
   classicUpgradeIntervalMs?: number;
 }
 
-const DLX = 'dlx';
+/**
+ * The dead-letter exchange all queues shared before each queue had its own. A queue created then keeps
+ * dead-lettering through it (its arguments cannot change), without our writing to it (see declare).
+ */
+const SHARED_DLX = 'dlx';
 
 /**
  * One AMQP connection with a confirm channel for publishing and one channel per consumer. It reconnects
@@ -122,7 +126,7 @@ export class Broker extends EventEmitter {
       publisher.on('error', (err: Error) =>
         this.options.logger.warn({ err: err.message }, 'amqp channel error'),
       );
-      await this.declare(publisher);
+      await this.declare(publisher, connection);
       this.connection = connection;
       this.publisher = publisher;
       this.upgrade?.stop();
@@ -168,14 +172,22 @@ export class Broker extends EventEmitter {
     this.retryTimer.unref();
   }
 
-  private async declare(channel: ConfirmChannel): Promise<void> {
+  /**
+   * Each queue has a dead-letter exchange of its own, `<namespace><name>.dlx`, which routes by queue name
+   * to its retry queue (failures), back to the main queue (a retry's TTL ran out) and to its dead queue
+   * (parked). Nothing is shared between services, so a service's broker user needs rights on its own
+   * names only (docs/messaging.md, "Permissions"). Queues created before keep their arguments, which
+   * cannot change in place: a main queue dead-letters through the shared `dlx`, a retry queue through
+   * the default exchange, both set up then; declaring them again as they are needs no right on either.
+   */
+  private async declare(channel: ConfirmChannel, connection: ChannelModel): Promise<void> {
     const { topology } = this.options;
-    await channel.assertExchange(this.name(DLX), 'direct', { durable: true });
-    for (const exchange of topology.exchanges) {
-      await channel.assertExchange(this.name(exchange), 'topic', { durable: true });
-    }
+    for (const exchange of topology.exchanges)
+      await this.assertExchangeIfAllowed(connection, this.name(exchange));
     for (const queue of topology.queues) {
       const names = this.queueNames(queue.name);
+      const dlx = this.deadLetterExchange(queue.name);
+      await channel.assertExchange(dlx, 'direct', { durable: true });
       // Quorum queues, so a RabbitMQ cluster replicates them. Dead-lettering "at least once" keeps a
       // failed message in its queue until the retry queue has confirmed it (and an expired retry until
       // the main queue has); it needs the reject-publish overflow (docs/messaging.md). The dead queue
@@ -185,30 +197,83 @@ export class Broker extends EventEmitter {
         'x-dead-letter-strategy': 'at-least-once',
         'x-overflow': 'reject-publish',
       };
-      await channel.assertQueue(names.main, {
-        durable: true,
-        arguments: {
+      const ttl = { 'x-message-ttl': queue.retryDelayMs ?? 1_000 };
+      await this.assertQueueAsItIs(
+        connection,
+        names.main,
+        { ...quorum, 'x-dead-letter-exchange': dlx, 'x-dead-letter-routing-key': names.retry },
+        {
           ...quorum,
-          'x-dead-letter-exchange': this.name(DLX),
+          'x-dead-letter-exchange': this.name(SHARED_DLX),
           'x-dead-letter-routing-key': names.retry,
         },
-      });
-      await channel.assertQueue(names.retry, {
-        durable: true,
-        arguments: {
-          ...quorum,
-          'x-message-ttl': queue.retryDelayMs ?? 1_000,
-          'x-dead-letter-exchange': '',
-          'x-dead-letter-routing-key': names.main,
-        },
-      });
-      await channel.bindQueue(names.retry, this.name(DLX), names.retry);
+      );
+      await this.assertQueueAsItIs(
+        connection,
+        names.retry,
+        { ...quorum, ...ttl, 'x-dead-letter-exchange': dlx, 'x-dead-letter-routing-key': names.main },
+        { ...quorum, ...ttl, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': names.main },
+      );
       await channel.assertQueue(names.dead, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-      await channel.bindQueue(names.dead, this.name(DLX), names.dead);
+      for (const name of [names.main, names.retry, names.dead]) await channel.bindQueue(name, dlx, name);
       for (const binding of queue.bindings) {
         await channel.bindQueue(names.main, this.name(binding.exchange), binding.pattern);
       }
     }
+  }
+
+  /**
+   * Declares a topic exchange; where our user may not (403: another service's exchange, which it only
+   * reads from, docs/messaging.md "Permissions"), requires it to exist: until its producer has declared
+   * it, this fails and the broker connects again later. Each attempt on a channel of its own, since a
+   * refusal closes the channel.
+   */
+  private async assertExchangeIfAllowed(connection: ChannelModel, exchange: string): Promise<void> {
+    try {
+      await this.onOwnChannel(connection, (c) => c.assertExchange(exchange, 'topic', { durable: true }));
+    } catch (err) {
+      if ((err as { code?: number }).code !== 403) throw err;
+      await this.onOwnChannel(connection, (c) => c.checkExchange(exchange));
+    }
+  }
+
+  private async onOwnChannel<T>(
+    connection: ChannelModel,
+    work: (channel: Channel) => Promise<T>,
+  ): Promise<T> {
+    const channel = await connection.createChannel();
+    channel.on('error', () => undefined);
+    try {
+      return await work(channel);
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Declares `queue` with `current` arguments or, when it exists with the `earlier` ones (RabbitMQ
+   * refuses other arguments for an existing queue with 406 PRECONDITION_FAILED), as it is. Each attempt
+   * on a channel of its own, since a refusal closes the channel.
+   */
+  private async assertQueueAsItIs(
+    connection: ChannelModel,
+    queue: string,
+    current: Record<string, unknown>,
+    earlier: Record<string, unknown>,
+  ): Promise<void> {
+    const attempt = (args: Record<string, unknown>) =>
+      this.onOwnChannel(connection, (c) => c.assertQueue(queue, { durable: true, arguments: args }));
+    try {
+      await attempt(current);
+    } catch (err) {
+      if ((err as { code?: number }).code !== 406) throw err;
+      await attempt(earlier);
+    }
+  }
+
+  /** The dead-letter exchange of a topology queue: its own, written to by its consumer alone. */
+  deadLetterExchange(logical: string): string {
+    return this.name(`${logical}.dlx`);
   }
 
   /** The physical names of a topology queue in this broker's namespace. */
@@ -248,13 +313,14 @@ export class Broker extends EventEmitter {
   }
 
   /**
-   * Copies a message into the dead queue `deadQueue` with the broker's confirm, keeping its properties
-   * (its `type` is the event name) and adding `headers` (why, from where); the caller acks the
-   * original only once this resolves.
+   * Copies a message into the dead queue of the topology queue `logical` with the broker's confirm,
+   * keeping its properties (its `type` is the event name) and adding `headers` (why, from where); the
+   * caller acks the original only once this resolves.
    */
-  parkMessage(message: Message, deadQueue: string, headers: Record<string, string>): Promise<void> {
+  parkMessage(message: Message, logical: string, headers: Record<string, string>): Promise<void> {
     const { properties } = message;
-    return this.publishConfirmed(this.name(DLX), deadQueue, message.content, {
+    const { dead } = this.queueNames(logical);
+    return this.publishConfirmed(this.deadLetterExchange(logical), dead, message.content, {
       persistent: true,
       contentType: properties.contentType as string | undefined,
       contentEncoding: properties.contentEncoding as string | undefined,
@@ -308,7 +374,6 @@ export class Broker extends EventEmitter {
     onSettled?: (work: Promise<void>) => void,
   ): Promise<string> {
     await channel.prefetch(spec.prefetch ?? 16);
-    const { dead } = this.queueNames(spec.name);
     const maxAttempts = spec.maxAttempts ?? 5;
     const { logger } = this.options;
     const { consumerTag } = await channel.consume(physical, (message) => {
@@ -346,7 +411,7 @@ export class Broker extends EventEmitter {
         }
         logger.error({ err: failure, queue: spec.name, messageId, attempts }, 'message parked as dead');
         try {
-          await this.parkMessage(message, dead, {
+          await this.parkMessage(message, spec.name, {
             'x-parked-reason': String((failure as Error).message ?? failure).slice(0, 500),
             'x-parked-from': physical,
             'x-parked-at': new Date().toISOString(),

@@ -113,7 +113,6 @@ export class ClassicQueueUpgrade {
   private async upgrade(drained: Drained): Promise<boolean> {
     const { spec } = drained;
     const classic = classicQueueNames(this.options.namespace, spec.name);
-    const target = this.broker.queueNames(spec.name);
     let main = await this.inspect(classic.main);
     const retry = await this.inspect(classic.retry);
     const dead = await this.inspect(classic.dead);
@@ -126,13 +125,16 @@ export class ClassicQueueUpgrade {
       );
     }
     if (!main && retry) {
-      // Whatever waits in the retry queue expires into the main queue: it must exist to receive it.
-      await this.withChannel((channel) =>
-        channel.assertQueue(classic.main, {
+      // Whatever waits in the retry queue expires into the main queue: it must exist to receive it. Its
+      // failures go back to the retry queue through the queue's own dead-letter exchange (broker.ts).
+      const dlx = this.broker.deadLetterExchange(spec.name);
+      await this.withChannel(async (channel) => {
+        await channel.assertQueue(classic.main, {
           durable: true,
-          arguments: { 'x-dead-letter-exchange': this.dlx(), 'x-dead-letter-routing-key': classic.retry },
-        }),
-      );
+          arguments: { 'x-dead-letter-exchange': dlx, 'x-dead-letter-routing-key': classic.retry },
+        });
+        await channel.bindQueue(classic.retry, dlx, classic.retry);
+      });
       main = await this.inspect(classic.main);
     }
     if (main) {
@@ -142,7 +144,7 @@ export class ClassicQueueUpgrade {
         }
       });
     }
-    if (dead) await this.moveParked(classic.dead, target.dead);
+    if (dead) await this.moveParked(classic.dead, spec.name);
     if (main) {
       if (main.messageCount > 0 || (retry?.messageCount ?? 0) > 0) {
         if (!drained.consumer) await this.startDraining(drained, classic.main);
@@ -165,7 +167,7 @@ export class ClassicQueueUpgrade {
     await this.withChannel((channel) => channel.deleteQueue(classic.retry, { ifEmpty: true })).catch(
       () => undefined,
     );
-    await this.moveParked(classic.dead, target.dead);
+    await this.moveParked(classic.dead, spec.name);
     await this.withChannel((channel) => channel.deleteQueue(classic.dead, { ifEmpty: true })).catch(
       () => undefined,
     );
@@ -174,10 +176,6 @@ export class ClassicQueueUpgrade {
       drained.announced = false;
     }
     return true;
-  }
-
-  private dlx(): string {
-    return this.broker.name('dlx');
   }
 
   private async startDraining(drained: Drained, queue: string): Promise<void> {
@@ -205,14 +203,14 @@ export class ClassicQueueUpgrade {
     await consumer.channel.close().catch(() => undefined);
   }
 
-  /** Moves every message of a classic dead queue to the quorum one, each copy confirmed first. */
-  private async moveParked(from: string, to: string): Promise<void> {
+  /** Moves every message of a classic dead queue to `logical`'s quorum one, each copy confirmed first. */
+  private async moveParked(from: string, logical: string): Promise<void> {
     await this.withChannel(async (channel) => {
       for (;;) {
         const message = await channel.get(from, { noAck: false });
         if (!message) return;
         try {
-          await this.broker.parkMessage(message, to, { 'x-moved-from': from });
+          await this.broker.parkMessage(message, logical, { 'x-moved-from': from });
         } catch (err) {
           channel.nack(message, false, true);
           throw err;

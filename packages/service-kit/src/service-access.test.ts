@@ -26,25 +26,28 @@ describe('service access', () => {
     expect(matches(`^${regexLiteral('orders.events')}$`, 'ordersXevents')).toBe(false);
   });
 
-  it('puts the namespace after each anchor but the default exchange', () => {
+  it('puts the namespace after each anchor', () => {
     const perms = amqpPermissions(access('orders'), 'staging.');
     expect(matches(perms.write, 'staging.orders.events')).toBe(true);
+    expect(matches(perms.write, 'staging.orders.charges.dlx')).toBe(true);
     expect(matches(perms.write, 'orders.events')).toBe(false);
     expect(matches(perms.write, 'staging.payments.events')).toBe(false);
-    expect(matches(perms.write, 'amq.default')).toBe(true);
     expect(matches(perms.read, 'staging.payments.events')).toBe(true);
     expect(matches(perms.read, 'staging.payments.eventsX')).toBe(false);
+    expect(matches(perms.configure, 'staging.payments.events')).toBe(false);
   });
 
-  it('gives a service without queues no write on the shared plumbing', () => {
-    const perms = amqpPermissions(access('payments'));
-    expect(matches(perms.write, 'payments.events')).toBe(true);
-    expect(matches(perms.write, 'dlx')).toBe(false);
-    expect(matches(perms.write, 'amq.default')).toBe(false);
-    const gateway = amqpPermissions(access('gateway'));
-    expect(gateway.write).toBe('^$');
-    expect(matches(gateway.configure, 'dlx')).toBe(true);
-    expect(matches(gateway.configure, 'orders.events')).toBe(false);
+  it('grants nothing on the shared dead-letter exchange or the default exchange', () => {
+    for (const a of SERVICE_ACCESS) {
+      const perms = amqpPermissions(a);
+      for (const right of ['configure', 'write', 'read'] as const) {
+        expect({ service: a.service, right, dlx: matches(perms[right], 'dlx') }).toMatchObject({
+          dlx: false,
+        });
+        expect(matches(perms[right], 'amq.default')).toBe(false);
+      }
+    }
+    expect(amqpPermissions(access('gateway'))).toEqual({ configure: '^$', write: '^$', read: '^$' });
   });
 
   it('quotes role and schema names as SQL literals', () => {

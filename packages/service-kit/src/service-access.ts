@@ -21,10 +21,8 @@ export interface ServiceAccess {
    * `orders.charges.quorum`), or null when it owns none.
    */
   amqpPrefix: string | null;
-  /** Other services' exchanges its topology declares and binds its queues to. */
+  /** Other services' exchanges its queues bind to (it reads them, never declares them). */
   amqpSources: string[];
-  /** It consumes queues: dead-lettering and parking need write on the dead-letter exchanges. */
-  consumes: boolean;
 }
 
 export const SERVICE_ACCESS: readonly ServiceAccess[] = [
@@ -34,7 +32,6 @@ export const SERVICE_ACCESS: readonly ServiceAccess[] = [
     role: 'sa_gateway',
     amqpPrefix: null,
     amqpSources: [],
-    consumes: false,
   },
   {
     service: 'orders',
@@ -42,7 +39,6 @@ export const SERVICE_ACCESS: readonly ServiceAccess[] = [
     role: 'sa_orders',
     amqpPrefix: 'orders.',
     amqpSources: ['payments.events'],
-    consumes: true,
   },
   {
     service: 'payments',
@@ -50,7 +46,6 @@ export const SERVICE_ACCESS: readonly ServiceAccess[] = [
     role: 'sa_payments',
     amqpPrefix: 'payments.',
     amqpSources: [],
-    consumes: false,
   },
   {
     service: 'withdrawals',
@@ -58,7 +53,6 @@ export const SERVICE_ACCESS: readonly ServiceAccess[] = [
     role: 'sa_withdrawals',
     amqpPrefix: 'withdrawals.',
     amqpSources: ['payments.events'],
-    consumes: true,
   },
   {
     service: 'webhook-dispatcher',
@@ -66,12 +60,8 @@ export const SERVICE_ACCESS: readonly ServiceAccess[] = [
     role: 'sa_webhooks',
     amqpPrefix: 'webhooks.',
     amqpSources: ['orders.events', 'payments.events', 'withdrawals.events'],
-    consumes: true,
   },
 ];
-
-/** The broker's dead-letter exchange (broker.ts), shared by every consumer of a namespace. */
-const DLX = 'dlx';
 
 const quoteLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
@@ -160,24 +150,26 @@ const NONE = '^$';
  * The permissions of `access`'s user for exchanges and queues prefixed with `namespace`
  * (AMQP_NAMESPACE). What the kit's broker does and what it needs (RabbitMQ's access control):
  * - declaring an exchange or a queue, or deleting one (the classic-queue upgrade): configure on it;
- *   every service declares the dead-letter exchange, and the exchanges its queues bind to;
+ *   a producer's exchange that a consumer may not declare must exist (broker.ts);
  * - binding a queue to an exchange: write on the queue, read on the exchange;
- * - publishing: write on the exchange (its own events; parking goes to the dead-letter exchange);
+ * - publishing: write on the exchange (its own events; parking goes to the queue's own dead-letter
+ *   exchange, `<name>.dlx`);
  * - consuming or getting: read on the queue;
- * - creating a queue with a dead-letter exchange: read on the queue and write on that exchange (the
- *   retry queues dead-letter to the default exchange, checked as `amq.default`).
+ * - creating a queue that dead-letters to an exchange: read on the queue, write on that exchange (its
+ *   own `<name>.dlx`).
+ * Every name a service owns starts with its prefix, so nothing else is needed: no right on another
+ * service's exchange but read (to bind), none on the default exchange or on the `dlx` that queues
+ * created by earlier builds still dead-letter through (broker.ts, declare).
  */
 export function amqpPermissions(access: ServiceAccess, namespace = ''): AmqpPermissions {
   const ns = regexLiteral(namespace);
   const own = access.amqpPrefix ? [regexLiteral(access.amqpPrefix)] : [];
-  const exact = (name: string) => `${regexLiteral(name)}$`;
+  const sources = access.amqpSources.map((name) => `${regexLiteral(name)}$`);
   const anyOf = (alternatives: string[]) =>
     alternatives.length === 0 ? NONE : `^${ns}(${alternatives.join('|')})`;
-  const configure = anyOf([...own, ...access.amqpSources.map(exact), exact(DLX)]);
-  if (!access.consumes) return { configure, write: anyOf(own), read: anyOf(own) };
   return {
-    configure,
-    write: `${anyOf([...own, exact(DLX)])}|^amq\\.default$`,
-    read: anyOf([...own, ...access.amqpSources.map(exact), exact(DLX)]),
+    configure: anyOf(own),
+    write: anyOf(own),
+    read: anyOf([...own, ...sources]),
   };
 }
