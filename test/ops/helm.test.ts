@@ -208,7 +208,7 @@ describe('network policies: only the gateway reaches the services', () => {
   it.each([
     ['orders', ['gateway']],
     ['payments', ['gateway', 'orders', 'withdrawals']],
-    ['withdrawals', ['gateway']],
+    ['withdrawals', ['gateway', 'orders']],
     ['webhook-dispatcher', ['gateway']],
   ])('%s accepts its service port from %j only', (service, callers) => {
     expect(callersOf(charts.template(service as string)).sort()).toEqual(callers);

@@ -68,11 +68,19 @@ export async function startSystem(
   const paymentsUrl = `http://127.0.0.1:${payments.port}`;
   const ordersPaymentsUrl =
     overrides.PAYMENTS_URL ?? (await (options.wrapPayments?.(paymentsUrl) ?? paymentsUrl));
-  const [orders, withdrawals, webhooks] = await Promise.all([
-    startOrders(loadOrdersConfig({ ...env, PAYMENTS_URL: ordersPaymentsUrl }), opts),
+  // Withdrawals before orders: a seller's refund reserves the order's net there first.
+  const [withdrawals, webhooks] = await Promise.all([
     startWithdrawals(loadWithdrawalsConfig({ ...env, PAYMENTS_URL: paymentsUrl }), opts),
     startDispatcher(loadDispatcherConfig(env), { ...opts, resolve: options.resolve }),
   ]);
+  const orders = await startOrders(
+    loadOrdersConfig({
+      ...env,
+      PAYMENTS_URL: ordersPaymentsUrl,
+      WITHDRAWALS_URL: overrides.WITHDRAWALS_URL ?? `http://127.0.0.1:${withdrawals.port}`,
+    }),
+    opts,
+  );
   const services: Services = {
     orders: `http://127.0.0.1:${orders.port}`,
     payments: paymentsUrl,

@@ -228,13 +228,20 @@ describe('wrong moves and access', () => {
 });
 
 describe('the operators’ queue', () => {
-  it('lists PENDING withdrawals of every seller in both environments, or of one environment', async () => {
+  it('lists PENDING withdrawals of every seller of the key’s environment, newest first', async () => {
     const testSeller = await newSeller(h);
     await fund(h, testSeller);
+    const otherSeller = await newSeller(h);
+    await fund(h, otherSeller);
     const liveSeller = await newSeller(h, 'live');
     await publishLiveSale(h, liveSeller, 20000);
     await balanceBecomes(h, liveSeller.key, { available_amount: 20000 });
     const t = await withdraw(h, testSeller.key, { amount: 700, pix_key: RANDOM_KEY, pix_key_type: 'random' });
+    const o = await withdraw(h, otherSeller.key, {
+      amount: 600,
+      pix_key: RANDOM_KEY,
+      pix_key_type: 'random',
+    });
     const l = await withdraw(h, liveSeller.key, { amount: 800, pix_key: RANDOM_KEY, pix_key_type: 'random' });
     const decided = await withdraw(h, testSeller.key, {
       amount: 900,
@@ -249,20 +256,20 @@ describe('the operators’ queue', () => {
       return (res.body.data as { results: Array<{ uuid: string }> }).results.map((r) => r.uuid);
     };
     const all = await uuids('?limit=100');
-    expect(all.indexOf(l.uuid)).toBeGreaterThanOrEqual(0);
-    // Newest first.
-    expect(all.indexOf(l.uuid)).toBeLessThan(all.indexOf(t.uuid));
+    expect(all.indexOf(t.uuid)).toBeGreaterThanOrEqual(0);
+    // Newest first, across sellers.
+    expect(all.indexOf(o.uuid)).toBeLessThan(all.indexOf(t.uuid));
     expect(all).not.toContain(decided.uuid);
-    expect(await uuids('?environment=live&limit=100')).toEqual(expect.arrayContaining([l.uuid]));
-    expect(await uuids('?environment=live&limit=100')).not.toContain(t.uuid);
-    expect(await uuids('?environment=test&limit=100')).not.toContain(l.uuid);
+    // A test key sees test withdrawals only (test/gateway/operator-environments.test.ts has the rest).
+    expect(all).not.toContain(l.uuid);
+    expect(await uuids('?environment=test&limit=100')).toEqual(all);
     expect(await uuids('?status=DENIED&limit=100')).toContain(decided.uuid);
     const one = await ops(h, operator, '?limit=1');
     expect((one.body.data as { next_cursor: string | null }).next_cursor).toEqual(expect.any(String));
     expect((await ops(h, operator, '?environment=prod')).status).toBe(400);
-    // An operator key of either environment sees the same queue and may decide a live withdrawal.
+    // A live operator key sees and decides the live queue.
     const liveOperator = await newOperator(h, 'live');
-    expect(await uuids('?limit=100', liveOperator)).toEqual(await uuids('?limit=100'));
+    expect(await uuids('?limit=100', liveOperator)).toContain(l.uuid);
     expect((await ops(h, liveOperator, `${l.uuid}/approve/`, { method: 'POST' })).status).toBe(200);
     await statusBecomes(h, liveSeller.key, l.uuid, 'PAID');
     expect(await balance(h, liveSeller.key)).toMatchObject({ available_amount: 19200, pending_amount: 0 });

@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'forbidden',
   'not_found',
   'conflict',
+  'insufficient_balance',
   'idempotency_conflict',
   'limit_reached',
   'payload_too_large',
@@ -28,6 +29,8 @@ export const ERROR_STATUS: { readonly [K in ErrorCode]: number } = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  // A seller's refund the available balance does not cover (docs/finance.md, "Refunds").
+  insufficient_balance: 409,
   idempotency_conflict: 409,
   // An account limit (decisions.md 10: 50 active webhooks per seller and environment) is reached.
   limit_reached: 409,

@@ -9,6 +9,7 @@ export * from './payments';
 export * from './orders';
 export * from './finance';
 export * from './reconciliation';
+export * from './refund-holds';
 export * from './events';
 export * from './webhooks';
 export * from './panel';

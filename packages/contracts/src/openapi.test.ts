@@ -32,6 +32,7 @@ const EXPECTED = [
   'POST /finance/withdrawals/',
   'GET /finance/withdrawals/',
   'GET /finance/withdrawals/{uuid}/',
+  'GET /ops/withdrawals/{uuid}/',
   'POST /ops/withdrawals/{uuid}/approve/',
   'POST /ops/withdrawals/{uuid}/deny/',
   'POST /psp/webhook/pix',

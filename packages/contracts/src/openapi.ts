@@ -171,10 +171,23 @@ export const routes: RouteDoc[] = [
     path: '/sellers/orders/{uuid}/refund/',
     operationId: 'refundOrder',
     summary: 'Refund a paid order in full',
+    description:
+      "The refund returns the order's gross to the payer and takes its net amount from the seller's " +
+      'available balance, which must cover it: the net is reserved before the PSP is asked, so money ' +
+      'already withdrawn cannot be refunded. A failed refund gives the reservation back.',
     tag: 'Orders',
     auth: true,
     params: OrderPathParams,
-    responses: { 200: ok(MessageResponse), 409: conflict },
+    responses: {
+      200: ok(MessageResponse),
+      409: {
+        description:
+          '`conflict`: the order is not PAID (the message names its status); `insufficient_balance`: the ' +
+          "available balance does not cover the order's net amount, and nothing was changed; or " +
+          '`idempotency_conflict`',
+        schema: ErrorBody,
+      },
+    },
   },
   // Products
   {
@@ -377,11 +390,23 @@ export const routes: RouteDoc[] = [
     method: 'get',
     path: '/ops/withdrawals/',
     operationId: 'listWithdrawalsForOperators',
-    summary: 'Withdrawals across sellers (PENDING by default); answers add environment and seller',
+    summary:
+      "Withdrawals across sellers of the operator key's environment (PENDING by default); answers add " +
+      'environment and seller. `environment` naming the other one is a 403.',
     tag: 'Operations',
     auth: true,
     query: OpsWithdrawalListQuery,
     responses: { 200: ok(WithdrawalListResponse) },
+  },
+  {
+    method: 'get',
+    path: '/ops/withdrawals/{uuid}/',
+    operationId: 'getWithdrawalForOperators',
+    summary: "Read a withdrawal of the operator key's environment, with its environment and seller",
+    tag: 'Operations',
+    auth: true,
+    params: WithdrawalPathParams,
+    responses: { 200: ok(WithdrawalResponse) },
   },
   {
     method: 'post',

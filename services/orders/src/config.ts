@@ -8,6 +8,10 @@ export const ordersEnv = {
   PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
   /** How long a create-order waits for the PIX charge before answering 503. */
   PAYMENTS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Withdrawals' ledger, where a seller's refund reserves the order's net first (docs/finance.md). */
+  WITHDRAWALS_URL: z.url().default('http://127.0.0.1:3003'),
+  /** How long a refund waits for that reservation before answering 503. */
+  WITHDRAWALS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** `true` lets `test` orders name loopback and private postback URLs (as for webhooks). */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool.default(false),
 };

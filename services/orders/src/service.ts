@@ -7,6 +7,7 @@ import { CHARGES_QUEUE, topology } from './events/topology';
 import { chargeStateHandler } from './events/charges';
 import { mountRoutes } from './http/routes';
 import { PaymentsClient } from './clients/payments';
+import { RefundHoldsClient } from './clients/refund-holds';
 
 export interface OrdersService {
   runtime: Runtime;
@@ -33,6 +34,11 @@ export async function startOrders(
     config.INTERNAL_SECRET,
     config.PAYMENTS_TIMEOUT_MS,
   );
+  const holds = new RefundHoldsClient(
+    config.WITHDRAWALS_URL,
+    config.INTERNAL_SECRET,
+    config.WITHDRAWALS_TIMEOUT_MS,
+  );
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
@@ -41,6 +47,7 @@ export async function startOrders(
       mountRoutes(app, {
         runtime,
         payments,
+        holds,
         targets: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
       }),
   });
@@ -52,6 +59,6 @@ export async function startOrders(
   return {
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
-    stop: () => runtime.stop(() => payments.close()),
+    stop: () => runtime.stop(async () => void (await Promise.all([payments.close(), holds.close()]))),
   };
 }

@@ -1,6 +1,5 @@
 import { useState } from 'react';
 import {
-  Environment,
   OperatorWithdrawalListResponse,
   WithdrawalResponse,
   WithdrawalStatus,
@@ -11,17 +10,16 @@ import { money, when } from '../format';
 import { useActions, useFilters, useLoad } from '../hooks';
 import { ColumnHeads, ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
 
-/** Operators: withdrawals across sellers, PENDING first of all, to approve or deny. */
+/**
+ * Operators: withdrawals across sellers, PENDING first of all, to approve or deny. Only those of the
+ * session's environment (switched like a seller's): an operator never sees or decides the other's.
+ */
 export function OpsWithdrawalsPage() {
-  const { filters, setFilter, cursor, setCursor } = useFilters({ status: 'PENDING', environment: '' });
-  const { status, environment } = filters;
+  const { filters, setFilter, cursor, setCursor } = useFilters({ status: 'PENDING' });
+  const { status } = filters;
   const list = useLoad(
-    () =>
-      request(
-        OperatorWithdrawalListResponse,
-        apiPath('/ops/withdrawals/', { status, environment: environment || undefined, cursor }),
-      ),
-    [status, environment, cursor],
+    () => request(OperatorWithdrawalListResponse, apiPath('/ops/withdrawals/', { status, cursor })),
+    [status, cursor],
   );
   const { notice, error, act } = useActions(list.reload);
 
@@ -44,12 +42,6 @@ export function OpsWithdrawalsPage() {
           value={status}
           onChange={setFilter('status')}
           options={WithdrawalStatus.options}
-        />
-        <Select
-          label="Environment"
-          value={environment}
-          onChange={setFilter('environment')}
-          options={[{ value: '', label: 'both' }, ...Environment.options]}
         />
         <RefreshButton onRefresh={list.reload} />
       </div>

@@ -6,6 +6,7 @@ import {
   type ChargeAction,
   type CreateChargeRequest,
   type CreateChargesRequest,
+  type ErrorCode,
   type Identity,
 } from '@seller-api/contracts';
 import {
@@ -148,7 +149,9 @@ export class PaymentsClient {
 
   /**
    * An action on the order's charge (cancel, refund, a sandbox simulation). Payments' refusals (409,
-   * 404, 403) reach the client as they are; anything else is a 503.
+   * 404, 403) reach the client as they are; anything else is a 503. A refusal, payments' or the PSP's
+   * (payments' 502), is an ActionNotApplied: the action was certainly not made. Without an answer, or
+   * with a failure that may have reached the PSP (a timeout there), it may have been.
    */
   async act(
     identity: Identity,
@@ -190,21 +193,23 @@ export class PaymentsClient {
     const envelope = dataOf(text);
     const body = envelope ?? {};
     if (status === 409 && body.code === 'idempotency_conflict') {
-      throw new HttpError(
+      throw new ActionNotApplied(
         409,
         'idempotency_conflict',
         body.message ?? 'Idempotency-Key conflict.',
-        undefined,
         retryAfter ? { 'Retry-After': retryAfter } : undefined,
       );
     }
     if (status === 409 || status === 404 || status === 403) {
-      throw new HttpError(
+      throw new ActionNotApplied(
         status,
         status === 409 ? 'conflict' : status === 404 ? 'not_found' : 'forbidden',
         body.message ?? 'Refused.',
       );
     }
+    // The PSP refused (a refund): payments rolled back, and nothing was made anywhere.
+    if (status === 502 && body.code === 'bad_gateway')
+      throw new ActionNotApplied(503, 'service_unavailable', body.message ?? 'The PSP refused the action.');
     if (status !== 200)
       throw serviceUnavailable('The payments service could not complete the action; retry the request.');
     if (!envelope) {
@@ -225,6 +230,14 @@ export class PaymentsClient {
 
   async close(): Promise<void> {
     await this.pool.close().catch(() => undefined);
+  }
+}
+
+/** Payments answered that it did not make the action (a refusal, or a failure it rolled back). */
+export class ActionNotApplied extends HttpError {
+  constructor(status: number, code: ErrorCode, message: string, headers?: Record<string, string>) {
+    super(status, code, message, undefined, headers);
+    this.name = 'ActionNotApplied';
   }
 }
 

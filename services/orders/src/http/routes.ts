@@ -26,9 +26,11 @@ import {
 } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
 import type { PaymentsClient } from '../clients/payments';
+import type { RefundHoldsClient } from '../clients/refund-holds';
 import { createAffiliate, listAffiliates } from '../domain/affiliates';
 import { prepareOrder, storeOrder, type CreateOrderDeps } from '../domain/create-order';
 import { findOwnedOrder, getOrder, listOrders } from '../domain/orders';
+import { refundOrder } from '../domain/refund';
 import { ProductLookup, createProduct, getProduct, listProducts } from '../domain/products';
 import { OrderWrites, orderWriterIn } from '../db/order-writes';
 
@@ -51,13 +53,14 @@ import {
 export interface RouteDeps {
   runtime: Runtime;
   payments: PaymentsClient;
+  holds: RefundHoldsClient;
   targets: CreateOrderDeps['targets'];
 }
 
 const orderId = (req: Request) => parseOrThrow(OrderPathParams, req.params, 'Invalid order id.').uuid;
 
 /** Mounts the orders routes; returns the one served on plain node:http first (create-order). */
-export function mountRoutes(app: Express, { runtime, payments, targets }: RouteDeps): PlainRoute[] {
+export function mountRoutes(app: Express, { runtime, payments, holds, targets }: RouteDeps): PlainRoute[] {
   const em = () => runtime.orm.em.fork();
   const orderMetrics = createOrderMetrics(runtime.metrics);
   const products = new ProductLookup();
@@ -234,7 +237,24 @@ export function mountRoutes(app: Express, { runtime, payments, targets }: RouteD
       }),
     );
   action('/sellers/orders/:uuid/cancel/', 'cancel', 'Order cancelled.');
-  action('/sellers/orders/:uuid/refund/', 'refund', 'Order refunded.');
+  // A refund needs the order's net in the available balance, reserved first (domain/refund.ts).
+  app.post(
+    '/sellers/orders/:uuid/refund/',
+    route(async (req, res) => {
+      const identity = identityOf(req);
+      const { state, replayed } = await refundOrder(
+        em(),
+        { payments, holds, logger: runtime.logger },
+        identity,
+        sellerScope(req),
+        orderId(req),
+        keyedRequest(req),
+      );
+      if (state) await applyChargeState(em(), state);
+      if (replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      res.json({ message: 'Order refunded.' });
+    }),
+  );
   action('/sandbox/orders/:uuid/pay/', 'sandbox-pay', 'Payment simulated.');
   action('/sandbox/orders/:uuid/expire/', 'sandbox-expire', 'Expiry simulated.');
   action('/sandbox/orders/:uuid/med/', 'sandbox-med', 'MED opened.');

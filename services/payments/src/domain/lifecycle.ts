@@ -9,18 +9,20 @@ import {
   type Environment,
 } from '@seller-api/contracts';
 import {
+  HttpError,
   conflict,
   enqueue,
   inTransaction,
   notFound,
   callerOrFork,
+  serviceUnavailable,
   type Logger,
 } from '@seller-api/service-kit';
 import { TransactionSchema, type ChargeStatus, type Transaction } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { eventHeaders, type ChargeOwner } from './charges';
 import { move, refundsLatePayment, type ChargeAction } from './charge-state';
-import { pspFor, type PspAdapters } from './psp';
+import { PspError, pspFor, type PspAdapter, type PspAdapters, type PspRefundInput } from './psp';
 import type { PaymentMetrics } from '../metrics';
 
 export interface LifecycleDeps {
@@ -128,16 +130,38 @@ export async function actOnCharge(
     if (!decided.ok) throw conflict(decided.message);
     if (action === 'refund') {
       if (!t.endToEndId) throw conflict('This payment has no PSP reference to refund.');
-      await pspFor(deps.psps, t.environment).refund({
-        endToEndId: t.endToEndId,
-        refundId: refundIdFor(t),
-        amountCents: t.grossAmount,
-      });
+      await askRefund(
+        pspFor(deps.psps, t.environment),
+        { endToEndId: t.endToEndId, refundId: refundIdFor(t), amountCents: t.grossAmount },
+        deps.logger,
+      );
     }
     return commitMove(tx, t, decided.to, deps.now?.() ?? new Date(), moved);
   });
   recordMoves(deps, moved);
   return state;
+}
+
+/**
+ * The PSP's refund of a seller's refund. Its failure rolls the transaction back, and the answer tells
+ * the caller what the PSP said: 502 `bad_gateway` when it refused the refund (it was certainly not made:
+ * orders gives the refund's hold back, docs/finance.md "Refunds"); 503 when it could not be asked or did
+ * not answer, so it may have refunded (a retry asks again with the same refund id, which the PSP takes
+ * as the same refund).
+ */
+async function askRefund(psp: PspAdapter, input: PspRefundInput, logger: Logger): Promise<void> {
+  try {
+    await psp.refund(input);
+  } catch (err) {
+    if (!(err instanceof PspError)) throw err;
+    logger.warn(
+      { err: err.message, psp: psp.name, psp_status: err.status, retryable: err.retryable },
+      'PSP refund failed; the charge is unchanged',
+    );
+    if (!err.retryable)
+      throw new HttpError(502, 'bad_gateway', 'The PSP refused the refund; the order is unchanged.');
+    throw serviceUnavailable('The PSP could not be asked for the refund; retry the request.');
+  }
 }
 
 /** API Pix refund ids: up to 35 letters and digits, ours, stable per transaction (a retry is the same refund). */

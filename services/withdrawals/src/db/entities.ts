@@ -69,6 +69,13 @@ export interface OrderFundsRow {
   chargeStatus: ChargeStatus | null;
   chargeVersion: number | null;
   position: FundsPosition;
+  /**
+   * Refund attempts since the hold was reserved whose failure is not known (domain/refund-holds.ts):
+   * the hold is released by the last one to fail, or by the sweep. 0 outside REFUND_HELD.
+   */
+  refundAttempts: number;
+  /** When the refund hold was last reserved; null outside REFUND_HELD. */
+  refundHeldAt: Date | null;
   updatedAt: Date;
 }
 
@@ -85,6 +92,8 @@ export const OrderFundsSchema = new EntitySchema<OrderFundsRow>({
     chargeStatus: { type: 'string', nullable: true },
     chargeVersion: { type: 'integer', nullable: true },
     position: { type: 'string' },
+    refundAttempts: { type: 'integer', default: 0 },
+    refundHeldAt: timestamp(true),
     updatedAt: timestamp(),
   },
 });

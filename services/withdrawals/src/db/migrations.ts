@@ -255,6 +255,31 @@ class Migration20261208ReconciliationBalanceCheck extends Migration {
   }
 }
 
+// seller_held_refund: the net of a sale whose refund by the seller is in flight (domain/refund-holds.ts).
+const accountsWithRefundHold = `${accountsWithDebt}, 'seller_held_refund'`;
+
+/**
+ * Refund holds (docs/finance.md, "Refunds"): a seller's refund first reserves the sale's net from the
+ * available balance, under the seller's lock. The order's record says so (position REFUND_HELD), with
+ * the refund attempts not yet known to have failed and when the hold was last reserved, so a hold no
+ * refund completes is released.
+ */
+class Migration20261209RefundHolds extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table withdrawals.ledger_lines drop constraint ledger_lines_account_check,
+      add constraint ledger_lines_account_check check (account in (${accountsWithRefundHold})) not valid`);
+    this.addSql(`alter table withdrawals.ledger_lines validate constraint ledger_lines_account_check`);
+    this.addSql(`alter table withdrawals.order_funds drop constraint order_funds_position_check,
+      add constraint order_funds_position_check
+        check (position in ('NONE', 'AVAILABLE', 'HELD', 'REFUND_HELD', 'REVERSED')),
+      add column refund_attempts int not null default 0 check (refund_attempts >= 0),
+      add column refund_held_at timestamptz(3)`);
+    // The sweep of holds no refund completed reads them alone.
+    this.addSql(`create index order_funds_refund_held_idx on withdrawals.order_funds (refund_held_at)
+      where position = 'REFUND_HELD'`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
@@ -265,4 +290,5 @@ export const migrations = [
   { name: 'Migration20261206LedgerReconciliation', class: Migration20261206LedgerReconciliation },
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
   { name: 'Migration20261208ReconciliationBalanceCheck', class: Migration20261208ReconciliationBalanceCheck },
+  { name: 'Migration20261209RefundHolds', class: Migration20261209RefundHolds },
 ];

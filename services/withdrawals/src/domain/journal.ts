@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { positionOf, type FundsOwner } from './balance';
-import { availableChange, isBalanced, settleAvailable, UnbalancedEntryError, type Entry } from './ledger';
+import {
+  availableChange,
+  isBalanced,
+  settleAvailable,
+  UnbalancedEntryError,
+  type Entry,
+  type EntryKind,
+} from './ledger';
+
+/** Holds checked against the available balance before they are posted: never settled into debt. */
+const HOLDS_CHECKED: ReadonlySet<EntryKind> = new Set(['withdrawal_held', 'refund_held']);
 
 /** What an entry belongs to, and what caused it (a message id, a status), for the reader of the journal. */
 export type EntrySubject = ({ orderId: string } | { withdrawalId: string }) & { cause?: string };
@@ -22,11 +32,11 @@ export async function postEntries(
   let position = await positionOf(em, owner);
   for (const decided of entries) {
     const settled = settleAvailable(decided, position);
-    // A withdrawal is checked against the available balance under the seller's lock: one that would
-    // take it into debt is a bug upstream, refused here rather than settled.
-    if (decided.kind === 'withdrawal_held' && settled.position.debt !== position.debt) {
+    // A withdrawal or a refund hold is checked against the available balance under the seller's lock:
+    // one that would take it into debt is a bug upstream, refused here rather than settled.
+    if (HOLDS_CHECKED.has(decided.kind) && settled.position.debt !== position.debt) {
       throw new Error(
-        `withdrawal of ${-availableChange(decided)} cents exceeds the available ${position.available}`,
+        `${decided.kind} of ${-availableChange(decided)} cents exceeds the available ${position.available}`,
       );
     }
     position = settled.position;

@@ -1,9 +1,12 @@
 import {
   ACCOUNTS,
+  checkRefund,
   checkWithdrawal,
   medHeld,
   paymentCredited,
   paymentReversed,
+  refundHeld,
+  refundReleased,
   sellerBalance,
   settleAvailable,
   totalsOf,
@@ -21,6 +24,10 @@ describe('ledger entries', () => {
       medHeld(sale),
       paymentReversed(sale, 'available'),
       paymentReversed(sale, 'held'),
+      paymentReversed(sale, 'refund'),
+      medHeld(sale, 'refund'),
+      refundHeld(sale),
+      refundReleased(sale),
       withdrawalHeld(500),
       withdrawalReleased(500),
       withdrawalPaid(500),
@@ -48,6 +55,24 @@ describe('ledger entries', () => {
     const totals = totalsOf(entries.flatMap((e) => e.lines));
     expect(sellerBalance(totals)).toEqual({ available_amount: 8601, pending_amount: 400, currency: 'BRL' });
     expect(totals[ACCOUNTS.SELLER_PAID_OUT]).toBe(600);
+  });
+
+  it('holds a refund only when the available balance covers the net, never into debt', () => {
+    expect(checkRefund(9601, sale)).toEqual({ ok: true, entry: refundHeld(sale) });
+    const refused = checkRefund(9600, sale);
+    expect(refused).toMatchObject({ ok: false, message: expect.stringContaining('9601') });
+    expect(checkRefund(-10, sale)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('(0 cents)'),
+    });
+    // Held, then reversed from the hold: the available balance lost the net once, and no debt.
+    const totals = totalsOf(
+      [paymentCredited(sale), refundHeld(sale), paymentReversed(sale, 'refund')].flatMap((e) => e.lines),
+    );
+    expect(totals[ACCOUNTS.SELLER_AVAILABLE]).toBe(0);
+    expect(totals[ACCOUNTS.SELLER_HELD_REFUND]).toBe(0);
+    expect(totals[ACCOUNTS.SELLER_DEBT]).toBe(0);
+    expect(Object.values(totals).every((v) => v === 0)).toBe(true);
   });
 
   it('accepts a withdrawal up to the available balance and from the minimum', () => {

@@ -18,6 +18,11 @@ export const ACCOUNTS = {
   SELLER_AVAILABLE: 'seller_available',
   /** Net of sales with an open MED (PIX special return): out of the available balance until decided. */
   SELLER_HELD_MED: 'seller_held_med',
+  /**
+   * Net of sales whose refund by the seller is in flight: reserved from the available balance before
+   * the PSP is asked, so the reversal moves money the seller still has (docs/finance.md, "Refunds").
+   */
+  SELLER_HELD_REFUND: 'seller_held_refund',
   /** Held for withdrawals in flight (PENDING, APPROVED, PROCESSING). */
   SELLER_WITHDRAWALS_PENDING: 'seller_withdrawals_pending',
   /** Everything transferred to the seller's PIX keys. */
@@ -43,6 +48,8 @@ export type EntryKind =
   | 'med_held'
   | 'med_released'
   | 'payment_reversed'
+  | 'refund_held'
+  | 'refund_released'
   | 'withdrawal_held'
   | 'withdrawal_released'
   | 'withdrawal_paid';
@@ -91,10 +98,25 @@ export const paymentCredited = (a: SaleAmounts): Entry =>
     { account: ACCOUNTS.SELLER_AVAILABLE, amount: a.net },
   ]);
 
-/** A MED opened: the sale's net leaves the available balance while the dispute lasts (decisions.md 5). */
-export const medHeld = (a: SaleAmounts): Entry =>
+/**
+ * Where a sale's net sits before it moves: the available balance, the MED hold or the refund hold
+ * (order-funds.ts, the positions AVAILABLE, HELD and REFUND_HELD).
+ */
+export type NetSource = 'available' | 'held' | 'refund';
+
+const SOURCE_ACCOUNT: Record<NetSource, Account> = {
+  available: ACCOUNTS.SELLER_AVAILABLE,
+  held: ACCOUNTS.SELLER_HELD_MED,
+  refund: ACCOUNTS.SELLER_HELD_REFUND,
+};
+
+/**
+ * A MED opened: the sale's net leaves the available balance (or the refund hold, when a refund was
+ * being made) while the dispute lasts.
+ */
+export const medHeld = (a: SaleAmounts, from: 'available' | 'refund' = 'available'): Entry =>
   entry('med_held', [
-    { account: ACCOUNTS.SELLER_AVAILABLE, amount: -a.net },
+    { account: SOURCE_ACCOUNT[from], amount: -a.net },
     { account: ACCOUNTS.SELLER_HELD_MED, amount: a.net },
   ]);
 
@@ -107,17 +129,29 @@ export const medReleased = (a: SaleAmounts): Entry =>
 
 /**
  * A refund, a chargeback or a MED decided for the payer: the gross goes back to the payer, the seller
- * loses the net (from the available balance, or from the MED hold) and the platform its fee. What the
- * available balance cannot cover becomes the seller's debt when posted (settleAvailable).
+ * loses the net (from the available balance, the MED hold or the refund hold) and the platform its fee.
+ * What the available balance cannot cover becomes the seller's debt when posted (settleAvailable); a
+ * seller's refund takes it from its refund hold, so it never does.
  */
-export const paymentReversed = (a: SaleAmounts, from: 'available' | 'held'): Entry =>
+export const paymentReversed = (a: SaleAmounts, from: NetSource): Entry =>
   entry('payment_reversed', [
-    {
-      account: from === 'held' ? ACCOUNTS.SELLER_HELD_MED : ACCOUNTS.SELLER_AVAILABLE,
-      amount: -a.net,
-    },
+    { account: SOURCE_ACCOUNT[from], amount: -a.net },
     { account: ACCOUNTS.PLATFORM_FEES, amount: -a.fee },
     { account: ACCOUNTS.PSP_SETTLEMENT, amount: a.gross },
+  ]);
+
+/** A seller's refund about to be asked of the PSP: the sale's net leaves the available balance. */
+export const refundHeld = (a: SaleAmounts): Entry =>
+  entry('refund_held', [
+    { account: ACCOUNTS.SELLER_AVAILABLE, amount: -a.net },
+    { account: ACCOUNTS.SELLER_HELD_REFUND, amount: a.net },
+  ]);
+
+/** A refund that was not made: the held net is available again. */
+export const refundReleased = (a: SaleAmounts): Entry =>
+  entry('refund_released', [
+    { account: ACCOUNTS.SELLER_HELD_REFUND, amount: -a.net },
+    { account: ACCOUNTS.SELLER_AVAILABLE, amount: a.net },
   ]);
 
 // --- Withdrawals --------------------------------------------------------------------------------------
@@ -211,6 +245,24 @@ export function sellerBalance(totals: AccountTotals): SellerBalance {
     pending_amount: totals[ACCOUNTS.SELLER_WITHDRAWALS_PENDING],
     currency: 'BRL',
   };
+}
+
+/**
+ * Whether a seller's refund of a sale of net `net` may hold its money now: only when the available
+ * balance covers it (docs/finance.md, "Refunds"). Called with the balance read under the seller's lock, so a
+ * refund and a withdrawal (or two refunds) cannot both spend the same money.
+ */
+export function checkRefund(
+  available: number,
+  a: SaleAmounts,
+): { ok: true; entry: Entry } | { ok: false; message: string } {
+  if (a.net > available) {
+    return {
+      ok: false,
+      message: `The available balance (${Math.max(0, available)} cents) does not cover this order's net amount (${a.net} cents); a refund needs it.`,
+    };
+  }
+  return { ok: true, entry: refundHeld(a) };
 }
 
 export type WithdrawalRefusal = { ok: false; reason: 'below_minimum' | 'above_available'; message: string };

@@ -95,4 +95,45 @@ describe('order funds', () => {
     expect(run([created, charge('EXPIRED', 1)]).entries).toEqual([]);
     expect(run([created, charge('CANCELLED', 1)]).entries).toEqual([]);
   });
+
+  describe('a refund hold (position REFUND_HELD)', () => {
+    const start: OrderFunds = { amounts: AMOUNTS, status: 'PAID', version: 1, position: 'REFUND_HELD' };
+    const refundHeldOf = (entries: Entry[]) =>
+      totalsOf(entries.flatMap((e) => e.lines))[ACCOUNTS.SELLER_HELD_REFUND];
+    const from = (...messages: OrderMessage[]) => {
+      let funds = start;
+      const entries: Entry[] = [];
+      for (const message of messages) {
+        const result = applyOrderMessage(funds, message);
+        funds = result.funds;
+        entries.push(...result.entries);
+      }
+      return { funds, entries };
+    };
+
+    it('stays held while the charge is PAID, whatever message repeats it', () => {
+      const { funds, entries } = from(approved, charge('PAID', 1), charge('PAID', 3));
+      expect(entries).toEqual([]);
+      expect(funds).toMatchObject({ position: 'REFUND_HELD', version: 3 });
+    });
+
+    it('is taken by the reversal of the refund, or of a chargeback: the available balance is untouched', () => {
+      for (const messages of [[charge('REFUNDED', 2)], [refunded], [charge('CHARGEBACK', 2)]]) {
+        const { funds, entries } = from(...messages);
+        expect(kinds(entries)).toEqual(['payment_reversed']);
+        expect(funds.position).toBe('REVERSED');
+        expect(available(entries)).toBe(0);
+        expect(refundHeldOf(entries)).toBe(-14401);
+      }
+    });
+
+    it('moves to the MED hold when a MED opens, and a MED decided for the payer reverses from there', () => {
+      const { funds, entries } = from(charge('MED', 2), charge('REFUNDED', 3));
+      expect(kinds(entries)).toEqual(['med_held', 'payment_reversed']);
+      expect(funds.position).toBe('REVERSED');
+      expect(available(entries)).toBe(0);
+      expect(held(entries)).toBe(0);
+      expect(refundHeldOf(entries)).toBe(-14401);
+    });
+  });
 });

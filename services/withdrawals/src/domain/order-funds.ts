@@ -26,8 +26,13 @@ import {
 
 export type ChargeStatus = ChargeState['status'];
 
-/** Where the order's net sits in the journal. */
-export type FundsPosition = 'NONE' | 'AVAILABLE' | 'HELD' | 'REVERSED';
+/**
+ * Where the order's net sits in the journal. REFUND_HELD: the charge is PAID and a refund by the seller
+ * is in flight; the net was reserved from the available balance (refund-holds.ts). No message moves an
+ * order into it, and a PAID status leaves it there: only the refund's outcome (the reversal, or the
+ * hold's release) or a MED takes it out.
+ */
+export type FundsPosition = 'NONE' | 'AVAILABLE' | 'HELD' | 'REFUND_HELD' | 'REVERSED';
 
 export interface OrderFunds {
   amounts: SaleAmounts | null;
@@ -103,15 +108,29 @@ export function targetPosition(status: ChargeStatus | null): FundsPosition {
   }
 }
 
+/** Whether the money sits where a charge status asks: a refund hold is where a PAID sale may be. */
+export function sitsAsAsked(position: FundsPosition, status: ChargeStatus | null): boolean {
+  const target = targetPosition(status);
+  return position === target || (position === 'REFUND_HELD' && target === 'AVAILABLE');
+}
+
 /**
  * The entries that move the journal from `from` to `to`. Each step is one entry, so the journal tells
  * the history even when messages arrived out of order (a MED seen before the approval posts the credit,
  * then the hold). REVERSED is final, and nothing goes back to NONE: a stale PENDING never un-credits.
+ * A refund hold stays while the charge is PAID; the reversal takes the net from it (a refund made, or a
+ * chargeback), and a MED moves it to the MED hold.
  */
 export function path(from: FundsPosition, to: FundsPosition, a: SaleAmounts): Entry[] {
   if (from === to || from === 'REVERSED' || to === 'NONE') return [];
   if (from === 'NONE') return [paymentCredited(a), ...path('AVAILABLE', to, a)];
+  // A refund hold is never a target: only refund-holds.ts reserves one.
+  if (to === 'REFUND_HELD') return [];
   if (from === 'AVAILABLE') return to === 'HELD' ? [medHeld(a)] : [paymentReversed(a, 'available')];
+  if (from === 'REFUND_HELD') {
+    if (to === 'AVAILABLE') return [];
+    return to === 'HELD' ? [medHeld(a, 'refund')] : [paymentReversed(a, 'refund')];
+  }
   // from HELD
   return to === 'AVAILABLE' ? [medReleased(a)] : [paymentReversed(a, 'held')];
 }

@@ -39,7 +39,10 @@ export async function recordOrderMessage(
     throw new UnprocessableMessageError(`order ${orderId} belongs to another seller or environment`);
   }
   const { funds, entries } = applyOrderMessage(toFunds(row), message);
+  // A refund hold the message took the money out of (a reversal, a MED) has nothing left to release.
+  const leftRefundHold = funds.position !== 'REFUND_HELD';
   const values = {
+    ...(leftRefundHold ? { refundAttempts: 0, refundHeldAt: null } : {}),
     grossAmount: funds.amounts?.gross ?? null,
     feeAmount: funds.amounts?.fee ?? null,
     netAmount: funds.amounts?.net ?? null,
@@ -49,7 +52,10 @@ export async function recordOrderMessage(
     updatedAt: new Date(),
   };
   if (row) Object.assign(row, values);
-  else em.persist(em.create(OrderFundsSchema, { orderId, ...owner, ...values }));
+  else
+    em.persist(
+      em.create(OrderFundsSchema, { orderId, ...owner, refundAttempts: 0, refundHeldAt: null, ...values }),
+    );
   await postEntries(em, owner, { orderId, cause }, entries);
   return entries.map((e) => e.kind);
 }

@@ -109,6 +109,24 @@ describe('checkCharge: a ledger that saw part of it', () => {
   });
 });
 
+describe('checkCharge: a refund in flight (REFUND_HELD)', () => {
+  const holding: LedgerOrder = {
+    owner: OWNER,
+    funds: { amounts: AMOUNTS, status: 'PAID', version: 1, position: 'REFUND_HELD' },
+  };
+  it('is in step while payments says PAID: the net sits in the refund hold', () => {
+    expect(checkCharge(charge('PAID', 1), holding)).toEqual({ verdict: 'in_step' });
+  });
+  it('is short of the refund made: the replay reverses from the hold', () => {
+    expect(checkCharge(charge('REFUNDED', 2), holding)).toEqual({
+      verdict: 'behind',
+      reason: 'short',
+      entries: ['payment_reversed'],
+      reaches: 'REVERSED',
+    });
+  });
+});
+
 describe('checkCharge: what a replay cannot heal', () => {
   it('the order under another seller or environment', () => {
     const other = { owner: { ...OWNER, environment: 'live' as const }, funds: ledgerAfter(approved).funds };

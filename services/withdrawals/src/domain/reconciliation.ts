@@ -4,6 +4,7 @@ import type { Account, EntryKind, SaleAmounts } from './ledger';
 import {
   applyOrderMessage,
   NEW_ORDER_FUNDS,
+  sitsAsAsked,
   targetPosition,
   type FundsPosition,
   type OrderFunds,
@@ -156,7 +157,8 @@ export function checkCharge(charge: PaidCharge, ledger: LedgerOrder | null): Cha
           : 'older_version';
     return { verdict: 'behind', reason, entries, reaches: replayed.position };
   }
-  if (funds.position === targetPosition(charge.status)) return { verdict: 'in_step' };
+  // A PAID sale whose refund is in flight sits in its refund hold: in step too.
+  if (sitsAsAsked(funds.position, charge.status)) return { verdict: 'in_step' };
   const ahead = funds.version !== null && funds.version > charge.version;
   return {
     verdict: 'mismatch',

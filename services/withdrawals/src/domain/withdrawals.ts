@@ -114,16 +114,16 @@ export async function listWithdrawals(
   return page(rows, query.limit);
 }
 
-/** The operators' view: every seller, one status (PENDING by default), one or both environments. */
+/** The operators' view: every seller, one status (PENDING by default), the operator's environment. */
 export async function listForOperators(
   em: EntityManager,
-  query: ListQuery & { status: WithdrawalStatus; environment?: Environment },
+  query: ListQuery & { status: WithdrawalStatus; environment: Environment },
 ) {
   const rows = await em.find(
     WithdrawalSchema,
     {
       status: query.status,
-      ...(query.environment ? { environment: query.environment } : {}),
+      environment: query.environment,
       ...olderThan(query.cursor),
     },
     { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit + 1 },
@@ -131,23 +131,36 @@ export async function listForOperators(
   return page(rows, query.limit);
 }
 
+/** One withdrawal for an operator; one of the other environment does not exist for it (404). */
+export async function getForOperator(
+  em: EntityManager,
+  environment: Environment,
+  id: string,
+): Promise<WithdrawalRow> {
+  const withdrawal = await em.findOne(WithdrawalSchema, { id, environment });
+  if (!withdrawal) throw notFound('Withdrawal not found.');
+  return withdrawal;
+}
+
 export type Decision = { action: 'approve' } | { action: 'deny'; reason: string | null };
 
 /**
  * An operator's approve or deny (or the automatic approval, `decidedBy: 'auto'`). Decided on the locked
  * row under the seller's lock; a deny releases the hold in the same transaction as its event. A wrong
- * move is a 409 naming the current status.
+ * move is a 409 naming the current status. `environment`: an operator's, who decides only withdrawals
+ * of its own environment; one of the other is not found (404), as if it did not exist.
  */
 export async function decideWithdrawal(
   em: EntityManager,
   id: string,
   decision: Decision,
   decidedBy: string,
-  now: () => Date = () => new Date(),
+  options: { environment?: Environment; now?: () => Date } = {},
 ): Promise<WithdrawalRow> {
+  const now = options.now ?? (() => new Date());
   const found = await callerOrFork(em).findOne(
     WithdrawalSchema,
-    { id },
+    { id, ...(options.environment ? { environment: options.environment } : {}) },
     { fields: ['sellerId', 'environment'] },
   );
   if (!found) throw notFound('Withdrawal not found.');

@@ -1,0 +1,62 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ChargeState, Identity, OrderStatus } from '@seller-api/contracts';
+import { conflict, type IdempotentRequest, type Logger, type Scope } from '@seller-api/service-kit';
+import { ActionNotApplied, type PaymentsClient } from '../clients/payments';
+import type { RefundHoldsClient } from '../clients/refund-holds';
+import { findOwnedOrder } from './orders';
+
+/** No charge leaves these statuses: payments cannot refund it, so asking is safe (and replays a key). */
+const FINAL: ReadonlySet<OrderStatus> = new Set(['REFUNDED', 'CHARGEBACK', 'EXPIRED', 'CANCELLED']);
+
+export interface RefundDeps {
+  payments: PaymentsClient;
+  holds: RefundHoldsClient;
+  logger: Logger;
+}
+
+/**
+ * A seller's refund of a PAID order (docs/finance.md, "Refunds"): the order's net is first reserved
+ * from the seller's available balance in withdrawals' ledger (409 `insufficient_balance` when it does
+ * not cover it), then payments asks the PSP. The reversal that follows takes the net
+ * from that hold. When payments answered that it refunded nothing, this attempt gives the hold back;
+ * when its outcome is unknown (no answer), the hold stays until withdrawals' sweep finds the charge not
+ * refunded. A keyed request's answer is kept by payments with the refund (docs/idempotency.md); a
+ * retry finds the same hold, never a second one.
+ */
+export async function refundOrder(
+  em: EntityManager,
+  deps: RefundDeps,
+  identity: Identity,
+  scope: Scope,
+  orderId: string,
+  keyed: IdempotentRequest | null,
+): Promise<{ state: ChargeState | null; replayed: boolean }> {
+  const order = await findOwnedOrder(em, scope, orderId);
+  const hold = await deps.holds.hold(identity, orderId, {
+    gross_amount: order.grossAmount,
+    fee_amount: order.feeAmount,
+    net_amount: order.netAmount,
+    charge_status: order.status,
+    version: order.chargeVersion,
+  });
+  const status = hold.charge_status ?? order.status;
+  // Not in the available balance and not final: PENDING, or a MED. Payments is not asked, since the
+  // charge could become PAID meanwhile and be refunded without its hold.
+  if (!hold.held && !FINAL.has(status))
+    throw conflict(`Only a PAID order can be refunded; this order is ${status}.`);
+  try {
+    return await deps.payments.act(identity, orderId, 'refund', keyed);
+  } catch (err) {
+    if (hold.held && err instanceof ActionNotApplied) {
+      await deps.holds
+        .release(identity, orderId)
+        .catch((releaseErr: unknown) =>
+          deps.logger.warn(
+            { err: (releaseErr as Error).message, order_uuid: orderId },
+            'refund hold not given back; the sweep releases it',
+          ),
+        );
+    }
+    throw err;
+  }
+}

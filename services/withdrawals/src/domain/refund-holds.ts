@@ -1,0 +1,160 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { RefundHold, RefundHoldRequest, RefundRelease } from '@seller-api/contracts';
+import { HttpError, notFound } from '@seller-api/service-kit';
+import { OrderFundsSchema, type OrderFundsRow } from '../db/entities';
+import { availableOf, lockSellerFunds, type FundsOwner } from './balance';
+import { postEntries } from './journal';
+import { checkRefund, refundReleased, type SaleAmounts } from './ledger';
+import { recordOrderMessage } from './order-ledger';
+import type { OrderMessage } from './order-funds';
+
+/**
+ * Refund holds (docs/finance.md, "Refunds"). A seller's refund of a PAID order needs an available
+ * balance that covers the order's net: before orders asks payments for the refund, the
+ * net moves from `seller_available` to `seller_held_refund` here, checked and posted in one transaction
+ * under the seller's lock, so a withdrawal or another refund cannot spend the same money in between.
+ * The reversal that payments' REFUNDED messages post then takes the net from the hold (order-funds.ts),
+ * and never creates debt.
+ *
+ * A hold is per order: every attempt at the refund (a retry, a duplicate) reserves the same hold once,
+ * and counts itself in `refund_attempts`. An attempt known to have refunded nothing (payments answered a
+ * refusal or a failure) gives its count back; the last one releases the net. An attempt whose outcome is
+ * unknown (no answer, a crash) keeps it held until the sweep (refund-hold-sweep.ts) finds the hold
+ * untouched for longer than any refund takes and payments' charge not refunded.
+ */
+
+const amountsOf = (row: OrderFundsRow): SaleAmounts | null =>
+  row.grossAmount !== null && row.feeAmount !== null && row.netAmount !== null
+    ? { gross: row.grossAmount, fee: row.feeAmount, net: row.netAmount }
+    : null;
+
+async function lockedRecord(tx: EntityManager, owner: FundsOwner, orderId: string) {
+  const row = await tx.findOne(OrderFundsSchema, { orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  // Another seller's or environment's order does not exist for this caller.
+  if (row && (row.sellerId !== owner.sellerId || row.environment !== owner.environment))
+    throw notFound('Order not found.');
+  return row;
+}
+
+/**
+ * Reserves the order's net for a refund, or says why there is nothing to reserve. 409
+ * `insufficient_balance` when the available balance does not cover the net; nothing is changed then.
+ */
+export async function holdRefund(
+  em: EntityManager,
+  owner: FundsOwner,
+  orderId: string,
+  known: RefundHoldRequest,
+  now: Date = new Date(),
+): Promise<RefundHold> {
+  return em.fork().transactional(async (tx) => {
+    // The seller's lock first, then the row: the order every writer of this seller's money follows.
+    await lockSellerFunds(tx, owner);
+    await lockedRecord(tx, owner, orderId);
+    // What orders knows of the charge, applied as payments' messages would apply it (the amounts, then
+    // the status and its version): the ledger may not have taken the approval's messages yet. They are
+    // idempotent, so the messages arriving later change nothing.
+    const messages: OrderMessage[] = [
+      {
+        kind: 'payment',
+        status: 'PENDING',
+        amounts: { gross: known.gross_amount, fee: known.fee_amount, net: known.net_amount },
+      },
+      { kind: 'charge', status: known.charge_status, version: known.version },
+    ];
+    for (const message of messages) {
+      await recordOrderMessage(tx, owner, orderId, message, 'refund requested');
+      await tx.flush();
+    }
+    const row = await tx.findOneOrFail(OrderFundsSchema, { orderId });
+    const amounts = amountsOf(row);
+    if (row.position === 'REFUND_HELD') {
+      // Another attempt at the same refund: the money is held once; this attempt counts itself.
+      row.refundAttempts += 1;
+      row.refundHeldAt = now;
+      return { order_uuid: orderId, held: true, charge_status: row.chargeStatus };
+    }
+    if (row.position !== 'AVAILABLE' || amounts === null)
+      return { order_uuid: orderId, held: false, charge_status: row.chargeStatus };
+    const decided = checkRefund(await availableOf(tx, owner), amounts);
+    if (!decided.ok) throw new HttpError(409, 'insufficient_balance', decided.message);
+    await postEntries(tx, owner, { orderId, cause: 'refund requested' }, [decided.entry]);
+    row.position = 'REFUND_HELD';
+    row.refundAttempts = 1;
+    row.refundHeldAt = now;
+    row.updatedAt = now;
+    return { order_uuid: orderId, held: true, charge_status: row.chargeStatus };
+  });
+}
+
+/** Releases the hold's net to the available balance, on the locked row, in the caller's transaction. */
+async function release(tx: EntityManager, owner: FundsOwner, row: OrderFundsRow, cause: string) {
+  const amounts = amountsOf(row);
+  if (!amounts) throw new Error(`refund hold of order ${row.orderId} without amounts`);
+  await postEntries(tx, owner, { orderId: row.orderId, cause }, [refundReleased(amounts)]);
+  row.position = 'AVAILABLE';
+  row.refundAttempts = 0;
+  row.refundHeldAt = null;
+  row.updatedAt = new Date();
+}
+
+/**
+ * A refund attempt that certainly refunded nothing: it gives its count back, and the last one releases
+ * the net. Nothing to release (no hold, or the hold already reversed or moved by a MED) is no error.
+ */
+export async function releaseRefund(
+  em: EntityManager,
+  owner: FundsOwner,
+  orderId: string,
+): Promise<RefundRelease> {
+  return em.fork().transactional(async (tx) => {
+    await lockSellerFunds(tx, owner);
+    const row = await lockedRecord(tx, owner, orderId);
+    if (!row || row.position !== 'REFUND_HELD') return { order_uuid: orderId, released: false };
+    row.refundAttempts = Math.max(0, row.refundAttempts - 1);
+    if (row.refundAttempts > 0) return { order_uuid: orderId, released: false };
+    await release(tx, owner, row, 'refund not made');
+    return { order_uuid: orderId, released: true };
+  });
+}
+
+/** Holds last reserved before `before`: refunds whose outcome no attempt reported. */
+export async function staleRefundHolds(
+  em: EntityManager,
+  before: Date,
+  limit: number,
+): Promise<Array<{ orderId: string; owner: FundsOwner; heldAt: Date }>> {
+  const rows = await em
+    .fork()
+    .find(
+      OrderFundsSchema,
+      { position: 'REFUND_HELD', refundHeldAt: { $lt: before } },
+      { orderBy: { refundHeldAt: 'asc' }, limit },
+    );
+  return rows.map((row) => ({
+    orderId: row.orderId,
+    owner: { sellerId: row.sellerId, environment: row.environment },
+    heldAt: row.refundHeldAt ?? before,
+  }));
+}
+
+/**
+ * The sweep's release of a hold payments did not refund, unless an attempt reserved it again since it
+ * was read (`heldAt` changed): that attempt may be refunding now. True when released.
+ */
+export async function releaseStaleHold(
+  em: EntityManager,
+  owner: FundsOwner,
+  orderId: string,
+  heldAt: Date,
+): Promise<boolean> {
+  return em.fork().transactional(async (tx) => {
+    await lockSellerFunds(tx, owner);
+    const row = await lockedRecord(tx, owner, orderId);
+    if (!row || row.position !== 'REFUND_HELD' || row.refundHeldAt?.getTime() !== heldAt.getTime())
+      return false;
+    await release(tx, owner, row, 'refund not made (sweep)');
+    return true;
+  });
+}

@@ -1,0 +1,115 @@
+import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
+import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { call } from '../support/system';
+import { waitFor } from '../support/wait';
+import {
+  balance,
+  balanceBecomes,
+  newSeller,
+  startHarness,
+  SALE_NET,
+  type Harness,
+} from '../withdrawals/helpers';
+import { createOrder, standaloneOrder } from './fixtures';
+
+/*
+ * A seller's refund the PSP does not make gives its reservation back (docs/finance.md, "Refunds"): the
+ * test environment's PSP is a simulator (PSP_TEST_*) whose refunds can be refused or go unanswered.
+ */
+
+const WEBHOOK_SECRET = 'refund-failure-webhook-secret-0123';
+let psp: PspSimulator;
+let h: Harness;
+
+beforeAll(async () => {
+  psp = await startPspSimulator({ clientId: 'homologation-client', clientSecret: 'homologation-secret' });
+  h = await startHarness({
+    PIX_PSP_TEST: 'bacen-api-pix',
+    PSP_TEST_API_URL: psp.url,
+    PSP_TEST_CLIENT_ID: 'homologation-client',
+    PSP_TEST_CLIENT_SECRET: 'homologation-secret',
+    PSP_TEST_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    PIX_KEY_TEST: 'pix-homologation@seller-api.example',
+    PSP_TEST_TIMEOUT_MS: '300',
+    // The sweep of refund holds runs when the test asks.
+    RECONCILE_GRACE_MS: '0',
+  });
+});
+afterAll(async () => {
+  await h?.stop();
+  await psp?.close();
+});
+
+const ledger = () => h.system.withdrawals.runtime.orm.em.fork();
+const entriesOf = async (uuid: string) =>
+  (
+    await ledger().execute<Array<{ kind: string }>>(
+      `select kind from withdrawals.ledger_entries where order_id = ? order by created_at, kind`,
+      [uuid],
+    )
+  ).map((r) => r.kind);
+
+/** A test order paid through the simulator, credited to the seller. */
+async function paidOrder(key: string): Promise<string> {
+  const res = await createOrder(h.gateway.url, key, standaloneOrder());
+  if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
+  const order = CreatedOrder.parse(res.body.data);
+  const before = (await balance(h, key)).available_amount;
+  const paid = await psp.pay(order.pix.qr_code_id, {
+    webhookUrl: `${h.gateway.url}/psp/webhook`,
+    secret: WEBHOOK_SECRET,
+  });
+  if (paid.status !== 200) throw new Error(`pay: ${paid.status}`);
+  await balanceBecomes(h, key, { available_amount: before + SALE_NET });
+  return order.uuid;
+}
+
+const status = async (key: string, uuid: string) =>
+  OrderDetail.parse((await call(`${h.gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment
+    .status;
+
+const refund = (key: string, uuid: string) =>
+  call(`${h.gateway.url}/sellers/orders/${uuid}/refund/`, { method: 'POST', key });
+
+describe('a refund the PSP does not make', () => {
+  it('refused by the PSP: 503, the hold is given back at once, and a later refund works', async () => {
+    const seller = await newSeller(h);
+    const uuid = await paidOrder(seller.key);
+    psp.refundStatus = 'NAO_REALIZADO';
+    let res: Awaited<ReturnType<typeof refund>>;
+    try {
+      res = await refund(seller.key, uuid);
+    } finally {
+      psp.refundStatus = 'DEVOLVIDO';
+    }
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({
+      code: 'service_unavailable',
+      message: expect.stringMatching(/PSP refused/),
+    });
+    expect(await status(seller.key, uuid)).toBe('PAID');
+    // Released before the answer: the balance read right after it has the net back.
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET, pending_amount: 0 });
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'refund_released']);
+
+    expect((await refund(seller.key, uuid)).status).toBe(200);
+    await waitFor(async () => (await entriesOf(uuid)).includes('payment_reversed'), { what: 'reversal' });
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+  });
+
+  it('unanswered by the PSP: the hold stays (it may have refunded) until the sweep finds no refund', async () => {
+    const seller = await newSeller(h);
+    const uuid = await paidOrder(seller.key);
+    psp.hangNext(1);
+    const res = await refund(seller.key, uuid);
+    expect(res.status).toBe(503);
+    expect(await status(seller.key, uuid)).toBe('PAID');
+    // Held, not released: the PSP's outcome is unknown.
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held']);
+    // Payments still has the charge PAID once every refund transaction is over: the sweep releases it.
+    expect(await h.system.withdrawals.refundHolds.sweep()).toEqual([uuid]);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET });
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'refund_released']);
+  });
+});

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { RefundHoldResponse, RefundReleaseResponse, type Identity } from '@seller-api/contracts';
+import { signIdentity } from '@seller-api/service-kit';
+import { INTERNAL_SECRET } from '../support/env';
+import { call } from '../support/system';
+import { waitFor } from '../support/wait';
+import {
+  act,
+  balance,
+  fund,
+  newSeller,
+  startHarness,
+  withdraw,
+  SALE_GROSS,
+  SALE_NET,
+  type Harness,
+  type Seller,
+} from './helpers';
+
+/**
+ * Withdrawals' refund holds (docs/finance.md, "Refunds"), called as orders calls them: what happens to
+ * the reserved net when orders crashes after the reservation, when several attempts share one hold,
+ * when payments refunds, and when a MED opens meanwhile.
+ */
+let h: Harness;
+
+const FEE = SALE_GROSS - SALE_NET;
+const RANDOM_KEY = '7d9f2c1a-4b3e-4f6a-9c2d-1e8b5a3f6d40';
+
+beforeAll(async () => {
+  // RECONCILE_GRACE_MS 0: every hold is old enough for the sweep, which runs when a test asks.
+  h = await startHarness({ RECONCILE_GRACE_MS: '0' });
+});
+afterAll(() => h.stop());
+
+const identityOf = (seller: Seller): Identity => ({
+  user_id: randomUUID(),
+  seller_id: seller.sellerId,
+  environment: 'test',
+  role: 'seller',
+  seller_name: seller.email,
+});
+
+/** orders' call: reserve the order's net (with what orders knows of the charge). */
+async function hold(seller: Seller, uuid: string, status = 'PAID') {
+  const path = `/internal/refund-holds/${uuid}/`;
+  const body = {
+    gross_amount: SALE_GROSS,
+    fee_amount: FEE,
+    net_amount: SALE_NET,
+    charge_status: status,
+    version: 1,
+  };
+  return call(`${h.system.services.withdrawals}${path}`, {
+    method: 'POST',
+    // Signed over the bytes `call` sends (kit identity.ts).
+    headers: signIdentity(INTERNAL_SECRET, identityOf(seller), 'POST', path, JSON.stringify(body)),
+    body,
+  });
+}
+
+/** orders' call after an attempt that certainly refunded nothing. */
+async function release(seller: Seller, uuid: string) {
+  const path = `/internal/refund-holds/${uuid}/release/`;
+  const res = await call(`${h.system.services.withdrawals}${path}`, {
+    method: 'POST',
+    headers: signIdentity(INTERNAL_SECRET, identityOf(seller), 'POST', path, '{}'),
+    body: {},
+  });
+  expect(res.status).toBe(200);
+  return RefundReleaseResponse.parse(res.body).data.released;
+}
+
+const held = async (seller: Seller, uuid: string) => {
+  const res = await hold(seller, uuid);
+  expect(res.status).toBe(200);
+  return RefundHoldResponse.parse(res.body).data;
+};
+
+const entriesOf = async (uuid: string) =>
+  (
+    await h.system.withdrawals.runtime.orm.em
+      .fork()
+      .execute<Array<{ kind: string }>>(
+        `select kind from withdrawals.ledger_entries where order_id = ? order by created_at, kind`,
+        [uuid],
+      )
+  ).map((r) => r.kind);
+
+const available = async (seller: Seller) => (await balance(h, seller.key)).available_amount;
+
+describe('refund holds', () => {
+  it('orders crashing after the reservation: a retry finds the same hold; the sweep releases it', async () => {
+    const seller = await newSeller(h);
+    const uuid = await fund(h, seller);
+    expect(await held(seller, uuid)).toEqual({ order_uuid: uuid, held: true, charge_status: 'PAID' });
+    expect(await available(seller)).toBe(0);
+    // The same refund asked again (a retry after a lost answer): held once.
+    expect((await held(seller, uuid)).held).toBe(true);
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held']);
+    // A withdrawal cannot take the reserved money meanwhile.
+    const w = await call(`${h.gateway.url}/finance/withdrawals/`, {
+      method: 'POST',
+      key: seller.key,
+      body: { amount: 1000, pix_key: RANDOM_KEY, pix_key_type: 'random' },
+    });
+    expect(w.status).toBe(400);
+    // No refund follows: payments' charge is still PAID, so the sweep gives the net back.
+    expect(await h.system.withdrawals.refundHolds.sweep()).toContain(uuid);
+    expect(await available(seller)).toBe(SALE_NET);
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'refund_released']);
+    expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
+  });
+
+  it('is released by the last attempt known to have refunded nothing, not before', async () => {
+    const seller = await newSeller(h);
+    const uuid = await fund(h, seller);
+    await held(seller, uuid);
+    await held(seller, uuid);
+    expect(await release(seller, uuid)).toBe(false);
+    expect(await available(seller)).toBe(0);
+    expect(await release(seller, uuid)).toBe(true);
+    expect(await available(seller)).toBe(SALE_NET);
+    // Nothing left to release.
+    expect(await release(seller, uuid)).toBe(false);
+    expect(await available(seller)).toBe(SALE_NET);
+  });
+
+  it('refuses with 409 insufficient_balance what the available balance does not cover', async () => {
+    const seller = await newSeller(h);
+    const uuid = await fund(h, seller);
+    await withdraw(h, seller.key, { amount: 1000, pix_key: RANDOM_KEY, pix_key_type: 'random' });
+    const res = await hold(seller, uuid);
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('insufficient_balance');
+    expect(await entriesOf(uuid)).toEqual(['payment_credited']);
+    expect(await available(seller)).toBe(SALE_NET - 1000);
+  });
+
+  it('credits a sale the ledger has not heard of yet before holding it (orders knows it is PAID)', async () => {
+    const seller = await newSeller(h);
+    await fund(h, seller);
+    const uuid = randomUUID();
+    // An order whose approval messages have not reached the ledger: orders' view is applied first.
+    expect((await held(seller, uuid)).held).toBe(true);
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held']);
+    expect(await available(seller)).toBe(SALE_NET);
+  });
+
+  it('answers 404 for another seller’s order, and holds nothing for an order not PAID', async () => {
+    const owner = await newSeller(h);
+    const other = await newSeller(h);
+    const uuid = await fund(h, owner);
+    expect((await hold(other, uuid)).status).toBe(404);
+    const pending = randomUUID();
+    const res = await hold(owner, pending, 'PENDING');
+    expect(RefundHoldResponse.parse(res.body).data).toEqual({
+      order_uuid: pending,
+      held: false,
+      charge_status: 'PENDING',
+    });
+  });
+
+  it('a refund payments made is never released: the reversal takes the net from the hold', async () => {
+    const seller = await newSeller(h);
+    const uuid = await fund(h, seller);
+    await held(seller, uuid);
+    // The refund made without orders' answer (it crashed after payments' commit).
+    const path = `/internal/charges/${uuid}/refund/`;
+    const made = await call(`${h.system.services.payments}${path}`, {
+      method: 'POST',
+      headers: signIdentity(INTERNAL_SECRET, identityOf(seller), 'POST', path),
+    });
+    expect(made.status).toBe(200);
+    expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
+    await waitFor(async () => (await entriesOf(uuid)).includes('payment_reversed'), { what: 'reversal' });
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'payment_reversed']);
+    expect(await available(seller)).toBe(0);
+    expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
+  });
+
+  it('a MED opened during the hold moves the net to the MED hold', async () => {
+    const seller = await newSeller(h);
+    const uuid = await fund(h, seller);
+    await held(seller, uuid);
+    await act(h, seller.key, `/sandbox/orders/${uuid}/med/`);
+    await waitFor(async () => (await entriesOf(uuid)).includes('med_held'), { what: 'MED hold' });
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'med_held']);
+    const rows = await h.system.withdrawals.runtime.orm.em
+      .fork()
+      .execute<Array<{ account: string; amount: string }>>(
+        `select account, amount from withdrawals.ledger_balances where seller_id = ? and environment = 'test'`,
+        [seller.sellerId],
+      );
+    const amounts = Object.fromEntries(rows.map((r) => [r.account, Number(r.amount)]));
+    expect(amounts).toMatchObject({ seller_available: 0, seller_held_refund: 0, seller_held_med: SALE_NET });
+    expect(amounts.seller_debt ?? 0).toBe(0);
+    expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
+  });
+});
