@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import {
   CreateWithdrawalRequest,
+  ListQuery,
   OrderItemInput,
   PixKeyType,
   dateOrDatetimeInput,
@@ -94,11 +95,33 @@ const pixKeyOf: Record<PixKeyType, fc.Arbitrary<string>> = {
   random: fc.uuid(),
 };
 
+/**
+ * A list's `cursor`: opaque to clients, but a client can decode and forge one, so some are well-formed
+ * (`<datetime>|<id>` in base64url) with a time or an id PostgreSQL may not hold.
+ */
+const cursor = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 40 }),
+  fc
+    .tuple(
+      fc.constantFrom(
+        new Date().toISOString(),
+        '1',
+        '0000-01-01T00:00:00.000Z',
+        '-271821-04-20T00:00:00.000Z',
+        '+275760-09-13T00:00:00.000Z',
+        'NaN',
+      ),
+      fc.oneof(fc.uuid(), fc.constantFrom('-'.repeat(36), 'f'.repeat(36), '0'.repeat(36))),
+    )
+    .map(([at, id]) => Buffer.from(`${at}|${id}`).toString('base64url')),
+);
+
 /** The schemas this file generates by hand, for a context's known ids. */
 function overridesFor(context: FuzzContext): Overrides {
   const known = (ids: string[]) => (ids.length ? fc.oneof(fc.constantFrom(...ids), fc.uuid()) : fc.uuid());
   return new Map<z.ZodType, fc.Arbitrary<unknown>>([
     [taxIdInput, taxId],
+    [ListQuery.shape.cursor, cursor],
     [dateOrDatetimeInput, nearDate],
     [
       OrderItemInput,

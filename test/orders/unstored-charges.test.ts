@@ -53,9 +53,13 @@ async function chargesOf(sellerId: string | null) {
 describe('integer bounds on create order', () => {
   it('answers 400 on items.0.quantity for 2^31, and payments holds no charge for it', async () => {
     const { key, sellerId } = await createKey(gateway.service);
-    const product = await createProduct(gateway.url, key, { price: 1, commission_unit_amount: 0 });
+    const product = await createProduct(gateway.url, key, {
+      price: 1,
+      type: 'DIGITAL',
+      commission_unit_amount: 0,
+    });
     const res = await createOrder(gateway.url, key, {
-      customer: customer({ address: undefined }),
+      customer: customer(),
       items: [{ product_uuid: product, quantity: 2 ** 31 }],
       payment: { gross_amount: 100 },
     });
@@ -75,6 +79,7 @@ describe('integer bounds on create order', () => {
     const res = await createOrder(gateway.url, key, {
       customer: customer(),
       items: [{ product_uuid: product, quantity: MAX_INT_COLUMN }],
+      payment: {},
     });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ gross_amount: MAX_INT_COLUMN });
