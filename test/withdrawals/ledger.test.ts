@@ -100,8 +100,19 @@ describe('ledger fed by payments', () => {
     const seller = await newSeller(h);
     const order = await fund(h, seller);
     await act(h, seller.key, `/sellers/orders/${order}/refund/`);
-    await balanceBecomes(h, seller.key, { available_amount: 0 });
-    expect((await ledgerRows(order)).map((r) => r.kind)).toContain('payment_reversed');
+    // The net left the available balance before the PSP was asked (its refund hold)...
+    expect((await balance(h, seller.key)).available_amount).toBe(0);
+    // ...and the reversal takes it from the hold.
+    const rows = await waitFor(async () => {
+      const r = await ledgerRows(order);
+      return r.some((x) => x.kind === 'payment_reversed') ? r : null;
+    });
+    expect([...new Set(rows.map((r) => r.kind))]).toEqual([
+      'payment_credited',
+      'refund_held',
+      'payment_reversed',
+    ]);
+    expect(rows.some((r) => r.account === 'seller_debt')).toBe(false);
   });
 
   it('debits a chargeback', async () => {
@@ -142,11 +153,13 @@ describe('ledger fed by payments', () => {
     expect((await balance(h, seller.key)).available_amount).toBe(0);
   });
 
-  it('keeps the available balance at zero when money already withdrawn is refunded; the next sale repays the debt', async () => {
+  it('keeps the available balance at zero when money already withdrawn is charged back; the next sale repays the debt', async () => {
     const seller = await newSeller(h);
     const order = await fund(h, seller);
     await withdraw(h, seller.key, { amount: SALE_NET, pix_key: 'seller@example.com', pix_key_type: 'email' });
-    await act(h, seller.key, `/sellers/orders/${order}/refund/`);
+    // The seller cannot refund money already withdrawn (test/orders/refund-balance.test.ts); the
+    // payer's bank can take it back.
+    await act(h, seller.key, `/sandbox/orders/${order}/chargeback/`);
     const rows = await waitFor(async () => {
       const r = await ledgerRows(order);
       return r.some((x) => x.kind === 'payment_reversed') ? r : null;
