@@ -2,9 +2,11 @@
 // route in `routes` (packages/contracts/src/openapi.ts) is fuzzed without a change here.
 import fc from 'fast-check';
 import {
+  CreateOrderRequest,
   CreateWithdrawalRequest,
   ListQuery,
   OrderItemInput,
+  OrderPaymentInput,
   PixKeyType,
   dateOrDatetimeInput,
   routes as registry,
@@ -26,6 +28,8 @@ export interface FuzzContext {
     webhooks: string[];
     deliveries: string[];
     withdrawals: string[];
+    /** Affiliate codes, for `affiliate_code`. */
+    affiliates: string[];
   };
 }
 
@@ -82,7 +86,13 @@ const taxId = fc
 const DAY_MS = 86_400_000;
 /** Mostly within the 30 days an expiration may be; sometimes past or beyond. */
 const nearDate = fc
-  .tuple(fc.integer({ min: -2 * DAY_MS, max: 35 * DAY_MS }), fc.boolean())
+  .tuple(
+    fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 2 * 3_600_000, max: 29 * DAY_MS }) },
+      { weight: 1, arbitrary: fc.integer({ min: -400 * DAY_MS, max: 400 * DAY_MS }) },
+    ),
+    fc.boolean(),
+  )
   .map(([offset, dateOnly]) => {
     const iso = new Date(Date.now() + offset).toISOString();
     return dateOnly ? iso.slice(0, 10) : iso;
@@ -118,10 +128,42 @@ const cursor = fc.oneof(
 
 /** The schemas this file generates by hand, for a context's known ids. */
 function overridesFor(context: FuzzContext): Overrides {
-  const known = (ids: string[]) => (ids.length ? fc.oneof(fc.constantFrom(...ids), fc.uuid()) : fc.uuid());
+  // Mostly ids that exist, so that requests get past the lookup to the code behind it.
+  const known = (ids: string[]) =>
+    ids.length
+      ? fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...ids) }, { weight: 1, arbitrary: fc.uuid() })
+      : fc.uuid();
+  // Amounts that fit the order they are in (a discount within its subtotal), and sometimes any amount.
+  const smallOr = (schema: z.ZodType, max: number) =>
+    fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 0, max }) },
+      { weight: 1, arbitrary: arbitraryOf(schema) },
+    );
   return new Map<z.ZodType, fc.Arbitrary<unknown>>([
     [taxIdInput, taxId],
     [ListQuery.shape.cursor, cursor],
+    [
+      CreateOrderRequest.shape.affiliate_code,
+      fc.oneof(
+        {
+          weight: 3,
+          arbitrary: context.ids.affiliates.length
+            ? fc.constantFrom(...context.ids.affiliates)
+            : fc.constant(undefined),
+        },
+        { weight: 1, arbitrary: arbitraryOf(CreateOrderRequest.shape.affiliate_code) },
+      ),
+    ],
+    // A postback URL is checked against DNS, which a random host name fails: mostly none.
+    [
+      CreateOrderRequest.shape.postback_url,
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: arbitraryOf(CreateOrderRequest.shape.postback_url) },
+      ),
+    ],
+    [OrderPaymentInput.shape.discount_amount, smallOr(OrderPaymentInput.shape.discount_amount, 500)],
+    [OrderPaymentInput.shape.shipping_amount, smallOr(OrderPaymentInput.shape.shipping_amount, 3_000)],
     [dateOrDatetimeInput, nearDate],
     [
       OrderItemInput,
@@ -136,7 +178,13 @@ function overridesFor(context: FuzzContext): Overrides {
     [
       CreateWithdrawalRequest,
       fc
-        .tuple(fc.integer({ min: 1, max: 20_000 }), fc.constantFrom(...PixKeyType.options))
+        .tuple(
+          fc.oneof(
+            { weight: 4, arbitrary: fc.integer({ min: 100, max: 600 }) },
+            fc.integer({ min: 1, max: 2_000_000 }),
+          ),
+          fc.constantFrom(...PixKeyType.options),
+        )
         .chain(([amount, type]) =>
           pixKeyOf[type].map((pix_key) => ({ amount, pix_key, pix_key_type: type })),
         ),

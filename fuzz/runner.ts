@@ -14,8 +14,12 @@ export interface FuzzOptions {
   concurrency?: number;
   /** A request without an answer after this long is a failure. */
   timeoutMs?: number;
-  /** Told after each answer (progress). */
-  onAnswer?: (done: number) => void;
+  /** Told after each answer (progress, or a look at what a route answers). */
+  onAnswer?: (
+    done: number,
+    request: FuzzRequest,
+    answer: Answer | { problem: string } | 'unsendable',
+  ) => void;
 }
 
 export interface Failure {
@@ -59,7 +63,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const request = requestAt(arbitrary, options.seed, index);
       const outcome = await send(base, agent, request, options.timeoutMs ?? 15_000);
       done += 1;
-      options.onAnswer?.(done);
+      options.onAnswer?.(done, request, outcome);
       if (outcome === 'unsendable') {
         report.unsendable += 1;
         continue;

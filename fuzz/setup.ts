@@ -76,8 +76,12 @@ export async function prepareContext(
       ),
     );
   }
-  // One paid order (refunds, MED and chargeback have something to act on) and some balance.
-  if (orders[0]) await post(baseUrl, seller, `/sandbox/orders/${orders[0]}/pay/`);
+  // Paid orders (refunds, MED and chargeback have something to act on) and some balance.
+  for (const order of orders.slice(0, 2)) await post(baseUrl, seller, `/sandbox/orders/${order}/pay/`);
+  const affiliates = idOf(
+    await post(baseUrl, seller, '/sellers/affiliates/', { code: 'fuzz-affiliate', name: 'Fuzz Affiliate' }),
+    'code',
+  );
   const webhooks: string[] = [];
   for (const url of ['http://127.0.0.1:9/fuzz', 'https://93.184.216.34/fuzz']) {
     const made = await post(baseUrl, seller, '/config/webhooks/', { url, event: 'order.created' });
@@ -99,5 +103,5 @@ export async function prepareContext(
       pix_key_type: 'email',
     }),
   );
-  return { keys, pspSecret, ids: { orders, products, webhooks, deliveries, withdrawals } };
+  return { keys, pspSecret, ids: { orders, products, webhooks, deliveries, withdrawals, affiliates } };
 }

@@ -29,8 +29,23 @@ export const MAX_INT_COLUMN = 2_147_483_647;
 /** Output datetime: ISO 8601 UTC with milliseconds and `Z`, exactly what `Date#toISOString()` gives. */
 export const datetime = z.iso.datetime({ precision: 3 });
 
+const EARLIEST_INPUT = Date.parse('0001-01-02T00:00:00Z');
+const LATEST_INPUT = Date.parse('9999-12-31T00:00:00Z');
+
+/**
+ * Whether an input instant is one PostgreSQL's `timestamptz` and a JavaScript Date both hold the same:
+ * years 1 to 9999 (the ISO form allows year 0000, which PostgreSQL has not), so that no date a client
+ * writes reaches the database as a 500 (decisions.md 10).
+ */
+export function withinDateRange(value: string): boolean {
+  const time = Date.parse(value);
+  // Not a date at all is the format check's to say.
+  return Number.isNaN(time) || (time >= EARLIEST_INPUT && time <= LATEST_INPUT);
+}
+const DATE_RANGE_MESSAGE = 'Must be between years 0001 and 9999';
+
 /** Input datetime: ISO 8601 with `Z` or an offset, any precision, since clients write it by hand. */
-export const datetimeInput = z.iso.datetime({ offset: true });
+export const datetimeInput = z.iso.datetime({ offset: true }).refine(withinDateRange, DATE_RANGE_MESSAGE);
 
 /**
  * Only web links: URLs here are fetched by the platform (webhooks) or shown to people (images), so
@@ -47,6 +62,7 @@ export const dateOrDatetimeInput = z
   .refine((value) => date.safeParse(value).success || datetimeInput.safeParse(value).success, {
     error: 'Must be an ISO 8601 date (YYYY-MM-DD) or datetime',
   })
+  .refine(withinDateRange, DATE_RANGE_MESSAGE)
   .meta({ description: 'ISO 8601 date (YYYY-MM-DD) or datetime' });
 
 export const Environment = z.enum(['test', 'live']);

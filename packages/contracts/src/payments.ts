@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_AMOUNT, uuid } from './common';
+import { MAX_AMOUNT, datetimeInput, uuid } from './common';
 import { OrderStatus } from './order-status';
 
 /** Payment transaction statuses (interface.md 3.3, decisions.md 6). */
@@ -30,7 +30,7 @@ export const PspPixPayment = z.looseObject({
   endToEndId: z.string().min(1),
   txid: z.string().min(1),
   valor: z.string().regex(/^\d{1,10}\.\d{2}$/, { error: 'Must be a decimal amount with 2 places' }),
-  horario: z.iso.datetime({ offset: true }),
+  horario: datetimeInput,
 });
 export type PspPixPayment = z.infer<typeof PspPixPayment>;
 

@@ -29,12 +29,37 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Action routes accept an empty body; anything else must be JSON. */
+/**
+ * Action routes accept an empty body; anything else must be JSON. Its strings may not hold the NUL
+ * character (`\u0000`), which no PostgreSQL text column stores: a 400 naming each field that has one.
+ */
 export function assertJson(body: Buffer): void {
   if (body.length === 0) return;
+  const text = body.toString('utf8');
+  let value: unknown;
   try {
-    JSON.parse(body.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw new HttpError(400, 'invalid_json', 'Request body is not valid JSON.');
   }
+  // Only an escape can put a NUL in a JSON string: the walk runs for the bodies that have one.
+  if (!text.includes('\\u0000')) return;
+  const fields = new Map<string, string[]>();
+  for (const path of nulPaths(value, [])) fields.set(path || 'non_field_errors', [NUL_MESSAGE]);
+  if (fields.size > 0)
+    throw new HttpError(400, 'validation_error', 'Invalid body.', Object.fromEntries(fields));
+}
+
+const NUL_MESSAGE = 'Must not contain the NUL character (\\u0000)';
+
+/** Dotted paths of the strings (and keys) of `value` that hold a NUL character. */
+function nulPaths(value: unknown, path: string[]): string[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [path.join('.')] : [];
+  if (value === null || typeof value !== 'object') return [];
+  const found: string[] = [];
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) found.push([...path, key].join('.'));
+    else found.push(...nulPaths(item, [...path, key]));
+  }
+  return found;
 }

@@ -196,6 +196,12 @@ export function errorAnswer(
     return answer(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
   if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported')
     return answer(415, 'validation_error', 'Unsupported body encoding.');
+  // A path parameter that is not valid percent-encoding (`%ZZ`): the router cannot decode it.
+  if (err instanceof URIError)
+    return answer(400, 'validation_error', 'Invalid path.', { path: ['Must be valid percent-encoding'] });
+  // A body its Content-Encoding does not decode (gzip that is not gzip): body-parser's bare 400.
+  if (parserError?.status === 400 && (err as { expose?: unknown }).expose === true)
+    return answer(400, 'invalid_json', 'Request body could not be read: check its Content-Encoding.');
   // A client that hangs up mid-body is not a server fault: no error log. A reset of another
   // connection (the database's) while the client is still there is not the client's doing.
   if (

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from './logger';
@@ -12,11 +14,34 @@ export async function listen(
   // Behind a load balancer with its own keep-alive, ours must outlive it to avoid resets.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  server.on('clientError', answerMalformedRequest);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
   return server;
+}
+
+/**
+ * A request node:http cannot parse (a raw byte above 0x7f in its path, a broken header line) gets the
+ * documented error shape too, not node's bare `400 Bad Request`; then the connection is closed.
+ */
+function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify({
+    message: tooLarge ? 'Request headers are too large.' : 'Malformed HTTP request.',
+    code: 'validation_error',
+    request_id: randomUUID(),
+    data: { request: [tooLarge ? 'Headers over the size limit' : 'Not a valid HTTP request'] },
+  });
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function portOf(server: http.Server): number {

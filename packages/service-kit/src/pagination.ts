@@ -13,11 +13,17 @@ export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(`${cursor.createdAt.toISOString()}|${cursor.id}`).toString('base64url');
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The times a row's creation can have: a forged cursor's year 0 or 275760 never reaches PostgreSQL. */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31);
+
 /** Cursors are opaque to clients; a tampered one is a 400 on `cursor`, never a 500. */
 export function decodeCursor(value: string): Cursor {
   const [iso, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(iso ?? '');
-  if (!id || !/^[0-9a-f-]{36}$/i.test(id) || Number.isNaN(createdAt.getTime())) {
+  const time = createdAt.getTime();
+  if (!id || !UUID.test(id) || !(time >= EARLIEST && time <= LATEST)) {
     throw badRequest('Invalid cursor.', { cursor: ['Must be a next_cursor value returned by this list'] });
   }
   return { createdAt, id };

@@ -1,0 +1,29 @@
+import { HttpError } from './errors';
+import { assertJson } from './body';
+
+const refusal = (text: string): HttpError | null => {
+  try {
+    assertJson(Buffer.from(text));
+    return null;
+  } catch (err) {
+    return err as HttpError;
+  }
+};
+
+describe('assertJson', () => {
+  it('accepts JSON and an empty body', () => {
+    expect(refusal('')).toBeNull();
+    expect(refusal('{"name":"Camiseta \\\\u0000 azul"}')).toBeNull();
+  });
+
+  it('refuses what is not JSON with invalid_json', () => {
+    expect(refusal('{"a":')).toMatchObject({ status: 400, code: 'invalid_json' });
+  });
+
+  it('names every field whose string holds a NUL character, which PostgreSQL cannot store', () => {
+    const err = refusal('{"name":"a\\u0000b","items":[{"x":"ok"},{"\\u0000":1}],"c":{"d":"\\u0000"}}');
+    expect(err).toMatchObject({ status: 400, code: 'validation_error' });
+    expect(Object.keys(err?.data ?? {}).sort()).toEqual(['c.d', 'items.1.\u0000', 'name']);
+    expect(refusal('"\\u0000"')?.data).toEqual({ non_field_errors: [expect.any(String)] });
+  });
+});
