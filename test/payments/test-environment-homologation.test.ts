@@ -1,0 +1,157 @@
+import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
+import { idEnvioOf } from '../../services/withdrawals/src/clients/bacen-api-pix-payouts';
+import { createOrder, standaloneOrder } from '../orders/fixtures';
+import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { call } from '../support/system';
+import { waitFor } from '../support/wait';
+import {
+  act,
+  balanceBecomes,
+  newSeller,
+  startHarness,
+  statusBecomes,
+  withdraw,
+  SALE_NET,
+  type Harness,
+} from '../withdrawals/helpers';
+
+/*
+ * PSP_TEST_* and PAYOUT_PSP_TEST_* point the test environment at a PSP's homologation endpoint (here a
+ * second simulator): test charges, payments, refunds and payouts go there and never to the live PSP,
+ * and each PSP's notifications pay only its own environment's charges.
+ */
+
+const LIVE_WEBHOOK_SECRET = 'live-psp-webhook-secret-0123';
+const TEST_WEBHOOK_SECRET = 'homologation-webhook-secret-0123';
+const TEST_PIX_KEY = 'pix-homologation@seller-api.example';
+const TEST_PAYING_KEY = 'payouts-homologation@seller-api.example';
+let live: PspSimulator;
+let homologation: PspSimulator;
+let h: Harness;
+
+beforeAll(async () => {
+  [live, homologation] = await Promise.all([
+    startPspSimulator({ clientId: 'live-client', clientSecret: 'live-secret' }),
+    startPspSimulator({ clientId: 'homologation-client', clientSecret: 'homologation-secret' }),
+  ]);
+  h = await startHarness({
+    PIX_PSP: 'bacen-api-pix',
+    PSP_API_URL: live.url,
+    PSP_CLIENT_ID: 'live-client',
+    PSP_CLIENT_SECRET: 'live-secret',
+    PSP_WEBHOOK_SECRET: LIVE_WEBHOOK_SECRET,
+    PIX_KEY: 'pix@seller-api.example',
+    PAYOUT_PSP: 'bacen-api-pix',
+    PAYOUT_PSP_API_URL: live.url,
+    PAYOUT_PSP_CLIENT_ID: 'live-client',
+    PAYOUT_PSP_CLIENT_SECRET: 'live-secret',
+    PAYOUT_PIX_KEY: 'payouts@seller-api.example',
+    PIX_PSP_TEST: 'bacen-api-pix',
+    PSP_TEST_API_URL: homologation.url,
+    PSP_TEST_CLIENT_ID: 'homologation-client',
+    PSP_TEST_CLIENT_SECRET: 'homologation-secret',
+    PSP_TEST_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+    PIX_KEY_TEST: TEST_PIX_KEY,
+    PAYOUT_PSP_TEST: 'bacen-api-pix',
+    PAYOUT_PSP_TEST_API_URL: homologation.url,
+    PAYOUT_PSP_TEST_CLIENT_ID: 'homologation-client',
+    PAYOUT_PSP_TEST_CLIENT_SECRET: 'homologation-secret',
+    PAYOUT_PIX_KEY_TEST: TEST_PAYING_KEY,
+    WITHDRAWAL_AUTO_APPROVE_BELOW: '50000',
+    PAYOUT_INTERVAL_MS: '50',
+  });
+});
+afterAll(async () => {
+  await h?.stop();
+  await Promise.all([live?.close(), homologation?.close()]);
+});
+
+async function order(key: string): Promise<CreatedOrder> {
+  const res = await createOrder(h.gateway.url, key, standaloneOrder());
+  if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
+  return CreatedOrder.parse(res.body.data);
+}
+
+const paymentStatus = async (key: string, uuid: string) =>
+  OrderDetail.parse((await call(`${h.gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment
+    .status;
+
+const webhookUrl = () => `${h.gateway.url}/psp/webhook`;
+
+it('sends every test action to the homologation PSP and none to the live one', async () => {
+  const seen = { requests: live.requests.length, tokens: live.tokenRequests };
+  const seller = await newSeller(h, 'test');
+  const kept = await order(seller.key);
+  const refunded = await order(seller.key);
+  for (const o of [kept, refunded]) {
+    expect(homologation.cobs.get(o.pix.qr_code_id)).toMatchObject({ chave: TEST_PIX_KEY });
+    expect(live.cobs.has(o.pix.qr_code_id)).toBe(false);
+    const paid = await homologation.pay(o.pix.qr_code_id, {
+      webhookUrl: webhookUrl(),
+      secret: TEST_WEBHOOK_SECRET,
+    });
+    expect(JSON.parse(paid.body)).toMatchObject({ data: { outcomes: ['applied'] } });
+  }
+  await balanceBecomes(h, seller.key, { available_amount: 2 * SALE_NET });
+  await act(h, seller.key, `/sellers/orders/${refunded.uuid}/refund/`);
+  expect(await paymentStatus(seller.key, refunded.uuid)).toBe('REFUNDED');
+  expect(await paymentStatus(seller.key, kept.uuid)).toBe('PAID');
+  const refundedPayment = homologation.cobs.get(refunded.pix.qr_code_id)?.pix[0]?.endToEndId;
+  expect(homologation.refunds).toEqual([
+    expect.objectContaining({ endToEndId: refundedPayment, valor: '150.00' }),
+  ]);
+
+  await balanceBecomes(h, seller.key, { available_amount: SALE_NET });
+  const w = await withdraw(h, seller.key, {
+    amount: 5000,
+    pix_key: 'seller@example.com',
+    pix_key_type: 'email',
+  });
+  await statusBecomes(h, seller.key, w.uuid, 'PAID');
+  expect(homologation.envios.get(idEnvioOf(w.uuid))).toMatchObject({
+    valor: '50.00',
+    pagador: { chave: TEST_PAYING_KEY },
+    favorecido: { chave: 'seller@example.com' },
+  });
+
+  expect(live.requests.slice(seen.requests)).toEqual([]);
+  expect(live.tokenRequests).toBe(seen.tokens);
+});
+
+it("pays each environment's charges only from its own PSP's notifications", async () => {
+  const liveSeller = await newSeller(h, 'live');
+  const testSeller = await newSeller(h, 'test');
+  const liveOrder = await order(liveSeller.key);
+  const testOrder = await order(testSeller.key);
+  expect(live.cobs.has(liveOrder.pix.qr_code_id)).toBe(true);
+  expect(homologation.cobs.has(testOrder.pix.qr_code_id)).toBe(true);
+
+  const pix = (txid: string) => ({
+    pix: [{ endToEndId: live.newEndToEndId(), txid, valor: '150.00', horario: new Date().toISOString() }],
+  });
+  // The homologation PSP cannot pay a live charge, nor the live PSP a test one.
+  const fromHomologation = await homologation.notify(pix(liveOrder.pix.qr_code_id), {
+    webhookUrl: webhookUrl(),
+    secret: TEST_WEBHOOK_SECRET,
+  });
+  const fromLive = await live.notify(pix(testOrder.pix.qr_code_id), {
+    webhookUrl: webhookUrl(),
+    secret: LIVE_WEBHOOK_SECRET,
+  });
+  for (const delivery of [fromHomologation, fromLive]) {
+    expect(delivery.status).toBe(200);
+    expect(JSON.parse(delivery.body)).toMatchObject({ data: { outcomes: ['unknown_txid'] } });
+  }
+  expect(await paymentStatus(liveSeller.key, liveOrder.uuid)).toBe('PENDING');
+  expect(await paymentStatus(testSeller.key, testOrder.uuid)).toBe('PENDING');
+
+  // Each PSP's own notification does.
+  await live.pay(liveOrder.pix.qr_code_id, { webhookUrl: webhookUrl(), secret: LIVE_WEBHOOK_SECRET });
+  await homologation.pay(testOrder.pix.qr_code_id, { webhookUrl: webhookUrl(), secret: TEST_WEBHOOK_SECRET });
+  await waitFor(async () => (await paymentStatus(liveSeller.key, liveOrder.uuid)) === 'PAID' || null, {
+    what: 'live order PAID',
+  });
+  await waitFor(async () => (await paymentStatus(testSeller.key, testOrder.uuid)) === 'PAID' || null, {
+    what: 'test order PAID',
+  });
+});

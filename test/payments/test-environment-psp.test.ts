@@ -1,0 +1,153 @@
+import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
+import { DEFAULT_PIX_KEY } from '../../services/payments/src/config';
+import { idEnvioOf } from '../../services/withdrawals/src/clients/bacen-api-pix-payouts';
+import { createOrder, standaloneOrder } from '../orders/fixtures';
+import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { call } from '../support/system';
+import { waitFor } from '../support/wait';
+import {
+  act,
+  balanceBecomes,
+  newSeller,
+  startHarness,
+  statusBecomes,
+  withdraw,
+  SALE_NET,
+  type Harness,
+} from '../withdrawals/helpers';
+
+/*
+ * The test environment never moves real money. The PSP simulator is configured as the real PSP of the
+ * live environment, for charges, refunds and payouts, with production's auto-approval: a test key's
+ * orders, payments, refunds and withdrawals all happen in the sandbox and the live PSP hears nothing,
+ * while a live key's still go to it.
+ */
+
+const LIVE_WEBHOOK_SECRET = 'live-psp-webhook-secret-0123';
+const LIVE_PIX_KEY = 'pix@seller-api.example';
+const LIVE_PAYING_KEY = 'payouts@seller-api.example';
+let live: PspSimulator;
+let h: Harness;
+
+beforeAll(async () => {
+  live = await startPspSimulator({ clientId: 'live-client', clientSecret: 'live-secret' });
+  h = await startHarness({
+    PIX_PSP: 'bacen-api-pix',
+    PSP_API_URL: live.url,
+    PSP_CLIENT_ID: 'live-client',
+    PSP_CLIENT_SECRET: 'live-secret',
+    PSP_WEBHOOK_SECRET: LIVE_WEBHOOK_SECRET,
+    PIX_KEY: LIVE_PIX_KEY,
+    PAYOUT_PSP: 'bacen-api-pix',
+    PAYOUT_PSP_API_URL: live.url,
+    PAYOUT_PSP_CLIENT_ID: 'live-client',
+    PAYOUT_PSP_CLIENT_SECRET: 'live-secret',
+    PAYOUT_PIX_KEY: LIVE_PAYING_KEY,
+    // As in production: withdrawals below R$ 500,00 go out without an operator.
+    WITHDRAWAL_AUTO_APPROVE_BELOW: '50000',
+    PAYOUT_INTERVAL_MS: '50',
+  });
+});
+afterAll(async () => {
+  await h?.stop();
+  await live?.close();
+});
+
+async function order(key: string): Promise<CreatedOrder> {
+  const res = await createOrder(h.gateway.url, key, standaloneOrder());
+  if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
+  return CreatedOrder.parse(res.body.data);
+}
+
+const paymentStatus = async (key: string, uuid: string) =>
+  OrderDetail.parse((await call(`${h.gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment
+    .status;
+
+const webhookUrl = () => `${h.gateway.url}/psp/webhook`;
+
+it('keeps a test key in the sandbox: charge, payment, refund and an auto-approved payout reach no PSP', async () => {
+  const seen = { requests: live.requests.length, tokens: live.tokenRequests };
+  const seller = await newSeller(h, 'test');
+
+  const kept = await order(seller.key);
+  const refunded = await order(seller.key);
+  // The sandbox's static BR Code, with the sandbox's key: no payer can send real money to the merchant.
+  for (const o of [kept, refunded]) {
+    expect(o.pix.qr_code_id).toMatch(/^[A-Za-z0-9]{25}$/);
+    expect(o.pix.copy_and_paste).toContain(DEFAULT_PIX_KEY);
+    expect(o.pix.copy_and_paste).not.toContain(LIVE_PIX_KEY);
+  }
+  await act(h, seller.key, `/sandbox/orders/${kept.uuid}/pay/`);
+  await act(h, seller.key, `/sandbox/orders/${refunded.uuid}/pay/`);
+  await balanceBecomes(h, seller.key, { available_amount: 2 * SALE_NET });
+  await act(h, seller.key, `/sellers/orders/${refunded.uuid}/refund/`);
+  expect(await paymentStatus(seller.key, kept.uuid)).toBe('PAID');
+  expect(await paymentStatus(seller.key, refunded.uuid)).toBe('REFUNDED');
+  await balanceBecomes(h, seller.key, { available_amount: SALE_NET });
+
+  const w = await withdraw(h, seller.key, { amount: 5000, pix_key: '52998224725', pix_key_type: 'cpf' });
+  const paid = await statusBecomes(h, seller.key, w.uuid, 'PAID');
+  expect(paid).toMatchObject({ amount: 5000, failure_reason: null });
+  expect(paid.decided_at).toEqual(expect.any(String));
+  await balanceBecomes(h, seller.key, { available_amount: SALE_NET - 5000, pending_amount: 0 });
+
+  // Not one request to the live PSP, not even for a token.
+  expect(live.requests.slice(seen.requests)).toEqual([]);
+  expect(live.tokenRequests).toBe(seen.tokens);
+  expect(live.envios.has(idEnvioOf(w.uuid))).toBe(false);
+});
+
+it("never pays a test charge from the live PSP's notification", async () => {
+  const seller = await newSeller(h, 'test');
+  const o = await order(seller.key);
+  const delivery = await live.notify(
+    {
+      pix: [
+        {
+          endToEndId: live.newEndToEndId(),
+          txid: o.pix.qr_code_id,
+          valor: '150.00',
+          horario: new Date().toISOString(),
+        },
+      ],
+    },
+    { webhookUrl: webhookUrl(), secret: LIVE_WEBHOOK_SECRET },
+  );
+  expect(delivery.status).toBe(200);
+  expect(JSON.parse(delivery.body)).toMatchObject({ data: { outcomes: ['unknown_txid'] } });
+  expect(await paymentStatus(seller.key, o.uuid)).toBe('PENDING');
+});
+
+it('still sends a live key to the live PSP: charge, payment, refund and payout', async () => {
+  const seller = await newSeller(h, 'live');
+  const kept = await order(seller.key);
+  const refunded = await order(seller.key);
+  for (const o of [kept, refunded]) {
+    expect(live.cobs.get(o.pix.qr_code_id)).toMatchObject({
+      chave: LIVE_PIX_KEY,
+      valor: { original: '150.00' },
+    });
+    const paid = await live.pay(o.pix.qr_code_id, { webhookUrl: webhookUrl(), secret: LIVE_WEBHOOK_SECRET });
+    expect(paid.status).toBe(200);
+  }
+  await waitFor(async () => (await paymentStatus(seller.key, refunded.uuid)) === 'PAID' || null, {
+    what: 'live order PAID',
+  });
+  await balanceBecomes(h, seller.key, { available_amount: 2 * SALE_NET });
+  await act(h, seller.key, `/sellers/orders/${refunded.uuid}/refund/`);
+  expect(live.refunds).toContainEqual(
+    expect.objectContaining({
+      valor: '150.00',
+      endToEndId: live.cobs.get(refunded.pix.qr_code_id)?.pix[0]?.endToEndId,
+    }),
+  );
+
+  await balanceBecomes(h, seller.key, { available_amount: SALE_NET });
+  const w = await withdraw(h, seller.key, { amount: 5000, pix_key: '52998224725', pix_key_type: 'cpf' });
+  await statusBecomes(h, seller.key, w.uuid, 'PAID');
+  expect(live.envios.get(idEnvioOf(w.uuid))).toMatchObject({
+    valor: '50.00',
+    pagador: { chave: LIVE_PAYING_KEY },
+    favorecido: { chave: '52998224725' },
+  });
+});
