@@ -96,8 +96,8 @@ it("hands the shared role's schema and tables to the service's role", async () =
   const owners = await withClient(databaseUrl, (client) =>
     client.query<{ owner: string }>(
       `select distinct pg_get_userbyid(relowner) as owner from pg_class
-       where relnamespace = $1::regnamespace and relkind in ('r', 'p', 'S', 'v', 'i')
-       union select pg_get_userbyid(nspowner) from pg_namespace where nspname = $1`,
+       where relnamespace = $1::text::regnamespace and relkind in ('r', 'p', 'S', 'v', 'i')
+       union select pg_get_userbyid(nspowner) from pg_namespace where nspname = $1::text`,
       [ordersDb.SCHEMA],
     ),
   );

@@ -5,7 +5,7 @@ import { classicQueueNames, queueNames } from '../../packages/service-kit/src/qu
 
 /**
  * Deletes the queues of `logical` names in `namespace` (quorum, retry and dead, and the classic names of
- * earlier builds). Each quorum queue holds three of RabbitMQ's file handles for as long as it exists;
+ * earlier builds) and their dead-letter exchanges. Each quorum queue holds three of RabbitMQ's file handles for as long as it exists;
  * with the default limit of 1,024 open files about 300 of them leave none for new connections, so a
  * test file removes its queues when it is done.
  */
@@ -19,6 +19,8 @@ export async function deleteQueues(amqpUrl: string, namespace: string, logical: 
       ...Object.values(classicQueueNames(namespace, name)),
     ]);
     await Promise.all(queues.map((queue) => channel.deleteQueue(queue)));
+    // And each queue's own dead-letter exchange (the kit's broker.ts), which nothing else removes.
+    await Promise.all(logical.map((name) => channel.deleteExchange(`${namespace}${name}.dlx`)));
   } finally {
     await connection.close();
   }
