@@ -4,6 +4,7 @@ import { INTERNAL_SECRET } from '../support/env';
 import { json, startFakeUpstream } from '../support/fake-upstream';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { hostPort, TcpProxy, viaProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/wait';
 
 let system: System;
 let gateway: RunningGateway;
@@ -196,11 +197,11 @@ describe('public documents and health', () => {
     const { host, port } = hostPort(system.env.REDIS_URL as string, 6379);
     const proxy = new TcpProxy(host, port);
     await proxy.start();
+    const g = await system.startGateway({
+      REDIS_URL: viaProxy(system.env.REDIS_URL as string, proxy.port),
+      READINESS_CACHE_MS: '60000',
+    });
     try {
-      const g = await system.startGateway({
-        REDIS_URL: viaProxy(system.env.REDIS_URL as string, proxy.port),
-        READINESS_CACHE_MS: '60000',
-      });
       const base = g.url.replace('/api/v1', '');
       expect((await call(`${base}/readyz`)).status).toBe(200);
       // Redis is gone: a request that ran the probes would say so. None does within the window.
@@ -209,6 +210,10 @@ describe('public documents and health', () => {
       expect(flood.map((r) => r.status)).toEqual(Array.from({ length: 50 }, () => 200));
       expect(flood[0]?.body.checks).toEqual({ postgres: 'ok', rabbitmq: 'ok', redis: 'ok' });
     } finally {
+      // Redis back before the gateway stops, so that no reconnection of it outlives the test.
+      await proxy.restore();
+      await waitFor(async () => g.service.redis.status === 'ready', { what: 'redis reconnected' });
+      await g.service.stop();
       await proxy.stop();
     }
   });

@@ -250,7 +250,9 @@ export function requireIdentity(secret: string) {
       req.resume();
       return next(unauthorized());
     }
-    readBody(req).then((raw) => {
+    // Bytes a JSON parser mounted before this check already read (http.ts keeps them), else the body.
+    const read = req.rawBody !== undefined ? Promise.resolve(req.rawBody) : readBody(req);
+    read.then((raw) => {
       req.rawBody = raw;
       const identity = verifyIdentity(secret, req.headers, req.method, req.originalUrl, raw);
       if (!identity) return next(unauthorized());
