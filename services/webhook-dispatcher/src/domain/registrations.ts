@@ -4,7 +4,7 @@ import type { CreateWebhookRequest, ListQuery, UpdateWebhookRequest } from '@sel
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { HttpError, assertOwned, badRequest, conflict, listOwned, type Scope } from '@seller-api/service-kit';
 import { WebhookSchema, type WebhookRow } from '../db/entities';
-import { checkTarget, type Logger, type Resolver } from '@seller-api/service-kit';
+import { checkTarget, defaultResolver, type Logger, type Resolver } from '@seller-api/service-kit';
 
 /** Registrations that count: not deleted, not retired by a rotation. */
 const LIVE: WebhookRow['status'][] = ['ACTIVE', 'DISABLED'];
@@ -31,6 +31,33 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
+/**
+ * How long a registration waits for DNS. A slower answer counts as "does not resolve yet", which is
+ * accepted because every delivery checks the target again when it connects: a resolver kept busy (by
+ * the deliveries' own lookups, or a slow name server) never turns a registration into a 504.
+ */
+export const REGISTRATION_DNS_TIMEOUT_MS = 3_000;
+
+export function withDeadline(resolve: Resolver, timeoutMs: number): Resolver {
+  return (hostname) =>
+    new Promise((done, fail) => {
+      const timer = setTimeout(
+        () => fail(Object.assign(new Error(`DNS lookup of ${hostname} timed out`), { code: 'EAI_AGAIN' })),
+        timeoutMs,
+      );
+      resolve(hostname).then(
+        (addresses) => {
+          clearTimeout(timer);
+          done(addresses);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          fail(err);
+        },
+      );
+    });
+}
+
 /** A URL a webhook of this environment may target (decisions.md 8); a 400 on `field` otherwise. */
 export async function assertTarget(
   url: string,
@@ -41,7 +68,7 @@ export async function assertTarget(
   const verdict = await checkTarget(url, {
     environment: scope.environment,
     allowPrivate: policy.allowPrivate,
-    resolve: policy.resolve,
+    resolve: withDeadline(policy.resolve ?? defaultResolver, REGISTRATION_DNS_TIMEOUT_MS),
   });
   if (!verdict.ok) {
     if (verdict.detail)
