@@ -157,6 +157,7 @@ describe('balance rows', () => {
       seller_available: SALE.net - 10000,
       seller_debt: 0,
       seller_held_med: 0,
+      seller_held_refund: 0,
       seller_paid_out: 10000,
       seller_withdrawals_pending: 0,
     });
