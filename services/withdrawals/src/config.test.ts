@@ -155,5 +155,11 @@ describe('withdrawals configuration', () => {
         }),
       ).toEqual(['PAYOUT_PSP_TEST_API_URL: Must be an https URL in production']);
     });
+
+    it('refuses a test paying key that is the live one, whichever PSP carries it', () => {
+      expect(problems({ ...LIVE, ...HOMOLOGATION, PAYOUT_PIX_KEY_TEST: LIVE.PAYOUT_PIX_KEY })).toEqual([
+        'PAYOUT_PIX_KEY_TEST: Must not be the live paying key PAYOUT_PIX_KEY',
+      ]);
+    });
   });
 });

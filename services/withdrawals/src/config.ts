@@ -102,6 +102,10 @@ export function loadWithdrawalsConfig(source: NodeJS.ProcessEnv = process.env) {
   ) {
     problems.push("PAYOUT_PSP_TEST_API_URL: Must not be the live PSP's PAYOUT_PSP_API_URL");
   }
+  // Nor from the live paying account, whichever PSP carries them.
+  if (live && test && source.PAYOUT_PIX_KEY_TEST && source.PAYOUT_PIX_KEY_TEST === source.PAYOUT_PIX_KEY) {
+    problems.push('PAYOUT_PIX_KEY_TEST: Must not be the live paying key PAYOUT_PIX_KEY');
+  }
   if (problems.length > 0 || config === null) throw new ConfigError(problems);
   const urls = apiPixUrls(config.PAYOUT_PSP_API_URL, config.PAYOUT_PSP_TOKEN_URL);
   const testUrls = apiPixUrls(config.PAYOUT_PSP_TEST_API_URL, config.PAYOUT_PSP_TEST_TOKEN_URL);

@@ -8,6 +8,9 @@ import {
 import { HttpError, injectTraceContext, serviceUnavailable, signIdentity } from '@seller-api/service-kit';
 import { Pool } from 'undici';
 
+/** What withdrawals answers, with its 404, for an order the ledger files under another owner. */
+const ORDER_NOT_FOUND = 'Order not found.';
+
 /**
  * Internal HTTP to withdrawals' refund holds (docs/finance.md, "Refunds"), with the seller's signed
  * identity: a seller's refund reserves the order's net from the available balance before payments is
@@ -37,7 +40,10 @@ export class RefundHoldsClient {
     const answer = await this.post(identity, `/internal/refund-holds/${orderId}/`, known);
     if (answer?.status === 409 && answer.body.code === 'insufficient_balance')
       throw new HttpError(409, 'insufficient_balance', answer.body.message ?? 'Insufficient balance.');
-    if (answer?.status === 404) throw new HttpError(404, 'not_found', 'Order not found.');
+    // Only withdrawals' own "no such order" is the order's 404. A 404 for the route is a withdrawals
+    // older than holds, in the middle of a deploy (docs/deploy.md, "Order of deploys"): retry later.
+    if (answer?.status === 404 && answer.body.message === ORDER_NOT_FOUND)
+      throw new HttpError(404, 'not_found', ORDER_NOT_FOUND);
     const parsed = answer?.status === 200 ? RefundHoldResponse.safeParse(answer.body) : null;
     if (!parsed?.success)
       throw serviceUnavailable('The balance could not be checked for this refund; retry the request.');
