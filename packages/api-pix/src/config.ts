@@ -96,6 +96,23 @@ export function apiPixUrls(
 }
 
 /**
+ * Two API URLs naming the same endpoint (case of the host and trailing slashes aside): the test
+ * environment's PSP must never be the live one.
+ */
+export function sameApiUrl(a: string | undefined, b: string | undefined): boolean {
+  const normal = (url: string | undefined) => {
+    if (!url) return null;
+    try {
+      return new URL(url).href.replace(/\/+$/, '');
+    } catch {
+      return null;
+    }
+  };
+  const [x, y] = [normal(a), normal(b)];
+  return x !== null && x === y;
+}
+
+/**
  * The client certificate for the PSP's mutual TLS, read from the two PEM files, or the problems
  * (`NAME: Cannot read <path> (ENOENT)`). Nothing when either path is unset.
  */

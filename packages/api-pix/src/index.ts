@@ -9,4 +9,11 @@ export {
   type ApiPixClientOptions,
   type PspFetch,
 } from './client';
-export { apiPixEnv, apiPixEnvNames, apiPixEnvProblems, apiPixUrls, readClientCertificate } from './config';
+export {
+  apiPixEnv,
+  apiPixEnvNames,
+  apiPixEnvProblems,
+  apiPixUrls,
+  readClientCertificate,
+  sameApiUrl,
+} from './config';

@@ -1,4 +1,4 @@
-import { apiPixEnv, apiPixEnvProblems, apiPixUrls } from '@seller-api/api-pix';
+import { apiPixEnv, apiPixEnvProblems, apiPixUrls, sameApiUrl } from '@seller-api/api-pix';
 import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { normaliseMerchantText } from './domain/brcode';
@@ -113,7 +113,7 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
     }
   }
   // The test environment never moves real money: not through the live PSP, not to the live key.
-  if (live && test && sameUrl(source.PSP_TEST_API_URL, source.PSP_API_URL) && !named('PSP_TEST_API_URL')) {
+  if (live && test && sameApiUrl(source.PSP_TEST_API_URL, source.PSP_API_URL) && !named('PSP_TEST_API_URL')) {
     problems.push("PSP_TEST_API_URL: Must not be the live PSP's PSP_API_URL");
   }
   if (live && given('PIX_KEY_TEST') && source.PIX_KEY_TEST === source.PIX_KEY) {
@@ -134,18 +134,4 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
     PSP_TEST_API_URL: testUrls.apiUrl,
     PSP_TEST_TOKEN_URL: testUrls.tokenUrl,
   };
-}
-
-/** Two API URLs naming the same endpoint (case of the host and trailing slashes aside). */
-function sameUrl(a: string | undefined, b: string | undefined): boolean {
-  const normal = (url: string | undefined) => {
-    if (!url) return null;
-    try {
-      return new URL(url).href.replace(/\/+$/, '');
-    } catch {
-      return null;
-    }
-  };
-  const [x, y] = [normal(a), normal(b)];
-  return x !== null && x === y;
 }

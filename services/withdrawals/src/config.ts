@@ -1,4 +1,4 @@
-import { apiPixEnv, apiPixEnvProblems, apiPixUrls } from '@seller-api/api-pix';
+import { apiPixEnv, apiPixEnvProblems, apiPixUrls, sameApiUrl } from '@seller-api/api-pix';
 import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 
@@ -97,7 +97,7 @@ export function loadWithdrawalsConfig(source: NodeJS.ProcessEnv = process.env) {
   if (
     live &&
     test &&
-    sameUrl(source.PAYOUT_PSP_TEST_API_URL, source.PAYOUT_PSP_API_URL) &&
+    sameApiUrl(source.PAYOUT_PSP_TEST_API_URL, source.PAYOUT_PSP_API_URL) &&
     !named('PAYOUT_PSP_TEST_API_URL')
   ) {
     problems.push("PAYOUT_PSP_TEST_API_URL: Must not be the live PSP's PAYOUT_PSP_API_URL");
@@ -116,18 +116,4 @@ export function loadWithdrawalsConfig(source: NodeJS.ProcessEnv = process.env) {
     PAYOUT_PSP_TEST_API_URL: testUrls.apiUrl,
     PAYOUT_PSP_TEST_TOKEN_URL: testUrls.tokenUrl,
   };
-}
-
-/** Two API URLs naming the same endpoint (case of the host and trailing slashes aside). */
-function sameUrl(a: string | undefined, b: string | undefined): boolean {
-  const normal = (url: string | undefined) => {
-    if (!url) return null;
-    try {
-      return new URL(url).href.replace(/\/+$/, '');
-    } catch {
-      return null;
-    }
-  };
-  const [x, y] = [normal(a), normal(b)];
-  return x !== null && x === y;
 }
