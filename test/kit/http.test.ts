@@ -44,6 +44,12 @@ beforeAll(async () => {
       throw errors[req.params.how as string] ?? new Error('unknown');
     }),
   );
+  app.post(
+    '/echo/',
+    route(async (req, res) => {
+      res.json({ got: req.body as unknown });
+    }),
+  );
   finishHttpApp(app, logger);
   server = await listen(app, 0, '127.0.0.1');
   metricsServer = await startMetricsServer(metrics, 0, '127.0.0.1');
@@ -55,6 +61,23 @@ afterAll(async () => {
 });
 
 describe('the HTTP kit', () => {
+  it('answers a body in a charset or encoding it does not decode with 415 unsupported_media_type', async () => {
+    for (const headers of [
+      { 'content-type': 'application/json; charset=ebcdic' },
+      { 'content-type': 'application/json', 'content-encoding': 'br-unknown' },
+    ]) {
+      const res = await fetch(`${base}/echo/`, { method: 'POST', headers, body: '{"a":1}' });
+      expect(res.status).toBe(415);
+      expect(await res.json()).toMatchObject({ code: 'unsupported_media_type' });
+    }
+    const ok = await fetch(`${base}/echo/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
+    expect(await ok.json()).toEqual({ got: { a: 1 } });
+  });
+
   it('answers an unhandled failure with 500 {message, code, request_id} and no stack trace or SQL', async () => {
     const res = await fetch(`${base}/boom/`);
     const body = (await res.json()) as Record<string, unknown>;

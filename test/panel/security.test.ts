@@ -443,6 +443,7 @@ describe('CSRF protection', () => {
       body: `email=${encodeURIComponent(user.email)}&password=${encodeURIComponent(user.password)}`,
     });
     expect(form.status).toBe(415);
+    expect(await form.json()).toMatchObject({ code: 'unsupported_media_type' });
     expect(form.headers.get('set-cookie')).toBeNull();
   });
 });

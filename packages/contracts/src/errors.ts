@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'idempotency_conflict',
   'limit_reached',
   'payload_too_large',
+  'unsupported_media_type',
   'rate_limited',
   'service_unavailable',
   'internal_error',
@@ -35,6 +36,8 @@ export const ERROR_STATUS: { readonly [K in ErrorCode]: number } = {
   // An account limit (decisions.md 10: 50 active webhooks per seller and environment) is reached.
   limit_reached: 409,
   payload_too_large: 413,
+  // A body in an encoding or content type the route does not take.
+  unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
   bad_gateway: 502,

@@ -195,7 +195,7 @@ export function errorAnswer(
   if (parserError?.type === 'entity.too.large')
     return answer(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
   if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported')
-    return answer(415, 'validation_error', 'Unsupported body encoding.');
+    return answer(415, 'unsupported_media_type', 'Unsupported body encoding.');
   // A path parameter that is not valid percent-encoding (`%ZZ`): the router cannot decode it.
   if (err instanceof URIError)
     return answer(400, 'validation_error', 'Invalid path.', { path: ['Must be valid percent-encoding'] });

@@ -101,6 +101,6 @@ export function checkCsrfToken(req: Request, expected: string): void {
 export function requireJson(req: Request): void {
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) {
-    throw new HttpError(415, 'validation_error', 'Send the body as application/json.');
+    throw new HttpError(415, 'unsupported_media_type', 'Send the body as application/json.');
   }
 }
