@@ -1,6 +1,7 @@
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call } from '../support/system';
+import { waitFor } from '../support/wait';
 import {
   balance,
   balanceBecomes,
@@ -49,6 +50,9 @@ const entriesOf = async (uuid: string) =>
     )
   ).map((r) => r.kind);
 
+/** The end-to-end id each order was paid with at the simulator. */
+const paidWith = new Map<string, string>();
+
 /** A test order paid through the simulator, credited to the seller. */
 async function paidOrder(key: string): Promise<string> {
   const res = await createOrder(h.gateway.url, key, standaloneOrder());
@@ -60,6 +64,7 @@ async function paidOrder(key: string): Promise<string> {
     secret: WEBHOOK_SECRET,
   });
   if (paid.status !== 200) throw new Error(`pay: ${paid.status}`);
+  paidWith.set(order.uuid, paid.endToEndId);
   await balanceBecomes(h, key, { available_amount: before + SALE_NET });
   return order.uuid;
 }
@@ -68,8 +73,22 @@ const status = async (key: string, uuid: string) =>
   OrderDetail.parse((await call(`${h.gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment
     .status;
 
-const refund = (key: string, uuid: string) =>
-  call(`${h.gateway.url}/sellers/orders/${uuid}/refund/`, { method: 'POST', key });
+const refund = (key: string, uuid: string, idempotencyKey?: string) =>
+  call(`${h.gateway.url}/sellers/orders/${uuid}/refund/`, {
+    method: 'POST',
+    key,
+    headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+  });
+
+/** The seller's `seller_held_refund` balance. */
+const heldRefund = async (sellerId: string) => {
+  const rows = await ledger().execute<Array<{ amount: string }>>(
+    `select coalesce(sum(amount), 0) as amount from withdrawals.ledger_lines
+     where seller_id = ? and account = 'seller_held_refund'`,
+    [sellerId],
+  );
+  return Number(rows[0]?.amount);
+};
 
 describe('a refund the PSP does not make', () => {
   it('refused by the PSP: 503, and the hold is given back at once', async () => {
@@ -101,7 +120,7 @@ describe('a refund the PSP does not make', () => {
     expect(w.status).toBe(201);
   });
 
-  it('unanswered by the PSP: the hold stays (it may have refunded) until the sweep finds no refund', async () => {
+  it('unanswered by the PSP: the hold stays (it may have refunded); a retry completes the refund', async () => {
     const seller = await newSeller(h);
     const uuid = await paidOrder(seller.key);
     psp.hangNext(1);
@@ -111,9 +130,76 @@ describe('a refund the PSP does not make', () => {
     // Held, not released: the PSP's outcome is unknown.
     expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
     expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held']);
-    // Payments still has the charge PAID once every refund transaction is over: the sweep releases it.
-    expect(await h.system.withdrawals.refundHolds.sweep()).toContain(uuid);
-    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET });
+    // Payments recorded that the refund was asked: the sweep keeps the hold for an operator.
+    expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held']);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+
+    // The operator's (or the seller's) retry asks the PSP again with the same refund id.
+    const retried = await refund(seller.key, uuid);
+    expect(retried.status).toBe(200);
+    expect(await status(seller.key, uuid)).toBe('REFUNDED');
+    await waitFor(async () => ((await entriesOf(uuid)).includes('payment_reversed') ? true : null), {
+      what: 'the reversal',
+    });
+    // The reversal took the net from the hold: nothing released, nothing taken twice.
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'payment_reversed']);
+    expect(await heldRefund(seller.sellerId)).toBe(0);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+  });
+
+  it('made by the PSP but its answer lost: the hold stays; a keyed retry is the same refund', async () => {
+    const seller = await newSeller(h);
+    const uuid = await paidOrder(seller.key);
+    const key = `refund-${uuid}`;
+    psp.loseAnswerNext(1);
+    const res = await refund(seller.key, uuid, key);
+    expect(res.status).toBe(503);
+    expect(await status(seller.key, uuid)).toBe('PAID');
+    expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+
+    const retried = await refund(seller.key, uuid, key);
+    expect(retried.status).toBe(200);
+    expect(await status(seller.key, uuid)).toBe('REFUNDED');
+    // One refund at the PSP: the retry named the refund the lost answer had made.
+    expect(psp.refunds.filter((r) => r.endToEndId === paidWith.get(uuid))).toMatchObject([
+      { status: 'DEVOLVIDO' },
+    ]);
+    await waitFor(async () => ((await entriesOf(uuid)).includes('payment_reversed') ? true : null), {
+      what: 'the reversal',
+    });
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'payment_reversed']);
+    expect(await heldRefund(seller.sellerId)).toBe(0);
+  });
+
+  it('a 2xx answer without a known refund status is an unknown outcome: the hold stays', async () => {
+    const seller = await newSeller(h);
+    const uuid = await paidOrder(seller.key);
+    psp.refundStatus = 'EM_ANALISE' as typeof psp.refundStatus;
+    let res: Awaited<ReturnType<typeof refund>>;
+    try {
+      res = await refund(seller.key, uuid);
+    } finally {
+      psp.refundStatus = 'DEVOLVIDO';
+    }
+    expect(res.status).toBe(503);
+    expect(res.body).not.toMatchObject({ message: expect.stringMatching(/PSP refused/) });
+    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held']);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+    expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
+  });
+
+  it('refused by the PSP, then never asked again: the sweep has nothing to release', async () => {
+    const seller = await newSeller(h);
+    const uuid = await paidOrder(seller.key);
+    psp.refundStatus = 'NAO_REALIZADO';
+    try {
+      expect((await refund(seller.key, uuid)).status).toBe(503);
+    } finally {
+      psp.refundStatus = 'DEVOLVIDO';
+    }
+    expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
     expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'refund_released']);
   });
 });

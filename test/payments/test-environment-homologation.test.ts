@@ -155,3 +155,39 @@ it("pays each environment's charges only from its own PSP's notifications", asyn
     what: 'test order PAID',
   });
 });
+
+it("a notification of the other environment's PSP records nothing: the real payment's id stays free", async () => {
+  const liveSeller = await newSeller(h, 'live');
+  const liveOrder = await order(liveSeller.key);
+  // A holder of the test PSP's secret names a live charge with the end-to-end id its payment will have.
+  const endToEndId = live.newEndToEndId();
+  const forged = await homologation.notify(
+    {
+      pix: [
+        { endToEndId, txid: liveOrder.pix.qr_code_id, valor: '150.00', horario: new Date().toISOString() },
+      ],
+    },
+    { webhookUrl: webhookUrl(), secret: TEST_WEBHOOK_SECRET },
+  );
+  expect(forged.status).toBe(200);
+  expect(JSON.parse(forged.body)).toMatchObject({ data: { outcomes: ['unknown_txid'] } });
+  const [recorded] = await h.system.payments.runtime.orm.em
+    .fork()
+    .execute<Array<{ n: string }>>(
+      `select count(*) as n from payments.psp_payments where end_to_end_id = ?`,
+      [endToEndId],
+    );
+  expect(Number(recorded?.n)).toBe(0);
+
+  // The live PSP's notification of that very payment pays the order.
+  const paid = await live.pay(liveOrder.pix.qr_code_id, {
+    webhookUrl: webhookUrl(),
+    secret: LIVE_WEBHOOK_SECRET,
+    endToEndId,
+  });
+  expect(paid.status).toBe(200);
+  expect(JSON.parse(paid.body)).toMatchObject({ data: { outcomes: ['applied'] } });
+  await waitFor(async () => (await paymentStatus(liveSeller.key, liveOrder.uuid)) === 'PAID' || null, {
+    what: 'live order PAID',
+  });
+});

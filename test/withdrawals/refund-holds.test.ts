@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { RefundHoldResponse, RefundReleaseResponse, type Identity } from '@seller-api/contracts';
 import { signIdentity } from '@seller-api/service-kit';
+import { PaymentsChargeRefunds, type ChargeRefunds } from '../../services/withdrawals/src/clients/charges';
+import { RefundHoldSweep } from '../../services/withdrawals/src/events/refund-hold-sweep';
 import { INTERNAL_SECRET } from '../support/env';
 import { call } from '../support/system';
 import { waitFor } from '../support/wait';
@@ -110,6 +112,41 @@ describe('refund holds', () => {
     expect(await available(seller)).toBe(SALE_NET);
     expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'refund_released']);
     expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
+  });
+
+  it('one hold payments cannot answer for is skipped and counted; the holds behind it are swept', async () => {
+    const seller = await newSeller(h);
+    const first = await fund(h, seller);
+    const second = await fund(h, seller);
+    expect((await held(seller, first)).held).toBe(true);
+    expect((await held(seller, second)).held).toBe(true);
+    const real = new PaymentsChargeRefunds(h.system.services.payments, INTERNAL_SECRET);
+    // The older hold's charge cannot be read (payments answering 5xx, say); read oldest first, it must
+    // not stop the pass.
+    const failing: ChargeRefunds = {
+      refunded: (owner, orderId) =>
+        orderId === first
+          ? Promise.reject(new Error('payments answered 500'))
+          : real.refunded(owner, orderId),
+    };
+    const counted = { failed: 0, unresolved: [] as number[] };
+    const sweep = new RefundHoldSweep(
+      h.system.withdrawals.runtime.orm,
+      failing,
+      { intervalMs: 0, graceMs: 0 },
+      h.system.withdrawals.runtime.logger,
+      { holdFailed: () => (counted.failed += 1), passFinished: (n) => counted.unresolved.push(n) },
+    );
+    const released = await sweep.sweep();
+    expect(released).toContain(second);
+    expect(released).not.toContain(first);
+    expect(counted.failed).toBe(1);
+    expect(counted.unresolved).toHaveLength(1);
+    expect(await entriesOf(first)).toEqual(['payment_credited', 'refund_held']);
+    expect(await entriesOf(second)).toEqual(['payment_credited', 'refund_held', 'refund_released']);
+    // The next pass, payments answering, releases it too.
+    expect(await h.system.withdrawals.refundHolds.sweep()).toContain(first);
+    expect(await available(seller)).toBe(2 * SALE_NET);
   });
 
   it('is released by the last attempt known to have refunded nothing, not before', async () => {

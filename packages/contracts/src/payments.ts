@@ -65,6 +65,12 @@ export const Charge = z.object({
   net_amount: z.number().int(),
   expires_at: z.iso.datetime(),
   created_at: z.iso.datetime(),
+  /**
+   * When a seller's refund was last asked of the PSP (recorded before the call), null when never: a
+   * charge not REFUNDED with this set may have been refunded at the PSP, its answer lost, so the ledger
+   * keeps the refund's hold (docs/finance.md "Refunds"). Absent from a payments of an earlier release.
+   */
+  refund_asked_at: z.iso.datetime().nullable().optional(),
 });
 export type Charge = z.infer<typeof Charge>;
 

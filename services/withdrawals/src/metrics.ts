@@ -3,6 +3,7 @@ import type { Metrics, MikroORM } from '@seller-api/service-kit';
 import type { EntryKind } from './domain/ledger';
 import type { MismatchKind, RunOutcome } from './domain/reconciliation';
 import { lastFinished } from './domain/reconciliation-store';
+import type { RefundHoldSweepMetrics } from './events/refund-hold-sweep';
 
 export type ReconciliationMetrics = ReturnType<typeof createReconciliationMetrics>;
 
@@ -69,5 +70,29 @@ export function createReconciliationMetrics(metrics: Metrics, orm: MikroORM) {
     posted: (kinds: EntryKind[]) => {
       for (const kind of kinds) healed.inc({ kind });
     },
+  };
+}
+
+/**
+ * The sweep of refund holds (docs/finance.md "Refunds"). `refund_holds_unresolved` is what this
+ * replica's last full pass kept because a refund was asked of the PSP and the charge is still not
+ * refunded: each needs an operator (the order ids are in the log). Failures are holds a pass could not
+ * decide (payments failed), tried again by the next pass.
+ */
+export function createRefundHoldMetrics(metrics: Metrics): RefundHoldSweepMetrics {
+  const unresolved = new Gauge({
+    name: 'refund_holds_unresolved',
+    help: 'Refund holds kept by the last sweep because a refund was asked of the PSP and the charge is not refunded (needs an operator)',
+    registers: [metrics.registry],
+  });
+  const failures = new Counter({
+    name: 'refund_hold_sweep_failures_total',
+    help: 'Refund holds the sweep could not decide (payments failed or answered something else); retried next pass',
+    registers: [metrics.registry],
+  });
+  failures.inc(0);
+  return {
+    passFinished: (count) => unresolved.set(count),
+    holdFailed: () => failures.inc(),
   };
 }

@@ -13,7 +13,7 @@ import { LedgerReconciliation } from './events/reconciliation';
 import { RefundHoldSweep } from './events/refund-hold-sweep';
 import { LEDGER_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
-import { createReconciliationMetrics } from './metrics';
+import { createRefundHoldMetrics, createReconciliationMetrics } from './metrics';
 
 export interface WithdrawalsService {
   runtime: Runtime;
@@ -66,6 +66,7 @@ export async function startWithdrawals(
     new PaymentsChargeRefunds(config.PAYMENTS_URL, config.INTERNAL_SECRET),
     { intervalMs: config.RECONCILE_INTERVAL_MS, graceMs: config.RECONCILE_GRACE_MS },
     runtime.logger,
+    createRefundHoldMetrics(runtime.metrics),
   );
   const { server } = await serveService(runtime, {
     port: config.PORT,

@@ -254,11 +254,31 @@ describe('bacen-api-pix refund', () => {
     await expect(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 })).resolves.toEqual({
       status: 'PROCESSING',
     });
-    for (status of ['NAO_REALIZADO', 'SOMETHING_ELSE']) {
-      expect(
-        (await rejection(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 }))).retryable,
-      ).toBe(false);
+    status = 'NAO_REALIZADO';
+    expect(
+      (await rejection(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 }))).retryable,
+    ).toBe(false);
+  });
+
+  it('treats an accepted answer that is not a definite refusal as an unknown outcome (retryable)', async () => {
+    const e2e = 'E12345678202401011200abcdefghijk';
+    const answers: Array<{ status: number; body?: unknown }> = [
+      { status: 201, body: { id: 'D1', status: 'SOMETHING_ELSE' } },
+      { status: 201, body: { id: 'D1' } },
+      { status: 200, body: { id: 'D1', status: 42 } },
+      { status: 201, body: 'not json {' },
+      { status: 204 },
+    ];
+    for (const answer of answers) {
+      const { psp } = scripted(() => answer);
+      const err = await rejection(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 }));
+      expect({ answer, retryable: err.retryable }).toEqual({ answer, retryable: true });
     }
+    // A refusal by status code stays a refusal.
+    const { psp } = scripted(() => ({ status: 400, body: { title: 'PixDevolucaoInvalida' } }));
+    expect(
+      (await rejection(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 }))).retryable,
+    ).toBe(false);
   });
 
   it('refuses ids that cannot be a path segment of API Pix, without calling the PSP', async () => {

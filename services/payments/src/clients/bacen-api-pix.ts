@@ -154,9 +154,12 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
       }
       const valor = amount(input.amountCents);
       const path = `/pix/${encodeURIComponent(input.endToEndId)}/devolucao/${encodeURIComponent(input.refundId)}`;
-      const answer = RefundAnswer.safeParse(await call('PUT', path, { valor }));
+      // Only NAO_REALIZADO is a refusal. Any other answer the PSP accepted (no status, one we do not
+      // know) may be a refund it made: an unknown outcome, retryable with the same refund id, so the
+      // refund's hold is kept (docs/finance.md "Refunds").
+      const answer = RefundAnswer.safeParse(await refundCall(path, valor));
       if (!answer.success) {
-        throw new PspError(`PSP answered PUT ${path} without a refund status`, { retryable: false });
+        throw new PspError(`PSP answered PUT ${path} without a refund status`, { retryable: true });
       }
       switch (answer.data.status) {
         case 'DEVOLVIDO':
@@ -170,13 +173,24 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
           );
         default:
           throw new PspError(`PSP answered PUT ${path} with refund status ${clip(answer.data.status)}`, {
-            retryable: false,
+            retryable: true,
           });
       }
     },
 
     close: () => client.close(),
   };
+
+  /** The refund's PUT; a 2xx without a JSON body is an unknown outcome too (see refund). */
+  async function refundCall(path: string, valor: string): Promise<unknown> {
+    try {
+      return await call('PUT', path, { valor });
+    } catch (err) {
+      if (err instanceof PspError && err.status !== null && err.status >= 200 && err.status <= 299)
+        throw new PspError(err.message, { retryable: true, status: err.status, cause: err });
+      throw err;
+    }
+  }
 }
 
 function amount(cents: number): string {

@@ -30,6 +30,8 @@ export interface Transaction {
   chargeStatus: ChargeStatus;
   version: number;
   statusChangedAt: Date | null;
+  /** When a seller's refund was last asked of the PSP (committed before the call; lifecycle.ts). */
+  refundAskedAt: Date | null;
 }
 
 const cents = () => ({ type: new BigIntType('number'), columnType: 'bigint' });
@@ -61,6 +63,7 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     chargeStatus: { type: 'string' },
     version: { type: 'integer' },
     statusChangedAt: { ...timestamp, nullable: true },
+    refundAskedAt: { ...timestamp, nullable: true },
   },
 });
 

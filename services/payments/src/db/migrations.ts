@@ -109,6 +109,17 @@ class Migration20261207IdempotencyKeys extends Migration {
   }
 }
 
+/**
+ * When a seller's refund was last asked of the PSP, committed before the PSP is called: a charge still
+ * PAID with this set may have been refunded at the PSP (its answer was lost), so the ledger's sweep of
+ * refund holds keeps the hold (docs/finance.md "Refunds").
+ */
+class Migration20261208RefundAsked extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table payments.transactions add column if not exists refund_asked_at timestamptz(3)`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261124Transactions', class: Migration20261124Transactions },
@@ -116,4 +127,5 @@ export const migrations = [
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
   { name: 'Migration20261206PaidChargeChanges', class: Migration20261206PaidChargeChanges },
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
+  { name: 'Migration20261208RefundAsked', class: Migration20261208RefundAsked },
 ];

@@ -106,6 +106,7 @@ export async function createCharge(
     chargeStatus: 'PENDING',
     version: 0,
     statusChangedAt: null,
+    refundAskedAt: null,
   };
   // Validated before anything is written: a payload the contract refuses is a bug, not a charge.
   const payload = PaymentPixQrCodeCreatedData.parse(pixQrCodeCreatedData(transaction));
@@ -200,5 +201,6 @@ export function toCharge(transaction: Transaction): Charge {
     net_amount: transaction.netAmount,
     expires_at: transaction.expiresAt.toISOString(),
     created_at: transaction.createdAt.toISOString(),
+    refund_asked_at: transaction.refundAskedAt?.toISOString() ?? null,
   };
 }

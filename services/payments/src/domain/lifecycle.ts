@@ -112,9 +112,31 @@ function owned(t: Transaction | null, owner: ChargeOwner): Transaction {
 }
 
 /**
+ * Records, committed on its own connection before anything is locked, that the seller's refund of a
+ * PAID charge is about to be asked of the PSP (`refund_asked_at`). The call's outcome may be lost (a
+ * timeout, a 5xx) after the PSP made the refund: the charge then still reads PAID, and this mark tells
+ * the ledger's sweep to keep the refund's hold rather than release it (docs/finance.md "Refunds"). Run
+ * it before the request's transaction: taking a second connection while holding the row's lock could
+ * exhaust the pool.
+ */
+export async function noteRefundAsked(
+  em: EntityManager,
+  owner: ChargeOwner,
+  orderId: string,
+  now: Date = new Date(),
+): Promise<void> {
+  await em.fork().execute(
+    `update payments.transactions set refund_asked_at = ?
+       where order_id = ? and seller_id = ? and environment = ? and charge_status = 'PAID' and end_to_end_id is not null`,
+    [now, orderId, owner.sellerId, owner.environment],
+  );
+}
+
+/**
  * A seller's action or a sandbox simulation on the order's charge: decided on the locked row, so
  * concurrent actions (or a payment racing a cancel) have one winner. A refund asks the PSP first,
- * inside the lock: a failed PSP call leaves everything as it was.
+ * inside the lock: a failed PSP call leaves everything as it was, but for `refund_asked_at`, which the
+ * caller committed beforehand (noteRefundAsked).
  */
 export async function actOnCharge(
   em: EntityManager,
@@ -130,6 +152,9 @@ export async function actOnCharge(
     if (!decided.ok) throw conflict(decided.message);
     if (action === 'refund') {
       if (!t.endToEndId) throw conflict('This payment has no PSP reference to refund.');
+      // The PSP is never asked unless the ask was recorded first: see noteRefundAsked.
+      // (Absent only when the charge became PAID after the caller's mark: nothing was asked, retry.)
+      if (!t.refundAskedAt) throw serviceUnavailable('The charge changed meanwhile; retry the request.');
       await askRefund(
         pspFor(deps.psps, t.environment),
         { endToEndId: t.endToEndId, refundId: refundIdFor(t), amountCents: t.grossAmount },
@@ -218,6 +243,15 @@ export async function recordPayment(
 ): Promise<RecordedPayment> {
   const moved: Moved = [];
   const result = await inTransaction(em, async (tx) => {
+    // A charge of the other environment is checked before anything is recorded: recording the end-to-end
+    // id first would let a notification of the test PSP (or the sandbox) take a live payment's id, so
+    // that the real payment would be ignored as a duplicate.
+    const [charge] = await tx.execute<Array<{ environment: Environment }>>(
+      `select environment from payments.transactions where txid = ?`,
+      [payment.txid],
+    );
+    if (charge && charge.environment !== payment.environment)
+      return { outcome: 'unknown_txid' as const, state: null, refund: null };
     const inserted = await tx.execute<{ affectedRows: number }>(
       `insert into payments.psp_payments (end_to_end_id, txid, amount, paid_at, outcome) values (?, ?, ?, ?, 'applied')
        on conflict (end_to_end_id) do nothing`,

@@ -29,6 +29,7 @@ import { createCharge, toCharge, type ChargeDeps, type ChargeOwner } from '../do
 import type { ChargeAction } from '../domain/charge-state';
 import {
   actOnCharge,
+  noteRefundAsked,
   confirmPayment,
   recordPayment,
   findCharge,
@@ -224,6 +225,8 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       const what = ACTIONS[action] ?? 'cancel';
       if (action.startsWith('sandbox-') && owner.environment !== 'test')
         throw forbidden('Sandbox actions are for test keys only.');
+      // Committed before the keyed transaction opens: a lost PSP answer must not erase it.
+      if (what === 'refund') await noteRefundAsked(runtime.orm.em, owner, uuid);
       // The change and its Idempotency-Key record (forwarded by orders) commit together.
       const late: { refund: (() => Promise<void>) | null } = { refund: null };
       const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {

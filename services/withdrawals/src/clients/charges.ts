@@ -3,8 +3,13 @@ import { injectTraceContext, signIdentity } from '@seller-api/service-kit';
 import type { FundsOwner } from '../domain/balance';
 import { PaymentsCallError, RECONCILIATION_USER_ID } from './payments';
 
-/** Whether payments refunded an order's charge; `unknown`: it has no charge of that order for the owner. */
-export type RefundedAnswer = 'refunded' | 'not_refunded' | 'unknown';
+/**
+ * Whether payments refunded an order's charge. `not_refunded`: not refunded and no refund ever asked of
+ * the PSP; `refund_asked`: not refunded although a refund was asked (its answer may have been lost after
+ * the PSP made it; a payments that does not say counts as this); `unknown`: it has no charge of that
+ * order for the owner.
+ */
+export type RefundedAnswer = 'refunded' | 'not_refunded' | 'refund_asked' | 'unknown';
 
 /** Where the sweep of refund holds asks whether a charge was refunded; a stand-in in unit tests. */
 export interface ChargeRefunds {
@@ -56,6 +61,7 @@ export class PaymentsChargeRefunds implements ChargeRefunds {
     const charge = Charge.safeParse((body as { data?: unknown } | null)?.data);
     if (status !== 200 || !charge.success)
       throw new PaymentsCallError(`payments answered ${status} to GET ${path} without a charge`);
-    return charge.data.status === 'REFUNDED' ? 'refunded' : 'not_refunded';
+    if (charge.data.status === 'REFUNDED') return 'refunded';
+    return charge.data.refund_asked_at === null ? 'not_refunded' : 'refund_asked';
   }
 }

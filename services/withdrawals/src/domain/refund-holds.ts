@@ -119,19 +119,37 @@ export async function releaseRefund(
   });
 }
 
-/** Holds last reserved before `before`: refunds whose outcome no attempt reported. */
+export interface StaleHold {
+  orderId: string;
+  owner: FundsOwner;
+  heldAt: Date;
+}
+
+/**
+ * Holds last reserved before `before`: refunds whose outcome no attempt reported. Oldest first, a page
+ * at a time after `after` (the last hold of the previous page), so holds the sweep keeps cannot hide
+ * the ones behind them.
+ */
 export async function staleRefundHolds(
   em: EntityManager,
   before: Date,
   limit: number,
-): Promise<Array<{ orderId: string; owner: FundsOwner; heldAt: Date }>> {
-  const rows = await em
-    .fork()
-    .find(
-      OrderFundsSchema,
-      { position: 'REFUND_HELD', refundHeldAt: { $lt: before } },
-      { orderBy: { refundHeldAt: 'asc' }, limit },
-    );
+  after: StaleHold | null = null,
+): Promise<StaleHold[]> {
+  const stale = { position: 'REFUND_HELD', refundHeldAt: { $lt: before } } as const;
+  const rows = await em.fork().find(
+    OrderFundsSchema,
+    after
+      ? {
+          ...stale,
+          $or: [
+            { refundHeldAt: { $gt: after.heldAt } },
+            { refundHeldAt: after.heldAt, orderId: { $gt: after.orderId } },
+          ],
+        }
+      : stale,
+    { orderBy: { refundHeldAt: 'asc', orderId: 'asc' }, limit },
+  );
   return rows.map((row) => ({
     orderId: row.orderId,
     owner: { sellerId: row.sellerId, environment: row.environment },

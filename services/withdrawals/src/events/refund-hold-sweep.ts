@@ -1,8 +1,16 @@
 import type { Logger, MikroORM } from '@seller-api/service-kit';
 import type { ChargeRefunds } from '../clients/charges';
-import { releaseStaleHold, staleRefundHolds } from '../domain/refund-holds';
+import { releaseStaleHold, staleRefundHolds, type StaleHold } from '../domain/refund-holds';
 
 const BATCH = 100;
+
+/** What the sweep counts (metrics.ts); absent in tests that do not look. */
+export interface RefundHoldSweepMetrics {
+  /** Holds of a full pass kept because a refund was asked and the charge is still not refunded. */
+  passFinished(unresolved: number): void;
+  /** A hold the pass could not decide (payments failed or answered something else). */
+  holdFailed(): void;
+}
 
 export interface RefundHoldSweepOptions {
   /** How often it looks (RECONCILE_INTERVAL_MS; 0: never on a timer). */
@@ -18,9 +26,14 @@ export interface RefundHoldSweepOptions {
 /**
  * Releases refund holds that no refund completed (domain/refund-holds.ts): an attempt whose orders
  * crashed, or whose answer was lost, leaves its hold reserved. Once a hold was last reserved longer ago
- * than any refund takes, payments is asked about the charge: not refunded, the net is available again
- * (unless an attempt reserved the hold meanwhile); refunded, the reversal it posted (or that the
- * reconciliation replays) takes the net from the hold, and the hold is left alone.
+ * than any refund takes, payments is asked about the charge:
+ * - not refunded and no refund ever asked of the PSP: the net is available again (unless an attempt
+ *   reserved the hold meanwhile);
+ * - not refunded but a refund asked: the PSP may have made it (its answer was lost), so the hold is kept
+ *   and reported for an operator (`refund_holds_unresolved`); a retry of the refund completes it
+ *   (docs/finance.md "Refunds");
+ * - refunded: the reversal it posted (or that the reconciliation replays) takes the net from the hold.
+ * A hold that cannot be decided (payments fails) is logged, counted and skipped; the pass goes on.
  */
 export class RefundHoldSweep {
   private timer: NodeJS.Timeout | null = null;
@@ -32,6 +45,7 @@ export class RefundHoldSweep {
     private readonly payments: ChargeRefunds,
     private readonly options: RefundHoldSweepOptions,
     private readonly logger: Logger,
+    private readonly metrics?: RefundHoldSweepMetrics,
   ) {}
 
   start(): void {
@@ -65,22 +79,53 @@ export class RefundHoldSweep {
     const now = this.options.now?.() ?? new Date();
     const before = new Date(now.getTime() - this.options.graceMs);
     const released: string[] = [];
-    for (const hold of await staleRefundHolds(this.orm.em, before, BATCH)) {
-      if (this.stopped) break;
-      const answer = await this.payments.refunded(hold.owner, hold.orderId);
-      if (answer === 'unknown') {
-        this.logger.warn(
-          { order_uuid: hold.orderId },
-          'refund hold of an order payments does not know; left held',
-        );
-        continue;
+    let unresolved = 0;
+    let after: StaleHold | null = null;
+    for (;;) {
+      const page = await staleRefundHolds(this.orm.em, before, BATCH, after);
+      for (const hold of page) {
+        if (this.stopped) return released;
+        try {
+          const outcome = await this.sweepHold(hold);
+          if (outcome === 'released') released.push(hold.orderId);
+          if (outcome === 'unresolved') unresolved += 1;
+        } catch (err) {
+          // One hold payments cannot answer for must not stop the holds behind it.
+          this.metrics?.holdFailed();
+          this.logger.warn(
+            { err: (err as Error).message, order_uuid: hold.orderId },
+            'refund hold not swept: payments could not say; tried again next pass',
+          );
+        }
       }
-      if (answer === 'refunded') continue;
-      if (await releaseStaleHold(this.orm.em, hold.owner, hold.orderId, hold.heldAt)) {
-        released.push(hold.orderId);
-        this.logger.info({ order_uuid: hold.orderId }, 'refund hold released: no refund was made');
-      }
+      if (page.length < BATCH) break;
+      after = page[page.length - 1] ?? null;
     }
+    this.metrics?.passFinished(unresolved);
     return released;
+  }
+
+  private async sweepHold(hold: StaleHold): Promise<'released' | 'kept' | 'unresolved'> {
+    const answer = await this.payments.refunded(hold.owner, hold.orderId);
+    if (answer === 'unknown') {
+      this.logger.warn(
+        { order_uuid: hold.orderId },
+        'refund hold of an order payments does not know; left held',
+      );
+      return 'kept';
+    }
+    if (answer === 'refunded') return 'kept';
+    if (answer === 'refund_asked') {
+      this.logger.error(
+        { order_uuid: hold.orderId, seller_id: hold.owner.sellerId, environment: hold.owner.environment },
+        'refund hold kept: a refund was asked of the PSP and its outcome is unknown; check the refund at the PSP and retry it (docs/finance.md "Refunds")',
+      );
+      return 'unresolved';
+    }
+    if (await releaseStaleHold(this.orm.em, hold.owner, hold.orderId, hold.heldAt)) {
+      this.logger.info({ order_uuid: hold.orderId }, 'refund hold released: no refund was asked');
+      return 'released';
+    }
+    return 'kept';
   }
 }
