@@ -62,10 +62,11 @@ afterAll(async () => {
 
 describe('the HTTP kit', () => {
   it('answers a body in a charset or encoding it does not decode with 415 unsupported_media_type', async () => {
-    for (const headers of [
+    const refused: Array<Record<string, string>> = [
       { 'content-type': 'application/json; charset=ebcdic' },
       { 'content-type': 'application/json', 'content-encoding': 'br-unknown' },
-    ]) {
+    ];
+    for (const headers of refused) {
       const res = await fetch(`${base}/echo/`, { method: 'POST', headers, body: '{"a":1}' });
       expect(res.status).toBe(415);
       expect(await res.json()).toMatchObject({ code: 'unsupported_media_type' });
