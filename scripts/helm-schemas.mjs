@@ -169,6 +169,7 @@ function serviceSchema(name) {
           SellerApiDeadWebhookDeliveries: alert,
           SellerApiLedgerReconciliationMismatch: alert,
           SellerApiLedgerReconciliationStalled: alert,
+          SellerApiRefundHoldsUnresolved: alert,
         }),
       }),
     }),

@@ -566,6 +566,7 @@ describe('alerts', () => {
       'SellerApiLedgerReconciliationStalled',
       'SellerApiOutboxLag',
       'SellerApiReadinessFailing',
+      'SellerApiRefundHoldsUnresolved',
     ]);
   });
 
@@ -582,6 +583,12 @@ describe('alerts', () => {
     expect(byName.SellerApiLedgerReconciliationStalled).toMatch(
       /^time\(\) - \(\s*max by \(namespace\) \(ledger_reconciliation_last_success_timestamp_seconds\{[^}]*\} > 0\)\s*or min by \(namespace\) \(process_start_time_seconds\{[^}]*\}\)\s*\) > 1800\s*$/,
     );
+  });
+
+  it('watch refund holds kept for an operator, in withdrawals only', () => {
+    const rules = alertRules(charts).filter((r) => r.alert === 'SellerApiRefundHoldsUnresolved');
+    expect(rules.map((r) => r.service)).toEqual(['withdrawals']);
+    expect(rules[0]?.expr).toMatch(/^max by \(namespace\) \(refund_holds_unresolved\{[^}]*\}\) > 0\s*$/);
   });
 
   it('select their own namespace and service, group by namespace, and leave out the probes', () => {

@@ -129,6 +129,19 @@ spec:
             description: "{{ `{{ $value }}` }} mismatches are open after the last reconciliation run."
             runbook_url: {{ printf "%s/SellerApiLedgerReconciliationMismatch.md" $pr.runbookBaseUrl }}
         {{- end }}{{ end }}
+        {{- with $a.SellerApiRefundHoldsUnresolved }}{{ if .enabled }}
+        - alert: SellerApiRefundHoldsUnresolved
+          expr: |
+            max by (namespace) (refund_holds_unresolved{ {{- $sel }}}) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+            service: {{ $svc }}
+          annotations:
+            summary: "Refunds were asked of the PSP with no known outcome; their money stays held"
+            description: "{{ `{{ $value }}` }} refund holds wait for an operator: the PSP was asked and the charge is not refunded."
+            runbook_url: {{ printf "%s/SellerApiRefundHoldsUnresolved.md" $pr.runbookBaseUrl }}
+        {{- end }}{{ end }}
         {{- with $a.SellerApiLedgerReconciliationStalled }}{{ if .enabled }}
         - alert: SellerApiLedgerReconciliationStalled
           expr: |
