@@ -44,3 +44,35 @@ it('Prometheus scrapes each service on the METRICS_PORT compose gives it', () =>
     './deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
   );
 });
+
+it("gives each service its own internal secret and each caller only its callees' (docs/deploy.md)", () => {
+  // The variable each secret is read from, by service: its own INTERNAL_SECRET and the callees'.
+  const expected: Record<string, Record<string, string>> = {
+    gateway: {
+      ORDERS_INTERNAL_SECRET: 'ORDERS_INTERNAL_SECRET',
+      PAYMENTS_INTERNAL_SECRET: 'PAYMENTS_INTERNAL_SECRET',
+      WITHDRAWALS_INTERNAL_SECRET: 'WITHDRAWALS_INTERNAL_SECRET',
+      WEBHOOKS_INTERNAL_SECRET: 'WEBHOOKS_INTERNAL_SECRET',
+    },
+    orders: {
+      INTERNAL_SECRET: 'ORDERS_INTERNAL_SECRET',
+      PAYMENTS_INTERNAL_SECRET: 'PAYMENTS_INTERNAL_SECRET',
+      WITHDRAWALS_INTERNAL_SECRET: 'WITHDRAWALS_INTERNAL_SECRET',
+    },
+    payments: { INTERNAL_SECRET: 'PAYMENTS_INTERNAL_SECRET' },
+    withdrawals: {
+      INTERNAL_SECRET: 'WITHDRAWALS_INTERNAL_SECRET',
+      PAYMENTS_INTERNAL_SECRET: 'PAYMENTS_INTERNAL_SECRET',
+    },
+    'webhook-dispatcher': { INTERNAL_SECRET: 'WEBHOOKS_INTERNAL_SECRET' },
+  };
+  const shared = (compose as unknown as { 'x-service-env': Record<string, string> })['x-service-env'];
+  expect(Object.keys(shared).filter((k) => k.includes('SECRET'))).toEqual([]);
+  for (const [service, secrets] of Object.entries(expected)) {
+    const environment = compose.services[service]?.environment ?? {};
+    const held = Object.keys(environment).filter((k) => k.endsWith('INTERNAL_SECRET'));
+    expect({ service, held: held.sort() }).toEqual({ service, held: Object.keys(secrets).sort() });
+    for (const [name, variable] of Object.entries(secrets))
+      expect(environment[name]).toMatch(new RegExp(`^\\$\\{${variable}:-[a-z-]{16,}\\}$`));
+  }
+});

@@ -55,27 +55,73 @@ export interface RunningGateway {
   service: GatewayService;
 }
 
-/** The four services behind the gateway, in this process, on free ports. */
+/** Each service's own INTERNAL_SECRET when a system is started with `separateSecrets`. */
+export const SEPARATE_SECRETS = {
+  gateway: 'test-gateway-secret-0123456789',
+  orders: 'test-orders-secret-0123456789',
+  payments: 'test-payments-secret-0123456789',
+  withdrawals: 'test-withdrawals-secret-0123456789',
+  webhooks: 'test-webhooks-secret-0123456789',
+} as const;
+
+/**
+ * What each service is given with `separateSecrets`, as a deployment that splits the secret gives it
+ * (docs/deploy.md, "Secrets"): its own INTERNAL_SECRET and the secrets of the services it calls.
+ */
+function secretsOf(service: keyof typeof SEPARATE_SECRETS): Record<string, string> {
+  const s = SEPARATE_SECRETS;
+  const callees: Record<keyof typeof SEPARATE_SECRETS, Record<string, string>> = {
+    gateway: {
+      ORDERS_INTERNAL_SECRET: s.orders,
+      PAYMENTS_INTERNAL_SECRET: s.payments,
+      WITHDRAWALS_INTERNAL_SECRET: s.withdrawals,
+      WEBHOOKS_INTERNAL_SECRET: s.webhooks,
+    },
+    orders: { PAYMENTS_INTERNAL_SECRET: s.payments, WITHDRAWALS_INTERNAL_SECRET: s.withdrawals },
+    payments: {},
+    withdrawals: { PAYMENTS_INTERNAL_SECRET: s.payments },
+    webhooks: {},
+  };
+  return { INTERNAL_SECRET: s[service], ...callees[service] };
+}
+
+/**
+ * The four services behind the gateway, in this process, on free ports. All share the test
+ * INTERNAL_SECRET, unless `separateSecrets` gives each its own (SEPARATE_SECRETS).
+ */
 export async function startSystem(
   overrides: Record<string, string> = {},
   logDestination?: pino.DestinationStream,
-  options: { wrapPayments?: (url: string) => Promise<string>; resolve?: Resolver } = {},
+  options: {
+    wrapPayments?: (url: string) => Promise<string>;
+    resolve?: Resolver;
+    separateSecrets?: boolean;
+  } = {},
 ): Promise<System> {
   const env = testEnv(overrides);
+  const secrets = (service: keyof typeof SEPARATE_SECRETS) =>
+    options.separateSecrets ? secretsOf(service) : {};
   const opts = { logDestination, metrics: false };
   // Payments first: orders calls it, possibly through a proxy a test can cut.
-  const payments = await startPayments(loadPaymentsConfig(env), opts);
+  const payments = await startPayments(loadPaymentsConfig({ ...env, ...secrets('payments') }), opts);
   const paymentsUrl = `http://127.0.0.1:${payments.port}`;
   const ordersPaymentsUrl =
     overrides.PAYMENTS_URL ?? (await (options.wrapPayments?.(paymentsUrl) ?? paymentsUrl));
   // Withdrawals before orders: a seller's refund reserves the order's net there first.
   const [withdrawals, webhooks] = await Promise.all([
-    startWithdrawals(loadWithdrawalsConfig({ ...env, PAYMENTS_URL: paymentsUrl }), opts),
-    startDispatcher(loadDispatcherConfig(env), { ...opts, resolve: options.resolve }),
+    startWithdrawals(
+      loadWithdrawalsConfig({ ...env, ...secrets('withdrawals'), PAYMENTS_URL: paymentsUrl }),
+      opts,
+    ),
+    startDispatcher(loadDispatcherConfig({ ...env, ...secrets('webhooks') }), {
+      ...opts,
+      resolve: options.resolve,
+    }),
   ]);
   const orders = await startOrders(
     loadOrdersConfig({
       ...env,
+      ...secrets('orders'),
       PAYMENTS_URL: ordersPaymentsUrl,
       WITHDRAWALS_URL: overrides.WITHDRAWALS_URL ?? `http://127.0.0.1:${withdrawals.port}`,
     }),
@@ -103,15 +149,21 @@ export async function startSystem(
     orders,
     withdrawals,
     async startPaymentsReplica(replicaOverrides = {}) {
-      const replica = await startPayments(loadPaymentsConfig({ ...env, ...replicaOverrides }), opts);
+      const replica = await startPayments(
+        loadPaymentsConfig({ ...env, ...secrets('payments'), ...replicaOverrides }),
+        opts,
+      );
       replicas.push(replica);
       return replica;
     },
     async startDispatcherReplica(replicaOverrides = {}) {
-      const replica = await startDispatcher(loadDispatcherConfig({ ...env, ...replicaOverrides }), {
-        ...opts,
-        resolve: options.resolve,
-      });
+      const replica = await startDispatcher(
+        loadDispatcherConfig({ ...env, ...secrets('webhooks'), ...replicaOverrides }),
+        {
+          ...opts,
+          resolve: options.resolve,
+        },
+      );
       replicas.push(replica);
       return replica;
     },
@@ -119,6 +171,7 @@ export async function startSystem(
     async startGateway(gatewayOverrides = {}, destination = logDestination) {
       const config = loadGatewayConfig({
         ...env,
+        ...secrets('gateway'),
         ORDERS_URL: services.orders,
         PAYMENTS_URL: services.payments,
         WITHDRAWALS_URL: services.withdrawals,

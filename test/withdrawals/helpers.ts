@@ -24,8 +24,11 @@ export interface Harness {
 }
 
 /** The five services, a gateway and a capture of everything published on `withdrawals.events`. */
-export async function startHarness(overrides: Record<string, string> = {}): Promise<Harness> {
-  const system = await startSystem(overrides);
+export async function startHarness(
+  overrides: Record<string, string> = {},
+  options: Parameters<typeof startSystem>[2] = {},
+): Promise<Harness> {
+  const system = await startSystem(overrides, undefined, options);
   const gateway = await system.startGateway();
   const events = await captureEvents(
     system.env.AMQP_URL as string,

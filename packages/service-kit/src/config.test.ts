@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, commonEnv, env, loadConfig } from './config';
+import { ConfigError, calleeSecret, commonEnv, env, loadConfig } from './config';
 
 describe('loadConfig', () => {
   const shape = {
@@ -49,5 +49,75 @@ describe('loadConfig', () => {
     expect(
       loadConfig(shape, { NODE_ENV: 'production', INTERNAL_SECRET: 'a-long-private-secret-value' }).NODE_ENV,
     ).toBe('production');
+  });
+
+  describe("a called service's secret", () => {
+    const caller = { ...commonEnv, PAYMENTS_INTERNAL_SECRET: calleeSecret() };
+    const problems = (source: NodeJS.ProcessEnv, options?: { verifiesIdentities?: boolean }) => {
+      try {
+        loadConfig(caller, source, options);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+
+    it("is the caller's own INTERNAL_SECRET when unset, so one shared secret keeps working", () => {
+      expect(loadConfig(caller, { INTERNAL_SECRET: 'the-one-shared-secret' }).PAYMENTS_INTERNAL_SECRET).toBe(
+        'the-one-shared-secret',
+      );
+      expect(loadConfig(caller, { PAYMENTS_INTERNAL_SECRET: '' }).PAYMENTS_INTERNAL_SECRET).toBe(
+        loadConfig(caller, {}).INTERNAL_SECRET,
+      );
+      const split = loadConfig(caller, {
+        INTERNAL_SECRET: 'the-callers-own-secret',
+        PAYMENTS_INTERNAL_SECRET: 'the-payments-secret',
+      });
+      expect(split).toMatchObject({
+        INTERNAL_SECRET: 'the-callers-own-secret',
+        PAYMENTS_INTERNAL_SECRET: 'the-payments-secret',
+      });
+    });
+
+    it('is checked like INTERNAL_SECRET, each bad one named once, never echoed', () => {
+      expect(problems({ PAYMENTS_INTERNAL_SECRET: 'short' })).toEqual([
+        'PAYMENTS_INTERNAL_SECRET: Too small: expected string to have >=16 characters',
+      ]);
+      // Unset, a bad INTERNAL_SECRET is named once, as itself.
+      expect(problems({ INTERNAL_SECRET: 'short' }).map((p) => p.split(':')[0])).toEqual(['INTERNAL_SECRET']);
+      const both = problems({ INTERNAL_SECRET: 'short', PAYMENTS_INTERNAL_SECRET: 'tiny' });
+      expect(both.map((p) => p.split(':')[0])).toEqual(['INTERNAL_SECRET', 'PAYMENTS_INTERNAL_SECRET']);
+      expect(both.join('\n')).not.toMatch(/short|tiny/);
+    });
+
+    it('refuses the development value in production, naming each variable that has it', () => {
+      const dev = commonEnv.INTERNAL_SECRET.parse(undefined);
+      const production = { NODE_ENV: 'production' };
+      expect(problems({ ...production, INTERNAL_SECRET: 'a-long-private-secret-value' })).toEqual([]);
+      expect(problems(production)).toEqual(['INTERNAL_SECRET: must be set to a private value in production']);
+      expect(
+        problems({
+          ...production,
+          INTERNAL_SECRET: 'a-long-private-secret-value',
+          PAYMENTS_INTERNAL_SECRET: dev,
+        }),
+      ).toEqual(['PAYMENTS_INTERNAL_SECRET: must be set to a private value in production']);
+      expect(problems({ ...production, PAYMENTS_INTERNAL_SECRET: dev })).toEqual([
+        'INTERNAL_SECRET: must be set to a private value in production',
+        'PAYMENTS_INTERNAL_SECRET: must be set to a private value in production',
+      ]);
+    });
+
+    it('a service that only signs needs no INTERNAL_SECRET once every callee secret is set', () => {
+      const production = { NODE_ENV: 'production' };
+      const signer = { verifiesIdentities: false };
+      expect(problems({ ...production, PAYMENTS_INTERNAL_SECRET: 'the-payments-secret' }, signer)).toEqual(
+        [],
+      );
+      // Unset, the callee's secret is INTERNAL_SECRET, which must then be private.
+      expect(problems(production, signer)).toEqual([
+        'INTERNAL_SECRET: must be set to a private value in production',
+      ]);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { commonEnv, env, loadConfig } from '@seller-api/service-kit';
+import { calleeSecret, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { panelEnv } from './panel/config';
 
@@ -15,6 +15,14 @@ export const gatewayEnv = {
   PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
   WITHDRAWALS_URL: z.url().default('http://127.0.0.1:3003'),
   WEBHOOKS_URL: z.url().default('http://127.0.0.1:3004'),
+  /**
+   * The secret each service verifies the identities the gateway signs for it with (that service's own
+   * INTERNAL_SECRET); unset, the gateway's INTERNAL_SECRET, which it uses for nothing else.
+   */
+  ORDERS_INTERNAL_SECRET: calleeSecret(),
+  PAYMENTS_INTERNAL_SECRET: calleeSecret(),
+  WITHDRAWALS_INTERNAL_SECRET: calleeSecret(),
+  WEBHOOKS_INTERNAL_SECRET: calleeSecret(),
   /**
    * How long one run of `/readyz`'s probes (PostgreSQL, Redis, RabbitMQ) answers it: the gateway's port
    * is public, so a flood of `/readyz` costs at most one run per this many milliseconds.
@@ -44,5 +52,6 @@ export const gatewayEnv = {
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(gatewayEnv, source);
+  // The gateway only signs: no service calls it with an identity.
+  return loadConfig(gatewayEnv, source, { verifiesIdentities: false });
 }

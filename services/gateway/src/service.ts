@@ -12,6 +12,7 @@ import { withPublicApi } from './http/api';
 import { gatewayHandler } from './http/gateway';
 import { TurnBatch } from './http/turn-batch';
 import { UpstreamClient } from './http/proxy';
+import type { Upstream } from './http/routing';
 import { RateLimiter } from './http/rate-limit';
 import { PasswordChecks } from './panel/password-checks';
 import { mountPanel } from './panel/routes';
@@ -69,6 +70,13 @@ export async function startGateway(
     },
     config.UPSTREAM_TIMEOUT_MS,
   );
+  // Each service accepts only identities signed with its own secret (docs/deploy.md, "Secrets").
+  const internalSecrets: Record<Upstream, string> = {
+    orders: config.ORDERS_INTERNAL_SECRET,
+    payments: config.PAYMENTS_INTERNAL_SECRET,
+    withdrawals: config.WITHDRAWALS_INTERNAL_SECRET,
+    webhooks: config.WEBHOOKS_INTERNAL_SECRET,
+  };
   const app = createHttpApp({
     logger: runtime.logger,
     metrics: runtime.metrics,
@@ -95,7 +103,7 @@ export async function startGateway(
     orm: runtime.orm,
     upstreams,
     keyVersions,
-    internalSecret: config.INTERNAL_SECRET,
+    internalSecrets,
     logger: runtime.logger,
     passwordChecks,
   });
@@ -109,7 +117,7 @@ export async function startGateway(
       config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
     ),
     upstreams,
-    internalSecret: config.INTERNAL_SECRET,
+    internalSecrets,
     logger: runtime.logger,
     pspNotificationHost: config.PSP_NOTIFICATION_HOST,
   });

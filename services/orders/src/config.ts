@@ -1,4 +1,4 @@
-import { commonEnv, env, loadConfig } from '@seller-api/service-kit';
+import { calleeSecret, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 
 export const ordersEnv = {
@@ -6,10 +6,14 @@ export const ordersEnv = {
   PORT: env.port.default(3001),
   METRICS_PORT: env.port.default(9001),
   PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
+  /** Payments' INTERNAL_SECRET, which orders signs its calls to payments with; unset, orders' own. */
+  PAYMENTS_INTERNAL_SECRET: calleeSecret(),
   /** How long a create-order waits for the PIX charge before answering 503. */
   PAYMENTS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** Withdrawals' ledger, where a seller's refund reserves the order's net first (docs/finance.md). */
   WITHDRAWALS_URL: z.url().default('http://127.0.0.1:3003'),
+  /** Withdrawals' INTERNAL_SECRET, for those reservations; unset, orders' own. */
+  WITHDRAWALS_INTERNAL_SECRET: calleeSecret(),
   /** How long a refund waits for that reservation before answering 503. */
   WITHDRAWALS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** `true` lets `test` orders name loopback and private postback URLs (as for webhooks). */

@@ -31,12 +31,12 @@ export async function startOrders(
   });
   const payments = new PaymentsClient(
     config.PAYMENTS_URL,
-    config.INTERNAL_SECRET,
+    config.PAYMENTS_INTERNAL_SECRET,
     config.PAYMENTS_TIMEOUT_MS,
   );
   const holds = new RefundHoldsClient(
     config.WITHDRAWALS_URL,
-    config.INTERNAL_SECRET,
+    config.WITHDRAWALS_INTERNAL_SECRET,
     config.WITHDRAWALS_TIMEOUT_MS,
   );
   const { server } = await serveService(runtime, {

@@ -110,6 +110,7 @@ async function reconcile(
       NODE_ENV: commonEnv.NODE_ENV,
       INTERNAL_SECRET: commonEnv.INTERNAL_SECRET,
       PAYMENTS_URL: withdrawalsEnv.PAYMENTS_URL,
+      PAYMENTS_INTERNAL_SECRET: withdrawalsEnv.PAYMENTS_INTERNAL_SECRET,
       RECONCILE_GRACE_MS: withdrawalsEnv.RECONCILE_GRACE_MS,
     },
     env,
@@ -128,7 +129,7 @@ async function reconcile(
     await checkSchema(orm, database);
     const reconciliation = new LedgerReconciliation(
       orm,
-      new PaymentsClient(config.PAYMENTS_URL, config.INTERNAL_SECRET),
+      new PaymentsClient(config.PAYMENTS_URL, config.PAYMENTS_INTERNAL_SECRET),
       // No timer: the drift interval is the schedule's, and this run is told whether to check.
       { intervalMs: 0, driftIntervalMs: 0, graceMs: config.RECONCILE_GRACE_MS },
       logger,

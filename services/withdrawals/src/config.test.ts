@@ -18,6 +18,21 @@ describe('withdrawals configuration', () => {
     });
   });
 
+  it('signs its calls to payments with PAYMENTS_INTERNAL_SECRET, its own INTERNAL_SECRET when unset', () => {
+    expect(loadWithdrawalsConfig({ INTERNAL_SECRET: 'the-one-shared-secret' }).PAYMENTS_INTERNAL_SECRET).toBe(
+      'the-one-shared-secret',
+    );
+    expect(
+      loadWithdrawalsConfig({
+        INTERNAL_SECRET: 'the-withdrawals-secret',
+        PAYMENTS_INTERNAL_SECRET: 'the-payments-secret',
+      }).PAYMENTS_INTERNAL_SECRET,
+    ).toBe('the-payments-secret');
+    expect(() => loadWithdrawalsConfig({ PAYMENTS_INTERNAL_SECRET: 'short' })).toThrow(
+      /PAYMENTS_INTERNAL_SECRET: Too small/,
+    );
+  });
+
   it('turns the reconciliation off with an interval of 0, and refuses a negative one', () => {
     expect(loadWithdrawalsConfig({ RECONCILE_INTERVAL_MS: '0' }).RECONCILE_INTERVAL_MS).toBe(0);
     expect(() => loadWithdrawalsConfig({ RECONCILE_INTERVAL_MS: '-1', PAYMENTS_URL: 'payments' })).toThrow(

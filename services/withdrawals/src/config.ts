@@ -1,5 +1,5 @@
 import { apiPixEnv, apiPixEnvProblems, apiPixUrls, sameApiUrl } from '@seller-api/api-pix';
-import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
+import { ConfigError, calleeSecret, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 
 /**
@@ -37,6 +37,8 @@ export const withdrawalsEnv = {
   PAYOUT_RETRY_AFTER_MS: z.coerce.number().int().positive().default(60_000),
   /** Payments, whose charges the ledger's reconciliation reads (`GET /internal/transactions/`). */
   PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
+  /** Payments' INTERNAL_SECRET, which those reads (and the refund-hold sweep's) are signed with; unset, withdrawals' own. */
+  PAYMENTS_INTERNAL_SECRET: calleeSecret(),
   /** How often the ledger is reconciled with payments (docs/finance.md, "Reconciliation"); 0 turns it off. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(300_000),
   /**

@@ -52,7 +52,7 @@ export async function startWithdrawals(
   );
   const reconciliation = new LedgerReconciliation(
     runtime.orm,
-    new PaymentsClient(config.PAYMENTS_URL, config.INTERNAL_SECRET),
+    new PaymentsClient(config.PAYMENTS_URL, config.PAYMENTS_INTERNAL_SECRET),
     {
       intervalMs: config.RECONCILE_INTERVAL_MS,
       driftIntervalMs: config.RECONCILE_DRIFT_INTERVAL_MS,
@@ -63,7 +63,7 @@ export async function startWithdrawals(
   );
   const refundHolds = new RefundHoldSweep(
     runtime.orm,
-    new PaymentsChargeRefunds(config.PAYMENTS_URL, config.INTERNAL_SECRET),
+    new PaymentsChargeRefunds(config.PAYMENTS_URL, config.PAYMENTS_INTERNAL_SECRET),
     { intervalMs: config.RECONCILE_INTERVAL_MS, graceMs: config.RECONCILE_GRACE_MS },
     runtime.logger,
     createRefundHoldMetrics(runtime.metrics),

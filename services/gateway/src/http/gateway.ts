@@ -14,7 +14,7 @@ import type { KeyHolders } from '../domain/key-holders';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize, bearerToken } from './auth';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';
-import { hostIs, matchRoute } from './routing';
+import { hostIs, matchRoute, type Upstream } from './routing';
 import type { TurnBatch } from './turn-batch';
 import { UpstreamClient, hopHeaders, type UpstreamResponse } from './proxy';
 
@@ -25,7 +25,8 @@ export interface GatewayDeps {
   /** Where the requests of one event-loop turn ask Redis together. */
   redisTurn: TurnBatch;
   upstreams: UpstreamClient;
-  internalSecret: string;
+  /** The secret each service verifies identities with, to sign what is sent to it. */
+  internalSecrets: Record<Upstream, string>;
   logger: Logger;
   /** PSP_NOTIFICATION_HOST: the only Host the public /psp/ routes answer on (unset: any). */
   pspNotificationHost?: string;
@@ -78,7 +79,7 @@ export function gatewayHandler(deps: GatewayDeps) {
     // Idempotency-Key: checked here, kept by the service that makes the change (docs/idempotency.md).
     const idempotencyKey = req.headers[IDEMPOTENCY_KEY_HEADER];
     if (method === 'POST' && typeof idempotencyKey === 'string') checkIdempotencyKey(idempotencyKey);
-    const headers = forwardHeaders(deps, call, identity, body);
+    const headers = forwardHeaders(deps, call, rule.upstream, identity, body);
     send(res, await deps.upstreams.send(rule.upstream, method, path + call.query, headers, body));
   };
 }
@@ -115,14 +116,20 @@ async function authenticateLimited(
   throw unauthorized();
 }
 
-function forwardHeaders(deps: GatewayDeps, call: ApiRequest, identity: Identity | null, body: Buffer) {
+function forwardHeaders(
+  deps: GatewayDeps,
+  call: ApiRequest,
+  upstream: Upstream,
+  identity: Identity | null,
+  body: Buffer,
+) {
   const extra = hopHeaders(call, body.length > 0);
   const { headers } = call.req;
   // Signed over what is sent: the path with its query and the body's exact bytes.
   if (identity)
     Object.assign(
       extra,
-      signIdentity(deps.internalSecret, identity, call.method, call.path + call.query, body),
+      signIdentity(deps.internalSecrets[upstream], identity, call.method, call.path + call.query, body),
     );
   // A public route authenticates itself (a PSP's secret): its credentials go through untouched.
   else if (typeof headers.authorization === 'string') extra.authorization = headers.authorization;

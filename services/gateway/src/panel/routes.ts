@@ -35,7 +35,7 @@ import { KeyChangeUnavailableError, type KeyVersions } from '../domain/key-holde
 import { authorize } from '../http/auth';
 import { UpstreamClient, hopHeaders } from '../http/proxy';
 import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';
-import { matchRoute, routeTemplate } from '../http/routing';
+import { matchRoute, routeTemplate, type Upstream } from '../http/routing';
 import {
   checkCsrfToken,
   checkOrigin,
@@ -71,7 +71,8 @@ export interface PanelDeps {
   /** The public API's store: a key sent through the panel and one sent with an API key are the same. */
   /** Key changes go through it, so every replica's key cache sees them on the next request. */
   keyVersions: KeyVersions;
-  internalSecret: string;
+  /** The secret each service verifies identities with, to sign what is sent to it. */
+  internalSecrets: Record<Upstream, string>;
   logger: Logger;
   /** The cap on concurrent password checks (scrypt), shared by every login. */
   passwordChecks: PasswordChecks;
@@ -310,7 +311,7 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
       'payments',
       'GET',
       upstreamPath,
-      upstreamHeaders(deps, req, identity, 'GET', upstreamPath, null),
+      upstreamHeaders(deps, req, 'payments', identity, 'GET', upstreamPath, null),
       null,
     );
     if (answer.status !== 200) {
@@ -348,7 +349,7 @@ export function mountPanel(app: Express, deps: PanelDeps): void {
         rule.upstream,
         req.method,
         apiPath + query,
-        upstreamHeaders(deps, req, identity, req.method, apiPath + query, body),
+        upstreamHeaders(deps, req, rule.upstream, identity, req.method, apiPath + query, body),
         body,
       );
     // A retried POST (the page sends a key per action) is answered once, as on the public API: the
@@ -449,6 +450,7 @@ function presentSession(message: string, session: Session, user: PanelUser): Pan
 function upstreamHeaders(
   deps: PanelDeps,
   req: Request,
+  upstream: Upstream,
   identity: Identity,
   method: string,
   /** The path with its query, as sent. */
@@ -463,7 +465,7 @@ function upstreamHeaders(
     ...hopHeaders(req, hasBody),
     // The service that makes the change keeps the key (docs/idempotency.md).
     ...(typeof key === 'string' ? { [IDEMPOTENCY_KEY_HEADER]: key } : {}),
-    ...signIdentity(deps.internalSecret, identity, method, upstreamPath, hasBody ? body : null),
+    ...signIdentity(deps.internalSecrets[upstream], identity, method, upstreamPath, hasBody ? body : null),
   };
 }
 
