@@ -22,7 +22,7 @@ import {
   OrderPathParams,
   TrackingUpdateRequest,
 } from './orders';
-import { PspPixNotification } from './payments';
+import { PspPixNotification, PspPixNotificationResponse } from './payments';
 import { CreateProductRequest, ProductListQuery, ProductListResponse, ProductResponse } from './products';
 import {
   AffiliateListQuery,
@@ -441,7 +441,7 @@ export const routes: RouteDoc[] = [
     tag: 'PSP',
     auth: false,
     body: PspPixNotification,
-    responses: { 200: ok(MessageResponse) },
+    responses: { 200: ok(PspPixNotificationResponse) },
   },
   // Documentation
   {

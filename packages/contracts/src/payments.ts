@@ -38,6 +38,27 @@ export const PspPixNotification = z.looseObject({ pix: z.array(PspPixPayment) })
 export type PspPixNotification = z.infer<typeof PspPixNotification>;
 
 /**
+ * What became of each payment of a notification, in its order: `applied` (the order is PAID now),
+ * `duplicate` (seen before), `late` or `duplicate_charge` (the order was not payable or already paid:
+ * the payer is refunded), `unknown_txid` and `amount_mismatch` (nothing changed; kept for an operator).
+ */
+export const PspPaymentOutcome = z.enum([
+  'applied',
+  'duplicate',
+  'late',
+  'unknown_txid',
+  'amount_mismatch',
+  'duplicate_charge',
+]);
+export type PspPaymentOutcome = z.infer<typeof PspPaymentOutcome>;
+
+export const PspPixNotificationResponse = z.object({
+  message: z.string(),
+  data: z.object({ outcomes: z.array(PspPaymentOutcome) }),
+});
+export type PspPixNotificationResponse = z.infer<typeof PspPixNotificationResponse>;
+
+/**
  * Internal: orders asks payments for the PIX charge of a new order (`POST /internal/charges/`, never
  * routed by the gateway). Idempotent on `order_uuid`: asking again returns the same charge.
  */

@@ -7,6 +7,7 @@ import {
   PaymentEvents,
   PaymentRefundedData,
   type Environment,
+  type PspPaymentOutcome,
 } from '@seller-api/contracts';
 import {
   HttpError,
@@ -206,8 +207,8 @@ export interface PixPayment {
   paidAt: Date;
 }
 
-export type PaymentOutcome =
-  'applied' | 'duplicate' | 'late' | 'unknown_txid' | 'amount_mismatch' | 'duplicate_charge';
+/** What became of a notified payment (contracts' PspPaymentOutcome, answered to the PSP). */
+export type PaymentOutcome = PspPaymentOutcome;
 
 /**
  * A PSP payment notification (or a sandbox pay, through the same code): recorded once per end-to-end
@@ -250,8 +251,14 @@ export async function recordPayment(
       `select environment from payments.transactions where txid = ?`,
       [payment.txid],
     );
-    if (charge && charge.environment !== payment.environment)
+    if (charge && charge.environment !== payment.environment) {
+      // For an operator: a PSP (or its secret) naming the other environment's charges.
+      deps.logger.warn(
+        { txid: payment.txid, charge_environment: charge.environment, notified_by: payment.environment },
+        'PSP notification names a charge of the other environment; nothing recorded',
+      );
       return { outcome: 'unknown_txid' as const, state: null, refund: null };
+    }
     const inserted = await tx.execute<{ affectedRows: number }>(
       `insert into payments.psp_payments (end_to_end_id, txid, amount, paid_at, outcome) values (?, ?, ?, ?, 'applied')
        on conflict (end_to_end_id) do nothing`,

@@ -7,6 +7,7 @@ import {
   type ChargeResult,
   type Environment,
   type Identity,
+  type PspPixNotificationResponse,
 } from '@seller-api/contracts';
 import {
   HttpError,
@@ -113,7 +114,7 @@ export function mountPublicRoutes(
       const environment = senders.get(req);
       if (!environment) throw unauthorized('Invalid PSP credentials.');
       const notification = parseOrThrow(PspPixNotification, req.body, 'Invalid notification.');
-      const outcomes = [];
+      const outcomes: PspPixNotificationResponse['data']['outcomes'] = [];
       for (const pix of notification.pix) {
         const { outcome } = await confirmPayment(
           runtime.orm.em,
@@ -128,7 +129,8 @@ export function mountPublicRoutes(
         );
         outcomes.push(outcome);
       }
-      res.json({ message: 'Notification received.', data: { outcomes } });
+      const answer: PspPixNotificationResponse = { message: 'Notification received.', data: { outcomes } };
+      res.json(answer);
     }),
   );
 }
