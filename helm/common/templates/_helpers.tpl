@@ -84,8 +84,9 @@ app.kubernetes.io/component: server
 
 {{/*
 The existing Secret of this service alone: its own DATABASE_URL (its PostgreSQL role), AMQP_URL (its
-RabbitMQ user), INTERNAL_SECRET and its other secrets (docs/deploy.md, "Secrets"). existingSecret, else
-<global.secretPrefix>-<service> ("seller-api-orders"). No Secret is shared by two services.
+RabbitMQ user), its INTERNAL_SECRET, the internal secrets of the services it calls and its other
+secrets (docs/deploy.md, "Secrets"). existingSecret, else <global.secretPrefix>-<service>
+("seller-api-orders"). No Secret is shared by two services.
 */}}
 {{- define "common.secretName" -}}
 {{- .Values.existingSecret | default (printf "%s-%s" ((.Values.global).secretPrefix | default "seller-api") (include "common.name" .)) -}}

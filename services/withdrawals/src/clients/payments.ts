@@ -30,8 +30,8 @@ export class PaymentsCallError extends Error {
 
 /**
  * Internal HTTP to payments (`PAYMENTS_URL`) for the ledger's reconciliation: `GET /internal/transactions/`
- * with an operator identity of the environment asked about, signed with `INTERNAL_SECRET` like every
- * internal call. A page at a time, each bounded by `timeoutMs`. Errors name the status and payments'
+ * with an operator identity of the environment asked about, signed with payments' secret
+ * (`PAYMENTS_INTERNAL_SECRET`) like every internal call. A page at a time, each bounded by `timeoutMs`. Errors name the status and payments'
  * message, never the signed headers.
  */
 export class PaymentsClient implements PaidChargesSource {
