@@ -93,7 +93,7 @@ function serviceSchema(name) {
     existingSecret: {
       ...str,
       description:
-        "Name of this service's own Secret (its DATABASE_URL, AMQP_URL, INTERNAL_SECRET, ...); empty: <global.secretPrefix>-<service>.",
+        "Name of this service's own Secret (its DATABASE_URL, AMQP_URL, its INTERNAL_SECRET and the internal secrets of the services it calls, ...; docs/deploy.md, Secrets); empty: <global.secretPrefix>-<service>.",
     },
     nodeEnv: { enum: ['production', 'development', 'test'] },
     logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
