@@ -49,8 +49,8 @@ export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
 
 /**
  * Tables every service needs: the outbox it publishes from and the ids of messages it has consumed.
- * A service whose first migration ran before a kit change adds the change with a migration of its own
- * (see `outboxTraceContextSql`).
+ * A service's migrations write this SQL out as it was when they were written (a migration never changes
+ * once run), so a change here reaches a service only through a new migration of its own.
  */
 export function kitMigrationSql(schema: string): string[] {
   return [

@@ -1,11 +1,26 @@
 import { Migration } from '@mikro-orm/migrations';
-import { kitMigrationSql, outboxTraceContextSql } from '@seller-api/service-kit';
 
 export const SCHEMA = 'orders';
 
 class Migration20261123Init extends Migration {
   override async up(): Promise<void> {
-    for (const sql of kitMigrationSql(SCHEMA)) this.addSql(sql);
+    // The kit's tables (its outbox.ts), written out: a migration never changes once run.
+    this.addSql(`create table if not exists "orders".outbox (
+      id uuid primary key,
+      exchange text not null,
+      routing_key text not null,
+      payload jsonb not null,
+      headers jsonb not null default '{}',
+      trace_context jsonb,
+      created_at timestamptz(3) not null default now()
+    )`);
+    this.addSql(`create index if not exists outbox_created_at_idx on "orders".outbox (created_at, id)`);
+    this.addSql(`create table if not exists "orders".processed_messages (
+      consumer text not null,
+      message_id text not null,
+      processed_at timestamptz(3) not null default now(),
+      primary key (consumer, message_id)
+    )`);
   }
 }
 
@@ -129,7 +144,7 @@ class Migration20261125ChargeVersion extends Migration {
 
 class Migration20261202TraceContext extends Migration {
   override async up(): Promise<void> {
-    for (const sql of outboxTraceContextSql(SCHEMA)) this.addSql(sql);
+    this.addSql(`alter table "orders".outbox add column if not exists trace_context jsonb`);
   }
 }
 

@@ -1,11 +1,26 @@
 import { Migration } from '@mikro-orm/migrations';
-import { kitMigrationSql, outboxTraceContextSql } from '@seller-api/service-kit';
 
 export const SCHEMA = 'webhooks';
 
 class Migration20261123Init extends Migration {
   override async up(): Promise<void> {
-    for (const sql of kitMigrationSql(SCHEMA)) this.addSql(sql);
+    // The kit's tables (its outbox.ts), written out: a migration never changes once run.
+    this.addSql(`create table if not exists "webhooks".outbox (
+      id uuid primary key,
+      exchange text not null,
+      routing_key text not null,
+      payload jsonb not null,
+      headers jsonb not null default '{}',
+      trace_context jsonb,
+      created_at timestamptz(3) not null default now()
+    )`);
+    this.addSql(`create index if not exists outbox_created_at_idx on "webhooks".outbox (created_at, id)`);
+    this.addSql(`create table if not exists "webhooks".processed_messages (
+      consumer text not null,
+      message_id text not null,
+      processed_at timestamptz(3) not null default now(),
+      primary key (consumer, message_id)
+    )`);
   }
 }
 
@@ -76,7 +91,7 @@ class Migration20261123Webhooks extends Migration {
 
 class Migration20261202TraceContext extends Migration {
   override async up(): Promise<void> {
-    for (const sql of outboxTraceContextSql(SCHEMA)) this.addSql(sql);
+    this.addSql(`alter table "webhooks".outbox add column if not exists trace_context jsonb`);
     // The trace of the event each delivery comes from: attempts run later, maybe in another replica.
     this.addSql(`alter table webhooks.deliveries add column if not exists trace_context jsonb`);
   }
@@ -88,51 +103,52 @@ class Migration20261202TraceContext extends Migration {
  * reads the whole backlog into a bitmap and sorts it whenever its statistics lag behind a backlog that
  * grew fast (the moment a claim matters most); `set enable_bitmapscan = off` applies to this function
  * only. Each row's target is its webhook's current URL, looked up row by row; a paused or deleted
- * webhook's deliveries have none and are skipped, as are the destinations in `saturated`
- * (`skipFullByStoredUrl`: first by the URL stored on the delivery, Migration20261208DueWindowUrlFirst).
+ * webhook's deliveries have none and are skipped, as are the destinations in `saturated`.
  */
-const dueWindowQuery = (skipFullByStoredUrl: boolean, since: boolean) => `select * from (
+class Migration20261205DueWindow extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create or replace function webhooks.due_window(saturated text[], size int)
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
+  language sql stable
+  set enable_bitmapscan = off
+  as $$
+    select * from (
       select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
              case when d.webhook_id is null then d.url
                   else (select w.url from webhooks.webhooks w
                          where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
         from webhooks.deliveries d
-       where d.status = 'pending' and d.next_attempt_at <= now()${
-         since ? ' and d.next_attempt_at >= since' : ''
-       }
-         and (d.lease_until is null or d.lease_until < now())${
-           skipFullByStoredUrl ? '\n         and d.url <> all(saturated)' : ''
-         }
+       where d.status = 'pending' and d.next_attempt_at <= now()
+         and (d.lease_until is null or d.lease_until < now())
        order by d.next_attempt_at) candidates
      -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
      where target is not null and target <> all(saturated)
-     limit size`;
-
-const dueWindowSignature = (since: boolean) =>
-  `webhooks.due_window(saturated text[], size int${since ? ', since timestamptz' : ''})
-  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)`;
-
-const dueWindowFunction = (
-  skipFullByStoredUrl: boolean,
-  since = false,
-) => `create or replace function ${dueWindowSignature(since)}
-  language sql stable
-  set enable_bitmapscan = off
-  as $$
-    ${dueWindowQuery(skipFullByStoredUrl, since)}
-  $$`;
-const DUE_WINDOW_FUNCTION = dueWindowFunction(false);
-
-class Migration20261205DueWindow extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(DUE_WINDOW_FUNCTION);
+     limit size
+  $$`);
   }
 }
 
 /** The first due_window let a paused webhook's deliveries through when no destination was saturated. */
 class Migration20261206DueWindowPaused extends Migration {
   override async up(): Promise<void> {
-    this.addSql(DUE_WINDOW_FUNCTION);
+    this.addSql(`create or replace function webhooks.due_window(saturated text[], size int)
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
+  language sql stable
+  set enable_bitmapscan = off
+  as $$
+    select * from (
+      select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
+             case when d.webhook_id is null then d.url
+                  else (select w.url from webhooks.webhooks w
+                         where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
+        from webhooks.deliveries d
+       where d.status = 'pending' and d.next_attempt_at <= now()
+         and (d.lease_until is null or d.lease_until < now())
+       order by d.next_attempt_at) candidates
+     -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
+     where target is not null and target <> all(saturated)
+     limit size
+  $$`);
   }
 }
 
@@ -157,11 +173,27 @@ class Migration20261207DeliveriesFillfactor extends Migration {
  * pending deliveries' too (domain/registrations.ts, updateWebhook). The current URL is still checked
  * after the lookup, as before.
  */
-const DUE_WINDOW_FUNCTION_URL_FIRST = dueWindowFunction(true);
-
 class Migration20261208DueWindowUrlFirst extends Migration {
   override async up(): Promise<void> {
-    this.addSql(DUE_WINDOW_FUNCTION_URL_FIRST);
+    this.addSql(`create or replace function webhooks.due_window(saturated text[], size int)
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
+  language sql stable
+  set enable_bitmapscan = off
+  as $$
+    select * from (
+      select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
+             case when d.webhook_id is null then d.url
+                  else (select w.url from webhooks.webhooks w
+                         where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
+        from webhooks.deliveries d
+       where d.status = 'pending' and d.next_attempt_at <= now()
+         and (d.lease_until is null or d.lease_until < now())
+         and d.url <> all(saturated)
+       order by d.next_attempt_at) candidates
+     -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
+     where target is not null and target <> all(saturated)
+     limit size
+  $$`);
   }
 }
 
@@ -208,20 +240,27 @@ class Migration20261210DeliveriesNeverDeleted extends Migration {
  */
 class Migration20261211DueWindowSince extends Migration {
   override async up(): Promise<void> {
-    this.addSql(dueWindowFunction(true, true));
+    this.addSql(`create or replace function webhooks.due_window(saturated text[], size int, since timestamptz)
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
+  language sql stable
+  set enable_bitmapscan = off
+  as $$
+    select * from (
+      select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
+             case when d.webhook_id is null then d.url
+                  else (select w.url from webhooks.webhooks w
+                         where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
+        from webhooks.deliveries d
+       where d.status = 'pending' and d.next_attempt_at <= now() and d.next_attempt_at >= since
+         and (d.lease_until is null or d.lease_until < now())
+         and d.url <> all(saturated)
+       order by d.next_attempt_at) candidates
+     -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
+     where target is not null and target <> all(saturated)
+     limit size
+  $$`);
   }
 }
-
-/** due_window (with `since`) as a PL/pgSQL function returning `query`'s rows. */
-const plpgsqlDueWindow = (query: string) => `create or replace function ${dueWindowSignature(true)}
-      language plpgsql stable
-      set enable_bitmapscan = off
-      as $$
-      #variable_conflict use_column
-      begin
-        return query ${query};
-      end
-      $$`;
 
 /**
  * due_window in PL/pgSQL, whose statements keep their plan for the session: a SQL function that cannot
@@ -230,7 +269,28 @@ const plpgsqlDueWindow = (query: string) => `create or replace function ${dueWin
  */
 class Migration20261212DueWindowCachedPlan extends Migration {
   override async up(): Promise<void> {
-    this.addSql(plpgsqlDueWindow(dueWindowQuery(true, true)));
+    this.addSql(`create or replace function webhooks.due_window(saturated text[], size int, since timestamptz)
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
+      language plpgsql stable
+      set enable_bitmapscan = off
+      as $$
+      #variable_conflict use_column
+      begin
+        return query select * from (
+      select d.id, d.next_attempt_at, d.webhook_id, d.attempts,
+             case when d.webhook_id is null then d.url
+                  else (select w.url from webhooks.webhooks w
+                         where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
+        from webhooks.deliveries d
+       where d.status = 'pending' and d.next_attempt_at <= now() and d.next_attempt_at >= since
+         and (d.lease_until is null or d.lease_until < now())
+         and d.url <> all(saturated)
+       order by d.next_attempt_at) candidates
+     -- "<> all" of an empty array is true even for null: the null test is what skips paused webhooks.
+     where target is not null and target <> all(saturated)
+     limit size;
+      end
+      $$`);
   }
 }
 
@@ -240,7 +300,16 @@ class Migration20261212DueWindowCachedPlan extends Migration {
  * three index lookups for each delivery claimed; now it is computed once. Same signature and
  * columns: replicas of the previous build call it unchanged during a rolling deploy.
  */
-const DUE_WINDOW_ONE_LOOKUP = `
+class Migration20261213DueWindowOneLookup extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create or replace function webhooks.due_window(saturated text[], size int, since timestamptz)
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text)
+      language plpgsql stable
+      set enable_bitmapscan = off
+      as $$
+      #variable_conflict use_column
+      begin
+        return query 
           select d.id, d.next_attempt_at, d.webhook_id, d.attempts, t.target
             from webhooks.deliveries d
             -- A subquery kept apart (offset 0), so that its target is computed once per row; a plain
@@ -257,11 +326,9 @@ const DUE_WINDOW_ONE_LOOKUP = `
              -- true even for null, so the null test is what skips them.
              and t.target is not null and t.target <> all(saturated)
            order by d.next_attempt_at
-           limit size`;
-
-class Migration20261213DueWindowOneLookup extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(plpgsqlDueWindow(DUE_WINDOW_ONE_LOOKUP));
+           limit size;
+      end
+      $$`);
   }
 }
 

@@ -1,11 +1,26 @@
 import { Migration } from '@mikro-orm/migrations';
-import { kitMigrationSql, outboxTraceContextSql } from '@seller-api/service-kit';
 
 export const SCHEMA = 'withdrawals';
 
 class Migration20261123Init extends Migration {
   override async up(): Promise<void> {
-    for (const sql of kitMigrationSql(SCHEMA)) this.addSql(sql);
+    // The kit's tables (its outbox.ts), written out: a migration never changes once run.
+    this.addSql(`create table if not exists "withdrawals".outbox (
+      id uuid primary key,
+      exchange text not null,
+      routing_key text not null,
+      payload jsonb not null,
+      headers jsonb not null default '{}',
+      trace_context jsonb,
+      created_at timestamptz(3) not null default now()
+    )`);
+    this.addSql(`create index if not exists outbox_created_at_idx on "withdrawals".outbox (created_at, id)`);
+    this.addSql(`create table if not exists "withdrawals".processed_messages (
+      consumer text not null,
+      message_id text not null,
+      processed_at timestamptz(3) not null default now(),
+      primary key (consumer, message_id)
+    )`);
     // Double-entry journal: every entry's lines sum to zero; balances are sums of lines, never edited.
     this.addSql(`create table if not exists withdrawals.ledger_lines (
       id bigserial primary key,
@@ -21,9 +36,6 @@ class Migration20261123Init extends Migration {
     );
   }
 }
-
-// The accounts as they were then; later migrations widen the check (a migration never changes once run).
-const accountList = `'psp_settlement', 'platform_fees', 'seller_available', 'seller_held_med', 'seller_withdrawals_pending', 'seller_paid_out'`;
 
 class Migration20261201Ledger extends Migration {
   override async up(): Promise<void> {
@@ -47,7 +59,7 @@ class Migration20261201Ledger extends Migration {
     this.addSql(`alter table withdrawals.ledger_lines
       add constraint ledger_lines_entry_fk foreign key (entry_id) references withdrawals.ledger_entries (id)
         deferrable initially deferred,
-      add constraint ledger_lines_account_check check (account in (${accountList})),
+      add constraint ledger_lines_account_check check (account in ('psp_settlement', 'platform_fees', 'seller_available', 'seller_held_med', 'seller_withdrawals_pending', 'seller_paid_out')),
       add constraint ledger_lines_amount_check check (amount <> 0)`);
     this.addSql(`create index ledger_lines_entry_idx on withdrawals.ledger_lines (entry_id)`);
     // The database refuses, at commit, an entry whose lines do not sum to zero: the journal balances even
@@ -124,18 +136,15 @@ class Migration20261201Ledger extends Migration {
 
 class Migration20261202TraceContext extends Migration {
   override async up(): Promise<void> {
-    for (const sql of outboxTraceContextSql(SCHEMA)) this.addSql(sql);
+    this.addSql(`alter table "withdrawals".outbox add column if not exists trace_context jsonb`);
   }
 }
 
-// seller_debt: what a reversal took beyond the available balance (ledger.settleAvailable). The list is
-// written out: a migration never changes once run.
-const accountsWithDebt = `${accountList}, 'seller_debt'`;
-
 class Migration20261203SellerDebt extends Migration {
   override async up(): Promise<void> {
+    // seller_debt: what a reversal took beyond the available balance (ledger.settleAvailable).
     this.addSql(`alter table withdrawals.ledger_lines drop constraint ledger_lines_account_check,
-      add constraint ledger_lines_account_check check (account in (${accountsWithDebt})) not valid`);
+      add constraint ledger_lines_account_check check (account in ('psp_settlement', 'platform_fees', 'seller_available', 'seller_held_med', 'seller_withdrawals_pending', 'seller_paid_out', 'seller_debt')) not valid`);
     this.addSql(`alter table withdrawals.ledger_lines validate constraint ledger_lines_account_check`);
   }
 }
@@ -147,7 +156,7 @@ class Migration20261203SellerDebt extends Migration {
 class Migration20261204SellerDebtCheck extends Migration {
   override async up(): Promise<void> {
     this.addSql(`alter table withdrawals.ledger_lines drop constraint ledger_lines_account_check,
-      add constraint ledger_lines_account_check check (account in (${accountsWithDebt})) not valid`);
+      add constraint ledger_lines_account_check check (account in ('psp_settlement', 'platform_fees', 'seller_available', 'seller_held_med', 'seller_withdrawals_pending', 'seller_paid_out', 'seller_debt')) not valid`);
     this.addSql(`alter table withdrawals.ledger_lines validate constraint ledger_lines_account_check`);
   }
 }
@@ -255,9 +264,6 @@ class Migration20261208ReconciliationBalanceCheck extends Migration {
   }
 }
 
-// seller_held_refund: the net of a sale whose refund by the seller is in flight (domain/refund-holds.ts).
-const accountsWithRefundHold = `${accountsWithDebt}, 'seller_held_refund'`;
-
 /**
  * Refund holds (docs/finance.md, "Refunds"): a seller's refund first reserves the sale's net from the
  * available balance, under the seller's lock. The order's record says so (position REFUND_HELD), with
@@ -266,8 +272,10 @@ const accountsWithRefundHold = `${accountsWithDebt}, 'seller_held_refund'`;
  */
 class Migration20261209RefundHolds extends Migration {
   override async up(): Promise<void> {
+    // seller_held_refund: the net of a sale whose refund by the seller is in flight
+    // (domain/refund-holds.ts).
     this.addSql(`alter table withdrawals.ledger_lines drop constraint ledger_lines_account_check,
-      add constraint ledger_lines_account_check check (account in (${accountsWithRefundHold})) not valid`);
+      add constraint ledger_lines_account_check check (account in ('psp_settlement', 'platform_fees', 'seller_available', 'seller_held_med', 'seller_withdrawals_pending', 'seller_paid_out', 'seller_debt', 'seller_held_refund')) not valid`);
     this.addSql(`alter table withdrawals.ledger_lines validate constraint ledger_lines_account_check`);
     this.addSql(`alter table withdrawals.order_funds drop constraint order_funds_position_check,
       add constraint order_funds_position_check
