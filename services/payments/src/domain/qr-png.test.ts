@@ -75,6 +75,12 @@ describe('renderQrPng', () => {
     expect(image.colorType).toBe(0);
   });
 
+  it('ends with the IEND chunk every PNG ends with, CRC-32 included', () => {
+    const png = renderQrPng(SHORT);
+    // Length 0, "IEND", then the CRC-32 of "IEND": the same 12 bytes in every PNG.
+    expect(png.subarray(png.length - 12).toString('hex')).toBe('0000000049454e44ae426082');
+  });
+
   it.each([6, 3])('keeps a white quiet zone of 4 modules at scale %d', (scale) => {
     const image = PNG.sync.read(renderQrPng(LONG, { scale }));
     const quiet = 4 * scale;

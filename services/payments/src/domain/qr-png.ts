@@ -1,5 +1,4 @@
-import { deflateSync } from 'node:zlib';
-import { crc32 } from './crc32';
+import { crc32, deflateSync } from 'node:zlib';
 import { qrMatrix, type QrMatrix } from './qr-matrix';
 
 /**
@@ -35,7 +34,7 @@ function chunk(type: string, data: Uint8Array): Buffer {
   out.writeUInt32BE(data.length, 0);
   out.write(type, 4, 'latin1');
   out.set(data, 8);
-  out.writeUInt32BE(crc32(out, 4, 8 + data.length), 8 + data.length);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
   return out;
 }
 
