@@ -6,7 +6,7 @@ import { SCHEMA, migrations } from './db/migrations';
 import { createSenderPool } from './db/sender-pool';
 import type { Resolver } from '@seller-api/service-kit';
 import { intakeHandler } from './events/intake';
-import { createDispatcherMetrics, registerBacklogGauge } from './events/metrics';
+import { createDispatcherMetrics, registerBacklogGauge } from './metrics';
 import { DeliverySender } from './events/sender';
 import { INTAKE_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, createMetrics } from '@seller-api/service-kit';
 import type { Pool, QueryConfig } from 'pg';
-import { createDispatcherMetrics } from './metrics';
+import { createDispatcherMetrics } from '../metrics';
 import { claimWindowSize, DeliverySender, type SenderOptions } from './sender';
 
 /*

@@ -22,7 +22,7 @@ import {
 import { postDelivery, type PostTarget } from './delivery-post';
 import { DeliverySlots } from './delivery-slots';
 import { DestinationPools } from './destination-pools';
-import type { DispatcherMetrics } from './metrics';
+import type { DispatcherMetrics } from '../metrics';
 
 export interface SenderOptions {
   /**
