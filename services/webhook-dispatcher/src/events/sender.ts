@@ -69,7 +69,7 @@ interface ClaimedDelivery {
 }
 
 /** A change to a webhook that claimed deliveries of it may predate (DeliverySender.changing). */
-interface Withdrawal {
+interface WebhookChange {
   /** Changes being written. */
   changes: number;
   /** When the last one was written (performance.now()): claims sent before then predate it. */
@@ -226,7 +226,7 @@ export class DeliverySender {
    * Webhooks being changed here, or changed while claims sent before were in flight: their deliveries
    * claimed before the change are handed back, not started (changing).
    */
-  private readonly withdrawn = new Map<string, Withdrawal>();
+  private readonly changingWebhooks = new Map<string, WebhookChange>();
   /** Something may be due that no claim has looked for yet: a wake, a slot freed, a full claim. */
   private dirty = false;
   /**
@@ -292,9 +292,9 @@ export class DeliverySender {
    * finish; another replica's waiting deliveries go out within MAX_WAIT_MS and its sweep.
    */
   async changing<R>(webhookId: string, change: () => Promise<R>): Promise<R> {
-    const entry = this.withdrawn.get(webhookId) ?? { changes: 0, committedAt: -Infinity, held: [] };
+    const entry = this.changingWebhooks.get(webhookId) ?? { changes: 0, committedAt: -Infinity, held: [] };
     entry.changes += 1;
-    this.withdrawn.set(webhookId, entry);
+    this.changingWebhooks.set(webhookId, entry);
     entry.held.push(...this.slots.takeWaitingWhere((d) => d.webhook_id === webhookId));
     try {
       return await change();
@@ -302,7 +302,7 @@ export class DeliverySender {
       entry.changes -= 1;
       entry.committedAt = performance.now();
       if (entry.changes === 0) this.handBack(entry.held.splice(0));
-      this.forgetWithdrawals();
+      this.forgetSettledChanges();
     }
   }
 
@@ -381,7 +381,7 @@ export class DeliverySender {
         })
         .finally(() => {
           this.claims.delete(plan);
-          if (this.withdrawn.size > 0) this.forgetWithdrawals();
+          if (this.changingWebhooks.size > 0) this.forgetSettledChanges();
           this.pump();
           if (this.claims.size === 0) this.wakeAt(Date.now() + this.options.pollIntervalMs);
         });
@@ -427,10 +427,10 @@ export class DeliverySender {
     const now = Date.now();
     const refused: ClaimedDelivery[] = [];
     for (const delivery of claimed) {
-      const withdrawal = this.withdrawalOf(delivery, sentAt);
-      if (withdrawal) {
+      const change = this.changePredating(delivery, sentAt);
+      if (change) {
         // Held leased until the change is written, or handed back now that it is.
-        if (withdrawal.changes > 0) withdrawal.held.push(delivery);
+        if (change.changes > 0) change.held.push(delivery);
         else refused.push(delivery);
         continue;
       }
@@ -486,18 +486,18 @@ export class DeliverySender {
   }
 
   /** The change to its webhook that `delivery`, claimed by a claim sent at `sentAt`, predates, if any. */
-  private withdrawalOf(delivery: ClaimedDelivery, sentAt: number): Withdrawal | null {
-    if (delivery.webhook_id === null || this.withdrawn.size === 0) return null;
-    const entry = this.withdrawn.get(delivery.webhook_id);
+  private changePredating(delivery: ClaimedDelivery, sentAt: number): WebhookChange | null {
+    if (delivery.webhook_id === null || this.changingWebhooks.size === 0) return null;
+    const entry = this.changingWebhooks.get(delivery.webhook_id);
     return entry !== undefined && (entry.changes > 0 || sentAt <= entry.committedAt) ? entry : null;
   }
 
   /** Drops the changes that every claim in flight was sent after. */
-  private forgetWithdrawals(): void {
+  private forgetSettledChanges(): void {
     let oldestClaim = Infinity;
     for (const { sentAt } of this.claims.values()) oldestClaim = Math.min(oldestClaim, sentAt);
-    for (const [id, entry] of this.withdrawn) {
-      if (entry.changes === 0 && entry.committedAt < oldestClaim) this.withdrawn.delete(id);
+    for (const [id, entry] of this.changingWebhooks) {
+      if (entry.changes === 0 && entry.committedAt < oldestClaim) this.changingWebhooks.delete(id);
     }
   }
 
@@ -705,7 +705,7 @@ export class DeliverySender {
     // then the attempts in flight finish.
     await Promise.allSettled([...this.claims.values()].map((claim) => claim.run));
     this.handBack(this.slots.takeAllWaiting());
-    for (const entry of this.withdrawn.values()) this.handBack(entry.held.splice(0));
+    for (const entry of this.changingWebhooks.values()) this.handBack(entry.held.splice(0));
     await Promise.allSettled([...this.attempts]);
     await this.outcomes.settled();
     await this.pools.close();
