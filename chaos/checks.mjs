@@ -51,6 +51,20 @@ async function chargesWithoutOrder(databaseUrl) {
   }
 }
 
+/** Refunds reserved and never finished: every one must end with its refund (or be given back). */
+async function refundHoldsLeft(databaseUrl) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query(
+      `select count(*)::int as n from withdrawals.order_funds where position = 'REFUND_HELD'`,
+    );
+    return rows[0].n;
+  } finally {
+    await db.end();
+  }
+}
+
 /** Everything the checks look at, read now. */
 export async function collect({ client, sellers, outcome, receiver, databaseUrl }) {
   const perSeller = [];
@@ -64,7 +78,13 @@ export async function collect({ client, sellers, outcome, receiver, databaseUrl 
       if (order.status === 'PAID') paidNet += await netOf(client, seller.key, order.uuid);
     perSeller.push({ seller, orders, withdrawals, balance: balance.body.data, paidNet });
   }
-  return { perSeller, outcome, receiver, orphanCharges: await chargesWithoutOrder(databaseUrl) };
+  return {
+    perSeller,
+    outcome,
+    receiver,
+    orphanCharges: await chargesWithoutOrder(databaseUrl),
+    refundHolds: await refundHoldsLeft(databaseUrl),
+  };
 }
 
 /** Whether everything that is still moving has arrived (webhooks, credits, payouts). */
@@ -77,6 +97,7 @@ export function settled(state) {
   );
   return (
     webhooks &&
+    state.refundHolds === 0 &&
     state.perSeller.every((s) => balanceMiss(s) === 0 && !s.withdrawals.some((w) => IN_FLIGHT.has(w.status)))
   );
 }
@@ -93,7 +114,7 @@ const sample = (items) =>
   items.length ? `${items.slice(0, 5).join(', ')}${items.length > 5 ? ', ...' : ''}` : undefined;
 
 export function computeChecks(state, { reconciliation, exits }) {
-  const { outcome, receiver, perSeller, orphanCharges } = state;
+  const { outcome, receiver, perSeller, orphanCharges, refundHolds } = state;
   const asked = outcome.orders;
   const answered = asked.filter((o) => o.uuid);
   const answeredIds = new Set(answered.map((o) => o.uuid));
@@ -109,7 +130,7 @@ export function computeChecks(state, { reconciliation, exits }) {
     .map((list) => list[0].customer.email);
   const unanswered = listed.filter((o) => !answeredIds.has(o.uuid)).map((o) => o.uuid);
   const notAnswered = asked.filter((o) => !o.uuid).map((o) => `#${o.n}: ${o.created}`);
-  const gaveUp = asked.filter((o) => o.createdGaveUp || o.payGaveUp).map((o) => `#${o.n}`);
+  const gaveUp = asked.filter((o) => o.createdGaveUp || o.payGaveUp || o.refundGaveUp).map((o) => `#${o.n}`);
   const payMissed = asked.filter((o) => o.pay && o.uuid && o.paid !== 200).map((o) => `#${o.n}: ${o.paid}`);
   const created = answered.filter((o) => receiver.idsOf('order.created', o.uuid) !== 1).map((o) => o.uuid);
   const paidOrders = answered.filter((o) => o.paid === 200);
@@ -118,7 +139,19 @@ export function computeChecks(state, { reconciliation, exits }) {
     ['order.created', 'order.paid'].filter((e) => receiver.idsOf(e, o.uuid) > 1).map((e) => `${e} ${o.uuid}`),
   );
   const statusOf = new Map(listed.map((o) => [o.uuid, o.status]));
-  const notPaid = paidOrders.filter((o) => statusOf.get(o.uuid) !== 'PAID').map((o) => o.uuid);
+  const refunded = answered.filter((o) => o.refunded === 200);
+  // A refund the balance did not cover (409 insufficient_balance) leaves its order PAID.
+  const refundRefused = answered.filter((o) => o.refunded === 409 && o.refundCode === 'insufficient_balance');
+  const refundMissed = answered
+    .filter((o) => o.refund && o.paid === 200 && o.refunded !== 200 && !refundRefused.includes(o))
+    .map((o) => `#${o.n}: ${o.refunded} ${o.refundCode ?? ''}`);
+  const notRefunded = refunded.filter((o) => statusOf.get(o.uuid) !== 'REFUNDED').map((o) => o.uuid);
+  const refundedUnasked = listed.filter(
+    (o) => o.status === 'REFUNDED' && !refunded.some((r) => r.uuid === o.uuid),
+  );
+  const notPaid = paidOrders
+    .filter((o) => o.refunded !== 200 && statusOf.get(o.uuid) !== 'PAID')
+    .map((o) => o.uuid);
   const paidUnasked = listed.filter((o) => o.status === 'PAID' && !paidOrders.some((p) => p.uuid === o.uuid));
   const balanceMisses = perSeller.map((s) => balanceMiss(s));
   const listedWithdrawals = perSeller.flatMap((s) => s.withdrawals);
@@ -164,6 +197,28 @@ export function computeChecks(state, { reconciliation, exits }) {
     row('paid orders (answered 200)', paidOrders.length, '-', true),
     row('paid orders not reading PAID', notPaid.length, 0, notPaid.length === 0, sample(notPaid)),
     row('orders PAID that nobody paid', paidUnasked.length, 0, paidUnasked.length === 0),
+    row(
+      'refunds answered 200 / 409 insufficient_balance',
+      `${refunded.length} / ${refundRefused.length}`,
+      '-',
+      true,
+    ),
+    row(
+      'refunds answered otherwise',
+      refundMissed.length,
+      0,
+      refundMissed.length === 0,
+      sample(refundMissed),
+    ),
+    row(
+      'refunded orders not reading REFUNDED',
+      notRefunded.length,
+      0,
+      notRefunded.length === 0,
+      sample(notRefunded),
+    ),
+    row('orders REFUNDED that nobody refunded', refundedUnasked.length, 0, refundedUnasked.length === 0),
+    row('refund holds left at the end', refundHolds, 0, refundHolds === 0),
     row(
       'withdrawals answered 201 / listed',
       `${answeredWithdrawals.length} / ${listedWithdrawals.length}`,

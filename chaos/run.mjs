@@ -1,5 +1,5 @@
 // `npm run chaos`: the whole system from its build (two gateways, two dispatchers), a steady load of
-// orders (half of them paid at once) and withdrawals from careful clients, a sequence of faults
+// orders (half of them paid at once, one in ten of those refunded) and withdrawals from careful clients, a sequence of faults
 // (processes killed, RabbitMQ, PostgreSQL and Redis restarted), then the promises checked: no order
 // lost or doubled, every event delivered once, every paid order's money in the balance, the
 // reconciliation clean. Prints one table; exits non-zero on any miss. docs/chaos.md says more.
@@ -125,7 +125,9 @@ async function main() {
     log('system up; load starts');
     const runStart = new Date();
     const outcome = await drive({ opts, client, sellers, cluster, local, runId });
-    log(`load done: ${outcome.orders.length} orders asked, ${outcome.withdrawals.length} withdrawals asked`);
+    log(
+      `load done: ${outcome.orders.length} orders asked, ${outcome.orders.filter((o) => o.refunded).length} refunds asked, ${outcome.withdrawals.length} withdrawals asked`,
+    );
     // Settling: deliveries retried, messages back from retry queues, payouts finishing.
     const deadline = Date.now() + opts.settle * 1000;
     let state = await collect({ client, sellers, outcome, receiver, databaseUrl: env.DATABASE_URL });
@@ -198,9 +200,12 @@ async function drive({ opts, client, sellers, cluster, local, runId }) {
       seller: seller.index,
       marker: `chaos-${runId}-order-${i}@example.com`,
       pay: i % 2 === 0,
+      // A seller's refund needs the net in the available balance: it is reserved first, under faults too.
+      refund: i % 10 === 0,
       uuid: null,
       created: null,
       paid: null,
+      refunded: null,
     };
     orders.push(order);
     tasks.push(placeOrder(client, seller, order));
@@ -236,7 +241,16 @@ async function placeOrder(client, seller, order) {
     const read = await client.call('GET', `/sellers/orders/${order.uuid}/`, { key: seller.key });
     if (read.status === 200 && read.body.data.payment.status === 'PAID') order.paid = 200;
   }
+  if (!order.refund || order.paid !== 200) return;
+  await sleep(REFUND_AFTER_MS);
+  const refund = await client.call('POST', `/sellers/orders/${order.uuid}/refund/`, { key: seller.key });
+  order.refunded = refund.status;
+  order.refundCode = refund.body?.code ?? null;
+  order.refundGaveUp = Boolean(refund.gaveUp);
 }
+
+/** How long after its payment an order is refunded: its sale is usually in the ledger by then. */
+const REFUND_AFTER_MS = 2_000;
 
 function printReport(rows, client, outcome) {
   console.log('\nfaults injected:');
