@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Environment, Role, uuid } from './common';
 
-/** `mk_<env>_<token>`, token of at least 32 characters from [A-Za-z0-9] (decisions.md 2). */
+/** `mk_<env>_<token>`, token of at least 32 characters from [A-Za-z0-9] (docs/api.md). */
 export const API_KEY_PATTERN = /^mk_(live|test)_[A-Za-z0-9]{32,}$/;
 
 export const ApiKey = z.string().regex(API_KEY_PATTERN, { error: 'Invalid API key format' });

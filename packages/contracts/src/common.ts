@@ -14,15 +14,15 @@ export function unlessMissing(message: string): z.core.$ZodErrorMap {
  */
 export const uuid = z.guid({ error: unlessMissing('Must be a UUID') });
 
-/** Money in minor units (cents), never negative (interface.md 1: every `*_amount` is integer cents). */
+/** Money in minor units (cents), never negative: every `*_amount` is integer cents (docs/limits.md). */
 export const cents = z.int().min(0);
 
-/** Largest amount the API accepts or shows (decisions.md 5: gross between 1 and 999999999999 cents). */
+/** Largest amount the API accepts or shows: gross is 1 to 999999999999 cents (docs/limits.md). */
 export const MAX_AMOUNT = 999_999_999_999;
 
 /**
- * Largest count a request may carry into a PostgreSQL `int` column (an item's quantity): decisions.md
- * 10 bounds every integer field by its column, so a bigger one is a 400 on the field, never a 500.
+ * Largest count a request may carry into a PostgreSQL `int` column (an item's quantity): every integer
+ * field is bounded by its column, so a bigger one is a 400 on the field, never a 500 (docs/limits.md).
  */
 export const MAX_INT_COLUMN = 2_147_483_647;
 
@@ -35,7 +35,7 @@ const LATEST_INPUT = Date.parse('9999-12-31T00:00:00Z');
 /**
  * Whether an input instant is one PostgreSQL's `timestamptz` and a JavaScript Date both hold the same:
  * years 1 to 9999 (the ISO form allows year 0000, which PostgreSQL has not), so that no date a client
- * writes reaches the database as a 500 (decisions.md 10).
+ * writes reaches the database as a 500 (nothing a client sends may cause a 500).
  */
 export function withinDateRange(value: string): boolean {
   const time = Date.parse(value);
@@ -53,7 +53,7 @@ export const datetimeInput = z.iso.datetime({ offset: true }).refine(withinDateR
  */
 export const httpUrl = z.url({ protocol: /^https?$/, error: unlessMissing('Must be an http or https URL') });
 
-/** Calendar date `YYYY-MM-DD` (decisions.md 4). */
+/** Calendar date `YYYY-MM-DD` (docs/api.md, "Conventions"). */
 export const date = z.iso.date();
 
 /** Input that may be a date alone or a datetime (filters, expiration_date). */
@@ -71,14 +71,14 @@ export type Environment = z.infer<typeof Environment>;
 export const Role = z.enum(['seller', 'operator']);
 export type Role = z.infer<typeof Role>;
 
-/** CPF or CNPJ, as `customer.tax_id_type` spells it (interface.md 2.3). */
+/** CPF or CNPJ, as `customer.tax_id_type` spells it (docs/orders.md). */
 export const TaxIdType = z.enum(['CPF', 'CNPJ']);
 export type TaxIdType = z.infer<typeof TaxIdType>;
 
 export const LIST_LIMIT_DEFAULT = 20;
 export const LIST_LIMIT_MAX = 100;
 
-/** Query of every list route; values arrive as strings, hence the coercion (decisions.md 4). */
+/** Query of every list route (docs/limits.md); values arrive as strings, hence the coercion. */
 export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT),
   cursor: z.string().min(1).optional(),
@@ -97,12 +97,12 @@ export type MessageResponse = z.infer<typeof MessageResponse>;
 /** Alias in the lower-case helper style of `dataResponse`. */
 export const messageResponse = MessageResponse;
 
-/** Body of a success with content: `{message, data}` (interface.md 4). */
+/** Body of a success with content: `{message, data}` (docs/api.md, "Answers"). */
 export function dataResponse<T extends z.ZodType>(data: T) {
   return z.object({ message: z.string(), data });
 }
 export type DataResponse<T> = { message: string; data: T };
 
-/** Kinds of PIX key a withdrawal pays to (interface.md 6.5, decisions.md 7). */
+/** Kinds of PIX key a withdrawal pays to (docs/finance-api.md). */
 export const PixKeyType = z.enum(['email', 'cpf', 'phone', 'random']);
 export type PixKeyType = z.infer<typeof PixKeyType>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Machine-readable `code` of every error body (decisions.md 4), plus the gateway's 502/504. */
+/** Machine-readable `code` of every error body (docs/errors.md), plus the gateway's 502/504. */
 export const ERROR_CODES = [
   'validation_error',
   'invalid_json',
@@ -33,7 +33,7 @@ export const ERROR_STATUS: { readonly [K in ErrorCode]: number } = {
   // A seller's refund the available balance does not cover (docs/finance.md, "Refunds").
   insufficient_balance: 409,
   idempotency_conflict: 409,
-  // An account limit (decisions.md 10: 50 active webhooks per seller and environment) is reached.
+  // An account limit (50 webhooks per seller and environment, docs/limits.md) is reached.
   limit_reached: 409,
   payload_too_large: 413,
   // A body in an encoding or content type the route does not take.
@@ -45,7 +45,7 @@ export const ERROR_STATUS: { readonly [K in ErrorCode]: number } = {
   gateway_timeout: 504,
 };
 
-/** Every error body; `request_id` is always set on 5xx (decisions.md 4). */
+/** Every error body; `request_id` is always set on 5xx (docs/errors.md). */
 export const ErrorBody = z.object({
   message: z.string(),
   code: ErrorCode,
@@ -53,7 +53,7 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** Key under which issues about the whole body (no field path) are reported (interface.md 7). */
+/** Key under which issues about the whole body (no field path) are reported (docs/errors.md). */
 export const NON_FIELD_ERRORS = 'non_field_errors';
 
 /** 400 body: `data` maps a dotted field path (`customer.email`, `items.0.quantity`) to its messages. */

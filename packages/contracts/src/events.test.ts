@@ -60,7 +60,7 @@ describe('event names', () => {
 });
 
 describe('payloads and envelope', () => {
-  it('accepts order.paid exactly as interface.md 6.5, affiliate optional', () => {
+  it('accepts order.paid exactly as documented, affiliate optional', () => {
     expect(parseEventPayload('order.paid', orderPaid).order.net_amount).toBe(14401);
     expect(parseEventPayload('order.paid', { ...orderPaid, affiliate: { name: 'Ana' } }).affiliate).toEqual({
       name: 'Ana',

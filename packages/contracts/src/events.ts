@@ -5,7 +5,7 @@ import { PaymentMethod, TransactionStatus } from './payments';
 import { WithdrawalStatus } from './finance';
 
 // ---------------------------------------------------------------------------------------------------
-// Names (interface.md 6.3)
+// Names (docs/events.md, "Catalogue")
 // ---------------------------------------------------------------------------------------------------
 
 export const OrderEvents = {
@@ -60,7 +60,7 @@ export const EVENT_NAMES = [
 export const EventName = z.enum(EVENT_NAMES);
 export type EventName = z.infer<typeof EventName>;
 
-/** The events a per-order `postback_url` receives (interface.md 6.4). */
+/** The 8 order events a per-order `postback_url` receives (docs/webhooks.md). */
 export const POSTBACK_EVENTS = [
   OrderEvents.CREATED,
   OrderEvents.PAID,
@@ -78,13 +78,13 @@ export function isPostbackEvent(name: string): name is PostbackEventName {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Payloads (interface.md 6.5). Masked where 6.6 says, and no internal ids: only public uuids and names.
+// Payloads (docs/events.md). Personal data masked, and no internal ids: only public uuids and names.
 // ---------------------------------------------------------------------------------------------------
 
 const SellerRef = z.object({ name: z.string() });
 const OrderRef = z.object({ uuid, status: OrderStatus });
 
-/** order.paid exactly as interface.md 6.5; every other order.* event carries the same shape. */
+/** order.paid as docs/events.md shows it; every other order.* event carries the same shape. */
 export const OrderEventData = z.object({
   order: z.object({
     uuid,
@@ -99,7 +99,7 @@ export const OrderEventData = z.object({
     paid_at: datetime.nullable(),
   }),
   seller: SellerRef,
-  // Absent when the sale did not come through an affiliate, as parties.affiliate (interface.md 2.5).
+  // Absent when the sale did not come through an affiliate, as parties.affiliate (docs/orders.md).
   affiliate: z.object({ name: z.string() }).optional(),
   customer: z.object({
     name: z.string(),
@@ -129,7 +129,7 @@ const OrderItemEventItem = z.object({
   delivered_at: datetime.nullable(),
 });
 
-/** order_item.shipped exactly as interface.md 6.5 (SHIPPED with a tracking code). */
+/** order_item.shipped as docs/events.md shows it (SHIPPED with a tracking code). */
 export const OrderItemShippedData = z.object({
   order: OrderRef,
   item: OrderItemEventItem,
@@ -166,7 +166,7 @@ export const PaymentPixQrCodeCreatedData = z.object({
 });
 export type PaymentPixQrCodeCreatedData = z.infer<typeof PaymentPixQrCodeCreatedData>;
 
-/** payment.approved exactly as interface.md 6.5. */
+/** payment.approved as docs/events.md shows it. */
 export const PaymentApprovedData = z.object({
   transaction: TransactionBase.extend({ approved_at: datetime }),
   order: OrderRef,
@@ -195,7 +195,7 @@ const BankData = z.object({
   pix_key_type: PixKeyType,
 });
 
-/** withdrawal.paid exactly as interface.md 6.5; requested, approved and processing share it. */
+/** withdrawal.paid as docs/events.md shows it; requested, approved and processing share it. */
 export const WithdrawalEventData = z.object({
   withdrawal: WithdrawalEventWithdrawal,
   bank_data: BankData,
@@ -236,7 +236,7 @@ export const EVENT_PAYLOADS = {
 export type EventPayload<K extends EventName> = z.infer<(typeof EVENT_PAYLOADS)[K]>;
 
 // ---------------------------------------------------------------------------------------------------
-// Envelope (interface.md 6.2)
+// Envelope (docs/webhooks.md, "Envelope")
 // ---------------------------------------------------------------------------------------------------
 
 /** Body of every webhook delivery; `data` checked per event with `EVENT_PAYLOADS` or `eventEnvelope`. */
@@ -270,7 +270,7 @@ export function parseEventPayload<K extends EventName>(name: K, data: unknown): 
   return EVENT_PAYLOADS[name].parse(data) as EventPayload<K>;
 }
 
-/** Delivery headers (interface.md 6.2, decisions.md 8); the signature pair only for global webhooks. */
+/** Delivery headers (docs/webhooks.md, "Headers"); the signature pair only for global webhooks. */
 export const WEBHOOK_HEADERS = {
   EVENT: 'X-Webhook-Event',
   EVENT_ID: 'X-Webhook-Event-Id',

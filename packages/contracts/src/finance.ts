@@ -12,7 +12,7 @@ import {
 } from './common';
 import { cleanTaxId, isValidCpf } from './taxid';
 
-/** Withdrawal statuses and their events (decisions.md 7). */
+/** Withdrawal statuses and their events (docs/finance.md, "State machine"). */
 export const WithdrawalStatus = z.enum(['PENDING', 'APPROVED', 'DENIED', 'PROCESSING', 'PAID', 'FAILED']);
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
 
@@ -34,7 +34,7 @@ const PHONE_KEY = /^\+55\d{10,11}$/;
 const UUID_KEY = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const emailKey = z.email();
 
-/** Why `key` is not a valid PIX key of `type`, or null when it is (decisions.md 7). */
+/** Why `key` is not a valid PIX key of `type`, or null when it is (docs/finance-api.md). */
 export function pixKeyProblem(key: string, type: PixKeyType): string | null {
   switch (type) {
     case 'email':
@@ -124,7 +124,7 @@ export type WithdrawalPathParams = z.infer<typeof WithdrawalPathParams>;
 
 /**
  * `POST /ops/withdrawals/{uuid}/deny/` body. `reason` is optional because action routes accept an
- * empty body (decisions.md 4); it becomes `deny_reason`.
+ * empty body (docs/api.md, "Requests"); it becomes `deny_reason`.
  */
 export const DenyWithdrawalRequest = z.object({
   reason: z.string().trim().min(1).max(500).optional(),

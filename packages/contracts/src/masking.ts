@@ -2,7 +2,7 @@ import type { PixKeyType } from './common';
 import { cleanTaxId, taxIdTypeOf } from './taxid';
 
 /**
- * Masking of personal data in event payloads (interface.md 6.6, decisions.md 8). Every function keeps
+ * Masking of personal data in event payloads (docs/events.md, "Masking"). Every function keeps
  * the length of what it hides (one `*` per hidden character) and, on input it does not recognise,
  * hides everything but the edges rather than leak it.
  */
@@ -38,7 +38,7 @@ export function maskEmail(value: string): string {
   const at = value.lastIndexOf('@');
   const local = at === -1 ? value : value.slice(0, at);
   const domain = at === -1 ? '' : value.slice(at);
-  // Literal rule: a one-character local part stays as is (decisions.md 8 keeps one character).
+  // Literal rule: a local part of 3 or fewer characters keeps one, so a one-character one stays as is.
   const keep = local.length <= 3 ? 1 : 3;
   return local.slice(0, keep) + '*'.repeat(Math.max(0, local.length - keep)) + domain;
 }

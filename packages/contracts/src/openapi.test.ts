@@ -1,7 +1,7 @@
 import { EVENT_NAMES } from './events';
 import { type OpenApiDocument, buildOpenApiDocument, renderDocsHtml, routes, toExpressPath } from './openapi';
 
-/** Every public route of interface.md and decisions.md, written out independently of the registry. */
+/** Every public route of the table in docs/api.md, written out independently of the registry. */
 const EXPECTED = [
   'POST /sellers/orders/',
   'GET /sellers/orders/',

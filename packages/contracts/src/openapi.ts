@@ -68,7 +68,7 @@ export interface RouteDoc {
   /** Needs `Authorization: Bearer mk_<env>_<token>`. */
   auth: boolean;
   body?: z.ZodType;
-  /** False for action routes, which accept an empty body (decisions.md 4). */
+  /** False for action routes, which accept an empty body (docs/api.md, "Requests"). */
   bodyRequired?: boolean;
   query?: z.ZodObject;
   params?: z.ZodObject;
@@ -662,7 +662,7 @@ function operationOf(route: RouteDoc): OpenApiOperation {
   return operation;
 }
 
-/** One `webhooks` entry per event: what a receiver gets POSTed (interface.md 6). */
+/** One `webhooks` entry per event: what a receiver gets POSTed (docs/events.md). */
 function webhookOperations(): Record<string, OpenApiPathItem> {
   const webhooks: Record<string, OpenApiPathItem> = {};
   for (const name of EVENT_NAMES) {

@@ -24,7 +24,7 @@ import { cleanTaxId, isValidCnpj, isValidCpf, taxIdTypeOf } from './taxid';
 
 export { OrderStatus } from './order-status';
 
-/** `payment.status` of the order detail, detail spelling (CANCELED, one L) (interface.md 2.4). */
+/** `payment.status` of the order detail, detail spelling (CANCELED, one L) (docs/orders.md). */
 export const PaymentStatus = z.enum([
   'PROCESSING',
   'PENDING',
@@ -49,12 +49,12 @@ export const PAYMENT_STATUS_OF_ORDER: { readonly [K in OrderStatus]: PaymentStat
   MED: 'MED',
 };
 
-/** Shipping status of items (interface.md 3.2). */
+/** Shipping status of items; a tracking update sets it on every item (docs/orders.md). */
 export const ShippingStatus = z.enum(['AWAITING_SHIPMENT', 'SHIPPED', 'DELIVERED', 'RETURNED', 'LOST']);
 export type ShippingStatus = z.infer<typeof ShippingStatus>;
 
 // ---------------------------------------------------------------------------------------------------
-// Create order (interface.md 2.9 and 4.1, decisions.md 5)
+// Create order (docs/orders.md, "Create an order")
 // ---------------------------------------------------------------------------------------------------
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -80,7 +80,7 @@ export const taxIdInput = z
   })
   .meta({ description: 'CPF (11 digits) or CNPJ (14 characters); punctuation is ignored' });
 
-/** `12345678` or `12345-678`; stored and shown as `12345-678` (decisions.md 5). */
+/** `12345678` or `12345-678`; stored and shown as `12345-678` (docs/orders.md). */
 const postalCode = z
   .string()
   .regex(/^\d{5}-?\d{3}$/, { error: 'Must be in the format 12345-678 or 8 digits' })
@@ -103,7 +103,7 @@ export type AddressInput = z.infer<typeof AddressInput>;
 
 /**
  * The single-string address of the detail: `street, number, neighborhood, city, state, postal_code,
- * country`, number `S/N` when absent and the complement kept as `number - complement` (decisions.md 5).
+ * country`, number `S/N` when absent and the complement kept as `number - complement` (docs/orders.md).
  */
 export function formatAddress(address: AddressInput): string {
   const number = address.number ?? 'S/N';
@@ -125,9 +125,9 @@ export const CustomerInput = z
     tax_id: taxIdInput,
     tax_id_type: TaxIdType.optional(),
     email: z.email({ error: unlessMissing('Must be a valid e-mail address') }).max(254),
-    // Shown as "" when none was sent (decisions.md 5).
+    // Shown as "" when none was sent (docs/orders.md).
     phone: z.string().trim().max(40).default(''),
-    // Required for physical products, which only the domain can know (interface.md 4.1 rule 1).
+    // Required for physical products, which only the domain can know (docs/orders.md).
     address: AddressInput.nullable().optional(),
   })
   .superRefine(
@@ -171,7 +171,7 @@ export const OrderPaymentInput = z.object({
   }),
   shipping_amount: cents.max(MAX_AMOUNT).default(0),
   discount_amount: cents.max(MAX_AMOUNT).default(0),
-  // Future and at most 30 days away are checked by the domain, which knows the clock (decisions.md 5).
+  // Future and at most 30 days away are checked by the domain, which knows the clock (docs/orders.md).
   expiration_date: dateOrDatetimeInput.optional(),
   debtor_name: text.optional(),
   debtor_document: taxIdInput.optional(),
@@ -216,7 +216,7 @@ export const CreateOrderRequest = z
 export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
 export type CreateOrderInput = z.input<typeof CreateOrderRequest>;
 
-/** `data` of the 201 create-order response (interface.md 2.10). */
+/** `data` of the 201 create-order response (docs/orders.md, "Answer"). */
 export const CreatedOrder = z.object({
   uuid,
   status: OrderStatus,
@@ -238,7 +238,7 @@ export const CreateOrderResponse = dataResponse(CreatedOrder);
 export type CreateOrderResponse = z.infer<typeof CreateOrderResponse>;
 
 // ---------------------------------------------------------------------------------------------------
-// Order detail (interface.md 2.1 to 2.7)
+// Order detail (docs/orders.md, "Read an order")
 // ---------------------------------------------------------------------------------------------------
 
 export const OrderItemDetail = z.object({
@@ -275,7 +275,7 @@ export const OrderPaymentDetail = z.object({
   net_amount: cents,
   method: PaymentMethod.nullable(),
   status: PaymentStatus,
-  // Extension (decisions.md 5): when a PENDING order becomes EXPIRED.
+  // When a PENDING order becomes EXPIRED (an addition to the detail's payment block).
   expires_at: datetime,
 });
 export type OrderPaymentDetail = z.infer<typeof OrderPaymentDetail>;
@@ -283,7 +283,7 @@ export type OrderPaymentDetail = z.infer<typeof OrderPaymentDetail>;
 export const PartyName = z.object({ name: z.string() });
 export type PartyName = z.infer<typeof PartyName>;
 
-/** Sub-objects are absent (not null) when there is no data (interface.md 2.5). */
+/** Sub-objects are absent (not null) when there is no data (docs/orders.md, "Read an order"). */
 export const OrderParties = z.object({
   producer: PartyName.optional(),
   seller: PartyName.optional(),
@@ -319,7 +319,7 @@ export const OrderDetailResponse = dataResponse(OrderDetail);
 export type OrderDetailResponse = z.infer<typeof OrderDetailResponse>;
 
 // ---------------------------------------------------------------------------------------------------
-// Order list (interface.md 2.8, decisions.md 5)
+// Order list (docs/orders.md, "List orders")
 // ---------------------------------------------------------------------------------------------------
 
 export const OrderListItem = z.object({
@@ -360,7 +360,7 @@ export const OrderPathParams = z.object({ uuid });
 export type OrderPathParams = z.infer<typeof OrderPathParams>;
 
 // ---------------------------------------------------------------------------------------------------
-// Tracking update (interface.md 2.11 and 4.2, decisions.md 5)
+// Tracking update (docs/orders.md, "Update tracking")
 // ---------------------------------------------------------------------------------------------------
 
 export const TRACKING_FIELD_REQUIRED_MESSAGE =
@@ -372,7 +372,7 @@ export const TrackingUpdateRequest = z
     tracking_code: z.string().trim().min(1).max(100).optional(),
     shipping_status: ShippingStatus.optional(),
     signed_by: z.string().trim().min(1).max(255).nullable().optional(),
-    // Extension (decisions.md 5): fills delivery.estimated_delivery_date; counts for "at least one".
+    // An addition to the tracking body: fills delivery.estimated_delivery_date; counts for "at least one".
     estimated_delivery_date: date.optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
@@ -382,7 +382,7 @@ export const TrackingUpdateRequest = z
 export type TrackingUpdateRequest = z.infer<typeof TrackingUpdateRequest>;
 
 // ---------------------------------------------------------------------------------------------------
-// Sandbox (decisions.md 9)
+// Sandbox (docs/pix.md, "Sandbox")
 // ---------------------------------------------------------------------------------------------------
 
 /** `POST /sandbox/orders/{uuid}/med/resolve/` body: who the MED was decided for. */

@@ -2,16 +2,16 @@ import { z } from 'zod';
 import { MAX_AMOUNT, datetimeInput, uuid } from './common';
 import { OrderStatus } from './order-status';
 
-/** Payment transaction statuses (interface.md 3.3, decisions.md 6). */
+/** Payment transaction statuses (docs/pix.md, "The money status of an order"). */
 export const TransactionStatus = z.enum(['CREATED', 'APPROVED', 'REFUNDED']);
 export type TransactionStatus = z.infer<typeof TransactionStatus>;
 
-/** How an order was or will be paid (interface.md 2.4); PIX is the only method offered today. */
+/** How an order was or will be paid; PIX is the only method offered today. */
 export const PaymentMethod = z.enum(['PIX', 'CARD', 'BOLETO']);
 export type PaymentMethod = z.infer<typeof PaymentMethod>;
 
 /**
- * PIX charge data in the create-order response (interface.md 2.10). `qr_code_image_base64` is a bare
+ * PIX charge data in the create-order response (docs/pix.md). `qr_code_image_base64` is a bare
  * base64 PNG (no `data:` prefix), null only when `copy_and_paste` is unavailable.
  */
 export const PixCharge = z.object({
@@ -24,7 +24,7 @@ export type PixCharge = z.infer<typeof PixCharge>;
 
 /**
  * One payment in a notification of the Central Bank's standard "API Pix" (`POST /psp/webhook/pix`,
- * decisions.md 6). `valor` is a decimal string in reais, as the standard has it. Loose: PSPs add fields.
+ * docs/pix.md). `valor` is a decimal string in reais, as the standard has it. Loose: PSPs add fields.
  */
 export const PspPixPayment = z.looseObject({
   endToEndId: z.string().min(1),

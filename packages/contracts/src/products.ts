@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ListQuery, MAX_AMOUNT, cents, dataResponse, datetime, httpUrl, listResponse, uuid } from './common';
 
-/** PHYSICAL products need a shipping address on the order; DIGITAL ones do not (interface.md 4.1). */
+/** PHYSICAL products need a shipping address on the order; DIGITAL ones do not (docs/orders.md). */
 export const ProductType = z.enum(['PHYSICAL', 'DIGITAL']);
 export type ProductType = z.infer<typeof ProductType>;
 
-/** `POST /sellers/products/` body (decisions.md 5, extension). */
+/** `POST /sellers/products/` body (docs/orders.md, "Products"). */
 export const CreateProductRequest = z.object({
   name: z.string().trim().min(1).max(255),
   price: cents.max(MAX_AMOUNT),

@@ -2,15 +2,15 @@ import { z } from 'zod';
 import { ListQuery, dataResponse, datetime, datetimeInput, httpUrl, listResponse, uuid } from './common';
 import { EventName } from './events';
 
-/** A paused (DISABLED) webhook gets no new deliveries (decisions.md 8). */
+/** A paused (DISABLED) webhook gets no new deliveries (docs/webhooks.md). */
 export const WebhookStatus = z.enum(['ACTIVE', 'DISABLED']);
 export type WebhookStatus = z.infer<typeof WebhookStatus>;
 
-/** Delivery states; lower case, as the `?status=` filter spells them (decisions.md 8). */
+/** Delivery states; lower case, as the `?status=` filter spells them (docs/webhooks.md). */
 export const DeliveryStatus = z.enum(['pending', 'delivered', 'dead']);
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
 
-/** `POST /config/webhooks/` body: one event per webhook (interface.md 6.1). */
+/** `POST /config/webhooks/` body: one event per webhook (docs/webhooks.md). */
 export const CreateWebhookRequest = z.object({
   url: httpUrl.max(2048),
   event: EventName,

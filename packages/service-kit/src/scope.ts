@@ -11,8 +11,8 @@ export interface Scope {
 }
 
 /**
- * The rule of decisions.md 2 for one object: another environment's object does not exist for the key
- * (404); another seller's in the same environment is forbidden (403).
+ * Data partitioned by environment, for one object (docs/api.md, "Environments"): another environment's
+ * object does not exist for the key (404); another seller's in the same environment is forbidden (403).
  */
 export function assertOwned<T extends { sellerId: string; environment: Environment }>(
   row: T | null,

@@ -1,5 +1,5 @@
 /**
- * SSRF guard for webhook and postback targets (decisions.md 8).
+ * SSRF guard for webhook and postback targets (docs/webhooks.md, "Target rules").
  *
  * - `classifyAddress` names the forbidden range an IP address falls in (pure bit arithmetic).
  * - `checkTarget` applies the registration rules to a URL: scheme, literal address, resolved addresses.
@@ -277,11 +277,11 @@ export function literalTargetRefusal(
 }
 
 /**
- * Applies decisions.md 8 to a webhook or postback URL: `live` needs `https:`, `test` allows `http:` too;
- * a literal address, `localhost` (and `*.localhost`) or a host name resolving to any forbidden address is
- * refused unless `environment` is `test` and `allowPrivate` is set. A host name that does not resolve is
- * accepted with `unresolved: true` (every delivery checks again). `reason` is a sentence for a 400 message
- * (`TARGET_NOT_ALLOWED` for any forbidden address); `detail` says which, for a log.
+ * Applies the target rules (docs/webhooks.md) to a webhook or postback URL: `live` needs `https:`, `test`
+ * allows `http:` too; a literal address, `localhost` (and `*.localhost`) or a host name resolving to any
+ * forbidden address is refused unless `environment` is `test` and `allowPrivate` is set. A host name that
+ * does not resolve is accepted with `unresolved: true` (every delivery checks again). `reason` is a sentence
+ * for a 400 message (`TARGET_NOT_ALLOWED` for any forbidden address); `detail` says which, for a log.
  * Other resolver failures (a broken resolver, say) are thrown.
  */
 export async function checkTarget(url: string, options: TargetPolicy): Promise<CheckTargetResult> {
