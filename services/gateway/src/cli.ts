@@ -1,4 +1,4 @@
-// Operator CLI: `npm run cli -- keys create ...` and `npm run cli -- users create ...` (decisions.md 2).
+// Operator CLI: `npm run cli -- keys create ...` and `npm run cli -- users create ...` (docs/api.md).
 // The plain key is printed alone on the last line of stdout; everything else goes to stderr.
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { normaliseMerchantText } from './domain/brcode';
 
 /**
- * PSP adapters (decisions.md 6): `sandbox` makes the BR Code locally; `bacen-api-pix` speaks API Pix.
+ * PSP adapters (docs/payments.md): `sandbox` makes the BR Code locally; `bacen-api-pix` speaks API Pix.
  * One per environment: `PIX_PSP` for `live`, `PIX_PSP_TEST` for `test`, which is the sandbox unless it
  * names a PSP's homologation endpoint, so test keys never move real money (docs/payments.md).
  */
@@ -50,11 +50,11 @@ export const paymentsEnv = {
   PIX_KEY_TEST: pixKey().default(DEFAULT_PIX_KEY),
   PIX_MERCHANT_NAME: merchantText(25).default('SELLER API'),
   PIX_MERCHANT_CITY: merchantText(15).default('SAO PAULO'),
-  /** Platform fee in basis points of the gross amount (decisions.md 5). */
+  /** Platform fee in basis points of the gross amount (docs/payments.md, "Fees"). */
   PLATFORM_FEE_BPS: nonNegativeInt.default(399),
   /** Fixed platform fee in cents, added to the proportional part. */
   PLATFORM_FEE_FIXED_AMOUNT: nonNegativeInt.default(0),
-  /** How often the scheduler looks for PENDING charges past their expiry (decisions.md 5). */
+  /** How often the scheduler looks for PENDING charges past their expiry (docs/payments.md, "Expiry"). */
   EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** PIX_PSP=bacen-api-pix: the live PSP's API Pix (`PSP_API_URL`, `PSP_CLIENT_ID`, ...: api-pix apiPixEnv). */
   ...apiPixEnv('PSP_'),

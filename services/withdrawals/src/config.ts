@@ -23,7 +23,7 @@ export const withdrawalsEnv = {
   ...commonEnv,
   PORT: env.port.default(3003),
   METRICS_PORT: env.port.default(9003),
-  /** Smallest withdrawal, in cents (decisions.md 7). */
+  /** Smallest withdrawal, in cents (docs/finance-api.md). */
   WITHDRAWAL_MIN_AMOUNT: cents.min(1).default(100),
   /** Withdrawals below this amount (cents) are approved without an operator; 0 turns it off. */
   WITHDRAWAL_AUTO_APPROVE_BELOW: cents.default(0),

@@ -22,7 +22,7 @@ import type { Scope } from '@seller-api/service-kit';
 export interface CreateOrderDeps {
   /** Asks payments for the PIX charge; throws a 503 when payments cannot answer. */
   requestCharge(request: CreateChargeRequest): Promise<Charge>;
-  /** postback_url follows the webhooks' target rules (decisions.md 8). */
+  /** postback_url follows the webhooks' target rules (docs/webhooks.md, "Target rules"). */
   targets: Omit<TargetPolicy, 'environment'>;
   products: ProductLookup;
   writes: OrderWriter;

@@ -16,7 +16,7 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_EXPIRATION_MS = DAY_MS;
 export const MAX_EXPIRATION_MS = 30 * DAY_MS;
 
-/** `payment.expiration_date` (decisions.md 5): in the future, at most 30 days away, default 24 hours. */
+/** `payment.expiration_date` (docs/orders.md): in the future, at most 30 days away, default 24 hours. */
 export function resolveExpiration(
   value: string | undefined,
   now: Date,

@@ -6,7 +6,7 @@ import { OrderItemSchema, OrderSchema } from '../db/entities';
 import { orderEventData, orderHeaders } from '../events/payloads';
 import { EXCHANGE } from '../events/topology';
 
-/** The public event each status emits when an order reaches it (interface.md 6.3); MED has none. */
+/** The public event each status emits when an order reaches it (docs/orders.md); MED has none. */
 const EVENT_OF: Partial<Record<OrderStatus, string>> = {
   PAID: OrderEvents.PAID,
   EXPIRED: OrderEvents.EXPIRED,
@@ -19,7 +19,7 @@ const EVENT_OF: Partial<Record<OrderStatus, string>> = {
  * The one place where an order's status changes after creation. Payments decides the money state;
  * this mirrors it, from the internal action answer or from the internal event, whichever comes first
  * (the version makes the second a no-op), and emits the public order.* event in the same transaction.
- * A MED rejected back to PAID does not emit order.paid again (decisions.md 5).
+ * A MED rejected back to PAID does not emit order.paid again (docs/orders.md, "Order status").
  */
 export async function applyChargeState(em: EntityManager, state: ChargeState): Promise<boolean> {
   return em.transactional(async (tx) => {

@@ -13,7 +13,7 @@ const product = (price: number, commissionUnitAmount = 0): PricedProduct => ({
 
 const base = { shippingAmount: 0, discountAmount: 0 };
 
-describe('priceOrder: money limits (decisions.md 10)', () => {
+describe('priceOrder: money limits', () => {
   it('prices lines, subtotal and commission within the limit', () => {
     const priced = priceOrder({ ...base, lines: [{ product: product(5000, 500), quantity: 3 }] });
     expect(priced).toMatchObject({

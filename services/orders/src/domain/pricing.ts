@@ -39,11 +39,11 @@ export type FieldErrors = Record<string, string[]>;
 const TOO_BIG = `exceeds ${MAX_AMOUNT} cents`;
 
 /**
- * Prices an order (decisions.md 5): line totals and commissions per item; gross is subtotal + shipping
+ * Prices an order (docs/orders.md): line totals and commissions per item; gross is subtotal + shipping
  * - discount unless sent; the discount may not exceed subtotal + shipping; gross stays within limits.
  * Every stored amount (line and commission totals, their sums) stays within the money limit too
- * (decisions.md 10), checked here, before payments is asked for the charge: a sum the order's
- * columns could not hold is a 400, never a charge without its order.
+ * (999999999999 cents, docs/limits.md), checked here, before payments is asked for the charge: a sum the
+ * order's columns could not hold is a 400, never a charge without its order.
  */
 export function priceOrder(
   input: PricingInput,

@@ -13,9 +13,9 @@ export interface ItemChange {
 }
 
 /**
- * The shipping rules of interface.md 3.2 and 4.2 as a pure function: the code and status sent apply to
- * every item; SHIPPED with a code emits order_item.shipped unless nothing changed; the first DELIVERED
- * of an item emits order_item.delivered and fills the order's delivered_at. Mutates and reports.
+ * The shipping rules (docs/orders.md, "Update tracking") as a pure function: the code and status sent
+ * apply to every item; SHIPPED with a code emits order_item.shipped unless nothing changed; the first
+ * DELIVERED of an item emits order_item.delivered and fills the order's delivered_at. Mutates and reports.
  */
 export function applyTracking(
   order: OrderRow,

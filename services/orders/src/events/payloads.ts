@@ -11,7 +11,7 @@ import type { OrderItemRow, OrderRow } from '../db/entities';
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /**
- * The `data` of every order.* event (interface.md 6.5): what the webhook body will carry, masked, with
+ * The `data` of every order.* event (docs/events.md): what the webhook body will carry, masked, with
  * no internal ids. Parsed with the contract so a drift fails here, not at a receiver.
  */
 export function orderEventData(order: Omit<OrderRow, 'customerId'>, items: OrderItemRow[]): OrderEventData {

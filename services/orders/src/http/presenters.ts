@@ -28,7 +28,7 @@ export function presentAffiliate(a: AffiliateRow): Affiliate {
   return { uuid: a.id, code: a.code, name: a.name, created_at: a.createdAt.toISOString() };
 }
 
-/** interface.md 2.10. */
+/** The 201 create-order answer (docs/orders.md, "Answer"). */
 export function presentCreatedOrder({ order, items, customerId, charge }: CreatedOrderResult): CreatedOrder {
   return {
     uuid: order.id,
@@ -51,7 +51,7 @@ export function presentCreatedOrder({ order, items, customerId, charge }: Create
   };
 }
 
-/** interface.md 2.1 to 2.7: parties without data are absent, never null; no internal ids. */
+/** The order detail (docs/orders.md): parties without data are absent, never null; no internal ids. */
 export function presentOrderDetail(order: OrderRow, items: OrderItemRow[]): OrderDetail {
   return {
     uuid: order.id,
@@ -101,7 +101,7 @@ export function presentOrderDetail(order: OrderRow, items: OrderItemRow[]): Orde
   };
 }
 
-/** decisions.md 5: the list record, with tracking grouped in `tracking`. */
+/** The list record (docs/orders.md, "List orders"), with tracking grouped in `tracking`. */
 export type OrderListRow = Pick<
   OrderRow,
   | 'id'

@@ -5,7 +5,7 @@ import { formatAmountCents, parseBrCode } from '../domain/brcode';
 import { PspError, type PspAdapter, type PspChargeInput, type PspRefundInput } from '../domain/psp';
 
 /*
- * `bacen-api-pix` (decisions.md 6): the Central Bank's standard API Pix as PSPs expose it.
+ * `bacen-api-pix` (docs/payments.md): the Central Bank's standard API Pix as PSPs expose it.
  *
  *   POST {tokenUrl}                         OAuth2 client credentials (HTTP Basic, form-encoded)
  *   PUT  {apiUrl}/cob/{txid}                immediate charge; we take pixCopiaECola and location

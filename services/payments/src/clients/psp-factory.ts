@@ -22,7 +22,7 @@ interface PspSettings {
 }
 
 /**
- * The PSP adapter of each environment (decisions.md 6 and 10): `live` from PIX_PSP and the PSP_
+ * The PSP adapter of each environment (docs/payments.md, "PSP adapters"): `live` from PIX_PSP and the PSP_
  * variables; `test` from PIX_PSP_TEST (the sandbox by default) and the PSP_TEST_ variables, never from
  * PIX_PSP, so a test charge or refund never reaches the live PSP. Throws ConfigError when either
  * cannot be built.

@@ -3,7 +3,7 @@ import type { ChargeState, Environment, PaymentMethod, TransactionStatus } from 
 
 export type ChargeStatus = ChargeState['status'];
 
-/** A payment transaction: the PIX charge of one order and what became of it (decisions.md 6). */
+/** A payment transaction: the PIX charge of one order and what became of it (docs/pix.md). */
 export interface Transaction {
   id: string;
   orderId: string;

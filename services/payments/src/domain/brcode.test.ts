@@ -8,7 +8,8 @@ import {
   parseBrCode,
 } from './brcode';
 
-// From /work/shared/spec/brcode-vectors.md.
+// Published BR Codes whose CRC16-CCITT-FALSE checks out: the Central Bank Pix manual's static example,
+// the API Pix specification's dynamic one with field 80, and a bank's published dynamic example.
 const VECTORS = {
   staticManual:
     '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D',

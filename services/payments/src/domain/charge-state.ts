@@ -1,7 +1,7 @@
 import type { ChargeStatus } from '../db/entities';
 
 /**
- * The order's money state machine (decisions.md 5), decided in one place. Each action gives the next
+ * The order's money state machine (docs/payments.md), decided in one place. Each action gives the next
  * state or a refusal that names the current one; the caller applies it on the locked charge row, so a
  * payment racing an expiry or a cancel has exactly one winner.
  */
@@ -29,7 +29,7 @@ export function move(current: ChargeStatus, action: ChargeAction): Move {
   return { ok: true, from: current, to: rule.to };
 }
 
-/** A payment arriving for a charge in this state is refunded to the payer at once (decisions.md 9). */
+/** A payment arriving for a charge in this state is refunded to the payer at once (docs/payments.md). */
 export function refundsLatePayment(current: ChargeStatus): boolean {
   return current === 'EXPIRED' || current === 'CANCELLED';
 }

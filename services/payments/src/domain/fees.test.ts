@@ -1,7 +1,7 @@
 import { computeFee } from './fees';
 
 describe('computeFee', () => {
-  it('applies the default 399 bps to the decisions.md example (598.5 rounds up to 599)', () => {
+  it('applies the default 399 bps to a gross of 15000 (598.5 rounds half up to 599)', () => {
     expect(computeFee(15000, 399, 0)).toEqual({ fee_amount: 599, net_amount: 14401 });
   });
 

@@ -1,4 +1,4 @@
-/** Platform fee of a charge (decisions.md 5), in integer cents. */
+/** Platform fee of a charge (docs/payments.md, "Fees"), in integer cents. */
 export interface Fee {
   fee_amount: number;
   net_amount: number;

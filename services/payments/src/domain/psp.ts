@@ -34,7 +34,7 @@ export interface PspRefund {
   status: 'REFUNDED' | 'PROCESSING';
 }
 
-/** A PSP behind the payments service (decisions.md 6); chosen per environment (PspAdapters). */
+/** A PSP behind the payments service (docs/payments.md); chosen per environment (PspAdapters). */
 export interface PspAdapter {
   readonly name: string;
   /**

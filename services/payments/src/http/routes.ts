@@ -87,7 +87,7 @@ function reaisToCents(valor: string): number {
   return Number(whole) * 100 + Number(fraction.padEnd(2, '0').slice(0, 2));
 }
 
-/** The PSP's notifications (decisions.md 6): the only payments route the gateway exposes publicly. */
+/** The PSP's notifications (docs/pix.md): the only payments route the gateway exposes publicly. */
 export function mountPublicRoutes(
   app: Express,
   runtime: Runtime,

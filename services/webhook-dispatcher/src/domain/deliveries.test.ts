@@ -1,7 +1,7 @@
 import { newEventId } from './deliveries';
 
-// X-Webhook-Event-Id is one per delivery (decisions.md 8). No index enforces it since
-// Migration20261214DeliveriesCheaperVersions: the id's randomness does.
+// X-Webhook-Event-Id is one per delivery, the same on every attempt and resend (docs/webhooks.md). No
+// index enforces it since Migration20261214DeliveriesCheaperVersions: the id's randomness does.
 test('event ids are evt_ and 24 letters and digits, and never repeat', () => {
   const ids = Array.from({ length: 20_000 }, newEventId);
   for (const id of ids) expect(id).toMatch(/^evt_[A-Za-z0-9]{24}$/);

@@ -45,7 +45,7 @@ export interface IncomingEvent {
   environment: Environment;
   occurredAt: Date;
   data: unknown;
-  /** The order's per-order webhook, for the 8 order events (interface.md 6.4). */
+  /** The order's per-order webhook, for the 8 order events (docs/webhooks.md). */
   postbackUrl: string | null;
   orderId: string | null;
   /** The consumer span's W3C trace context: each attempt's POST joins the event's trace. */
@@ -122,7 +122,7 @@ interface DeliveryRecord {
   }> | null;
 }
 
-/** A webhook's deliveries, newest first, each with its attempts (decisions.md 8). */
+/** A webhook's deliveries, newest first, each with its attempts (docs/webhooks.md). */
 export async function listDeliveries(
   em: EntityManager,
   scope: Scope,

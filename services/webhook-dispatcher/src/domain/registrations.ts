@@ -26,7 +26,7 @@ const limitReached = () =>
     `At most ${MAX_WEBHOOKS} webhooks per environment: delete one before registering another.`,
   );
 
-/** `whsec_` + 32 random bytes in base64url (decisions.md 8). */
+/** `whsec_` + 32 random bytes in base64url (docs/webhooks.md); shown once, at registration. */
 export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
@@ -58,7 +58,7 @@ export function withDeadline(resolve: Resolver, timeoutMs: number): Resolver {
     });
 }
 
-/** A URL a webhook of this environment may target (decisions.md 8); a 400 on `field` otherwise. */
+/** A URL a webhook of this environment may target (docs/webhooks.md); a 400 on `field` otherwise. */
 export async function assertTarget(
   url: string,
   scope: Scope,

@@ -1,5 +1,5 @@
 /**
- * Retry schedule of webhook deliveries (decisions.md 8, interface.md 6.7): up to 8 attempts, delays before
+ * Retry schedule of webhook deliveries (docs/webhooks.md, "Retries"): up to 8 attempts, delays before
  * attempts 2 to 8 from WEBHOOK_RETRY_SCHEDULE with up to 20 % jitter, a receiver's Retry-After honoured
  * between one and two times the scheduled delay.
  */

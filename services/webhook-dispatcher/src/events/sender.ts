@@ -578,7 +578,7 @@ export class DeliverySender {
     free: (durationMs: number | null) => void,
   ): Promise<void> {
     const number = delivery.attempts + 1;
-    // The envelope of interface.md 6.2, its data spliced in as stored (JSON text from jsonb).
+    // The envelope (docs/webhooks.md, "Envelope"), its data spliced in as stored (JSON text from jsonb).
     const body =
       `{"event":${JSON.stringify(delivery.event)},` +
       `"occurred_at":"${new Date(delivery.occurred_at_ms).toISOString()}",` +

@@ -24,7 +24,7 @@ interface PayoutSettings {
 }
 
 /**
- * The payout adapter of each environment (decisions.md 7 and 10): `live` from PAYOUT_PSP and the
+ * The payout adapter of each environment (docs/finance.md, "Payouts"): `live` from PAYOUT_PSP and the
  * PAYOUT_PSP_ variables; `test` from PAYOUT_PSP_TEST (the sandbox by default) and the PAYOUT_PSP_TEST_
  * variables, never from PAYOUT_PSP, so a test withdrawal never moves real money. Throws ConfigError
  * when either cannot be built.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PayoutAdapter, PayoutOutcome, PayoutRequest } from '../domain/payouts';
 
-/** The sandbox's failing key (decisions.md 7): a payout to it fails as a PSP would refuse it. */
+/** The sandbox's failing key (docs/finance-api.md): a payout to it fails as a PSP would refuse it. */
 export const SANDBOX_FAILING_KEY = 'fail@example.com';
 
 /**

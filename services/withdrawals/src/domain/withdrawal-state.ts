@@ -2,7 +2,7 @@ import { WithdrawalEvents, type WithdrawalStatus } from '@seller-api/contracts';
 import { withdrawalPaid, withdrawalReleased, type Entry } from './ledger';
 
 /**
- * The withdrawal state machine (decisions.md 7), decided in one place:
+ * The withdrawal state machine (docs/finance.md, "State machine"), decided in one place:
  *
  *   (request) -> PENDING -> APPROVED -> PROCESSING -> PAID
  *                        \-> DENIED               \-> FAILED

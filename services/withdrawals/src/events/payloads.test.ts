@@ -27,7 +27,7 @@ function row(overrides: Partial<WithdrawalRow> = {}): WithdrawalRow {
 }
 
 describe('withdrawal event payloads', () => {
-  it('is withdrawal.paid exactly as interface.md 6.5, with the key masked', () => {
+  it('is withdrawal.paid exactly as documented, with the key masked', () => {
     const data = withdrawalEventData('withdrawal.paid', row());
     expect(data).toEqual({
       withdrawal: {

@@ -11,7 +11,7 @@ import type { WithdrawalEventName } from '../domain/withdrawal-state';
 import { EXCHANGE } from './topology';
 
 /**
- * The `data` of every withdrawal.* event (interface.md 6.5, docs/events.md): the PIX key masked by type,
+ * The `data` of every withdrawal.* event (docs/events.md): the PIX key masked by type,
  * no internal ids. denied and failed add `reason`. Parsed with the contract, so a drift fails here and
  * never reaches a receiver.
  */

@@ -151,7 +151,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
     '/ops/withdrawals/:uuid/deny/',
     (req) => ({
       action: 'deny',
-      // Action routes accept an empty body (decisions.md 4).
+      // Action routes accept an empty body (docs/api.md, "Requests").
       reason: parseOrThrow(DenyWithdrawalRequest, req.body ?? {}, 'Invalid deny request.').reason ?? null,
     }),
     'Withdrawal denied.',
