@@ -49,7 +49,7 @@ const track = (uuid: string, body: unknown, k = key) =>
   call(`${gateway.url}/sellers/orders/${uuid}/tracking/`, { method: 'PATCH', key: k, body });
 
 describe('order detail', () => {
-  it('shows every documented field with its type, the fee from decisions.md 5 and no internal ids', async () => {
+  it('shows every documented field with its type, the documented fee and no internal ids', async () => {
     const { order, a, b } = await physicalOrder();
     const res = await read(order.uuid);
     expect(res.status).toBe(200);

@@ -4,10 +4,9 @@ import { ErrorBody, MAX_AMOUNT, MAX_INT_COLUMN, ValidationErrorBody } from '@sel
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { createOrder, createProduct, customer, standaloneOrder } from './fixtures';
 
-// decisions.md 10: every integer field is bounded by its column and the money limits (400 on the
-// field), checked before payments is asked for the charge; and a create that fails after the charge
-// leaves no payable charge without its order (docs/payments.md, "Limits and a charge without its
-// order").
+// Every integer field is bounded by its column and the money limits (400 on the field, docs/limits.md),
+// checked before payments is asked for the charge; and a create that fails after the charge leaves no
+// payable charge without its order (docs/payments.md, "Limits and a charge without its order").
 
 let system: System;
 let gateway: RunningGateway;

@@ -114,7 +114,7 @@ afterAll(async () => {
 });
 
 describe('POST /internal/charges/', () => {
-  it('creates the charge: every field, a valid BR Code, a readable QR and the fee of decisions.md 5', async () => {
+  it('creates the charge: every field, a valid BR Code, a readable QR and the documented fee', async () => {
     const identity = sellerIdentity();
     const body = chargeBody();
     const before = Date.now();

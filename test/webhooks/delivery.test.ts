@@ -59,7 +59,7 @@ describe('deliveries to global webhooks', () => {
       delivery_attempt: 1,
       data: expect.any(Object),
     });
-    // Masked as interface.md 6.6 says; no internal ids.
+    // Masked as docs/events.md says; no internal ids.
     const data = OrderEventData.parse(hit?.body.data);
     expect(data.customer).toMatchObject({ tax_id: '529.***.***-25', email: 'mar********@example.com' });
     expect(hit?.rawBody).not.toMatch(/seller_id|52998224725/);

@@ -69,7 +69,7 @@ describe('approval and payout', () => {
       expect(data.withdrawal.status).toBe(STATUS_OF[event.routingKey]);
       expect(data.bank_data.pix_key).toBe('7d9f****************************6d40');
     }
-    // withdrawal.paid exactly as interface.md 6.5: nothing more, nothing less.
+    // withdrawal.paid exactly as docs/events.md shows it: nothing more, nothing less.
     const paidEvent = events.find((e) => e.routingKey === 'withdrawal.paid');
     expect(paidEvent?.payload).toEqual({
       withdrawal: {
