@@ -6,7 +6,7 @@ import { unauthorized } from './errors';
 
 /**
  * The gateway (and a service calling another) tells a service who is calling with signed headers
- * (docs/architecture.md, "Identity between services"):
+ * (docs/architecture.md, "One request through the gateway"):
  *
  * - `x-sa-identity`: the identity, JSON in base64url; it carries `signature_version: 2`;
  * - `x-sa-identity-ts`: when it was signed (ms); a signature older or newer than 60 s is refused;
