@@ -28,16 +28,25 @@ describe('loadConfig', () => {
         RATE: '-1',
         LOG_LEVEL: 'loud',
         INTERNAL_SECRET: 'short',
+        INTERNAL_SECRET_PREVIOUS: 'also-short',
       });
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as ConfigError).message;
-    for (const name of ['PORT', 'DATABASE_URL', 'RATE', 'LOG_LEVEL', 'INTERNAL_SECRET'])
+    for (const name of [
+      'PORT',
+      'DATABASE_URL',
+      'RATE',
+      'LOG_LEVEL',
+      'INTERNAL_SECRET',
+      'INTERNAL_SECRET_PREVIOUS',
+    ])
       expect(message).toContain(`${name}:`);
     expect(message).not.toContain('not a url');
-    expect((error as ConfigError).problems).toHaveLength(5);
+    expect(message).not.toContain('also-short');
+    expect((error as ConfigError).problems).toHaveLength(6);
   });
 
   it('treats an empty variable as unset', () => {

@@ -43,6 +43,11 @@ export const commonEnv = {
    * (by the gateway, or by a service calling it that holds it as `<SERVICE>_INTERNAL_SECRET`).
    */
   INTERNAL_SECRET: internalSecret(),
+  /**
+   * While INTERNAL_SECRET is being replaced: the one it replaces, still accepted, so that callers signing
+   * with it keep working until they have the new one (docs/deploy.md, "Secrets"). Unset otherwise.
+   */
+  INTERNAL_SECRET_PREVIOUS: z.string().min(16).optional(),
   MIGRATE_ON_START: bool.default(true),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),

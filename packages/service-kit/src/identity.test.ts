@@ -6,6 +6,7 @@ import {
   signedIdentity,
   verifyIdentity,
   verifySignedIdentity,
+  verifyingSecrets,
 } from './identity';
 
 const secret = 'a-shared-internal-secret';
@@ -28,6 +29,21 @@ describe('gateway identity', () => {
   it('verifies what the gateway signed', () => {
     const headers = signIdentity(secret, identity, 'get', '/sellers/orders/');
     expect(verifyIdentity(secret, headers, 'GET', '/sellers/orders/')).toEqual(identity);
+  });
+
+  it('verifies with the previous secret too while it is being replaced, and with nothing else', () => {
+    const replaced = 'the-secret-being-replaced';
+    const secrets = verifyingSecrets({ INTERNAL_SECRET: secret, INTERNAL_SECRET_PREVIOUS: replaced });
+    expect(secrets).toEqual([secret, replaced]);
+    expect(verifyingSecrets({ INTERNAL_SECRET: secret })).toEqual([secret]);
+    for (const signer of [secret, replaced]) {
+      const headers = signIdentity(signer, identity, 'POST', '/x/', '{"a":1}');
+      expect(verifyIdentity(secrets, headers, 'POST', '/x/', '{"a":1}')).toEqual(identity);
+      // Each secret still covers the body.
+      expect(verifyIdentity(secrets, headers, 'POST', '/x/', '{"a":2}')).toBeNull();
+    }
+    const other = signIdentity('yet-another-secret-value', identity, 'POST', '/x/', '{"a":1}');
+    expect(verifyIdentity(secrets, other, 'POST', '/x/', '{"a":1}')).toBeNull();
   });
 
   it('refuses another secret, method, path, a tampered identity and an old timestamp', () => {

@@ -146,7 +146,7 @@ export function signIdentity(
 
 /** The identity of a call's headers, or null unless its signature holds for this call. */
 export function verifyIdentity(
-  secret: string,
+  secret: VerifyingSecrets,
   headers: Record<string, string | string[] | undefined>,
   method: string,
   path: string,
@@ -191,12 +191,45 @@ export function hasFreshIdentity(
  * with its query as received, `body` the exact bytes received.
  */
 export function verifySignedIdentity(
-  secret: string,
+  secrets: VerifyingSecrets,
   signed: { identity?: unknown; ts?: unknown; sig?: unknown; sig2?: unknown },
   method: string,
   path: string,
   body: SignedBody = null,
   now = Date.now(),
+): Identity | null {
+  if (typeof secrets === 'string') return verifyWith(secrets, signed, method, path, body, now);
+  for (const secret of secrets) {
+    const identity = verifyWith(secret, signed, method, path, body, now);
+    if (identity) return identity;
+  }
+  return null;
+}
+
+/**
+ * What a service verifies identities with: its INTERNAL_SECRET, and while its secret is being replaced,
+ * INTERNAL_SECRET_PREVIOUS too, so callers still signing with the old one keep working until they roll
+ * (docs/deploy.md, "Secrets").
+ */
+export type VerifyingSecrets = string | readonly string[];
+
+/** The secrets a service's configuration gives it to verify with, the current one first. */
+export function verifyingSecrets(config: {
+  INTERNAL_SECRET: string;
+  INTERNAL_SECRET_PREVIOUS?: string | undefined;
+}): readonly string[] {
+  return config.INTERNAL_SECRET_PREVIOUS
+    ? [config.INTERNAL_SECRET, config.INTERNAL_SECRET_PREVIOUS]
+    : [config.INTERNAL_SECRET];
+}
+
+function verifyWith(
+  secret: string,
+  signed: { identity?: unknown; ts?: unknown; sig?: unknown; sig2?: unknown },
+  method: string,
+  path: string,
+  body: SignedBody,
+  now: number,
 ): Identity | null {
   const { identity: encoded, ts, sig, sig2 } = signed;
   if (!plausible(signed, now) || typeof encoded !== 'string' || typeof ts !== 'string') return null;
@@ -244,7 +277,7 @@ declare module 'express-serve-static-core' {
  * and kept in `req.rawBody` for the JSON parser (http.ts jsonParser). A request without plausible
  * identity headers is refused before its body is read.
  */
-export function requireIdentity(secret: string) {
+export function requireIdentity(secret: VerifyingSecrets) {
   return (req: Request, _res: Response, next: NextFunction) => {
     if (!hasFreshIdentity(req.headers)) {
       req.resume();

@@ -5,7 +5,7 @@ import type { Identity } from '@seller-api/contracts';
 import { readBody } from './body';
 import { HttpError, unauthorized } from './errors';
 import { errorAnswer, observeRequest, requestIdOf, route as asyncRoute } from './http';
-import { hasFreshIdentity, identityOf, verifyIdentity } from './identity';
+import { hasFreshIdentity, identityOf, verifyIdentity, type VerifyingSecrets } from './identity';
 import {
   JsonText,
   idempotentRequestOf,
@@ -120,7 +120,7 @@ export function sendJson(
 export function withPlainRoutes(
   app: http.RequestListener,
   routes: PlainRoute[],
-  { secret, metrics, logger }: { secret: string; metrics: Metrics; logger: Logger },
+  { secret, metrics, logger }: { secret: VerifyingSecrets; metrics: Metrics; logger: Logger },
 ): http.RequestListener {
   const byKey = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
   const tracing = tracingEnabled();
@@ -147,7 +147,7 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   route: PlainRoute,
-  secret: string,
+  secret: VerifyingSecrets,
   requestId: string,
 ): Promise<void> {
   if (!hasFreshIdentity(req.headers)) {

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import { createHttpApp, finishHttpApp, jsonParser } from './http';
-import { requireIdentity } from './identity';
+import { requireIdentity, type VerifyingSecrets } from './identity';
 import { withPlainRoutes, type PlainRoute } from './plain-route';
 import type { Runtime } from './runtime';
 
@@ -9,7 +9,8 @@ export interface ServeOptions {
   port: number;
   /** Omit to serve no `/metrics` (tests running several instances in one process). */
   metricsPort?: number;
-  internalSecret: string;
+  /** What incoming identities are verified with (identity.ts verifyingSecrets). */
+  internalSecret: VerifyingSecrets;
   /**
    * Mounts the service's routes; every one of them sits behind the gateway's signed identity. The
    * hottest may also be returned, to be served on plain node:http first (plain-route.ts).

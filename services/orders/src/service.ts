@@ -1,4 +1,10 @@
-import { createRuntime, idempotentHandler, serveService, type Runtime } from '@seller-api/service-kit';
+import {
+  createRuntime,
+  idempotentHandler,
+  serveService,
+  verifyingSecrets,
+  type Runtime,
+} from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { OrdersConfig } from './config';
 import { entities } from './db/entities';
@@ -42,7 +48,7 @@ export async function startOrders(
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
-    internalSecret: config.INTERNAL_SECRET,
+    internalSecret: verifyingSecrets(config),
     mount: (app) =>
       mountRoutes(app, {
         runtime,

@@ -1,4 +1,4 @@
-import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { createRuntime, serveService, verifyingSecrets, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { PaymentsConfig } from './config';
 import { pspsFromConfig } from './clients/psp-factory';
@@ -46,13 +46,13 @@ export async function startPayments(
       live: config.PSP_WEBHOOK_SECRET ?? null,
       test: config.PSP_TEST_WEBHOOK_SECRET ?? null,
     },
-    internalSecret: config.INTERNAL_SECRET,
+    internalSecret: verifyingSecrets(config),
   };
   const expiry = new ExpiryScheduler(runtime.orm, lifecycle, config.EXPIRY_INTERVAL_MS, runtime.logger);
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
-    internalSecret: config.INTERNAL_SECRET,
+    internalSecret: verifyingSecrets(config),
     mountPublic: (app, json) => mountPublicRoutes(app, runtime, routeDeps, json),
     mount: (app) => mountRoutes(app, runtime, routeDeps),
   });

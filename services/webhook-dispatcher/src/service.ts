@@ -1,4 +1,4 @@
-import { createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { createRuntime, serveService, verifyingSecrets, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { DispatcherConfig } from './config';
 import { entities } from './db/entities';
@@ -55,7 +55,7 @@ export async function startDispatcher(
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
-    internalSecret: config.INTERNAL_SECRET,
+    internalSecret: verifyingSecrets(config),
     mount: (app) =>
       mountRoutes(app, {
         runtime,

@@ -22,6 +22,7 @@ import {
   verifySignedIdentity,
   type PlainRoute,
   type Runtime,
+  type VerifyingSecrets,
 } from '@seller-api/service-kit';
 import type { Express, Request, RequestHandler } from 'express';
 import { z } from 'zod';
@@ -48,7 +49,7 @@ export interface RouteDeps {
    */
   pspWebhookSecrets: Readonly<Record<Environment, string | null>>;
   /** Checks the identity each charge of a batch carries. */
-  internalSecret: string;
+  internalSecret: VerifyingSecrets;
 }
 
 const CHARGES_PATH = '/internal/charges/';
