@@ -140,6 +140,7 @@ export function computeChecks(state, { reconciliation, exits }) {
   );
   const statusOf = new Map(listed.map((o) => [o.uuid, o.status]));
   const refunded = answered.filter((o) => o.refunded === 200);
+  const refundsAsked = answered.filter((o) => o.refund && o.paid === 200).length;
   // A refund the balance did not cover (409 insufficient_balance) leaves its order PAID.
   const refundRefused = answered.filter((o) => o.refunded === 409 && o.refundCode === 'insufficient_balance');
   const refundMissed = answered
@@ -197,11 +198,13 @@ export function computeChecks(state, { reconciliation, exits }) {
     row('paid orders (answered 200)', paidOrders.length, '-', true),
     row('paid orders not reading PAID', notPaid.length, 0, notPaid.length === 0, sample(notPaid)),
     row('orders PAID that nobody paid', paidUnasked.length, 0, paidUnasked.length === 0),
+    // At this load sales far outrun withdrawals: refusals for want of balance stay rare, so a run whose
+    // refunds were mostly refused has not tested them.
     row(
-      'refunds answered 200 / 409 insufficient_balance',
-      `${refunded.length} / ${refundRefused.length}`,
-      '-',
-      true,
+      'refunds answered 200 / asked',
+      `${refunded.length} / ${refundsAsked} (${refundRefused.length} insufficient_balance)`,
+      '>= 90 %',
+      refundsAsked > 0 && refunded.length >= Math.ceil(0.9 * refundsAsked),
     ),
     row(
       'refunds answered otherwise',
