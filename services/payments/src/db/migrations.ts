@@ -135,38 +135,6 @@ class Migration20261208RefundAsked extends Migration {
   }
 }
 
-/**
- * PSP payments are recorded once per end-to-end id within the environment of the PSP that reported
- * them (docs/payments.md "The test environment never moves real money"): a notification carrying the
- * test PSP's secret can then record any payment, even one naming a live charge or a live payment's
- * end-to-end id, for an operator, and never make the real live payment a duplicate.
- *
- * Existing rows take the environment of their charge; an `unknown_txid` naming a charge was reported by
- * the other environment's PSP, and one naming no charge counts as live (payer money until an operator
- * says otherwise). No default: the previous payments version cannot say which PSP sent a notification,
- * and a guessed 'live' would let a test notification take a live payment's id again during a rolling
- * deploy. Its `on conflict (end_to_end_id)` no longer matches a constraint either: until the roll ends,
- * a notification reaching it is answered with a 500 and nothing is recorded wrongly, to be resent
- * to the new version (docs/deploy.md "Upgrades and rollbacks").
- */
-class Migration20261209PspPaymentEnvironment extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`alter table payments.psp_payments add column environment text`);
-    this.addSql(`update payments.psp_payments p set environment = coalesce(
-      (select case
-          when p.outcome = 'unknown_txid' then case t.environment when 'live' then 'test' else 'live' end
-          else t.environment
-        end
-        from payments.transactions t where t.id = p.transaction_id),
-      'live')`);
-    this.addSql(`alter table payments.psp_payments
-      alter column environment set not null,
-      add constraint psp_payments_environment_check check (environment in ('test', 'live')),
-      drop constraint psp_payments_pkey,
-      add primary key (environment, end_to_end_id)`);
-  }
-}
-
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261124Transactions', class: Migration20261124Transactions },
@@ -175,5 +143,4 @@ export const migrations = [
   { name: 'Migration20261206PaidChargeChanges', class: Migration20261206PaidChargeChanges },
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
   { name: 'Migration20261208RefundAsked', class: Migration20261208RefundAsked },
-  { name: 'Migration20261209PspPaymentEnvironment', class: Migration20261209PspPaymentEnvironment },
 ];

@@ -211,8 +211,8 @@ export interface PixPayment {
 export type PaymentOutcome = PspPaymentOutcome;
 
 /**
- * A PSP payment notification (or a sandbox pay, through the same code): recorded once per environment
- * and end-to-end id, so a notification seen twice changes nothing. An unknown txid or a wrong amount changes nothing
+ * A PSP payment notification (or a sandbox pay, through the same code): recorded once per end-to-end
+ * id, so a notification seen twice changes nothing. An unknown txid or a wrong amount changes nothing
  * and is kept for an operator; a payment for an expired or cancelled order, or a second payment of a
  * paid one, is refunded to the payer at once and the order stays as it is.
  */
@@ -244,13 +244,25 @@ export async function recordPayment(
 ): Promise<RecordedPayment> {
   const moved: Moved = [];
   const result = await inTransaction(em, async (tx) => {
-    // Recorded under the environment of the PSP that reported it: a test PSP's notification naming a
-    // live payment's end-to-end id is kept for an operator without making the real payment a duplicate.
+    // A charge of the other environment is checked before anything is recorded: recording the end-to-end
+    // id first would let a notification of the test PSP (or the sandbox) take a live payment's id, so
+    // that the real payment would be ignored as a duplicate.
+    const [charge] = await tx.execute<Array<{ environment: Environment }>>(
+      `select environment from payments.transactions where txid = ?`,
+      [payment.txid],
+    );
+    if (charge && charge.environment !== payment.environment) {
+      // For an operator: a PSP (or its secret) naming the other environment's charges.
+      deps.logger.warn(
+        { txid: payment.txid, charge_environment: charge.environment, notified_by: payment.environment },
+        'PSP notification names a charge of the other environment; nothing recorded',
+      );
+      return { outcome: 'unknown_txid' as const, state: null, refund: null };
+    }
     const inserted = await tx.execute<{ affectedRows: number }>(
-      `insert into payments.psp_payments (environment, end_to_end_id, txid, amount, paid_at, outcome)
-       values (?, ?, ?, ?, ?, 'applied')
-       on conflict (environment, end_to_end_id) do nothing`,
-      [payment.environment, payment.endToEndId, payment.txid, payment.amountCents, payment.paidAt],
+      `insert into payments.psp_payments (end_to_end_id, txid, amount, paid_at, outcome) values (?, ?, ?, ?, 'applied')
+       on conflict (end_to_end_id) do nothing`,
+      [payment.endToEndId, payment.txid, payment.amountCents, payment.paidAt],
       'run',
     );
     if (inserted.affectedRows === 0) return { outcome: 'duplicate' as const, state: null, refund: null };
@@ -261,19 +273,11 @@ export async function recordPayment(
     );
     const record = (outcome: PaymentOutcome, detail: string | null = null) =>
       tx.execute(
-        `update payments.psp_payments set outcome = ?, transaction_id = ?, detail = ?
-         where environment = ? and end_to_end_id = ?`,
-        [outcome, t?.id ?? null, detail, payment.environment, payment.endToEndId],
+        `update payments.psp_payments set outcome = ?, transaction_id = ?, detail = ? where end_to_end_id = ?`,
+        [outcome, t?.id ?? null, detail, payment.endToEndId],
       );
     if (!t || t.environment !== payment.environment) {
       // A test charge is never paid through the live PSP (nor a live one through the test PSP).
-      if (t) {
-        // For an operator: a PSP (or its secret) naming the other environment's charges.
-        deps.logger.warn(
-          { txid: payment.txid, charge_environment: t.environment, notified_by: payment.environment },
-          'PSP notification names a charge of the other environment',
-        );
-      }
       await record('unknown_txid', t ? `charge is in the ${t.environment} environment` : null);
       return { outcome: 'unknown_txid' as const, state: null, refund: null };
     }
@@ -316,10 +320,9 @@ async function refundLatePayment(em: EntityManager, payment: PixPayment, deps: L
     });
     await em
       .fork()
-      .execute(
-        `update payments.psp_payments set outcome = 'refunded' where environment = ? and end_to_end_id = ?`,
-        [payment.environment, payment.endToEndId],
-      );
+      .execute(`update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ?`, [
+        payment.endToEndId,
+      ]);
   } catch (err) {
     deps.logger.error({ err, txid: payment.txid }, 'refund of a late payment failed; left for an operator');
   }
