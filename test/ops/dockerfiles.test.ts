@@ -1,15 +1,35 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { parse } from 'yaml';
+import { ROOT, SERVICES } from './helm';
 
 /*
- * No Docker engine runs here, so the images are never built in CI: these checks keep the Dockerfiles in
- * step with the workspace layout, which is what broke them before (`npm ci` in an image needs the
- * package.json of every workspace, and a new package was forgotten).
+ * No Docker engine runs here, so the images are never built in CI: these checks keep the one root
+ * Dockerfile in step with the workspace layout (`npm ci` in an image needs the package.json of every
+ * workspace, and a new package was once forgotten), with docker-compose.yml, which builds it once per
+ * service with the SERVICE build argument, and with the ports the Helm charts use.
  */
 
-const ROOT = path.resolve(__dirname, '../..');
-const SERVICES = ['gateway', 'orders', 'payments', 'withdrawals', 'webhook-dispatcher'];
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+const dockerfile = read('Dockerfile');
+
+interface Stage {
+  from: string;
+  name?: string;
+  body: string;
+}
+
+/** The Dockerfile's stages, in order: each FROM line and the instructions under it. */
+function stages(): Stage[] {
+  return dockerfile
+    .split(/^(?=FROM )/m)
+    .filter((chunk) => chunk.startsWith('FROM '))
+    .map((chunk) => {
+      const [, from, name] = /^FROM (\S+)(?: AS (\S+))?\s*$/m.exec(chunk) ?? [];
+      if (from === undefined) throw new Error(`unreadable FROM line: ${chunk.split('\n')[0]}`);
+      return { from, name, body: chunk };
+    });
+}
 
 function workspaces(): string[] {
   return ['packages', 'services'].flatMap((folder) =>
@@ -19,25 +39,118 @@ function workspaces(): string[] {
   );
 }
 
-describe('Dockerfiles', () => {
-  it.each(SERVICES)('%s copies the package.json of every workspace before npm ci', (service) => {
-    const dockerfile = read(`services/${service}/Dockerfile`);
+interface ComposeService {
+  image?: string;
+  build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
+  environment?: Record<string, string>;
+}
+const compose = parse(read('docker-compose.yml')) as { services: Record<string, ComposeService> };
+
+describe('Dockerfile', () => {
+  it('is the only one: no service keeps a Dockerfile of its own', () => {
+    const services = readdirSync(path.join(ROOT, 'services'));
+    expect(services.filter((name) => existsSync(path.join(ROOT, 'services', name, 'Dockerfile')))).toEqual(
+      [],
+    );
+  });
+
+  it('copies the package.json of every workspace before npm ci', () => {
+    const manifests = stages().find((stage) => stage.name === 'manifests');
+    expect(manifests).toBeDefined();
     const missing = workspaces().filter(
-      (workspace) => !dockerfile.includes(`COPY ${workspace}/package.json ${workspace}/`),
+      (workspace) => !manifests?.body.includes(`COPY ${workspace}/package.json ${workspace}/`),
     );
     expect(missing).toEqual([]);
   });
 
-  it('are the same file but for the service name and its ports', () => {
-    const normalised = SERVICES.map((service) =>
-      read(`services/${service}/Dockerfile`)
-        .replace(/^ARG SERVICE=.*$/m, 'ARG SERVICE=<name>')
-        .replace(/^ARG SERVICE_PORT=.*$/m, 'ARG SERVICE_PORT=<port>')
-        .replace(/^ARG SERVICE_METRICS_PORT=.*$/m, 'ARG SERVICE_METRICS_PORT=<port>')
-        .replace(/^# Image of the .* service\.$/m, '# Image of the <name> service.')
-        .replace(/-f services\/[a-z-]+\/Dockerfile -t seller-api\/[a-z-]+/g, '-f <dockerfile> -t <image>')
-        .replace(/services\/[a-z-]+\/dist\/main\.js/g, '<main>'),
+  it('has the build stages, then one stage per service, then the one SERVICE names', () => {
+    const all = stages();
+    expect(all.map((stage) => stage.name)).toEqual([
+      'base',
+      'manifests',
+      'deps',
+      'build',
+      'runtime',
+      ...SERVICES.map((service) => `service-${service}`),
+      undefined,
+    ]);
+    expect(all.map((stage) => stage.from)).toEqual([
+      'node:22-bookworm-slim',
+      'base',
+      'manifests',
+      'deps',
+      'base',
+      ...SERVICES.map(() => 'runtime'),
+      'service-${SERVICE}',
+    ]);
+    // A required argument: no default, so a build without it fails instead of picking a service.
+    expect(dockerfile).toMatch(/^ARG SERVICE$/m);
+    // Every service under services/ has its stage.
+    const onDisk = workspaces().filter((w) => w.startsWith('services/'));
+    expect(onDisk.map((w) => w.slice('services/'.length)).sort()).toEqual([...SERVICES].sort());
+  });
+
+  it('runs as node, in production, with a health check, and ships no sources', () => {
+    const runtime = stages().find((stage) => stage.name === 'runtime')?.body ?? '';
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/^ENV NODE_ENV=production$/m);
+    expect(runtime).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \["node", "-e", ".*\/healthz/m);
+    expect(runtime).toMatch(/npm ci --omit=dev/);
+    const copies = runtime.split('\n').filter((line) => line.startsWith('COPY --from=build'));
+    expect(copies).toEqual([
+      'COPY --from=build /out/packages/ packages/',
+      'COPY --from=build /app/services/${SERVICE}/dist/ services/${SERVICE}/dist/',
+    ]);
+  });
+
+  it.each(SERVICES)('stage service-%s exposes its ports and starts its compiled main', (service) => {
+    const stage = stages().find((s) => s.name === `service-${service}`);
+    expect(stage).toBeDefined();
+    const body = stage?.body ?? '';
+    const port = /PORT=(\d+)/.exec(body.replace(/METRICS_PORT=\d+/, ''))?.[1];
+    const metricsPort = /METRICS_PORT=(\d+)/.exec(body)?.[1];
+    expect(body).toMatch(new RegExp(`^EXPOSE ${port} ${metricsPort}$`, 'm'));
+    expect(body).toMatch(new RegExp(`^CMD \\["node", "services/${service}/dist/main\\.js"\\]$`, 'm'));
+    expect(existsSync(path.join(ROOT, 'services', service, 'src/main.ts'))).toBe(true);
+
+    // The same ports as docker-compose.yml and the service's Helm chart.
+    expect({ port, metricsPort }).toEqual({
+      port: compose.services[service]?.environment?.PORT,
+      metricsPort: compose.services[service]?.environment?.METRICS_PORT,
+    });
+    const values = parse(read(`helm/${service}/values.yaml`)) as { ports: { http: number; metrics: number } };
+    expect({ port, metricsPort }).toEqual({
+      port: String(values.ports.http),
+      metricsPort: String(values.ports.metrics),
+    });
+  });
+
+  it.each(SERVICES)('docker-compose.yml builds %s from it with SERVICE set to its name', (service) => {
+    const entry = compose.services[service];
+    expect(entry?.image).toBe(`seller-api/${service}:dev`);
+    expect(entry?.build).toEqual({ context: '.', dockerfile: 'Dockerfile', args: { SERVICE: service } });
+  });
+
+  it('takes no secret as a build argument', () => {
+    // Build arguments end up in the image history: secrets belong in the runtime environment.
+    const secretLike = /SECRET|PASSWORD|TOKEN|KEY|CREDENTIAL/i;
+    const args = [...dockerfile.matchAll(/^ARG (\w+)/gm)].map((m) => m[1] ?? '');
+    expect(args).toEqual(['SERVICE', 'SERVICE', 'SERVICE']);
+    const env = [...dockerfile.matchAll(/^ENV ([\s\S]*?)(?<!\\)$/gm)].flatMap((m) =>
+      [...(m[1] ?? '').matchAll(/(\w+)=/g)].map((v) => v[1] ?? ''),
     );
-    for (const other of normalised.slice(1)) expect(other).toBe(normalised[0]);
+    expect(env.filter((name) => secretLike.test(name))).toEqual([]);
+    const buildArgs = Object.values(compose.services).flatMap((s) => Object.keys(s.build?.args ?? {}));
+    expect(buildArgs.filter((name) => secretLike.test(name))).toEqual([]);
+  });
+
+  it('is what the docs build, not the per-service files it replaced', () => {
+    for (const doc of ['README.md', 'docs/deploy.md', 'deploy/README.md', 'docker-compose.yml']) {
+      expect({ doc, stale: read(doc).match(/services\/[a-z<>-]+\/Dockerfile/g) }).toEqual({
+        doc,
+        stale: null,
+      });
+    }
+    expect(read('deploy/README.md')).toContain('docker build --build-arg SERVICE=$s -t seller-api/$s .');
   });
 });
