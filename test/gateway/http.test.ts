@@ -175,14 +175,44 @@ describe('public documents and health', () => {
     );
   });
 
-  it('serves a reference page that loads nothing from the internet', async () => {
+  it('serves the reference page with Swagger UI from its own origin, nothing from the internet', async () => {
+    const origin = new URL(gateway.url).origin;
     const res = await fetch(`${gateway.url}/docs`);
     const html = await res.text();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
-    expect(html).toContain('/sellers/orders/');
-    expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']?https?:/i);
-    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    // Every script and stylesheet is a path on this origin; no URL with a scheme or host at all.
+    expect(html).not.toMatch(/https?:|\/\/[a-z0-9]/i);
+    expect(html).not.toMatch(/<script>|<script(?![^>]*\ssrc=)[^>]*>/i);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '');
+    const bundle = assets.find((a) => a.endsWith('/swagger-ui-bundle.js'));
+    expect(bundle).toMatch(/^\/api\/v1\/docs\/assets\//);
+    expect(assets.filter((a) => a.endsWith('.js') || a.endsWith('.css'))).toHaveLength(3);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+
+    for (const asset of assets.filter((a) => a.startsWith('/api/v1/docs/assets/'))) {
+      const file = await fetch(`${origin}${asset}`);
+      const body = await file.text();
+      expect(file.status).toBe(200);
+      expect(body.length).toBeGreaterThan(0);
+      const type = asset.endsWith('.css') ? /text\/css/ : /javascript/;
+      expect(file.headers.get('content-type')).toMatch(type);
+      if (asset === bundle) {
+        expect(file.headers.get('cache-control')).toMatch(/max-age=31536000.*immutable/);
+        expect(body).toContain('SwaggerUIBundle');
+      }
+    }
+    const init = await (await fetch(`${origin}/api/v1/docs/assets/init.js`)).text();
+    expect(init).toContain('"/api/v1/openapi.json"');
+  });
+
+  it('answers 404 in the documented shape to an unknown file under the reference page', async () => {
+    const res = await call(`${gateway.url}/docs/assets/nope.js`);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'not_found', message: expect.any(String) });
   });
 
   it('answers /healthz and /readyz without a key', async () => {

@@ -1,5 +1,5 @@
 import { EVENT_NAMES } from './events';
-import { type OpenApiDocument, buildOpenApiDocument, renderDocsHtml, routes, toExpressPath } from './openapi';
+import { type OpenApiDocument, buildOpenApiDocument, routes, toExpressPath } from './openapi';
 
 /** Every public route of the table in docs/api.md, written out independently of the registry. */
 const EXPECTED = [
@@ -158,38 +158,6 @@ describe('buildOpenApiDocument', () => {
     expect(body).toMatchObject({
       required: expect.arrayContaining(['event', 'occurred_at', 'delivery_attempt', 'data']),
     });
-  });
-});
-
-describe('renderDocsHtml', () => {
-  const doc = buildOpenApiDocument();
-  const html = renderDocsHtml(doc);
-
-  it('lists every operation, grouped by tag, with schemas in <pre>', () => {
-    for (const key of EXPECTED) {
-      const [method = '', path = ''] = key.split(' ');
-      expect(html).toContain(
-        `<span class="method ${method.toLowerCase()}">${method}</span> <code>${path}</code>`,
-      );
-    }
-    expect(html).toContain('<h2 id="tag-Orders">Orders</h2>');
-    expect(html).toContain('<pre>');
-    expect(html).toContain('&quot;postback_url&quot;');
-  });
-
-  it('is self-contained: no script, no external stylesheet, image or font', () => {
-    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
-    expect(html).not.toMatch(/(src|href)="https?:/i);
-  });
-
-  it('escapes text taken from the document', () => {
-    const evil = buildOpenApiDocument();
-    const op = evil.paths['/sellers/orders/']?.post;
-    if (!op) throw new Error('missing operation');
-    op.summary = '<script>alert("x")</script>';
-    const page = renderDocsHtml(evil);
-    expect(page).not.toContain('<script>');
-    expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
   });
 });
 

@@ -11,12 +11,14 @@ import {
   type Logger,
   type Metrics,
 } from '@seller-api/service-kit';
+import { DOCS_ASSETS } from './docs';
 import type { ApiRequest } from './gateway';
 import { routeTemplate } from './routing';
 
 const PREFIX = '/api/v1';
-// Served by express (http/docs.ts), though under the API's prefix.
+// Served by express (http/docs.ts), though under the API's prefix: the document and its reference page.
 const DOCS = new Set(['/api/v1/openapi.json', '/api/v1/openapi.json/', '/api/v1/docs', '/api/v1/docs/']);
+const isDocs = (path: string): boolean => DOCS.has(path) || path.startsWith(DOCS_ASSETS);
 const trusted = proxyaddr.compile(TRUSTED_PROXIES);
 
 /**
@@ -36,7 +38,7 @@ export function withPublicApi(
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
     const fullPath = queryAt < 0 ? url : url.slice(0, queryAt);
-    if (!fullPath.startsWith(`${PREFIX}/`) || DOCS.has(fullPath)) return app(req, res);
+    if (!fullPath.startsWith(`${PREFIX}/`) || isDocs(fullPath)) return app(req, res);
 
     const method = req.method ?? 'GET';
     const call: ApiRequest = {

@@ -1,0 +1,470 @@
+import { z } from 'zod';
+import { ListQuery, MessageResponse } from './common';
+import { ErrorBody } from './errors';
+import {
+  BalanceResponse,
+  CreateWithdrawalRequest,
+  DenyWithdrawalRequest,
+  OpsWithdrawalListQuery,
+  WithdrawalListQuery,
+  WithdrawalListResponse,
+  WithdrawalPathParams,
+  WithdrawalResponse,
+} from './finance';
+import {
+  CreateOrderRequest,
+  CreateOrderResponse,
+  MedResolveRequest,
+  OrderDetailResponse,
+  OrderListQuery,
+  OrderListResponse,
+  OrderPathParams,
+  TrackingUpdateRequest,
+} from './orders';
+import { PspPixNotification, PspPixNotificationResponse } from './payments';
+import { CreateProductRequest, ProductListQuery, ProductListResponse, ProductResponse } from './products';
+import {
+  AffiliateListQuery,
+  AffiliateListResponse,
+  CreateAffiliateRequest,
+  AffiliateResponse,
+} from './affiliates';
+import {
+  BulkResendRequest,
+  BulkResendResponse,
+  CreateWebhookRequest,
+  CreateWebhookResponse,
+  DeliveryListQuery,
+  DeliveryListResponse,
+  DeliveryPathParams,
+  UpdateWebhookRequest,
+  WebhookListResponse,
+  WebhookPathParams,
+  WebhookResponse,
+} from './webhooks';
+
+// ---------------------------------------------------------------------------------------------------
+// Route registry: the one list of public routes, from which the OpenAPI document is built
+// (openapi-document.ts) and the gateway routes and labels its calls.
+// ---------------------------------------------------------------------------------------------------
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+  /** Defaults to application/json. */
+  contentType?: string;
+}
+
+export interface RouteDoc {
+  method: HttpMethod;
+  /** OpenAPI style, relative to the `/api/v1` server: `/sellers/orders/{uuid}/`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Needs `Authorization: Bearer mk_<env>_<token>`. */
+  auth: boolean;
+  body?: z.ZodType;
+  /** False for action routes, which accept an empty body (docs/api.md, "Requests"). */
+  bodyRequired?: boolean;
+  query?: z.ZodObject;
+  params?: z.ZodObject;
+  /** Success responses and route-specific errors; the common errors are added by the builder. */
+  responses: Record<number, ResponseDoc>;
+}
+
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: 'Orders', description: 'Create, read, list and track orders; cancel and refund them.' },
+  { name: 'Products', description: 'Products sold in orders (extension).' },
+  { name: 'Sandbox', description: 'Move test orders as the PSP would. Test keys only: a live key gets 403.' },
+  { name: 'Webhooks', description: 'Global webhook registrations, their deliveries and manual re-sends.' },
+  { name: 'Finance', description: 'Balance and withdrawals of the seller.' },
+  { name: 'Operations', description: 'Platform operator routes. Operator keys only.' },
+  { name: 'PSP', description: 'Notifications from the payment service provider (Central Bank "API Pix").' },
+  { name: 'Documentation', description: 'This reference, as JSON and HTML.' },
+];
+
+const ok = (schema: z.ZodType, description = 'OK'): ResponseDoc => ({ description, schema });
+const conflict: ResponseDoc = {
+  description: 'The order is not in a state that allows this',
+  schema: ErrorBody,
+};
+
+function sandboxRoute(action: string, operationId: string, summary: string, body?: z.ZodType): RouteDoc {
+  return {
+    method: 'post',
+    path: `/sandbox/orders/{uuid}/${action}/`,
+    operationId,
+    summary,
+    tag: 'Sandbox',
+    auth: true,
+    params: OrderPathParams,
+    ...(body ? { body, bodyRequired: true } : {}),
+    responses: { 200: ok(MessageResponse), 409: conflict },
+  };
+}
+
+export const routes: RouteDoc[] = [
+  // Orders
+  {
+    method: 'post',
+    path: '/sellers/orders/',
+    operationId: 'createOrder',
+    summary: 'Create an order',
+    description:
+      'With products (items) or as a standalone charge (no items, payment.gross_amount required). ' +
+      'Answers with the PIX QR code data. Emits order.created.',
+    tag: 'Orders',
+    auth: true,
+    body: CreateOrderRequest,
+    responses: { 201: ok(CreateOrderResponse, 'Order created') },
+  },
+  {
+    method: 'get',
+    path: '/sellers/orders/',
+    operationId: 'listOrders',
+    summary: 'List orders, newest first',
+    tag: 'Orders',
+    auth: true,
+    query: OrderListQuery,
+    responses: { 200: ok(OrderListResponse) },
+  },
+  {
+    method: 'get',
+    path: '/sellers/orders/{uuid}/',
+    operationId: 'getOrder',
+    summary: 'Read an order',
+    tag: 'Orders',
+    auth: true,
+    params: OrderPathParams,
+    responses: { 200: ok(OrderDetailResponse) },
+  },
+  {
+    method: 'patch',
+    path: '/sellers/orders/{uuid}/tracking/',
+    operationId: 'updateOrderTracking',
+    summary: 'Update the shipping tracking of all items of an order',
+    description:
+      'At least one field. tracking_code and shipping_status apply to every item; DELIVERED fills ' +
+      'delivery.delivered_at. SHIPPED with a code emits order_item.shipped.',
+    tag: 'Orders',
+    auth: true,
+    params: OrderPathParams,
+    body: TrackingUpdateRequest,
+    responses: { 200: ok(MessageResponse) },
+  },
+  {
+    method: 'post',
+    path: '/sellers/orders/{uuid}/cancel/',
+    operationId: 'cancelOrder',
+    summary: 'Cancel a pending order',
+    tag: 'Orders',
+    auth: true,
+    params: OrderPathParams,
+    responses: { 200: ok(MessageResponse), 409: conflict },
+  },
+  {
+    method: 'post',
+    path: '/sellers/orders/{uuid}/refund/',
+    operationId: 'refundOrder',
+    summary: 'Refund a paid order in full',
+    description:
+      "The refund returns the order's gross to the payer and takes its net amount from the seller's " +
+      'available balance, which must cover it: the net is reserved before the PSP is asked, so money ' +
+      'already withdrawn cannot be refunded. A failed refund gives the reservation back.',
+    tag: 'Orders',
+    auth: true,
+    params: OrderPathParams,
+    responses: {
+      200: ok(MessageResponse),
+      409: {
+        description:
+          '`conflict`: the order is not PAID (the message names its status); `insufficient_balance`: the ' +
+          "available balance does not cover the order's net amount, and nothing was changed; or " +
+          '`idempotency_conflict`',
+        schema: ErrorBody,
+      },
+    },
+  },
+  // Products
+  {
+    method: 'post',
+    path: '/sellers/products/',
+    operationId: 'createProduct',
+    summary: 'Create a product',
+    tag: 'Products',
+    auth: true,
+    body: CreateProductRequest,
+    responses: { 201: ok(ProductResponse, 'Product created') },
+  },
+  {
+    method: 'get',
+    path: '/sellers/products/',
+    operationId: 'listProducts',
+    summary: 'List products, newest first',
+    tag: 'Products',
+    auth: true,
+    query: ProductListQuery,
+    responses: { 200: ok(ProductListResponse) },
+  },
+  {
+    method: 'get',
+    path: '/sellers/products/{uuid}/',
+    operationId: 'getProduct',
+    summary: 'Read one product',
+    tag: 'Products',
+    auth: true,
+    params: OrderPathParams,
+    responses: { 200: ok(ProductResponse) },
+  },
+  {
+    method: 'post',
+    path: '/sellers/affiliates/',
+    operationId: 'createAffiliate',
+    summary: 'Register an affiliate (extension); orders name it with affiliate_code',
+    tag: 'Products',
+    auth: true,
+    body: CreateAffiliateRequest,
+    responses: { 201: ok(AffiliateResponse, 'Affiliate registered') },
+  },
+  {
+    method: 'get',
+    path: '/sellers/affiliates/',
+    operationId: 'listAffiliates',
+    summary: 'List affiliates, newest first',
+    tag: 'Products',
+    auth: true,
+    query: AffiliateListQuery,
+    responses: { 200: ok(AffiliateListResponse) },
+  },
+  // Sandbox
+  sandboxRoute('pay', 'sandboxPayOrder', 'Pay a test order as the PSP would'),
+  sandboxRoute('expire', 'sandboxExpireOrder', 'Expire a pending test order'),
+  sandboxRoute('med', 'sandboxOpenMed', 'Open a PIX special return (MED) on a paid test order'),
+  sandboxRoute('med/resolve', 'sandboxResolveMed', 'Decide an open MED', MedResolveRequest),
+  sandboxRoute('chargeback', 'sandboxChargeback', 'Open a chargeback on a paid test order'),
+  // Webhooks
+  {
+    method: 'post',
+    path: '/config/webhooks/',
+    operationId: 'createWebhook',
+    summary: 'Register a global webhook for one event',
+    description:
+      'The secret is shown in this answer only. Registering the same (url, event) again retires the old ' +
+      'webhook and its secret. At most 50 webhooks (active or paused) per seller and environment; a ' +
+      'rotation does not count twice.',
+    tag: 'Webhooks',
+    auth: true,
+    body: CreateWebhookRequest,
+    responses: {
+      201: ok(CreateWebhookResponse, 'Webhook registered'),
+      409: {
+        description:
+          '`limit_reached`: the seller already has 50 webhooks (active or paused) in this environment and ' +
+          'this is not a rotation; or `idempotency_conflict`: Idempotency-Key reused with a different ' +
+          'body, or its first request still running',
+        schema: ErrorBody,
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/config/webhooks/',
+    operationId: 'listWebhooks',
+    summary: 'List webhooks',
+    tag: 'Webhooks',
+    auth: true,
+    query: ListQuery,
+    responses: { 200: ok(WebhookListResponse) },
+  },
+  {
+    method: 'get',
+    path: '/config/webhooks/{id}/',
+    operationId: 'getWebhook',
+    summary: 'Read a webhook',
+    tag: 'Webhooks',
+    auth: true,
+    params: WebhookPathParams,
+    responses: { 200: ok(WebhookResponse) },
+  },
+  {
+    method: 'patch',
+    path: '/config/webhooks/{id}/',
+    operationId: 'updateWebhook',
+    summary: 'Pause, resume or change a webhook',
+    tag: 'Webhooks',
+    auth: true,
+    params: WebhookPathParams,
+    body: UpdateWebhookRequest,
+    responses: { 200: ok(WebhookResponse) },
+  },
+  {
+    method: 'delete',
+    path: '/config/webhooks/{id}/',
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook',
+    tag: 'Webhooks',
+    auth: true,
+    params: WebhookPathParams,
+    responses: { 204: { description: 'Deleted' } },
+  },
+  {
+    method: 'get',
+    path: '/config/webhooks/{id}/deliveries/',
+    operationId: 'listWebhookDeliveries',
+    summary: 'List the deliveries of a webhook with their attempts',
+    tag: 'Webhooks',
+    auth: true,
+    params: WebhookPathParams,
+    query: DeliveryListQuery,
+    responses: { 200: ok(DeliveryListResponse) },
+  },
+  {
+    method: 'post',
+    path: '/config/webhooks/{id}/deliveries/{delivery_id}/resend/',
+    operationId: 'resendWebhookDelivery',
+    summary: 'Re-queue one delivery',
+    tag: 'Webhooks',
+    auth: true,
+    params: DeliveryPathParams,
+    responses: { 200: ok(MessageResponse) },
+  },
+  {
+    method: 'post',
+    path: '/config/webhooks/{id}/deliveries/resend/',
+    operationId: 'resendDeadWebhookDeliveries',
+    summary: 'Re-queue every dead delivery of a webhook, optionally within a time window',
+    tag: 'Webhooks',
+    auth: true,
+    params: WebhookPathParams,
+    body: BulkResendRequest,
+    responses: { 200: ok(BulkResendResponse) },
+  },
+  // Finance
+  {
+    method: 'get',
+    path: '/finance/balance/',
+    operationId: 'getBalance',
+    summary: 'Read the balance',
+    tag: 'Finance',
+    auth: true,
+    responses: { 200: ok(BalanceResponse) },
+  },
+  {
+    method: 'post',
+    path: '/finance/withdrawals/',
+    operationId: 'createWithdrawal',
+    summary: 'Request a withdrawal to a PIX key',
+    description:
+      'Holds the amount until the withdrawal is paid, denied or failed. Emits withdrawal.requested.',
+    tag: 'Finance',
+    auth: true,
+    body: CreateWithdrawalRequest,
+    responses: { 201: ok(WithdrawalResponse, 'Withdrawal requested') },
+  },
+  {
+    method: 'get',
+    path: '/finance/withdrawals/',
+    operationId: 'listWithdrawals',
+    summary: 'List withdrawals, newest first',
+    tag: 'Finance',
+    auth: true,
+    query: WithdrawalListQuery,
+    responses: { 200: ok(WithdrawalListResponse) },
+  },
+  {
+    method: 'get',
+    path: '/finance/withdrawals/{uuid}/',
+    operationId: 'getWithdrawal',
+    summary: 'Read a withdrawal',
+    tag: 'Finance',
+    auth: true,
+    params: WithdrawalPathParams,
+    responses: { 200: ok(WithdrawalResponse) },
+  },
+  // Operations
+  {
+    method: 'get',
+    path: '/ops/withdrawals/',
+    operationId: 'listWithdrawalsForOperators',
+    summary:
+      "Withdrawals across sellers of the operator key's environment (PENDING by default); answers add " +
+      'environment and seller. `environment` naming the other one is a 403.',
+    tag: 'Operations',
+    auth: true,
+    query: OpsWithdrawalListQuery,
+    responses: { 200: ok(WithdrawalListResponse) },
+  },
+  {
+    method: 'get',
+    path: '/ops/withdrawals/{uuid}/',
+    operationId: 'getWithdrawalForOperators',
+    summary: "Read a withdrawal of the operator key's environment, with its environment and seller",
+    tag: 'Operations',
+    auth: true,
+    params: WithdrawalPathParams,
+    responses: { 200: ok(WithdrawalResponse) },
+  },
+  {
+    method: 'post',
+    path: '/ops/withdrawals/{uuid}/approve/',
+    operationId: 'approveWithdrawal',
+    summary: 'Approve a pending withdrawal',
+    tag: 'Operations',
+    auth: true,
+    params: WithdrawalPathParams,
+    responses: { 200: ok(WithdrawalResponse), 409: { description: 'Not PENDING', schema: ErrorBody } },
+  },
+  {
+    method: 'post',
+    path: '/ops/withdrawals/{uuid}/deny/',
+    operationId: 'denyWithdrawal',
+    summary: 'Deny a pending withdrawal',
+    tag: 'Operations',
+    auth: true,
+    params: WithdrawalPathParams,
+    body: DenyWithdrawalRequest,
+    bodyRequired: false,
+    responses: { 200: ok(WithdrawalResponse), 409: { description: 'Not PENDING', schema: ErrorBody } },
+  },
+  // PSP
+  {
+    method: 'post',
+    path: '/psp/webhook/pix',
+    operationId: 'receivePspPixNotification',
+    summary: 'PIX payment notification from the PSP (API Pix standard)',
+    description:
+      'The PSP appends /pix to the registered URL .../api/v1/psp/webhook. A repeat changes nothing.',
+    tag: 'PSP',
+    auth: false,
+    body: PspPixNotification,
+    responses: { 200: ok(PspPixNotificationResponse) },
+  },
+  // Documentation
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI 3.1 document',
+    tag: 'Documentation',
+    auth: false,
+    responses: { 200: { description: 'The OpenAPI document' } },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'getDocsPage',
+    summary: 'This reference as an HTML page (Swagger UI, served from this origin)',
+    tag: 'Documentation',
+    auth: false,
+    responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+  },
+];
+
+/** `/sellers/orders/{uuid}/` → `/sellers/orders/:uuid/`, for Express routers and metric labels. */
+export function toExpressPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
