@@ -52,7 +52,6 @@ export interface OpenApiHeader {
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
-  jsonSchemaDialect: string;
   info: { title: string; version: string; description: string };
   servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
@@ -67,8 +66,6 @@ export interface OpenApiDocument {
     >;
   };
 }
-
-export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
  * zod → JSON Schema 2020-12, which OpenAPI 3.1 embeds as is. Requests are described as the client
@@ -229,9 +226,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
     const item = (paths[route.path] ??= {});
     item[route.method] = operationOf(route);
   }
+  // No jsonSchemaDialect: the schemas are JSON Schema 2020-12, which OpenAPI 3.1's default dialect
+  // extends, and renderers (Swagger UI) warn on any other value.
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: JSON_SCHEMA_DIALECT,
     info: {
       title: 'Seller API',
       version: '1.0.0',

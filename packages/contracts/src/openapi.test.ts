@@ -79,6 +79,8 @@ describe('buildOpenApiDocument', () => {
     expect(doc.servers[0]?.url).toBe('/api/v1');
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.info.title).toBeTruthy();
+    // The default dialect (JSON Schema 2020-12 with OpenAPI's vocabulary): renderers warn on another.
+    expect(doc).not.toHaveProperty('jsonSchemaDialect');
   });
 
   it('has every public route and nothing else', () => {
