@@ -88,6 +88,9 @@ it("serves another destination while one destination's backlog fills every claim
   expect(busyHits()).toBeLessThan(BACKLOG / 2);
 });
 
+/** How long the slow receiver holds each delivery. */
+const HOLD_MS = 100;
+
 it('keeps each destination within its budget, and sends each delivery once, with claims in flight together', async () => {
   await clearBacklog();
   // A receiver that answers after a little while and keeps count of the requests it holds at once.
@@ -104,12 +107,13 @@ it('keeps each destination within its budget, and sends each delivery once, with
     highest.set(path, Math.max(highest.get(path) ?? 0, current.get(path) ?? 0));
     total += 1;
     highestTotal = Math.max(highestTotal, total);
+    // Held long enough that the sender's next claims find it still in flight, even on a loaded machine.
     setTimeout(() => {
       current.set(path, (current.get(path) ?? 1) - 1);
       total -= 1;
-    }, 15);
+    }, HOLD_MS - 1);
     // Counted down just before the answer leaves, so that the next request never overlaps it.
-    return { status: 200, delayMs: 16 };
+    return { status: 200, delayMs: HOLD_MS };
   });
   try {
     const seller = await createKey(gateway.service);
