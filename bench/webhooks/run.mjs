@@ -71,9 +71,9 @@ const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
 const DURATION = intFromEnv('BENCH_DURATION', 10, 600);
 const WARMUP = intFromEnv('BENCH_WARMUP', 3, 600);
 const RATE = intFromEnv('BENCH_RATE', 200, 10_000);
-// Long enough for both sides to reach their steady rate: with 5,000 (until the tenth session) a round
-// lasted a third of a second for the drain and a seventh for the loop, whose rate then moved from
-// 20,000 to 44,000/s between rounds of one run (bench/README.md).
+// Long enough for both sides to reach their steady rate: a backlog of 5,000 lasts a third of a second
+// for the drain and a seventh for the loop, whose rate then moves from 20,000 to 44,000/s between
+// rounds of one run (bench/README.md).
 const BACKLOG = intFromEnv('BENCH_BACKLOG', 20_000, 1_000_000);
 // Under the dispatcher's 10 s attempt timeout: the slow destination answers, late, rather than fails.
 const SLOW_MS = intFromEnv('BENCH_SLOW_MS', 2000, 9000);

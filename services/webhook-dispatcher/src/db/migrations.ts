@@ -333,7 +333,7 @@ class Migration20261213DueWindowOneLookup extends Migration {
 }
 
 /**
- * Cheaper writes per attempt (bench/README.md, eleventh session). A delivery's row (about 900 bytes,
+ * Cheaper writes per attempt (bench/README.md, bench/webhooks). A delivery's row (about 900 bytes,
  * most of it the payload) gets a new version for its lease and another for its outcome: at fillfactor
  * 70 only half the leases found room on their page, and the others wrote an entry in every index. At
  * 50 every lease does (the price: pages a third emptier for rows that are never deleted; pages

@@ -86,7 +86,7 @@ const LEASE_SECONDS = 60;
 // MIN_SCAN): each costs a few microseconds, and a window full of a few destinations' rows is claimed
 // again without them. A quarter more than the limit leaves room for the destinations whose budget
 // runs out within it; twice the limit cost PostgreSQL 2 µs more per delivery claimed in a drain
-// (bench/webhooks/pg-costs.mjs, bench/README.md twelfth session). The price: when a few destinations
+// (bench/webhooks/pg-costs.mjs, bench/README.md). The price: when a few destinations
 // near their budget fill the window, a claim comes back short and another follows sooner.
 const CLAIM_SCAN_FACTOR = 1.25;
 const MIN_SCAN = 50;
@@ -99,7 +99,7 @@ const OVERLAP_SHARE = 1 / 8;
 // claim waits until it may take STOCKED_CLAIM_SHARE of it. A claim costs PostgreSQL a fixed part (its
 // planning, the window's function, the commit) besides its rows: in a drain, claiming whatever a few
 // answers freed made claims of about 55 rows, and PostgreSQL's CPU per delivery fell by a sixth with
-// claims of a few hundred (bench/README.md, eleventh session). The waiting deliveries keep the slots
+// claims of a few hundred (bench/README.md). The waiting deliveries keep the slots
 // busy meanwhile; once fewer wait, any place is worth a claim again, so the sender never stalls.
 const STOCKED_SHARE = 1;
 const STOCKED_CLAIM_SHARE = 2;
