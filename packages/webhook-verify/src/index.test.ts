@@ -3,6 +3,8 @@ import {
   DEFAULT_TOLERANCE_SECONDS,
   WebhookVerificationError,
   signatureFor,
+  standardSignatureFor,
+  standardSigningKey,
   verifyWebhook,
   type WebhookHeaders,
   type WebhookVerificationErrorCode,
@@ -84,6 +86,33 @@ describe('signatureFor', () => {
     expect(signatureFor(SECRET, EVENT_ID, TIMESTAMP, BODY)).not.toBe(
       signatureFor(withoutPrefix, EVENT_ID, TIMESTAMP, BODY),
     );
+  });
+});
+
+describe('standardSignatureFor', () => {
+  it('matches the Standard Webhooks specification example', () => {
+    // The example of the specification's reference libraries: secret, message id, timestamp, body.
+    const signature = standardSignatureFor(
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1614265330,
+      '{"test": 2432232314}',
+    );
+    expect(signature).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+
+  it('keys by the same bytes whether the secret is written in base64 or base64url', () => {
+    const bytes = Buffer.from('fb0ff3e8a1c2d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d', 'hex');
+    const standard = `whsec_${bytes.toString('base64')}`;
+    const url = `whsec_${bytes.toString('base64url')}`;
+    expect(standard).not.toBe(url);
+    expect(standardSigningKey(url).equals(bytes)).toBe(true);
+    expect(standardSignatureFor(url, 'evt_1', 1, 'x')).toBe(standardSignatureFor(standard, 'evt_1', 1, 'x'));
+  });
+
+  it('refuses a secret without its whsec_ prefix or with nothing after it', () => {
+    expect(() => standardSigningKey('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toThrow(TypeError);
+    expect(() => standardSigningKey('whsec_')).toThrow(TypeError);
   });
 });
 

@@ -61,6 +61,48 @@ export function signatureFor(
   return SIGNATURE_PREFIX + hmac.digest('hex');
 }
 
+/**
+ * The Standard Webhooks headers (standardwebhooks.com) every signed delivery also carries, so receivers
+ * can verify with the `standardwebhooks` or `svix` packages. `webhook-id` is the event id (the same as
+ * X-Webhook-Event-Id) and `webhook-timestamp` the same unix seconds as X-Webhook-Timestamp.
+ */
+export const STANDARD_WEBHOOK_HEADERS = {
+  ID: 'webhook-id',
+  TIMESTAMP: 'webhook-timestamp',
+  SIGNATURE: 'webhook-signature',
+} as const;
+
+const SECRET_PREFIX = 'whsec_';
+
+/**
+ * The HMAC key of the Standard Webhooks signature: the secret's text after `whsec_`, base64-decoded.
+ * Secrets are issued in standard base64; older ones in base64url, whose alphabet Node's decoder also
+ * reads, so both give the same 32 random bytes.
+ */
+export function standardSigningKey(secret: string): Buffer {
+  if (!secret.startsWith(SECRET_PREFIX) || secret.length === SECRET_PREFIX.length) {
+    throw new TypeError('standardSigningKey: secret must be whsec_ followed by base64');
+  }
+  return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+}
+
+/**
+ * The `webhook-signature` value of a delivery: `v1,` followed by the standard-base64 HMAC-SHA256 of
+ * `"<webhook-id>.<webhook-timestamp>.<rawBody>"`, keyed by `standardSigningKey(secret)`.
+ */
+export function standardSignatureFor(
+  secret: string,
+  messageId: string,
+  timestamp: number | string,
+  rawBody: string | Uint8Array,
+): string {
+  const hmac = createHmac('sha256', standardSigningKey(secret));
+  hmac.update(`${messageId}.${String(timestamp)}.`, 'utf8');
+  if (typeof rawBody === 'string') hmac.update(rawBody, 'utf8');
+  else hmac.update(rawBody);
+  return `v1,${hmac.digest('base64')}`;
+}
+
 /** Incoming headers as Node, Express, Fastify and most frameworks give them (any header-name case). */
 export type WebhookHeaders = Record<string, string | string[] | undefined>;
 
