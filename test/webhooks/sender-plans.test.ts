@@ -112,7 +112,7 @@ test('a burst after an analysis that saw no pending delivery: the claim locks ea
 });
 
 test("due_window's kept plan, made on a table never analyzed, reads the due index in order", async () => {
-  // Its statements keep their plan for the session (Migration20261212DueWindowCachedPlan): the
+  // Its statements keep their plan for the connection (Migration20261212DueWindowCachedPlan): the
   // generic one, forced here, is the plan shown (auto_explain, as notices) for the statement inside.
   const client = new Client({ connectionString: env.DATABASE_URL });
   const notices: string[] = [];

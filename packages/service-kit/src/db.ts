@@ -70,7 +70,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
 export async function migrate(orm: MikroORM, schema: string): Promise<string[]> {
   const connection = orm.em.getConnection();
   // One migrator at a time per schema, across replicas: a transaction-scoped advisory lock would be
-  // released too early, so take a session lock on a dedicated connection.
+  // released too early, so take a connection-level lock on a dedicated connection.
   const knex = connection.getKnex();
   const client = await knex.client.acquireConnection();
   const lockKey = `migrate:${schema}`;

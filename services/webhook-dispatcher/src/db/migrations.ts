@@ -263,7 +263,7 @@ class Migration20261211DueWindowSince extends Migration {
 }
 
 /**
- * due_window in PL/pgSQL, whose statements keep their plan for the session: a SQL function that cannot
+ * due_window in PL/pgSQL, whose statements keep their plan for the connection: a SQL function that cannot
  * be inlined (its `set` clause) is planned again at every call, about 1 ms of a claim's 3 to 4 (64
  * deliveries out of a backlog of 32,000, measured). The plan is the same, the due index read in order.
  */
