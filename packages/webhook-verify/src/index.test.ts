@@ -87,6 +87,11 @@ describe('signatureFor', () => {
       signatureFor(withoutPrefix, EVENT_ID, TIMESTAMP, BODY),
     );
   });
+
+  it('refuses an empty or missing secret instead of signing with an empty key', () => {
+    expect(() => signatureFor('', EVENT_ID, TIMESTAMP, BODY)).toThrow(TypeError);
+    expect(() => signatureFor(undefined as unknown as string, EVENT_ID, TIMESTAMP, BODY)).toThrow(TypeError);
+  });
 });
 
 describe('standardSignatureFor', () => {
@@ -113,6 +118,11 @@ describe('standardSignatureFor', () => {
   it('refuses a secret without its whsec_ prefix or with nothing after it', () => {
     expect(() => standardSigningKey('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toThrow(TypeError);
     expect(() => standardSigningKey('whsec_')).toThrow(TypeError);
+    expect(() => standardSignatureFor('', 'evt_1', 1, 'x')).toThrow(TypeError);
+  });
+
+  it('refuses a secret whose text after whsec_ decodes to no bytes', () => {
+    expect(() => standardSigningKey('whsec_!!!!')).toThrow(TypeError);
   });
 });
 

@@ -54,6 +54,10 @@ export function signatureFor(
   timestamp: number | string,
   rawBody: string | Uint8Array,
 ): string {
+  // An empty key would let anyone compute a valid signature: refuse it rather than fail open.
+  if (typeof secret !== 'string' || secret === '') {
+    throw new TypeError('signatureFor: secret must be a non-empty string');
+  }
   const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'));
   hmac.update(`${eventId}.${String(timestamp)}.`, 'utf8');
   if (typeof rawBody === 'string') hmac.update(rawBody, 'utf8');
@@ -80,10 +84,15 @@ const SECRET_PREFIX = 'whsec_';
  * reads, so both give the same 32 random bytes.
  */
 export function standardSigningKey(secret: string): Buffer {
-  if (!secret.startsWith(SECRET_PREFIX) || secret.length === SECRET_PREFIX.length) {
+  if (typeof secret !== 'string' || !secret.startsWith(SECRET_PREFIX)) {
     throw new TypeError('standardSigningKey: secret must be whsec_ followed by base64');
   }
-  return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  // Text that decodes to no bytes (empty, or no base64 characters) would be an empty, forgeable key.
+  if (key.length === 0) {
+    throw new TypeError('standardSigningKey: secret must be whsec_ followed by base64');
+  }
+  return key;
 }
 
 /**
