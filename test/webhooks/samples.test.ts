@@ -1,0 +1,461 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ts from 'typescript';
+import { eventEnvelope } from '@seller-api/contracts';
+import { signatureFor, standardSignatureFor } from '@seller-api/webhook-verify';
+
+// The receiver samples of docs/webhooks.md are files under docs/webhooks/samples/, shown verbatim in the
+// page. The Node and Python ones run here as integrators would run them, against deliveries signed with
+// the dispatcher's own functions; Go and PHP are checked against the page only (no toolchain in CI).
+
+const ROOT = path.resolve(__dirname, '../..');
+const SAMPLES = path.join(ROOT, 'docs/webhooks/samples');
+const PAGE = path.join(ROOT, 'docs/webhooks.md');
+
+/** A real order.paid delivery body, spliced as the dispatcher writes it. */
+function envelopeBody(attempt = 1): string {
+  const now = new Date().toISOString();
+  const data = {
+    order: {
+      uuid: randomUUID(),
+      status: 'PAID',
+      method: 'PIX',
+      gross_amount: 15000,
+      shipping_amount: 1000,
+      discount_amount: 0,
+      fee_amount: 599,
+      net_amount: 14401,
+      created_at: now,
+      paid_at: now,
+    },
+    seller: { name: 'Loja' },
+    customer: { name: 'Maria', tax_id: '529.***.***-25', tax_id_type: 'CPF', email: 'mar***@example.com' },
+    items: [
+      {
+        product_uuid: randomUUID(),
+        product_name: 'Livro',
+        quantity: 2,
+        unit_amount: 7000,
+        line_total_amount: 14000,
+      },
+    ],
+  };
+  const body =
+    `{"event":"order.paid","occurred_at":"${now}","delivery_attempt":${attempt},` +
+    `"data":${JSON.stringify(data)}}`;
+  eventEnvelope('order.paid').parse(JSON.parse(body));
+  return body;
+}
+
+const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+interface Delivery {
+  eventId?: string;
+  body?: string;
+  secret?: string;
+  timestamp?: number;
+  /** Sign this body but send `body`. */
+  signedBody?: string;
+  contentType?: string;
+  unsigned?: boolean;
+}
+
+interface Receiver {
+  port: number;
+  queueFile: string;
+  secret: string;
+  previousSecret: string;
+  post(delivery?: Delivery): Promise<{ status: number; eventId: string; body: string }>;
+  queued(): string[];
+}
+
+function headersFor(
+  secret: string,
+  eventId: string,
+  timestamp: number,
+  body: string,
+): Record<string, string> {
+  return {
+    'X-Webhook-Event': 'order.paid',
+    'X-Webhook-Event-Id': eventId,
+    'X-Webhook-Timestamp': String(timestamp),
+    'X-Webhook-Signature': signatureFor(secret, eventId, timestamp, body),
+    'webhook-id': eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardSignatureFor(secret, eventId, timestamp, body),
+  };
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+function start(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Started {
+  const child = spawn(command, args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exit };
+}
+
+async function listeningPort(started: Started): Promise<number> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const match = /listening on port (\d+)/.exec(started.output());
+    if (match) return Number(match[1]);
+    if (started.child.exitCode !== null) throw new Error(`the sample exited: ${started.output()}`);
+    if (Date.now() > deadline) throw new Error(`the sample did not start: ${started.output()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+interface Sample {
+  name: string;
+  file: string;
+  /** Copies what the sample needs into `dir` and returns the command that runs it there. */
+  prepare(dir: string): { command: string; args: string[] };
+}
+
+/** The helper as `npm install @seller-api/webhook-verify` gives it, built from the current source. */
+function installHelper(dir: string): void {
+  const source = readFileSync(path.join(ROOT, 'packages/webhook-verify/src/index.ts'), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  });
+  const target = path.join(dir, 'node_modules/@seller-api/webhook-verify');
+  mkdirSync(target, { recursive: true });
+  writeFileSync(
+    path.join(target, 'package.json'),
+    JSON.stringify({ name: '@seller-api/webhook-verify', main: 'index.js' }),
+  );
+  writeFileSync(path.join(target, 'index.js'), outputText);
+  symlinkSync(path.dirname(require.resolve('express/package.json')), path.join(dir, 'node_modules/express'));
+}
+
+const SAMPLE_LIST: Sample[] = [
+  {
+    name: 'Node.js (Express)',
+    file: 'node/express-receiver.mjs',
+    prepare(dir) {
+      installHelper(dir);
+      writeFileSync(
+        path.join(dir, 'receiver.mjs'),
+        readFileSync(path.join(SAMPLES, 'node/express-receiver.mjs')),
+      );
+      return { command: process.execPath, args: ['receiver.mjs'] };
+    },
+  },
+  {
+    name: 'Python (standard library)',
+    file: 'python/receiver.py',
+    prepare(dir) {
+      writeFileSync(path.join(dir, 'receiver.py'), readFileSync(path.join(SAMPLES, 'python/receiver.py')));
+      return { command: 'python3', args: ['-u', 'receiver.py'] };
+    },
+  },
+];
+
+describe.each(SAMPLE_LIST)('the $name receiver sample', (sample) => {
+  let dir: string;
+  let run: { command: string; args: string[] };
+  let server: Started | undefined;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'webhook-sample-'));
+    run = sample.prepare(dir);
+    const secret = newSecret();
+    const previousSecret = newSecret();
+    const queueFile = path.join(dir, 'queue.jsonl');
+    server = start(run.command, run.args, dir, {
+      SELLER_API_WEBHOOK_SECRET: secret,
+      SELLER_API_WEBHOOK_PREVIOUS_SECRET: previousSecret,
+      QUEUE_FILE: queueFile,
+      PORT: '0',
+    });
+    const port = await listeningPort(server);
+    receiver = {
+      port,
+      queueFile,
+      secret,
+      previousSecret,
+      async post(delivery = {}) {
+        const eventId = delivery.eventId ?? `evt_${randomUUID().replace(/-/g, '')}`;
+        const body = delivery.body ?? envelopeBody();
+        const timestamp = delivery.timestamp ?? Math.floor(Date.now() / 1000);
+        const headers: Record<string, string> = {
+          'content-type': delivery.contentType ?? 'application/json',
+          ...(delivery.unsigned
+            ? {}
+            : headersFor(delivery.secret ?? secret, eventId, timestamp, delivery.signedBody ?? body)),
+        };
+        const res = await fetch(`http://127.0.0.1:${port}/webhooks/seller-api`, {
+          method: 'POST',
+          headers,
+          body,
+        });
+        return { status: res.status, eventId, body: await res.text() };
+      },
+      queued() {
+        let text = '';
+        try {
+          text = readFileSync(queueFile, 'utf8');
+        } catch {
+          return [];
+        }
+        return text
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => {
+            const entry = JSON.parse(line) as { eventId?: string; event_id?: string };
+            return entry.eventId ?? entry.event_id ?? '';
+          });
+      },
+    };
+  });
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) {
+      server.child.kill();
+      await server.exit;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['unset', undefined],
+    ['empty', ''],
+    ['blank', '   '],
+  ])('refuses to start when the secret is %s', async (_label, value) => {
+    const refused = start(run.command, run.args, dir, {
+      SELLER_API_WEBHOOK_SECRET: value,
+      QUEUE_FILE: path.join(dir, 'never.jsonl'),
+      PORT: '0',
+    });
+    const code = await refused.exit;
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(refused.output()).toContain('SELLER_API_WEBHOOK_SECRET is not set');
+  });
+
+  it('queues a valid delivery once and answers 204; a duplicate is answered 204 without queueing again', async () => {
+    const first = await receiver.post();
+    expect(first.status).toBe(204);
+    expect(receiver.queued().filter((id) => id === first.eventId)).toHaveLength(1);
+
+    // A retry: same event id, new timestamp and signature, attempt 2.
+    const again = await receiver.post({ eventId: first.eventId, body: envelopeBody(2) });
+    expect(again.status).toBe(204);
+    expect(receiver.queued().filter((id) => id === first.eventId)).toHaveLength(1);
+  });
+
+  it('accepts the previous secret while rotating', async () => {
+    const res = await receiver.post({ secret: receiver.previousSecret });
+    expect(res.status).toBe(204);
+    expect(receiver.queued()).toContain(res.eventId);
+  });
+
+  it.each<[string, () => Delivery]>([
+    [
+      'a tampered body',
+      () => ({ signedBody: envelopeBody(), body: envelopeBody().replace('15000', '15001') }),
+    ],
+    ['a wrong secret', () => ({ secret: newSecret() })],
+    ['a timestamp 10 minutes old', () => ({ timestamp: Math.floor(Date.now() / 1000) - 600 })],
+    ['a timestamp 10 minutes ahead', () => ({ timestamp: Math.floor(Date.now() / 1000) + 600 })],
+    ['no signature headers', () => ({ unsigned: true })],
+    ['a signed body that is not JSON', () => ({ body: 'not json at all', contentType: 'text/plain' })],
+    ['a signed JSON body that is not an envelope', () => ({ body: '{"a":1}' })],
+    ['a signed body cut short', () => ({ body: '{"event":"order.paid"' })],
+    [
+      'an unsigned body that is not JSON',
+      () => ({ body: '<xml/>', contentType: 'application/xml', unsigned: true }),
+    ],
+    ['an empty unsigned body', () => ({ body: '', unsigned: true })],
+  ])('answers 400 and queues nothing for %s', async (_label, make) => {
+    const res = await receiver.post(make());
+    expect(res.status).toBe(400);
+    expect(receiver.queued()).not.toContain(res.eventId);
+  });
+
+  it('answers 503 when the enqueue fails, and queues the same event when it comes again', async () => {
+    const moved = `${receiver.queueFile}.kept`;
+    const hadQueue = receiver.queued().length > 0;
+    if (hadQueue) writeFileSync(moved, readFileSync(receiver.queueFile));
+    rmSync(receiver.queueFile, { force: true });
+    // A directory where the queue file should be: every append fails.
+    mkdirSync(receiver.queueFile);
+    let eventId: string;
+    try {
+      const failed = await receiver.post();
+      eventId = failed.eventId;
+      expect(failed.status).toBe(503);
+    } finally {
+      rmSync(receiver.queueFile, { recursive: true, force: true });
+      if (hadQueue) writeFileSync(receiver.queueFile, readFileSync(moved));
+    }
+    expect(receiver.queued()).not.toContain(eventId);
+
+    // The retry of the same delivery is not taken for a duplicate: it is queued.
+    const retried = await receiver.post({ eventId, body: envelopeBody(2) });
+    expect(retried.status).toBe(204);
+    expect(receiver.queued().filter((id) => id === eventId)).toHaveLength(1);
+  });
+});
+
+describe('the Python Standard Webhooks check', () => {
+  // Each case: secrets given to the check, headers and body sent, and whether it must pass.
+  const bytes = randomBytes(32);
+  const standard = `whsec_${bytes.toString('base64')}`;
+  const urlSafe = `whsec_${bytes.toString('base64url')}`;
+  const now = Math.floor(Date.now() / 1000);
+  const body = envelopeBody();
+  const signed = (secret: string, timestamp = now, signedBody = body) => ({
+    'webhook-id': 'evt_1',
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardSignatureFor(secret, 'evt_1', timestamp, signedBody),
+  });
+  const cases: { name: string; secrets: string[]; headers: Record<string, string>; valid: boolean }[] = [
+    { name: 'signed with the secret', secrets: [standard], headers: signed(standard), valid: true },
+    { name: 'a base64url secret, same bytes', secrets: [urlSafe], headers: signed(standard), valid: true },
+    {
+      name: 'rotation: the second secret',
+      secrets: [newSecret(), standard],
+      headers: signed(urlSafe),
+      valid: true,
+    },
+    {
+      name: 'several signatures, one matching',
+      secrets: [standard],
+      headers: {
+        ...signed(standard),
+        'webhook-signature': `v1,AAAA ${signed(standard)['webhook-signature']}`,
+      },
+      valid: true,
+    },
+    { name: 'another secret', secrets: [newSecret()], headers: signed(standard), valid: false },
+    { name: 'another body', secrets: [standard], headers: signed(standard, now, `${body} `), valid: false },
+    { name: '10 minutes old', secrets: [standard], headers: signed(standard, now - 600), valid: false },
+    {
+      name: 'a version other than v1',
+      secrets: [standard],
+      headers: {
+        ...signed(standard),
+        'webhook-signature': signed(standard)['webhook-signature'].replace('v1,', 'v2,'),
+      },
+      valid: false,
+    },
+    {
+      name: 'no webhook-id',
+      secrets: [standard],
+      headers: { ...signed(standard), 'webhook-id': '' },
+      valid: false,
+    },
+  ];
+
+  it('accepts exactly the deliveries signed by standardSignatureFor with an accepted secret', () => {
+    const driver =
+      'import json, sys\n' +
+      'from standard_webhooks import verify_standard_webhook\n' +
+      'cases, body = json.load(sys.stdin)\n' +
+      'print(json.dumps([verify_standard_webhook(c["secrets"], c["headers"], body.encode()) for c in cases]))\n';
+    const result = spawnSync('python3', ['-c', driver], {
+      cwd: path.join(SAMPLES, 'python'),
+      input: JSON.stringify([cases, body]),
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    expect(result.stderr).toBe('');
+    const verdicts = JSON.parse(result.stdout) as boolean[];
+    expect(cases.map((c, i) => ({ name: c.name, valid: verdicts[i] }))).toEqual(
+      cases.map((c) => ({ name: c.name, valid: c.valid })),
+    );
+  });
+
+  it('refuses to use a secret without whsec_ or with nothing after it', () => {
+    const driver =
+      'from standard_webhooks import standard_signing_key\n' +
+      'for bad in ("", "whsec_", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"):\n' +
+      '    try:\n' +
+      '        standard_signing_key(bad)\n' +
+      '        print("accepted", repr(bad))\n' +
+      '    except TypeError:\n' +
+      '        pass\n';
+    const result = spawnSync('python3', ['-c', driver], {
+      cwd: path.join(SAMPLES, 'python'),
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      status: 0,
+      stdout: '',
+      stderr: '',
+    });
+  });
+});
+
+/** Every ```lang block preceded by `<!-- sample: <file> -->` in the page, by file. */
+function blocksOfPage(): Map<string, string> {
+  const page = readFileSync(PAGE, 'utf8');
+  const blocks = new Map<string, string>();
+  const pattern = /<!-- sample: ([^\s]+) -->\n+```[a-z]*\n([\s\S]*?)\n```\n/g;
+  for (const match of page.matchAll(pattern)) blocks.set(match[1]!, `${match[2]!}\n`);
+  return blocks;
+}
+
+function sampleFiles(): string[] {
+  return readdirSync(SAMPLES, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(SAMPLES, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+describe('docs/webhooks.md', () => {
+  it('shows every receiver sample exactly as the file that runs', () => {
+    const blocks = blocksOfPage();
+    expect([...blocks.keys()].sort()).toEqual(sampleFiles());
+    for (const file of sampleFiles()) {
+      expect({ file, text: blocks.get(file) }).toEqual({
+        file,
+        text: readFileSync(path.join(SAMPLES, file), 'utf8'),
+      });
+    }
+  });
+
+  it('gives worked examples that the signing functions reproduce', () => {
+    const page = readFileSync(PAGE, 'utf8');
+    expect(page).toContain(
+      `| \`X-Webhook-Signature\` | \`${signatureFor('whsec_test', 'evt_1', 1700000000, '{"a":1}')}\` |`,
+    );
+    const secret = `whsec_${Buffer.alloc(32, 0xfb).toString('base64')}`;
+    expect(page).toContain(
+      `\`${secret}\` or, the same bytes, \`whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}\``,
+    );
+    expect(page).toContain(
+      `| \`webhook-signature\` | \`${standardSignatureFor(secret, 'evt_1', 1700000000, '{"a":1}')}\` |`,
+    );
+  });
+});
