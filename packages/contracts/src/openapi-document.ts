@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBody, ValidationErrorBody } from './errors';
+import { ErrorBody, type ErrorCode, ValidationErrorBody } from './errors';
 import { EVENT_NAMES, eventEnvelope } from './events';
 import { type HttpMethod, type RouteDoc, routes, TAGS } from './route-registry';
 
@@ -92,6 +92,45 @@ function errorResponse(description: string, schema: JsonSchema = ref('ErrorBody'
   };
 }
 
+/** An error body whose `code` is the one given. */
+function errorBodyWithCode(code: ErrorCode): JsonSchema {
+  return { allOf: [ref('ErrorBody'), { properties: { code: { const: code } } }] };
+}
+
+const RETRY_ADVICE =
+  'Retry with a growing delay; retry a POST with the same Idempotency-Key, which replays the first ' +
+  'answer if it was carried out (docs/errors.md, "502, 503 and 504").';
+
+/**
+ * What the gateway answers when the hop to the service behind it fails (docs/errors.md): unreachable
+ * (503, never carried out), an answer that broke off or could not be read (502) and no complete answer
+ * within the upstream timeout (504), both of which may have been carried out.
+ */
+function upstreamFailures(): Record<'502' | '503' | '504', OpenApiResponse> {
+  const unavailable = errorResponse(
+    'service_unavailable: the service behind the gateway could not be reached (or its database, or the ' +
+      `PSP, for the routes that need them); nothing was carried out unless stated. ${RETRY_ADVICE}`,
+    errorBodyWithCode('service_unavailable'),
+  );
+  unavailable.headers = {
+    ...unavailable.headers,
+    'Retry-After': { $ref: '#/components/headers/Retry-After' },
+  };
+  return {
+    '502': errorResponse(
+      'bad_gateway: the service behind the gateway was reached, but its answer broke off or could not be ' +
+        `read; the request may have been carried out. ${RETRY_ADVICE}`,
+      errorBodyWithCode('bad_gateway'),
+    ),
+    '503': unavailable,
+    '504': errorResponse(
+      'gateway_timeout: the service behind the gateway gave no complete answer within the upstream ' +
+        `timeout (10 s by default); the request may have been carried out. ${RETRY_ADVICE}`,
+      errorBodyWithCode('gateway_timeout'),
+    ),
+  };
+}
+
 /** Path or query parameters from the shape of a zod object, one per key. */
 function parametersOf(schema: z.ZodObject, location: 'path' | 'query'): OpenApiParameter[] {
   return Object.entries(schema.shape).map(([name, field]: [string, z.ZodType]) => {
@@ -173,6 +212,9 @@ function operationOf(route: RouteDoc): OpenApiOperation {
     const limited = errorResponse('Over 300 requests per minute for this key');
     limited.headers = { ...limited.headers, 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
     add('429', limited);
+  }
+  if (!route.servedByGateway) {
+    for (const [status, response] of Object.entries(upstreamFailures())) add(status, response);
   }
   add('5XX', errorResponse('Server-side failure; the body carries request_id and never internals'));
 

@@ -114,6 +114,37 @@ describe('buildOpenApiDocument', () => {
     expect(doc.paths['/sellers/orders/']?.post?.security).toEqual([{ bearerAuth: [] }]);
   });
 
+  it('lists bad_gateway and gateway_timeout among the error codes', () => {
+    const code = (doc.components.schemas.ErrorBody?.properties as Record<string, { enum?: string[] }>).code;
+    expect(code?.enum).toEqual(
+      expect.arrayContaining(['service_unavailable', 'bad_gateway', 'gateway_timeout']),
+    );
+  });
+
+  it('documents 502, 503 and 504 with their codes on every route the gateway forwards', () => {
+    const expected = { '502': 'bad_gateway', '503': 'service_unavailable', '504': 'gateway_timeout' };
+    for (const { key, op } of operations(doc)) {
+      const served = key === 'GET /openapi.json' || key === 'GET /docs';
+      const codes = Object.fromEntries(
+        Object.keys(expected)
+          .filter((status) => status in op.responses)
+          .map((status) => {
+            const schema = op.responses[status]?.content?.['application/json']?.schema as {
+              allOf?: { properties?: { code?: { const?: string } } }[];
+            };
+            return [status, schema.allOf?.[1]?.properties?.code?.const];
+          }),
+      );
+      expect({ key, codes }).toEqual({ key, codes: served ? {} : expected });
+      if (!served) {
+        expect(refsIn(op.responses['502'])).toContain('#/components/schemas/ErrorBody');
+        expect(op.responses['504']?.description).toMatch(/Idempotency-Key/);
+        expect(Object.keys(op.responses['503']?.headers ?? {})).toContain('Retry-After');
+      }
+      expect(op.responses['5XX']).toBeDefined();
+    }
+  });
+
   it('describes validation errors with ValidationErrorBody on routes that take input', () => {
     const create = doc.paths['/sellers/orders/']?.post;
     expect(refsIn(create?.responses['400'])).toContain('#/components/schemas/ValidationErrorBody');

@@ -74,6 +74,8 @@ export interface RouteDoc {
   params?: z.ZodObject;
   /** Success responses and route-specific errors; the common errors are added by the builder. */
   responses: Record<number, ResponseDoc>;
+  /** Answered by the gateway itself, not forwarded to a service: no 502, 503 or 504 from that hop. */
+  servedByGateway?: boolean;
 }
 
 export const TAGS: readonly { name: string; description: string }[] = [
@@ -451,6 +453,7 @@ export const routes: RouteDoc[] = [
     summary: 'This OpenAPI 3.1 document',
     tag: 'Documentation',
     auth: false,
+    servedByGateway: true,
     responses: { 200: { description: 'The OpenAPI document' } },
   },
   {
@@ -460,6 +463,7 @@ export const routes: RouteDoc[] = [
     summary: 'This reference as an HTML page (Swagger UI, served from this origin)',
     tag: 'Documentation',
     auth: false,
+    servedByGateway: true,
     responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
   },
 ];
