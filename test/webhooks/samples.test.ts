@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import {
   mkdirSync,
   mkdtempSync,
@@ -9,6 +9,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
@@ -16,8 +17,8 @@ import { eventEnvelope } from '@seller-api/contracts';
 import { signatureFor, standardSignatureFor } from '@seller-api/webhook-verify';
 
 // The receiver samples of docs/webhooks.md are files under docs/webhooks/samples/, shown verbatim in the
-// page. The Node and Python ones run here as integrators would run them, against deliveries signed with
-// the dispatcher's own functions; Go and PHP are checked against the page only (no toolchain in CI).
+// page. Each runs here as integrators would run it (node, python3, go build, php -S), against deliveries
+// signed with the dispatcher's own functions.
 
 const ROOT = path.resolve(__dirname, '../..');
 const SAMPLES = path.join(ROOT, 'docs/webhooks/samples');
@@ -69,6 +70,8 @@ interface Delivery {
   signedBody?: string;
   contentType?: string;
   unsigned?: boolean;
+  /** Sent as X-Webhook-Signature instead of the right one. */
+  signature?: string;
 }
 
 interface Receiver {
@@ -121,22 +124,42 @@ function start(
   return { child, output: () => output, exit };
 }
 
-async function listeningPort(started: Started): Promise<number> {
+/** A port nobody listens on right now, for the sample to listen on. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves once the sample says it listens (PHP's built-in server says it its own way). */
+async function listening(started: Started): Promise<void> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const match = /listening on port (\d+)/.exec(started.output());
-    if (match) return Number(match[1]);
+    if (/listening on port \d+|Development Server \(/.test(started.output())) return;
     if (started.child.exitCode !== null) throw new Error(`the sample exited: ${started.output()}`);
     if (Date.now() > deadline) throw new Error(`the sample did not start: ${started.output()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
 
+async function stop(started: Started): Promise<void> {
+  if (started.child.exitCode !== null || started.child.signalCode !== null) return;
+  started.child.kill();
+  await started.exit;
+}
+
 interface Sample {
   name: string;
   file: string;
-  /** Copies what the sample needs into `dir` and returns the command that runs it there. */
-  prepare(dir: string): { command: string; args: string[] };
+  /**
+   * How it refuses to run without a secret: a server exits at start-up; the PHP script, which runs per
+   * request, answers 500 to every request (so deliveries are retried until the secret is set).
+   */
+  refusal: 'exit' | 'http-500';
+  /** Copies what the sample needs into `dir`; returns the command that serves it there on a port. */
+  prepare(dir: string): (port: number) => { command: string; args: string[] };
 }
 
 /** The helper as `npm install @seller-api/webhook-verify` gives it, built from the current source. */
@@ -155,110 +178,166 @@ function installHelper(dir: string): void {
   symlinkSync(path.dirname(require.resolve('express/package.json')), path.join(dir, 'node_modules/express'));
 }
 
+function copySample(file: string, dir: string, name: string): void {
+  writeFileSync(path.join(dir, name), readFileSync(path.join(SAMPLES, file)));
+}
+
 const SAMPLE_LIST: Sample[] = [
   {
     name: 'Node.js (Express)',
     file: 'node/express-receiver.mjs',
+    refusal: 'exit',
     prepare(dir) {
       installHelper(dir);
-      writeFileSync(
-        path.join(dir, 'receiver.mjs'),
-        readFileSync(path.join(SAMPLES, 'node/express-receiver.mjs')),
-      );
-      return { command: process.execPath, args: ['receiver.mjs'] };
+      copySample('node/express-receiver.mjs', dir, 'receiver.mjs');
+      return () => ({ command: process.execPath, args: ['receiver.mjs'] });
     },
   },
   {
     name: 'Python (standard library)',
     file: 'python/receiver.py',
+    refusal: 'exit',
     prepare(dir) {
-      writeFileSync(path.join(dir, 'receiver.py'), readFileSync(path.join(SAMPLES, 'python/receiver.py')));
-      return { command: 'python3', args: ['-u', 'receiver.py'] };
+      copySample('python/receiver.py', dir, 'receiver.py');
+      return () => ({ command: 'python3', args: ['-u', 'receiver.py'] });
+    },
+  },
+  {
+    name: 'Go (net/http)',
+    file: 'go/main.go',
+    refusal: 'exit',
+    prepare(dir) {
+      copySample('go/main.go', dir, 'main.go');
+      const built = spawnSync('go', ['build', '-o', 'receiver', 'main.go'], { cwd: dir, encoding: 'utf8' });
+      if (built.status !== 0) throw new Error(`go build failed: ${built.stderr ?? built.error?.message}`);
+      return () => ({ command: path.join(dir, 'receiver'), args: [] });
+    },
+  },
+  {
+    name: 'PHP',
+    file: 'php/receiver.php',
+    refusal: 'http-500',
+    prepare(dir) {
+      copySample('php/receiver.php', dir, 'receiver.php');
+      return (port) => ({ command: 'php', args: ['-S', `127.0.0.1:${port}`, 'receiver.php'] });
     },
   },
 ];
 
+/** Posts a delivery, signed with `secret` unless told otherwise. */
+async function post(
+  port: number,
+  secret: string,
+  delivery: Delivery = {},
+): Promise<{ status: number; eventId: string; body: string }> {
+  const eventId = delivery.eventId ?? `evt_${randomUUID().replace(/-/g, '')}`;
+  const body = delivery.body ?? envelopeBody();
+  const timestamp = delivery.timestamp ?? Math.floor(Date.now() / 1000);
+  const headers: Record<string, string> = {
+    'content-type': delivery.contentType ?? 'application/json',
+    ...(delivery.unsigned
+      ? {}
+      : headersFor(delivery.secret ?? secret, eventId, timestamp, delivery.signedBody ?? body)),
+    ...(delivery.signature === undefined ? {} : { 'X-Webhook-Signature': delivery.signature }),
+  };
+  const res = await fetch(`http://127.0.0.1:${port}/webhooks/seller-api`, { method: 'POST', headers, body });
+  return { status: res.status, eventId, body: await res.text() };
+}
+
+/** Event ids in a queue file, in order. */
+function queuedIn(queueFile: string): string[] {
+  let text = '';
+  try {
+    text = readFileSync(queueFile, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const entry = JSON.parse(line) as { eventId?: string; event_id?: string };
+      return entry.eventId ?? entry.event_id ?? '';
+    });
+}
+
 describe.each(SAMPLE_LIST)('the $name receiver sample', (sample) => {
   let dir: string;
-  let run: { command: string; args: string[] };
+  let command: (port: number) => { command: string; args: string[] };
   let server: Started | undefined;
   let receiver: Receiver;
 
+  /** Starts the sample with this environment on a free port (PORT), and its stand-ins under `dir`. */
+  async function serve(env: Record<string, string | undefined>): Promise<{ started: Started; port: number }> {
+    const port = await freePort();
+    const { command: file, args } = command(port);
+    const started = start(file, args, dir, {
+      QUEUE_FILE: path.join(dir, 'queue.jsonl'),
+      HANDLED_DIR: path.join(dir, 'handled'),
+      PORT: String(port),
+      ...env,
+    });
+    return { started, port };
+  }
+
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'webhook-sample-'));
-    run = sample.prepare(dir);
+    command = sample.prepare(dir);
     const secret = newSecret();
     const previousSecret = newSecret();
     const queueFile = path.join(dir, 'queue.jsonl');
-    server = start(run.command, run.args, dir, {
+    const served = await serve({
       SELLER_API_WEBHOOK_SECRET: secret,
       SELLER_API_WEBHOOK_PREVIOUS_SECRET: previousSecret,
-      QUEUE_FILE: queueFile,
-      PORT: '0',
     });
-    const port = await listeningPort(server);
+    server = served.started;
+    await listening(server);
     receiver = {
-      port,
+      port: served.port,
       queueFile,
       secret,
       previousSecret,
-      async post(delivery = {}) {
-        const eventId = delivery.eventId ?? `evt_${randomUUID().replace(/-/g, '')}`;
-        const body = delivery.body ?? envelopeBody();
-        const timestamp = delivery.timestamp ?? Math.floor(Date.now() / 1000);
-        const headers: Record<string, string> = {
-          'content-type': delivery.contentType ?? 'application/json',
-          ...(delivery.unsigned
-            ? {}
-            : headersFor(delivery.secret ?? secret, eventId, timestamp, delivery.signedBody ?? body)),
-        };
-        const res = await fetch(`http://127.0.0.1:${port}/webhooks/seller-api`, {
-          method: 'POST',
-          headers,
-          body,
-        });
-        return { status: res.status, eventId, body: await res.text() };
-      },
-      queued() {
-        let text = '';
-        try {
-          text = readFileSync(queueFile, 'utf8');
-        } catch {
-          return [];
-        }
-        return text
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => {
-            const entry = JSON.parse(line) as { eventId?: string; event_id?: string };
-            return entry.eventId ?? entry.event_id ?? '';
-          });
-      },
+      post: (delivery) => post(served.port, secret, delivery),
+      queued: () => queuedIn(queueFile),
     };
   });
 
   afterAll(async () => {
-    if (server && server.child.exitCode === null) {
-      server.child.kill();
-      await server.exit;
-    }
+    if (server) await stop(server);
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each([
-    ['unset', undefined],
-    ['empty', ''],
-    ['blank', '   '],
-  ])('refuses to start when the secret is %s', async (_label, value) => {
-    const refused = start(run.command, run.args, dir, {
-      SELLER_API_WEBHOOK_SECRET: value,
-      QUEUE_FILE: path.join(dir, 'never.jsonl'),
-      PORT: '0',
-    });
-    const code = await refused.exit;
-    expect(code).not.toBe(0);
-    expect(code).not.toBeNull();
-    expect(refused.output()).toContain('SELLER_API_WEBHOOK_SECRET is not set');
+  /** What the sample does when SELLER_API_WEBHOOK_SECRET is `value` (undefined: unset). */
+  async function refusal(value: string | undefined, index: number) {
+    const queueFile = path.join(dir, `never-${index}.jsonl`);
+    const { started, port } = await serve({ SELLER_API_WEBHOOK_SECRET: value, QUEUE_FILE: queueFile });
+    try {
+      let outcome: string;
+      if (sample.refusal === 'exit') {
+        const code = await started.exit;
+        outcome = code !== null && code !== 0 ? 'exited with an error' : `exit code ${code}`;
+      } else {
+        await listening(started);
+        // Signed with an empty key: what an unset variable would accept if it became the key.
+        const eventId = `evt_emptykey${index}`;
+        const timestamp = Math.floor(Date.now() / 1000);
+        const body = envelopeBody();
+        const hmac = createHmac('sha256', '').update(`${eventId}.${timestamp}.${body}`).digest('hex');
+        const res = await post(port, newSecret(), { eventId, timestamp, body, signature: `sha256=${hmac}` });
+        outcome = `answered ${res.status}, queued ${queuedIn(queueFile).length}`;
+      }
+      return { value, outcome, said: started.output().includes('SELLER_API_WEBHOOK_SECRET is not set') };
+    } finally {
+      await stop(started);
+    }
+  }
+
+  it('refuses to run when the secret is unset, empty or blank', async () => {
+    const values = [undefined, '', '   '];
+    const outcome = sample.refusal === 'exit' ? 'exited with an error' : 'answered 500, queued 0';
+    expect(await Promise.all(values.map(refusal))).toEqual(
+      values.map((value) => ({ value, outcome, said: true })),
+    );
   });
 
   it('queues a valid delivery once and answers 204; a duplicate is answered 204 without queueing again', async () => {
@@ -376,27 +455,13 @@ describe('the Python Standard Webhooks check', () => {
     },
   ];
 
-  it('accepts exactly the deliveries signed by standardSignatureFor with an accepted secret', () => {
+  it('accepts exactly the deliveries signed by standardSignatureFor with an accepted secret, and no empty key', () => {
     const driver =
       'import json, sys\n' +
       'from standard_webhooks import verify_standard_webhook\n' +
       'cases, body = json.load(sys.stdin)\n' +
-      'print(json.dumps([verify_standard_webhook(c["secrets"], c["headers"], body.encode()) for c in cases]))\n';
-    const result = spawnSync('python3', ['-c', driver], {
-      cwd: path.join(SAMPLES, 'python'),
-      input: JSON.stringify([cases, body]),
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, PYTHONDONTWRITEBYTECODE: '1' },
-    });
-    expect(result.stderr).toBe('');
-    const verdicts = JSON.parse(result.stdout) as boolean[];
-    expect(cases.map((c, i) => ({ name: c.name, valid: verdicts[i] }))).toEqual(
-      cases.map((c) => ({ name: c.name, valid: c.valid })),
-    );
-  });
-
-  it('refuses to use a secret without whsec_ or with nothing after it', () => {
-    const driver =
+      'print(json.dumps([verify_standard_webhook(c["secrets"], c["headers"], body.encode()) for c in cases]))\n' +
+      // A secret without whsec_ or with nothing after it is refused, not used as an empty key.
       'from standard_webhooks import standard_signing_key\n' +
       'for bad in ("", "whsec_", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"):\n' +
       '    try:\n' +
@@ -406,14 +471,17 @@ describe('the Python Standard Webhooks check', () => {
       '        pass\n';
     const result = spawnSync('python3', ['-c', driver], {
       cwd: path.join(SAMPLES, 'python'),
+      input: JSON.stringify([cases, body]),
       encoding: 'utf8',
       env: { PATH: process.env.PATH, PYTHONDONTWRITEBYTECODE: '1' },
     });
-    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
-      status: 0,
-      stdout: '',
-      stderr: '',
-    });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+    const [line, ...accepted] = result.stdout.trim().split('\n');
+    expect(accepted).toEqual([]);
+    const verdicts = JSON.parse(line ?? '') as boolean[];
+    expect(cases.map((c, i) => ({ name: c.name, valid: verdicts[i] }))).toEqual(
+      cases.map((c) => ({ name: c.name, valid: c.valid })),
+    );
   });
 });
 

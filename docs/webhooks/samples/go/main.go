@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -78,6 +79,10 @@ func Handler(secrets []string, enqueue func(eventID string, e *Envelope) error) 
 	var mu sync.Mutex
 	handled := map[string]bool{} // stand-in for a table with a unique key on the event id
 	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
 		rawBody, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		if err != nil {
 			http.Error(w, "unreadable body", http.StatusBadRequest)
@@ -148,7 +153,11 @@ func main() {
 	if port == "" {
 		port = "3000"
 	}
-	http.Handle("POST /webhooks/seller-api", Handler(secrets, enqueue))
-	log.Printf("listening on port %s", port)
-	log.Fatal(http.ListenAndServe(":"+port, nil))
+	http.Handle("/webhooks/seller-api", Handler(secrets, enqueue))
+	listener, err := net.Listen("tcp", ":"+port)
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("listening on port %d", listener.Addr().(*net.TCPAddr).Port)
+	log.Fatal(http.Serve(listener, nil))
 }
