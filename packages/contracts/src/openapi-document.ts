@@ -247,7 +247,9 @@ function webhookOperations(): Record<string, OpenApiPathItem> {
         description:
           'Headers: X-Webhook-Event, X-Webhook-Event-Id (evt_<id>, the same on every attempt), and for ' +
           'global webhooks X-Webhook-Timestamp and X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, ' +
-          '"<event id>.<timestamp>.<raw body>")>. Any 2xx ends the delivery; anything else is retried, up to 8 attempts.',
+          '"<event id>.<timestamp>.<raw body>")>, and the Standard Webhooks webhook-id (the event id), ' +
+          "webhook-timestamp and webhook-signature: v1,<base64 HMAC-SHA256 keyed by the secret's base64 " +
+          'bytes after whsec_>. Any 2xx ends the delivery; anything else is retried, up to 8 attempts.',
         tags: ['Events'],
         security: [],
         parameters: [],
