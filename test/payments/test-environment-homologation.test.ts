@@ -1,8 +1,5 @@
-import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
 import { idEnvioOf } from '../../services/withdrawals/src/clients/bacen-api-pix-payouts';
-import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
-import { call } from '../support/system';
 import { waitFor } from '../support/wait';
 import {
   act,
@@ -14,6 +11,14 @@ import {
   SALE_NET,
   type Harness,
 } from '../withdrawals/helpers';
+import {
+  LIVE_WEBHOOK_SECRET,
+  livePspSettings,
+  order,
+  paymentStatus,
+  pspWebhookUrl,
+  startLivePsp,
+} from './psp-environments';
 
 /*
  * PSP_TEST_* and PAYOUT_PSP_TEST_* point the test environment at a PSP's homologation endpoint (here a
@@ -21,7 +26,6 @@ import {
  * and each PSP's notifications pay only its own environment's charges.
  */
 
-const LIVE_WEBHOOK_SECRET = 'live-psp-webhook-secret-0123';
 const TEST_WEBHOOK_SECRET = 'homologation-webhook-secret-0123';
 const TEST_PIX_KEY = 'pix-homologation@seller-api.example';
 const TEST_PAYING_KEY = 'payouts-homologation@seller-api.example';
@@ -31,21 +35,11 @@ let h: Harness;
 
 beforeAll(async () => {
   [live, homologation] = await Promise.all([
-    startPspSimulator({ clientId: 'live-client', clientSecret: 'live-secret' }),
+    startLivePsp(),
     startPspSimulator({ clientId: 'homologation-client', clientSecret: 'homologation-secret' }),
   ]);
   h = await startHarness({
-    PIX_PSP: 'bacen-api-pix',
-    PSP_API_URL: live.url,
-    PSP_CLIENT_ID: 'live-client',
-    PSP_CLIENT_SECRET: 'live-secret',
-    PSP_WEBHOOK_SECRET: LIVE_WEBHOOK_SECRET,
-    PIX_KEY: 'pix@seller-api.example',
-    PAYOUT_PSP: 'bacen-api-pix',
-    PAYOUT_PSP_API_URL: live.url,
-    PAYOUT_PSP_CLIENT_ID: 'live-client',
-    PAYOUT_PSP_CLIENT_SECRET: 'live-secret',
-    PAYOUT_PIX_KEY: 'payouts@seller-api.example',
+    ...livePspSettings(live, { pixKey: 'pix@seller-api.example', payingKey: 'payouts@seller-api.example' }),
     PIX_PSP_TEST: 'bacen-api-pix',
     PSP_TEST_API_URL: homologation.url,
     PSP_TEST_CLIENT_ID: 'homologation-client',
@@ -57,8 +51,6 @@ beforeAll(async () => {
     PAYOUT_PSP_TEST_CLIENT_ID: 'homologation-client',
     PAYOUT_PSP_TEST_CLIENT_SECRET: 'homologation-secret',
     PAYOUT_PIX_KEY_TEST: TEST_PAYING_KEY,
-    WITHDRAWAL_AUTO_APPROVE_BELOW: '50000',
-    PAYOUT_INTERVAL_MS: '50',
   });
 });
 afterAll(async () => {
@@ -66,36 +58,24 @@ afterAll(async () => {
   await Promise.all([live?.close(), homologation?.close()]);
 });
 
-async function order(key: string): Promise<CreatedOrder> {
-  const res = await createOrder(h.gateway.url, key, standaloneOrder());
-  if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
-  return CreatedOrder.parse(res.body.data);
-}
-
-const paymentStatus = async (key: string, uuid: string) =>
-  OrderDetail.parse((await call(`${h.gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment
-    .status;
-
-const webhookUrl = () => `${h.gateway.url}/psp/webhook`;
-
 it('sends every test action to the homologation PSP and none to the live one', async () => {
   const seen = { requests: live.requests.length, tokens: live.tokenRequests };
   const seller = await newSeller(h, 'test');
-  const kept = await order(seller.key);
-  const refunded = await order(seller.key);
+  const kept = await order(h, seller.key);
+  const refunded = await order(h, seller.key);
   for (const o of [kept, refunded]) {
     expect(homologation.cobs.get(o.pix.qr_code_id)).toMatchObject({ chave: TEST_PIX_KEY });
     expect(live.cobs.has(o.pix.qr_code_id)).toBe(false);
     const paid = await homologation.pay(o.pix.qr_code_id, {
-      webhookUrl: webhookUrl(),
+      webhookUrl: pspWebhookUrl(h),
       secret: TEST_WEBHOOK_SECRET,
     });
     expect(JSON.parse(paid.body)).toMatchObject({ data: { outcomes: ['applied'] } });
   }
   await balanceBecomes(h, seller.key, { available_amount: 2 * SALE_NET });
   await act(h, seller.key, `/sellers/orders/${refunded.uuid}/refund/`);
-  expect(await paymentStatus(seller.key, refunded.uuid)).toBe('REFUNDED');
-  expect(await paymentStatus(seller.key, kept.uuid)).toBe('PAID');
+  expect(await paymentStatus(h, seller.key, refunded.uuid)).toBe('REFUNDED');
+  expect(await paymentStatus(h, seller.key, kept.uuid)).toBe('PAID');
   const refundedPayment = homologation.cobs.get(refunded.pix.qr_code_id)?.pix[0]?.endToEndId;
   expect(homologation.refunds).toEqual([
     expect.objectContaining({ endToEndId: refundedPayment, valor: '150.00' }),
@@ -121,8 +101,8 @@ it('sends every test action to the homologation PSP and none to the live one', a
 it("pays each environment's charges only from its own PSP's notifications", async () => {
   const liveSeller = await newSeller(h, 'live');
   const testSeller = await newSeller(h, 'test');
-  const liveOrder = await order(liveSeller.key);
-  const testOrder = await order(testSeller.key);
+  const liveOrder = await order(h, liveSeller.key);
+  const testOrder = await order(h, testSeller.key);
   expect(live.cobs.has(liveOrder.pix.qr_code_id)).toBe(true);
   expect(homologation.cobs.has(testOrder.pix.qr_code_id)).toBe(true);
 
@@ -131,34 +111,37 @@ it("pays each environment's charges only from its own PSP's notifications", asyn
   });
   // The homologation PSP cannot pay a live charge, nor the live PSP a test one.
   const fromHomologation = await homologation.notify(pix(liveOrder.pix.qr_code_id), {
-    webhookUrl: webhookUrl(),
+    webhookUrl: pspWebhookUrl(h),
     secret: TEST_WEBHOOK_SECRET,
   });
   const fromLive = await live.notify(pix(testOrder.pix.qr_code_id), {
-    webhookUrl: webhookUrl(),
+    webhookUrl: pspWebhookUrl(h),
     secret: LIVE_WEBHOOK_SECRET,
   });
   for (const delivery of [fromHomologation, fromLive]) {
     expect(delivery.status).toBe(200);
     expect(JSON.parse(delivery.body)).toMatchObject({ data: { outcomes: ['unknown_txid'] } });
   }
-  expect(await paymentStatus(liveSeller.key, liveOrder.uuid)).toBe('PENDING');
-  expect(await paymentStatus(testSeller.key, testOrder.uuid)).toBe('PENDING');
+  expect(await paymentStatus(h, liveSeller.key, liveOrder.uuid)).toBe('PENDING');
+  expect(await paymentStatus(h, testSeller.key, testOrder.uuid)).toBe('PENDING');
 
   // Each PSP's own notification does.
-  await live.pay(liveOrder.pix.qr_code_id, { webhookUrl: webhookUrl(), secret: LIVE_WEBHOOK_SECRET });
-  await homologation.pay(testOrder.pix.qr_code_id, { webhookUrl: webhookUrl(), secret: TEST_WEBHOOK_SECRET });
-  await waitFor(async () => (await paymentStatus(liveSeller.key, liveOrder.uuid)) === 'PAID' || null, {
+  await live.pay(liveOrder.pix.qr_code_id, { webhookUrl: pspWebhookUrl(h), secret: LIVE_WEBHOOK_SECRET });
+  await homologation.pay(testOrder.pix.qr_code_id, {
+    webhookUrl: pspWebhookUrl(h),
+    secret: TEST_WEBHOOK_SECRET,
+  });
+  await waitFor(async () => (await paymentStatus(h, liveSeller.key, liveOrder.uuid)) === 'PAID' || null, {
     what: 'live order PAID',
   });
-  await waitFor(async () => (await paymentStatus(testSeller.key, testOrder.uuid)) === 'PAID' || null, {
+  await waitFor(async () => (await paymentStatus(h, testSeller.key, testOrder.uuid)) === 'PAID' || null, {
     what: 'test order PAID',
   });
 });
 
 it("a notification of the other environment's PSP records nothing: the real payment's id stays free", async () => {
   const liveSeller = await newSeller(h, 'live');
-  const liveOrder = await order(liveSeller.key);
+  const liveOrder = await order(h, liveSeller.key);
   // A holder of the test PSP's secret names a live charge with the end-to-end id its payment will have.
   const endToEndId = live.newEndToEndId();
   const forged = await homologation.notify(
@@ -167,7 +150,7 @@ it("a notification of the other environment's PSP records nothing: the real paym
         { endToEndId, txid: liveOrder.pix.qr_code_id, valor: '150.00', horario: new Date().toISOString() },
       ],
     },
-    { webhookUrl: webhookUrl(), secret: TEST_WEBHOOK_SECRET },
+    { webhookUrl: pspWebhookUrl(h), secret: TEST_WEBHOOK_SECRET },
   );
   expect(forged.status).toBe(200);
   expect(JSON.parse(forged.body)).toMatchObject({ data: { outcomes: ['unknown_txid'] } });
@@ -181,13 +164,13 @@ it("a notification of the other environment's PSP records nothing: the real paym
 
   // The live PSP's notification of that very payment pays the order.
   const paid = await live.pay(liveOrder.pix.qr_code_id, {
-    webhookUrl: webhookUrl(),
+    webhookUrl: pspWebhookUrl(h),
     secret: LIVE_WEBHOOK_SECRET,
     endToEndId,
   });
   expect(paid.status).toBe(200);
   expect(JSON.parse(paid.body)).toMatchObject({ data: { outcomes: ['applied'] } });
-  await waitFor(async () => (await paymentStatus(liveSeller.key, liveOrder.uuid)) === 'PAID' || null, {
+  await waitFor(async () => (await paymentStatus(h, liveSeller.key, liveOrder.uuid)) === 'PAID' || null, {
     what: 'live order PAID',
   });
 });

@@ -1,9 +1,6 @@
-import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
 import { DEFAULT_PIX_KEY } from '../../services/payments/src/config';
 import { idEnvioOf } from '../../services/withdrawals/src/clients/bacen-api-pix-payouts';
-import { createOrder, standaloneOrder } from '../orders/fixtures';
-import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
-import { call } from '../support/system';
+import type { PspSimulator } from '../support/psp-simulator';
 import { waitFor } from '../support/wait';
 import {
   act,
@@ -15,6 +12,14 @@ import {
   SALE_NET,
   type Harness,
 } from '../withdrawals/helpers';
+import {
+  LIVE_WEBHOOK_SECRET,
+  livePspSettings,
+  order,
+  paymentStatus,
+  pspWebhookUrl,
+  startLivePsp,
+} from './psp-environments';
 
 /*
  * The test environment never moves real money. The PSP simulator is configured as the real PSP of the
@@ -23,54 +28,26 @@ import {
  * while a live key's still go to it.
  */
 
-const LIVE_WEBHOOK_SECRET = 'live-psp-webhook-secret-0123';
 const LIVE_PIX_KEY = 'pix@seller-api.example';
 const LIVE_PAYING_KEY = 'payouts@seller-api.example';
 let live: PspSimulator;
 let h: Harness;
 
 beforeAll(async () => {
-  live = await startPspSimulator({ clientId: 'live-client', clientSecret: 'live-secret' });
-  h = await startHarness({
-    PIX_PSP: 'bacen-api-pix',
-    PSP_API_URL: live.url,
-    PSP_CLIENT_ID: 'live-client',
-    PSP_CLIENT_SECRET: 'live-secret',
-    PSP_WEBHOOK_SECRET: LIVE_WEBHOOK_SECRET,
-    PIX_KEY: LIVE_PIX_KEY,
-    PAYOUT_PSP: 'bacen-api-pix',
-    PAYOUT_PSP_API_URL: live.url,
-    PAYOUT_PSP_CLIENT_ID: 'live-client',
-    PAYOUT_PSP_CLIENT_SECRET: 'live-secret',
-    PAYOUT_PIX_KEY: LIVE_PAYING_KEY,
-    // As in production: withdrawals below R$ 500,00 go out without an operator.
-    WITHDRAWAL_AUTO_APPROVE_BELOW: '50000',
-    PAYOUT_INTERVAL_MS: '50',
-  });
+  live = await startLivePsp();
+  h = await startHarness(livePspSettings(live, { pixKey: LIVE_PIX_KEY, payingKey: LIVE_PAYING_KEY }));
 });
 afterAll(async () => {
   await h?.stop();
   await live?.close();
 });
 
-async function order(key: string): Promise<CreatedOrder> {
-  const res = await createOrder(h.gateway.url, key, standaloneOrder());
-  if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
-  return CreatedOrder.parse(res.body.data);
-}
-
-const paymentStatus = async (key: string, uuid: string) =>
-  OrderDetail.parse((await call(`${h.gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment
-    .status;
-
-const webhookUrl = () => `${h.gateway.url}/psp/webhook`;
-
 it('keeps a test key in the sandbox: charge, payment, refund and an auto-approved payout reach no PSP', async () => {
   const seen = { requests: live.requests.length, tokens: live.tokenRequests };
   const seller = await newSeller(h, 'test');
 
-  const kept = await order(seller.key);
-  const refunded = await order(seller.key);
+  const kept = await order(h, seller.key);
+  const refunded = await order(h, seller.key);
   // The sandbox's static BR Code, with the sandbox's key: no payer can send real money to the merchant.
   for (const o of [kept, refunded]) {
     expect(o.pix.qr_code_id).toMatch(/^[A-Za-z0-9]{25}$/);
@@ -81,8 +58,8 @@ it('keeps a test key in the sandbox: charge, payment, refund and an auto-approve
   await act(h, seller.key, `/sandbox/orders/${refunded.uuid}/pay/`);
   await balanceBecomes(h, seller.key, { available_amount: 2 * SALE_NET });
   await act(h, seller.key, `/sellers/orders/${refunded.uuid}/refund/`);
-  expect(await paymentStatus(seller.key, kept.uuid)).toBe('PAID');
-  expect(await paymentStatus(seller.key, refunded.uuid)).toBe('REFUNDED');
+  expect(await paymentStatus(h, seller.key, kept.uuid)).toBe('PAID');
+  expect(await paymentStatus(h, seller.key, refunded.uuid)).toBe('REFUNDED');
   await balanceBecomes(h, seller.key, { available_amount: SALE_NET });
 
   const w = await withdraw(h, seller.key, { amount: 5000, pix_key: '52998224725', pix_key_type: 'cpf' });
@@ -99,7 +76,7 @@ it('keeps a test key in the sandbox: charge, payment, refund and an auto-approve
 
 it("never pays a test charge from the live PSP's notification", async () => {
   const seller = await newSeller(h, 'test');
-  const o = await order(seller.key);
+  const o = await order(h, seller.key);
   const delivery = await live.notify(
     {
       pix: [
@@ -111,26 +88,29 @@ it("never pays a test charge from the live PSP's notification", async () => {
         },
       ],
     },
-    { webhookUrl: webhookUrl(), secret: LIVE_WEBHOOK_SECRET },
+    { webhookUrl: pspWebhookUrl(h), secret: LIVE_WEBHOOK_SECRET },
   );
   expect(delivery.status).toBe(200);
   expect(JSON.parse(delivery.body)).toMatchObject({ data: { outcomes: ['unknown_txid'] } });
-  expect(await paymentStatus(seller.key, o.uuid)).toBe('PENDING');
+  expect(await paymentStatus(h, seller.key, o.uuid)).toBe('PENDING');
 });
 
 it('still sends a live key to the live PSP: charge, payment, refund and payout', async () => {
   const seller = await newSeller(h, 'live');
-  const kept = await order(seller.key);
-  const refunded = await order(seller.key);
+  const kept = await order(h, seller.key);
+  const refunded = await order(h, seller.key);
   for (const o of [kept, refunded]) {
     expect(live.cobs.get(o.pix.qr_code_id)).toMatchObject({
       chave: LIVE_PIX_KEY,
       valor: { original: '150.00' },
     });
-    const paid = await live.pay(o.pix.qr_code_id, { webhookUrl: webhookUrl(), secret: LIVE_WEBHOOK_SECRET });
+    const paid = await live.pay(o.pix.qr_code_id, {
+      webhookUrl: pspWebhookUrl(h),
+      secret: LIVE_WEBHOOK_SECRET,
+    });
     expect(paid.status).toBe(200);
   }
-  await waitFor(async () => (await paymentStatus(seller.key, refunded.uuid)) === 'PAID' || null, {
+  await waitFor(async () => (await paymentStatus(h, seller.key, refunded.uuid)) === 'PAID' || null, {
     what: 'live order PAID',
   });
   await balanceBecomes(h, seller.key, { available_amount: 2 * SALE_NET });
