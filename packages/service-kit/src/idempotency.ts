@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { HttpError } from './errors';
 import { identityOf } from './identity';
 import type { Logger } from './logger';
+import { startPeriodicJob, type PeriodicJob } from './periodic-job';
 import { sqlInTransaction, type Sql } from './sql';
 
 /**
@@ -261,8 +262,7 @@ class Unkept extends Error {
  * replica may run it (a batch locks its rows, SKIP LOCKED lets two replicas share the work).
  */
 export class IdempotencyCleanup {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> = Promise.resolve();
+  private job: PeriodicJob | null = null;
 
   constructor(
     private readonly sql: Sql,
@@ -272,13 +272,13 @@ export class IdempotencyCleanup {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running = this.sweep().then(
-        () => undefined,
-        (err: unknown) => this.logger.warn({ err: (err as Error).message }, 'idempotency cleanup failed'),
-      );
-    }, this.intervalMs);
-    this.timer.unref();
+    this.job = startPeriodicJob({
+      name: 'idempotency cleanup',
+      intervalMs: this.intervalMs,
+      run: () => this.sweep(),
+      logger: this.logger,
+      runAtStart: false,
+    });
   }
 
   /** Deletes what has expired; answers how many records went. */
@@ -301,7 +301,6 @@ export class IdempotencyCleanup {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.job?.stop();
   }
 }

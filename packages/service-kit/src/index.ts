@@ -27,3 +27,4 @@ export * from './targets';
 export * from './migrate-only';
 export * from './telemetry';
 export * from './deadline';
+export * from './periodic-job';

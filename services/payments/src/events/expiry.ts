@@ -1,4 +1,4 @@
-import type { Logger, MikroORM } from '@seller-api/service-kit';
+import { startPeriodicJob, type Logger, type MikroORM, type PeriodicJob } from '@seller-api/service-kit';
 import { expireDue, type LifecycleDeps } from '../domain/lifecycle';
 
 /**
@@ -6,8 +6,7 @@ import { expireDue, type LifecycleDeps } from '../domain/lifecycle';
  * `intervalMs`. Correct with several replicas: each batch is claimed with SKIP LOCKED.
  */
 export class ExpiryScheduler {
-  private timer: NodeJS.Timeout | null = null;
-  private current: Promise<void> = Promise.resolve();
+  private job: PeriodicJob | null = null;
   private stopped = false;
 
   constructor(
@@ -18,32 +17,24 @@ export class ExpiryScheduler {
   ) {}
 
   start(): void {
-    this.tick();
-  }
-
-  private tick(): void {
-    if (this.stopped) return;
-    this.current = this.run().finally(() => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => this.tick(), this.intervalMs);
-      this.timer.unref();
+    this.job = startPeriodicJob({
+      name: 'charge expiry',
+      intervalMs: this.intervalMs,
+      run: () => this.run(),
+      logger: this.logger,
+      failureMessage: 'expiry run failed; will retry',
     });
   }
 
   private async run(): Promise<void> {
-    try {
-      // A full batch means more may be due: keep going before sleeping.
-      while (!this.stopped && (await expireDue(this.orm.em, this.deps)) === 100) {
-        /* next batch */
-      }
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'expiry run failed; will retry');
+    // A full batch means more may be due: keep going before sleeping.
+    while (!this.stopped && (await expireDue(this.orm.em, this.deps)) === 100) {
+      /* next batch */
     }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.current;
+    await this.job?.stop();
   }
 }

@@ -1,5 +1,5 @@
 import { Environment, RECONCILIATION_PAGE_MAX } from '@seller-api/contracts';
-import type { Logger, MikroORM } from '@seller-api/service-kit';
+import { startPeriodicJob, type Logger, type MikroORM, type PeriodicJob } from '@seller-api/service-kit';
 import type { PaidChargesSource } from '../clients/payments';
 import type { FundsOwner } from '../domain/balance';
 import type { EntryKind } from '../domain/ledger';
@@ -144,7 +144,7 @@ interface PgConnection {
  * incrementally from a checkpoint) and on demand (`npm run cli -- reconcile`, which can also only look).
  */
 export class LedgerReconciliation {
-  private timer: NodeJS.Timeout | null = null;
+  private job: PeriodicJob | null = null;
   private stopped = false;
   /** Runs in progress (the timer's and those asked for), for stop() to wait for. */
   private readonly running = new Set<Promise<void>>();
@@ -163,18 +163,13 @@ export class LedgerReconciliation {
 
   /** Tries a run now and then every interval; nothing when the interval is 0. */
   start(): void {
-    if (this.options.intervalMs <= 0) return;
-    const tick = () => {
-      if (this.stopped) return;
-      this.run({ trigger: 'schedule' })
-        .catch(() => undefined)
-        .finally(() => {
-          if (this.stopped) return;
-          this.timer = setTimeout(tick, this.options.intervalMs);
-          this.timer.unref();
-        });
-    };
-    tick();
+    this.job = startPeriodicJob({
+      name: 'ledger reconciliation',
+      intervalMs: this.options.intervalMs,
+      // A run logs and counts its own failure (runHoldingLock).
+      run: () => this.run({ trigger: 'schedule' }).catch(() => undefined),
+      logger: this.logger,
+    });
   }
 
   /**
@@ -183,7 +178,7 @@ export class LedgerReconciliation {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    await this.job?.stop();
     await Promise.all([...this.running]);
   }
 

@@ -1,4 +1,4 @@
-import type { Logger, MikroORM } from '@seller-api/service-kit';
+import { startPeriodicJob, type Logger, type MikroORM, type PeriodicJob } from '@seller-api/service-kit';
 import type { ChargeRefunds } from '../clients/charges';
 import { releaseStaleHold, staleRefundHolds, type StaleHold } from '../domain/refund-holds';
 
@@ -36,9 +36,8 @@ export interface RefundHoldSweepOptions {
  * A hold that cannot be decided (payments fails) is logged, counted and skipped; the pass goes on.
  */
 export class RefundHoldSweep {
-  private timer: NodeJS.Timeout | null = null;
+  private job: PeriodicJob | null = null;
   private stopped = false;
-  private current: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly orm: MikroORM,
@@ -49,29 +48,18 @@ export class RefundHoldSweep {
   ) {}
 
   start(): void {
-    if (this.options.intervalMs <= 0) return;
-    const tick = () => {
-      if (this.stopped) return;
-      this.current = this.sweep()
-        .catch((err: unknown) =>
-          this.logger.warn(
-            { err: (err as Error).message },
-            'sweep of refund holds failed; tried again later',
-          ),
-        )
-        .finally(() => {
-          if (this.stopped) return;
-          this.timer = setTimeout(tick, this.options.intervalMs);
-          this.timer.unref();
-        });
-    };
-    tick();
+    this.job = startPeriodicJob({
+      name: 'refund hold sweep',
+      intervalMs: this.options.intervalMs,
+      run: () => this.sweep(),
+      logger: this.logger,
+      failureMessage: 'sweep of refund holds failed; tried again later',
+    });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.current.catch(() => undefined);
+    await this.job?.stop();
   }
 
   /** One pass over the stale holds; returns the orders whose hold it released. */
