@@ -1,7 +1,7 @@
 /**
  * SSRF guard for webhook and postback targets (docs/webhooks.md, "Target rules").
  *
- * - `classifyAddress` names the forbidden range an IP address falls in (pure bit arithmetic).
+ * - `classifyAddress` names the forbidden range an IP address falls in (Node's `net.BlockList`).
  * - `checkTarget` applies the registration rules to a URL: scheme, literal address, resolved addresses.
  * - `guardedLookup` is a `net.LookupFunction` for undici's `connect: { lookup }`: the address it checks is the
  *   address the socket connects to, so a DNS answer that changes between check and connect (rebinding)
@@ -17,7 +17,7 @@
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { BlockList, SocketAddress, isIP, type LookupFunction } from 'node:net';
 
 export type ForbiddenRange =
   'unspecified' | 'loopback' | 'private' | 'link-local' | 'cgnat' | 'metadata' | 'multicast' | 'reserved';
@@ -92,96 +92,76 @@ export function describeRange(range: ForbiddenRange): string {
   return RANGE_DESCRIPTIONS[range];
 }
 
-type Rule = { network: bigint; prefix: number; range: ForbiddenRange };
-
-function ipv4ToInt(ip: string): number {
-  const parts = ip.split('.').map(Number);
-  return (((parts[0] ?? 0) << 24) | ((parts[1] ?? 0) << 16) | ((parts[2] ?? 0) << 8) | (parts[3] ?? 0)) >>> 0;
-}
-
-function ipv4Rule(cidr: string, range: ForbiddenRange): Rule {
-  const [ip = '', prefix = '32'] = cidr.split('/');
-  return { network: BigInt(ipv4ToInt(ip)), prefix: Number(prefix), range };
-}
-
-/** Parses a valid IPv6 address (as `isIP` accepts it, zone id removed) into its 128 bits. */
-function ipv6ToBigInt(ip: string): bigint {
-  let text = ip;
-  let tail: number[] = [];
-  if (text.includes('.')) {
-    // A dotted IPv4 tail (::ffff:10.0.0.1) stands for the last two groups.
-    const lastColon = text.lastIndexOf(':');
-    const v4 = ipv4ToInt(text.slice(lastColon + 1));
-    tail = [v4 >>> 16, v4 & 0xffff];
-    text = text.slice(0, lastColon + 1);
-    if (!text.endsWith('::')) text = text.slice(0, -1);
-  }
-  const toGroups = (part: string): number[] =>
-    part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16));
-  let groups: number[];
-  const doubleColon = text.indexOf('::');
-  if (doubleColon >= 0) {
-    const head = toGroups(text.slice(0, doubleColon));
-    const rest = toGroups(text.slice(doubleColon + 2));
-    const zeros = new Array<number>(8 - head.length - rest.length - tail.length).fill(0);
-    groups = [...head, ...zeros, ...rest, ...tail];
-  } else {
-    groups = [...toGroups(text), ...tail];
-  }
-  return groups.reduce((acc, group) => (acc << 16n) | BigInt(group), 0n);
-}
-
-function ipv6Rule(cidr: string, range: ForbiddenRange): Rule {
-  const [ip = '', prefix = '128'] = cidr.split('/');
-  return { network: ipv6ToBigInt(ip), prefix: Number(prefix), range };
-}
-
-function matches(value: bigint, bits: number, rule: Rule): boolean {
-  const shift = BigInt(bits - rule.prefix);
-  return value >> shift === rule.network >> shift;
-}
-
-// First match wins: specific names (metadata) before the ranges that contain them.
-const IPV4_RULES: Rule[] = [
-  ipv4Rule('169.254.169.254/32', 'metadata'), // AWS, GCP, Azure, OpenStack, ...
-  ipv4Rule('169.254.170.2/32', 'metadata'), // AWS ECS task metadata
-  ipv4Rule('100.100.100.200/32', 'metadata'), // Alibaba Cloud
-  ipv4Rule('168.63.129.16/32', 'metadata'), // Azure WireServer (a public address reachable only in Azure)
-  ipv4Rule('0.0.0.0/8', 'unspecified'),
-  ipv4Rule('127.0.0.0/8', 'loopback'),
-  ipv4Rule('10.0.0.0/8', 'private'),
-  ipv4Rule('172.16.0.0/12', 'private'),
-  ipv4Rule('192.168.0.0/16', 'private'),
-  ipv4Rule('169.254.0.0/16', 'link-local'),
-  ipv4Rule('100.64.0.0/10', 'cgnat'),
-  ipv4Rule('224.0.0.0/4', 'multicast'),
-  ipv4Rule('255.255.255.255/32', 'reserved'),
-  ipv4Rule('240.0.0.0/4', 'reserved'),
-  ipv4Rule('192.0.0.0/24', 'reserved'),
-  ipv4Rule('198.18.0.0/15', 'reserved'),
+/**
+ * The forbidden ranges, in `net.BlockList`s, one per range, in the order they are asked: specific names
+ * (metadata) before the ranges that contain them (link-local, private), unspecified and loopback before
+ * `::/96`. A BlockList matches an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, `::ffff:a00:1`) against its
+ * IPv4 subnets; an IPv4 address embedded in a NAT64 (`64:ff9b::/96`) or 6to4 (`2002::/16`) address it does
+ * not see, so each IPv4 subnet is also listed at its place in those two prefixes.
+ */
+const FORBIDDEN: Array<[ForbiddenRange, string[]]> = [
+  [
+    'metadata',
+    [
+      '169.254.169.254/32', // AWS, GCP, Azure, OpenStack, ...
+      '169.254.170.2/32', // AWS ECS task metadata
+      '100.100.100.200/32', // Alibaba Cloud
+      '168.63.129.16/32', // Azure WireServer (a public address reachable only in Azure)
+      'fd00:ec2::254/128', // AWS over IPv6
+    ],
+  ],
+  ['unspecified', ['0.0.0.0/8', '::/128']],
+  ['loopback', ['127.0.0.0/8', '::1/128']],
+  [
+    'private',
+    [
+      '10.0.0.0/8',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      'fc00::/7', // unique local
+      'fec0::/10', // deprecated site-local
+    ],
+  ],
+  ['link-local', ['169.254.0.0/16', 'fe80::/10']],
+  ['cgnat', ['100.64.0.0/10']],
+  ['multicast', ['224.0.0.0/4', 'ff00::/8']],
+  [
+    'reserved',
+    [
+      '255.255.255.255/32',
+      '240.0.0.0/4',
+      '192.0.0.0/24',
+      '198.18.0.0/15',
+      '::/96', // deprecated IPv4-compatible addresses
+      '100::/64', // discard-only
+      '2001:db8::/32', // documentation
+    ],
+  ],
 ];
 
-const IPV6_RULES: Rule[] = [
-  ipv6Rule('fd00:ec2::254/128', 'metadata'), // AWS over IPv6
-  ipv6Rule('::/128', 'unspecified'),
-  ipv6Rule('::1/128', 'loopback'),
-  ipv6Rule('fc00::/7', 'private'), // unique local
-  ipv6Rule('fec0::/10', 'private'), // deprecated site-local
-  ipv6Rule('fe80::/10', 'link-local'),
-  ipv6Rule('ff00::/8', 'multicast'),
-  ipv6Rule('::/96', 'reserved'), // deprecated IPv4-compatible addresses
-  ipv6Rule('100::/64', 'reserved'), // discard-only
-  ipv6Rule('2001:db8::/32', 'reserved'), // documentation
-];
-
-const MAPPED_IPV4 = ipv6Rule('::ffff:0:0/96', 'reserved');
-const NAT64 = ipv6Rule('64:ff9b::/96', 'reserved');
-const SIX_TO_FOUR = ipv6Rule('2002::/16', 'reserved');
-
-function classifyIpv4(value: number): ForbiddenRange | null {
-  const bits = BigInt(value);
-  return IPV4_RULES.find((rule) => matches(bits, 32, rule))?.range ?? null;
+/** `a.b.c.d` as the two hexadecimal groups of an IPv6 address that embeds it. */
+function ipv4Groups(ip: string): string {
+  const [a = 0, b = 0, c = 0, d = 0] = ip.split('.').map(Number);
+  return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
+
+function blockList(cidrs: string[]): BlockList {
+  const list = new BlockList();
+  for (const cidr of cidrs) {
+    const [network = '', bits] = cidr.split('/');
+    const prefix = Number(bits);
+    if (isIP(network) === 6) {
+      list.addSubnet(network, prefix, 'ipv6');
+      continue;
+    }
+    list.addSubnet(network, prefix, 'ipv4');
+    list.addSubnet(`64:ff9b::${ipv4Groups(network)}`, 96 + prefix, 'ipv6');
+    list.addSubnet(`2002:${ipv4Groups(network)}::`, 16 + prefix, 'ipv6');
+  }
+  return list;
+}
+
+const FORBIDDEN_LISTS = FORBIDDEN.map(([range, cidrs]) => ({ range, list: blockList(cidrs) }));
 
 /**
  * The forbidden range `ip` falls in, or null for a public address. IPv4-mapped IPv6 addresses
@@ -193,17 +173,10 @@ export function classifyAddress(ip: string): ForbiddenRange | null {
   const address = ip.trim().replace(/^\[(.*)\]$/, '$1');
   const unzoned = address.replace(/%.*$/, '');
   const version = isIP(unzoned);
-  if (version === 4) return classifyIpv4(ipv4ToInt(unzoned));
-  if (version !== 6) throw new TypeError(`Not an IP address: ${JSON.stringify(ip)}`);
-
-  const value = ipv6ToBigInt(unzoned.toLowerCase());
-  if (matches(value, 128, MAPPED_IPV4) || matches(value, 128, NAT64)) {
-    return classifyIpv4(Number(value & 0xffffffffn));
-  }
-  if (matches(value, 128, SIX_TO_FOUR)) {
-    return classifyIpv4(Number((value >> 80n) & 0xffffffffn));
-  }
-  return IPV6_RULES.find((rule) => matches(value, 128, rule))?.range ?? null;
+  if (version === 0) throw new TypeError(`Not an IP address: ${JSON.stringify(ip)}`);
+  // Parsed once for all the lists: a string is parsed again by every check.
+  const parsed = new SocketAddress({ address: unzoned, family: version === 4 ? 'ipv4' : 'ipv6' });
+  return FORBIDDEN_LISTS.find(({ list }) => list.check(parsed))?.range ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------------
