@@ -15,7 +15,7 @@ import { EXCHANGE } from '../events/topology';
 import { orderEventData, orderHeaders } from '../events/payloads';
 import { findAffiliateByCode } from './affiliates';
 import { resolveExpiration } from './dates';
-import { priceOrder, type FieldErrors } from './pricing';
+import { priceOrder, type FieldErrors, type OrderAmounts, type PricedLine } from './pricing';
 import type { ProductLookup } from './products';
 import type { Scope } from '@seller-api/service-kit';
 
@@ -129,6 +129,15 @@ export async function createOrder(
   return storeOrder(await prepareOrder(em, scope, body, deps), deps.writes, deps.outboxStored);
 }
 
+/** A request that passed every rule, with what the rules read and its prices. */
+interface ValidOrder {
+  input: CreateOrderRequest;
+  affiliateName: string | null;
+  expiresAt: Date;
+  lines: PricedLine[];
+  amounts: OrderAmounts;
+}
+
 /**
  * Validates and prices the order and obtains its PIX charge from payments; stores nothing. `em` is
  * forked for what it reads.
@@ -140,6 +149,32 @@ export async function prepareOrder(
   deps: PrepareDeps,
 ): Promise<PreparedOrder> {
   const now = deps.now?.() ?? new Date();
+  const valid = await validateOrder(em, scope, body, now, deps);
+  const orderId = deps.orderId ?? randomUUID();
+  const { payment } = valid.input;
+  const charge = await deps.requestCharge({
+    order_uuid: orderId,
+    gross_amount: valid.amounts.grossAmount,
+    expires_at: valid.expiresAt.toISOString(),
+    seller_name: scope.sellerName,
+    debtor_name: payment.debtor_name ?? null,
+    debtor_document: payment.debtor_document ?? null,
+  });
+  const order = orderRow(scope, orderId, valid, charge, now);
+  return {
+    write: newOrderWrite(scope, valid.input.customer, order, orderItems(orderId, valid.lines), now),
+    charge,
+  };
+}
+
+/** Every rule of a new order, the schema's and those of the seller's data; a 400 with all that fail. */
+async function validateOrder(
+  em: EntityManager,
+  scope: Scope,
+  body: unknown,
+  now: Date,
+  deps: PrepareDeps,
+): Promise<ValidOrder> {
   const parsed = CreateOrderRequest.safeParse(body);
   const errors: FieldErrors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
   // Forked only if something is read through the ORM: products are usually known already.
@@ -149,7 +184,6 @@ export async function prepareOrder(
   if (!parsed.success || Object.keys(errors).length > 0 || !data.expiresAt)
     throw badRequest('Invalid order.', errors);
   const input = parsed.data;
-
   const priced = priceOrder({
     lines: input.items.map((item) => ({
       product: data.products.get(item.product_uuid) as ProductRow,
@@ -160,22 +194,20 @@ export async function prepareOrder(
     discountAmount: input.payment.discount_amount,
   });
   if ('errors' in priced) throw badRequest('Invalid order.', priced.errors);
+  return { input, affiliateName: data.affiliateName, expiresAt: data.expiresAt, ...priced };
+}
 
-  const orderId = deps.orderId ?? randomUUID();
-  const charge = await deps.requestCharge({
-    order_uuid: orderId,
-    gross_amount: priced.amounts.grossAmount,
-    expires_at: data.expiresAt.toISOString(),
-    seller_name: scope.sellerName,
-    debtor_name: input.payment.debtor_name ?? null,
-    debtor_document: input.payment.debtor_document ?? null,
-  });
-
-  const { customer } = input;
+/** The order's row; its customer's id comes from the customer's upsert, in the order's own statement. */
+function orderRow(
+  scope: Scope,
+  orderId: string,
+  { input, affiliateName, lines, amounts }: ValidOrder,
+  charge: Charge,
+  now: Date,
+): Omit<OrderRow, 'customerId'> {
+  const { customer, payment } = input;
   const address = customer.address ?? null;
-  const hasPhysical = priced.lines.some((l) => l.product.type === 'PHYSICAL');
-  // Its customer's id comes from the customer's upsert, in the order's own statement.
-  const order: Omit<OrderRow, 'customerId'> = {
+  return {
     id: orderId,
     sellerId: scope.sellerId,
     environment: scope.environment,
@@ -189,14 +221,14 @@ export async function prepareOrder(
     addressText: address ? formatAddress(address) : null,
     status: 'PENDING',
     method: charge.method,
-    ...priced.amounts,
+    ...amounts,
     feeAmount: charge.fee_amount,
     netAmount: charge.net_amount,
     postbackUrl: input.postback_url,
-    affiliateName: data.affiliateName,
-    producerName: priced.lines.find((l) => l.product.producerName)?.product.producerName ?? null,
-    debtorName: input.payment.debtor_name ?? null,
-    debtorDocument: input.payment.debtor_document ?? null,
+    affiliateName,
+    producerName: lines.find((l) => l.product.producerName)?.product.producerName ?? null,
+    debtorName: payment.debtor_name ?? null,
+    debtorDocument: payment.debtor_document ?? null,
     transactionId: charge.transaction_uuid,
     pixTxid: charge.txid,
     pixCopyAndPaste: charge.copy_and_paste,
@@ -204,13 +236,16 @@ export async function prepareOrder(
     createdAt: now,
     paidAt: null,
     trackingCode: null,
-    shippingStatus: hasPhysical ? 'AWAITING_SHIPMENT' : null,
+    shippingStatus: lines.some((l) => l.product.type === 'PHYSICAL') ? 'AWAITING_SHIPMENT' : null,
     estimatedDeliveryDate: null,
     deliveredAt: null,
     signedBy: null,
     chargeVersion: 0,
   };
-  const items = priced.lines.map((line): OrderItemRow => ({
+}
+
+function orderItems(orderId: string, lines: PricedLine[]): OrderItemRow[] {
+  return lines.map((line) => ({
     id: randomUUID(),
     orderId,
     position: line.position,
@@ -229,13 +264,17 @@ export async function prepareOrder(
     shippedAt: null,
     deliveredAt: null,
   }));
-  const event = outboxRow({
-    exchange: EXCHANGE,
-    routingKey: OrderEvents.CREATED,
-    payload: orderEventData(order, items),
-    headers: orderHeaders(order),
-  });
-  const write: NewOrder = {
+}
+
+/** What storing the order writes: its customer's contact data, the order, its items and order.created. */
+function newOrderWrite(
+  scope: Scope,
+  customer: CreateOrderRequest['customer'],
+  order: Omit<OrderRow, 'customerId'>,
+  items: OrderItemRow[],
+  now: Date,
+): NewOrder {
+  return {
     contact: {
       sellerId: scope.sellerId,
       environment: scope.environment,
@@ -244,14 +283,18 @@ export async function prepareOrder(
       name: customer.name,
       email: customer.email,
       phone: customer.phone,
-      address,
+      address: customer.address ?? null,
       at: now,
     },
     order,
     items,
-    event,
+    event: outboxRow({
+      exchange: EXCHANGE,
+      routingKey: OrderEvents.CREATED,
+      payload: orderEventData(order, items),
+      headers: orderHeaders(order),
+    }),
   };
-  return { write, charge };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Charge, CreateChargeRequest } from '@seller-api/contracts';
 import { HttpError, type Logger } from '@seller-api/service-kit';
 
 /**
@@ -24,6 +25,32 @@ export interface UnstoredCharge {
   /** Whether payments is known to have made the charge (false: its answer never came). */
   made: boolean;
   keyed: boolean;
+}
+
+/**
+ * Asks payments for an order's charge (`request`, handed to prepareOrder) and keeps what was asked
+ * (`asked`): the charge to release if the order is not stored after all.
+ */
+export class ChargeAsk {
+  asked: UnstoredCharge | null = null;
+
+  constructor(
+    private readonly createCharge: (request: CreateChargeRequest) => Promise<Charge>,
+    private readonly keyed: boolean,
+  ) {}
+
+  readonly request = async (request: CreateChargeRequest): Promise<Charge> => {
+    const asked: UnstoredCharge = {
+      orderId: request.order_uuid,
+      grossAmount: request.gross_amount,
+      made: false,
+      keyed: this.keyed,
+    };
+    this.asked = asked;
+    const charge = await this.createCharge(request);
+    asked.made = true;
+    return charge;
+  };
 }
 
 /**

@@ -1,0 +1,42 @@
+import { OrderListQuery, OrderPathParams, TrackingUpdateRequest } from '@seller-api/contracts';
+import { parseOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
+import type { Express, Request } from 'express';
+import { getOrder, listOrders } from '../domain/orders';
+import { updateTracking } from '../domain/tracking';
+import { presentOrderDetail, presentOrderListItem } from './presenters';
+import { listRecordsRoute } from './seller-records';
+
+/** The order id of a `/:uuid/` path; a 400 when it is not one. */
+export const orderIdOf = (req: Request) =>
+  parseOrThrow(OrderPathParams, req.params, 'Invalid order id.').uuid;
+
+/** Reading the seller's orders and tracking their shipment (created by create-order-route.ts). */
+export function mountOrderRoutes(app: Express, runtime: Runtime): void {
+  const em = () => runtime.orm.em.fork();
+  app.get(
+    '/sellers/orders/',
+    listRecordsRoute(runtime, {
+      query: OrderListQuery,
+      list: listOrders,
+      present: presentOrderListItem,
+      listed: 'Orders retrieved.',
+    }),
+  );
+  app.get(
+    '/sellers/orders/:uuid/',
+    route(async (req, res) => {
+      const { order, items } = await getOrder(em(), sellerScope(req), orderIdOf(req));
+      res.json({ message: 'Order retrieved.', data: presentOrderDetail(order, items) });
+    }),
+  );
+  app.patch(
+    '/sellers/orders/:uuid/tracking/',
+    route(async (req, res) => {
+      const scope = sellerScope(req);
+      const id = orderIdOf(req);
+      const update = parseOrThrow(TrackingUpdateRequest, req.body, 'Invalid tracking update.');
+      await updateTracking(em(), scope, id, update);
+      res.json({ message: 'Tracking updated.' });
+    }),
+  );
+}
