@@ -1,24 +1,38 @@
 import type { Logger } from './logger';
-import { startPeriodicJob } from './periodic-job';
+import { startPeriodicJob, type PeriodicJobOptions } from './periodic-job';
 
 function fakeLogger() {
   const warn = jest.fn();
   return { logger: { warn } as unknown as Logger, warn };
 }
 
-/** A run that finishes when told to; `started` counts the runs begun. */
-function heldRuns() {
+/**
+ * A job of 100 ms whose runs finish when told to (`finish`); `startedAfter(ms)` advances the clock and
+ * answers how many runs have begun.
+ */
+function heldJob(options: Partial<PeriodicJobOptions> = {}) {
   const releases: Array<() => void> = [];
-  const runs = {
-    started: 0,
-    run: () =>
-      new Promise<void>((resolve) => {
-        runs.started += 1;
-        releases.push(resolve);
-      }),
+  let started = 0;
+  const run = () =>
+    new Promise<void>((resolve) => {
+      started += 1;
+      releases.push(resolve);
+    });
+  const job = startPeriodicJob({
+    name: 'job',
+    intervalMs: 100,
+    run,
+    logger: fakeLogger().logger,
+    ...options,
+  });
+  return {
+    job,
     finish: () => releases.shift()?.(),
+    startedAfter: async (ms: number) => {
+      await jest.advanceTimersByTimeAsync(ms);
+      return started;
+    },
   };
-  return runs;
 }
 
 beforeEach(() => jest.useFakeTimers());
@@ -26,38 +40,20 @@ afterEach(() => jest.useRealTimers());
 
 describe('startPeriodicJob', () => {
   it('runs at once, then an interval after each run ends, never two at a time', async () => {
-    const runs = heldRuns();
-    const job = startPeriodicJob({
-      name: 'job',
-      intervalMs: 100,
-      run: runs.run,
-      logger: fakeLogger().logger,
-    });
-    expect(runs.started).toBe(1);
-    await jest.advanceTimersByTimeAsync(1_000);
-    expect(runs.started).toBe(1);
-    runs.finish();
-    await jest.advanceTimersByTimeAsync(99);
-    expect(runs.started).toBe(1);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(runs.started).toBe(2);
-    runs.finish();
+    const { job, finish, startedAfter } = heldJob();
+    expect(await startedAfter(1_000)).toBe(1);
+    finish();
+    expect(await startedAfter(99)).toBe(1);
+    expect(await startedAfter(1)).toBe(2);
+    finish();
     await job.stop();
   });
 
   it('waits one interval for the first run when asked', async () => {
-    const runs = heldRuns();
-    const job = startPeriodicJob({
-      name: 'job',
-      intervalMs: 100,
-      run: runs.run,
-      logger: fakeLogger().logger,
-      runAtStart: false,
-    });
-    expect(runs.started).toBe(0);
-    await jest.advanceTimersByTimeAsync(100);
-    expect(runs.started).toBe(1);
-    runs.finish();
+    const { job, finish, startedAfter } = heldJob({ runAtStart: false });
+    expect(await startedAfter(99)).toBe(0);
+    expect(await startedAfter(1)).toBe(1);
+    finish();
     await job.stop();
   });
 
@@ -106,15 +102,13 @@ describe('startPeriodicJob', () => {
   });
 
   it('stop waits for the run in progress and cancels the next', async () => {
-    const runs = heldRuns();
-    const job = startPeriodicJob({ name: 'job', intervalMs: 10, run: runs.run, logger: fakeLogger().logger });
+    const { job, finish, startedAfter } = heldJob({ intervalMs: 10 });
     let stopped = false;
     const stopping = job.stop().then(() => (stopped = true));
-    await jest.advanceTimersByTimeAsync(100);
+    expect(await startedAfter(100)).toBe(1);
     expect(stopped).toBe(false);
-    runs.finish();
+    finish();
     await stopping;
-    await jest.advanceTimersByTimeAsync(100);
-    expect(runs.started).toBe(1);
+    expect(await startedAfter(100)).toBe(1);
   });
 });
