@@ -1,6 +1,5 @@
 import type http from 'node:http';
 import Redis from 'ioredis';
-import { Pool } from 'pg';
 import { createHttpApp, createRuntime, finishHttpApp, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { GatewayConfig } from './config';
@@ -57,10 +56,8 @@ export async function startGateway(
     runtime.logger.warn('Redis unreachable at start; rate limits fall back to memory'),
   );
 
-  const keys = new Pool({ connectionString: config.DATABASE_URL, max: 10, application_name: 'gateway-auth' });
-  keys.on('error', (err) => runtime.logger.warn({ err: err.message }, 'key lookup pool error'));
   const keyVersions = new KeyVersions(redis, config.REDIS_KEY_PREFIX);
-  const keyHolders = new KeyHolders(keys, keyVersions, config.KEY_CACHE_TTL_SECONDS * 1000);
+  const keyHolders = new KeyHolders(runtime.sql, keyVersions, config.KEY_CACHE_TTL_SECONDS * 1000);
   const upstreams = new UpstreamClient(
     {
       orders: config.ORDERS_URL,
@@ -99,7 +96,7 @@ export async function startGateway(
   mountPanel(app, {
     config,
     redis,
-    pool: keys,
+    sql: runtime.sql,
     orm: runtime.orm,
     upstreams,
     keyVersions,
@@ -138,7 +135,6 @@ export async function startGateway(
     stop: () =>
       runtime.stop(async () => {
         await upstreams.close();
-        await keys.end();
         redis.disconnect();
       }),
   };

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
 import { API_KEY_PATTERN, type Environment, type Identity, type Role } from '@seller-api/contracts';
+import type { Sql } from '@seller-api/service-kit';
 import { ApiKeySchema, type ApiKey } from '../db/entities';
 import type { KeyVersions } from './key-holders';
 
@@ -100,17 +100,16 @@ const FIND_KEY_HOLDER = `select u.id as user_id, u.seller_id, k.environment, u.r
 /**
  * Who holds the key of this hash, from PostgreSQL (KeyHolders decides when a cached answer will do).
  * The lookup compares hashes, never the plain key: the time it takes says nothing about it. It goes
- * through a plain `pg` pool (the ORM adds nothing here but cost), unnamed: planned at every run. A
+ * through the kit's `Sql` (the ORM adds nothing here but cost), unnamed: planned at every run. A
  * prepared statement kept the plan made in its first runs for the connection's life, and on a new
  * deployment's empty tables that plan read every active key instead of the key hash's unique index.
  */
 export async function lookUpKeyHolder(
-  pool: Pool,
+  sql: Sql,
   keyHash: string,
   environment: Environment,
 ): Promise<KeyHolder | null> {
-  const { rows } = await pool.query<KeyRow>({ text: FIND_KEY_HOLDER, values: [keyHash] });
-  const row = rows[0];
+  const [row] = await sql.query<KeyRow>(FIND_KEY_HOLDER, [keyHash], { planEachRun: true });
   if (!row || row.environment !== environment) return null;
   return {
     identity: {

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Sql } from '@seller-api/service-kit';
 import { KeyHolders, type KeyVersions } from './key-holders';
 
 const ROW = {
@@ -10,13 +10,13 @@ const ROW = {
   seller_name: 'Loja',
 };
 
-/** A pool whose key lookup answers `rows()` and counts its queries. */
+/** Statements whose key lookup answers `rows()` and counts its queries. */
 function fakePool(rows: () => object[]) {
   const pool = {
     queries: 0,
     query: async () => {
       pool.queries += 1;
-      return { rows: rows() };
+      return rows();
     },
   };
   return pool;
@@ -32,7 +32,7 @@ function holders(
   versions: { read(): Promise<string | null> },
   maxAgeMs = 60_000,
 ) {
-  return new KeyHolders(pool as unknown as Pool, versions as unknown as KeyVersions, maxAgeMs);
+  return new KeyHolders(pool as unknown as Sql, versions as unknown as KeyVersions, maxAgeMs);
 }
 
 describe('KeyHolders', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
-import type { Pool } from 'pg';
 import type { Environment } from '@seller-api/contracts';
+import type { Sql } from '@seller-api/service-kit';
 import { lookUpKeyHolder, type KeyHolder } from './api-keys';
 
 /**
@@ -105,7 +105,7 @@ export class KeyHolders {
   private readonly cache = new Map<string, Cached>();
 
   constructor(
-    private readonly pool: Pool,
+    private readonly sql: Sql,
     private readonly versions: KeyVersions,
     private readonly maxAgeMs: number,
   ) {}
@@ -116,7 +116,7 @@ export class KeyHolders {
    * call made in the same tick shares its round trip (the client pipelines automatically).
    */
   async find(hash: string, environment: Environment): Promise<KeyHolder | null> {
-    if (this.maxAgeMs === 0) return lookUpKeyHolder(this.pool, hash, environment);
+    if (this.maxAgeMs === 0) return lookUpKeyHolder(this.sql, hash, environment);
     // Read before PostgreSQL, never alongside it: a holder read from PostgreSQL is then at least as
     // new as the version it is cached under.
     const version = await this.versions.read();
@@ -124,7 +124,7 @@ export class KeyHolders {
     if (version !== null && cached && cached.version === version) {
       if (Date.now() - cached.loadedAt < this.maxAgeMs) return cached.holder;
     }
-    const holder = await lookUpKeyHolder(this.pool, hash, environment);
+    const holder = await lookUpKeyHolder(this.sql, hash, environment);
     this.cache.delete(hash);
     if (holder && version !== null) {
       // A Map iterates in insertion order: the first entry is the oldest.

@@ -19,7 +19,7 @@ export async function currentCaller(
   const token = readSessionCookie(req, secure);
   const session = token ? await sessions.find(token) : null;
   if (!session) return null;
-  const user = await findUserById(deps.pool, session.user_id);
+  const user = await findUserById(deps.sql, session.user_id);
   if (!user || user.role !== session.role) {
     await sessions.destroy(session.token);
     return null;

@@ -1,8 +1,7 @@
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
-import type { Logger } from '@seller-api/service-kit';
+import type { Logger, Sql } from '@seller-api/service-kit';
 import type { KeyVersions } from '../domain/key-holders';
 import type { UpstreamClient } from '../http/proxy';
 import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';
@@ -26,8 +25,8 @@ export interface PanelConfig {
 export interface PanelDeps {
   config: PanelConfig;
   redis: Redis;
-  /** The gateway's plain pool on its own schema (users, sellers, keys). */
-  pool: Pool;
+  /** Plain statements on the gateway's own schema (users, sellers, keys). */
+  sql: Sql;
   orm: MikroORM;
   upstreams: UpstreamClient;
   /** The public API's store: a key sent through the panel and one sent with an API key are the same. */

@@ -18,7 +18,7 @@ export function mountKeyRoutes(api: Router, { deps, spendUserBudget }: PanelCont
   api.get('/keys', async (_req, res) => {
     const body: ApiKeyListResponse = {
       message: 'API keys retrieved.',
-      data: { results: await activeKeys(deps.pool, callerOf(res).user.id) },
+      data: { results: await activeKeys(deps.sql, callerOf(res).user.id) },
     };
     res.json(body);
   });

@@ -35,7 +35,7 @@ export function mountLoginRoutes(api: Router, ctx: PanelContext): void {
     ];
     // Read before spending: an attempt refused by one budget uses up none of the others.
     await refuseIfSpent(budgets);
-    const user = await findUserByEmail(deps.pool, email);
+    const user = await findUserByEmail(deps.sql, email);
     // Spent once a password check is free: a login refused with 503 spends nothing.
     const ok = await deps.passwordChecks.verify(input.password, user?.password_hash ?? null, () =>
       spendAll(budgets),
