@@ -37,6 +37,7 @@ import {
   DeliveryListQuery,
   DeliveryListResponse,
   DeliveryPathParams,
+  PostbackDeliveryPathParams,
   UpdateWebhookRequest,
   WebhookListResponse,
   WebhookPathParams,
@@ -191,6 +192,41 @@ export const routes: RouteDoc[] = [
       },
     },
   },
+  {
+    method: 'get',
+    path: '/sellers/orders/{uuid}/postback-deliveries/',
+    operationId: 'listOrderPostbackDeliveries',
+    summary: "List the deliveries to an order's postback_url with their attempts",
+    description:
+      "Newest first, as a webhook's deliveries are listed. An order without postback deliveries (no " +
+      'postback_url, or none sent yet) gives an empty list; one of another seller or environment a 404.',
+    tag: 'Orders',
+    auth: true,
+    params: OrderPathParams,
+    query: DeliveryListQuery,
+    responses: {
+      200: ok(DeliveryListResponse),
+      404: { description: "The order's postback deliveries are not in the key's scope", schema: ErrorBody },
+    },
+  },
+  {
+    method: 'post',
+    path: '/sellers/orders/{uuid}/postback-deliveries/{delivery_id}/resend/',
+    operationId: 'resendOrderPostbackDelivery',
+    summary: 'Re-queue one postback delivery of an order',
+    description: 'One more attempt now, with the same event id, as for a webhook delivery.',
+    tag: 'Orders',
+    auth: true,
+    params: PostbackDeliveryPathParams,
+    responses: {
+      200: ok(MessageResponse),
+      404: { description: "No such postback delivery of this order in the key's scope", schema: ErrorBody },
+      409: {
+        description: '`conflict`: the delivery is being attempted right now; or `idempotency_conflict`',
+        schema: ErrorBody,
+      },
+    },
+  },
   // Products
   {
     method: 'post',
@@ -280,6 +316,7 @@ export const routes: RouteDoc[] = [
     tag: 'Webhooks',
     auth: true,
     query: ListQuery,
+    description: 'The live registrations (ACTIVE or DISABLED): a retired or deleted webhook is not listed.',
     responses: { 200: ok(WebhookListResponse) },
   },
   {
@@ -290,6 +327,9 @@ export const routes: RouteDoc[] = [
     tag: 'Webhooks',
     auth: true,
     params: WebhookPathParams,
+    description:
+      'A webhook retired by a rotation (the same url and event registered again) is still read, with ' +
+      'status RETIRED; a deleted one is a 404.',
     responses: { 200: ok(WebhookResponse) },
   },
   {
@@ -301,7 +341,15 @@ export const routes: RouteDoc[] = [
     auth: true,
     params: WebhookPathParams,
     body: UpdateWebhookRequest,
-    responses: { 200: ok(WebhookResponse) },
+    responses: {
+      200: ok(WebhookResponse),
+      409: {
+        description:
+          '`conflict`: the webhook was retired by a newer registration of its URL and event; or ' +
+          'another webhook of the same event already has that URL',
+        schema: ErrorBody,
+      },
+    },
   },
   {
     method: 'delete',
@@ -311,7 +359,13 @@ export const routes: RouteDoc[] = [
     tag: 'Webhooks',
     auth: true,
     params: WebhookPathParams,
-    responses: { 204: { description: 'Deleted' } },
+    responses: {
+      204: { description: 'Deleted' },
+      409: {
+        description: '`conflict`: the webhook was retired by a newer registration of its URL and event',
+        schema: ErrorBody,
+      },
+    },
   },
   {
     method: 'get',
@@ -322,6 +376,9 @@ export const routes: RouteDoc[] = [
     auth: true,
     params: WebhookPathParams,
     query: DeliveryListQuery,
+    description:
+      "A retired webhook's list keeps its delivered history: its pending and dead deliveries moved " +
+      'to the webhook that replaced it.',
     responses: { 200: ok(DeliveryListResponse) },
   },
   {
@@ -332,7 +389,15 @@ export const routes: RouteDoc[] = [
     tag: 'Webhooks',
     auth: true,
     params: DeliveryPathParams,
-    responses: { 200: ok(MessageResponse) },
+    responses: {
+      200: ok(MessageResponse),
+      409: {
+        description:
+          '`conflict`: the webhook was retired by a newer registration of its URL and event; the ' +
+          'delivery is being attempted right now; or `idempotency_conflict`',
+        schema: ErrorBody,
+      },
+    },
   },
   {
     method: 'post',
@@ -343,7 +408,15 @@ export const routes: RouteDoc[] = [
     auth: true,
     params: WebhookPathParams,
     body: BulkResendRequest,
-    responses: { 200: ok(BulkResendResponse) },
+    responses: {
+      200: ok(BulkResendResponse),
+      409: {
+        description:
+          '`conflict`: the webhook was retired by a newer registration of its URL and event; or ' +
+          '`idempotency_conflict`',
+        schema: ErrorBody,
+      },
+    },
   },
   // Finance
   {

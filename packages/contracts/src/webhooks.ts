@@ -2,9 +2,16 @@ import { z } from 'zod';
 import { ListQuery, dataResponse, datetime, datetimeInput, httpUrl, listResponse, uuid } from './common';
 import { EventName } from './events';
 
-/** A paused (DISABLED) webhook gets no new deliveries (docs/webhooks.md). */
-export const WebhookStatus = z.enum(['ACTIVE', 'DISABLED']);
+/**
+ * What a webhook shows: a paused (DISABLED) one gets no new deliveries; a RETIRED one was replaced by a
+ * registration of the same URL and event (a rotation) and is only read (docs/webhooks.md).
+ */
+export const WebhookStatus = z.enum(['ACTIVE', 'DISABLED', 'RETIRED']);
 export type WebhookStatus = z.infer<typeof WebhookStatus>;
+
+/** What `PATCH /config/webhooks/{id}/` may set: pause or resume. */
+export const SettableWebhookStatus = z.enum(['ACTIVE', 'DISABLED']);
+export type SettableWebhookStatus = z.infer<typeof SettableWebhookStatus>;
 
 /** Delivery states; lower case, as the `?status=` filter spells them (docs/webhooks.md). */
 export const DeliveryStatus = z.enum(['pending', 'delivered', 'dead']);
@@ -50,7 +57,7 @@ export const UPDATE_WEBHOOK_FIELD_REQUIRED_MESSAGE = 'At least one of url or sta
 export const UpdateWebhookRequest = z
   .object({
     url: httpUrl.max(2048).optional(),
-    status: WebhookStatus.optional(),
+    status: SettableWebhookStatus.optional(),
   })
   .refine((body) => body.url !== undefined || body.status !== undefined, {
     error: UPDATE_WEBHOOK_FIELD_REQUIRED_MESSAGE,
@@ -92,7 +99,11 @@ export type DeliveryList = z.infer<typeof DeliveryList>;
 export const DeliveryListResponse = dataResponse(DeliveryList);
 export type DeliveryListResponse = z.infer<typeof DeliveryListResponse>;
 
-/** `GET /config/webhooks/{id}/deliveries/` query. */
+/** `POST /sellers/orders/{uuid}/postback-deliveries/{delivery_id}/resend/`: one postback delivery. */
+export const PostbackDeliveryPathParams = z.object({ uuid, delivery_id: uuid });
+export type PostbackDeliveryPathParams = z.infer<typeof PostbackDeliveryPathParams>;
+
+/** `GET /config/webhooks/{id}/deliveries/` and `GET /sellers/orders/{uuid}/postback-deliveries/` query. */
 export const DeliveryListQuery = ListQuery.extend({ status: DeliveryStatus.optional() });
 export type DeliveryListQuery = z.infer<typeof DeliveryListQuery>;
 

@@ -4,6 +4,13 @@ describe('routing table', () => {
   it.each([
     ['/sellers/orders/', 'orders'],
     ['/sellers/orders', 'orders'],
+    ['/sellers/orders/3f1c2a4e-1b2c-4d3e-9f00-112233445566/', 'orders'],
+    ['/sellers/orders/3f1c2a4e-1b2c-4d3e-9f00-112233445566/refund/', 'orders'],
+    ['/sellers/orders/3f1c2a4e-1b2c-4d3e-9f00-112233445566/postback-deliveries/', 'webhooks'],
+    ['/sellers/orders/3f1c2a4e-1b2c-4d3e-9f00-112233445566/postback-deliveries', 'webhooks'],
+    ['/sellers/orders/abc/postback-deliveries/def/resend/', 'webhooks'],
+    ['/sellers/orders/postback-deliveries/', 'orders'],
+    ['/sellers/products/abc/postback-deliveries/', 'orders'],
     ['/sandbox/orders/abc/pay/', 'orders'],
     ['/finance/balance/', 'withdrawals'],
     ['/ops/withdrawals/abc/approve/', 'withdrawals'],
@@ -26,6 +33,9 @@ describe('routing table', () => {
       '/config/webhooks/:id/deliveries/:delivery_id/resend/',
     );
     expect(routeTemplate('GET', '/sellers/orders/')).toBe('/sellers/orders/');
+    expect(routeTemplate('POST', `/sellers/orders/${id}/postback-deliveries/${id}/resend/`)).toBe(
+      '/sellers/orders/:uuid/postback-deliveries/:delivery_id/resend/',
+    );
     // Whatever a caller sends, an undocumented path has no label of its own.
     expect(routeTemplate('GET', `/sellers/${Math.random()}/`)).toBeNull();
     expect(routeTemplate('GET', '/sellers/orders/a/b/c/')).toBeNull();

@@ -9,14 +9,26 @@ export type Upstream = 'orders' | 'payments' | 'withdrawals' | 'webhooks';
 
 export interface RouteRule {
   prefix: string;
+  /** A narrower match inside `prefix`, for one service's routes under another's prefix. */
+  pattern?: RegExp;
   upstream: Upstream;
   /** null: public route, no API key (the service authenticates it its own way). */
   role: Role | null;
   environment?: Environment;
 }
 
-/** Which service owns which public path, and who may call it. The only routing table there is. */
+/**
+ * Which service owns which public path, and who may call it. The only routing table there is; the first
+ * rule that matches wins, so a narrower rule comes before the prefix it carves out of.
+ */
 export const ROUTES: readonly RouteRule[] = [
+  // An order's postback deliveries are the dispatcher's: it keeps them, orders knows nothing of them.
+  {
+    prefix: '/sellers/orders/',
+    pattern: /^\/sellers\/orders\/[^/]+\/postback-deliveries\//,
+    upstream: 'webhooks',
+    role: 'seller',
+  },
   { prefix: '/sellers/', upstream: 'orders', role: 'seller' },
   { prefix: '/sandbox/', upstream: 'orders', role: 'seller', environment: 'test' },
   { prefix: '/finance/', upstream: 'withdrawals', role: 'seller' },
@@ -28,7 +40,7 @@ export const ROUTES: readonly RouteRule[] = [
 export function matchRoute(path: string): RouteRule | null {
   // `/sellers/orders` and `/sellers/orders/` are the same resource.
   const normalised = path.endsWith('/') ? path : `${path}/`;
-  return ROUTES.find((r) => normalised.startsWith(r.prefix)) ?? null;
+  return ROUTES.find((r) => normalised.startsWith(r.prefix) && (r.pattern?.test(normalised) ?? true)) ?? null;
 }
 
 /**

@@ -367,6 +367,20 @@ class Migration20261215IdempotencyKeys extends Migration {
   }
 }
 
+/**
+ * An order's postback deliveries, newest first (domain/deliveries.ts, listPostbackDeliveries): only the
+ * rows without a webhook, which the list by webhook (deliveries_list_idx) cannot find by order. On a
+ * large table, create the index beforehand with `create index concurrently` under this name: `if not
+ * exists` then leaves it alone and no write waits for the build (a concurrent build that failed leaves
+ * an INVALID index of this name: drop it before deploying).
+ */
+class Migration20261216PostbackDeliveriesByOrder extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create index if not exists deliveries_postback_list_idx
+      on webhooks.deliveries (order_id, created_at desc, id desc) where webhook_id is null`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -385,4 +399,8 @@ export const migrations = [
     class: Migration20261214DeliveriesCheaperVersions,
   },
   { name: 'Migration20261215IdempotencyKeys', class: Migration20261215IdempotencyKeys },
+  {
+    name: 'Migration20261216PostbackDeliveriesByOrder',
+    class: Migration20261216PostbackDeliveriesByOrder,
+  },
 ];

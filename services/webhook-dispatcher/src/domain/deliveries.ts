@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   isPostbackEvent,
   type BulkResendRequest,
+  type DeliveryList,
   type DeliveryListQuery,
   type Environment,
   type EventName,
@@ -24,7 +25,7 @@ import {
   type NewDelivery,
   type SubscriptionKey,
 } from '../db/delivery-writes';
-import { getWebhook } from './registrations';
+import { assertSendable, getWebhook } from './registrations';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -105,6 +106,23 @@ export async function fanOut(
   return storeDeliveries(sql, consumer, messageIds, deliveries);
 }
 
+/**
+ * Whose deliveries a route reads or re-queues: a global webhook's (the webhook is known to be the
+ * seller's), or the postback deliveries of one order, within a seller and environment.
+ */
+export type DeliveryOwner =
+  { webhookId: string } | { orderId: string; sellerId: string; environment: Environment };
+
+/** The owner's deliveries, as a condition on `webhooks.deliveries d` and its parameters. */
+function ownedBy(owner: DeliveryOwner): { where: string; params: unknown[] } {
+  if ('webhookId' in owner) return { where: 'd.webhook_id = ?', params: [owner.webhookId] };
+  // Served by deliveries_postback_list_idx (db/migrations.ts).
+  return {
+    where: 'd.order_id = ? and d.webhook_id is null and d.seller_id = ? and d.environment = ?',
+    params: [owner.orderId, owner.sellerId, owner.environment],
+  };
+}
+
 interface DeliveryRecord {
   id: string;
   event: EventName;
@@ -128,9 +146,45 @@ export async function listDeliveries(
   scope: Scope,
   webhookId: string,
   query: DeliveryListQuery,
-) {
+): Promise<DeliveryList> {
   await getWebhook(em, scope, webhookId);
+  return listOwnedDeliveries(em, { webhookId }, query);
+}
+
+/**
+ * An order's postback deliveries, newest first, as a webhook's are listed (docs/orders.md). The
+ * dispatcher knows an order only by its deliveries, which all carry the order's seller and environment:
+ * an order whose postback deliveries are another seller's or environment's is a 404, and one it has no
+ * postback delivery for (no `postback_url`, or an unknown id) an empty list.
+ */
+export async function listPostbackDeliveries(
+  em: EntityManager,
+  scope: Scope,
+  orderId: string,
+  query: DeliveryListQuery,
+): Promise<DeliveryList> {
+  const owner = await em.execute<Array<{ seller_id: string; environment: Environment }>>(
+    `select seller_id, environment from webhooks.deliveries where order_id = ? and webhook_id is null limit 1`,
+    [orderId],
+  );
+  const found = owner[0];
+  if (found && (found.seller_id !== scope.sellerId || found.environment !== scope.environment)) {
+    throw notFound('Order not found.');
+  }
+  return listOwnedDeliveries(
+    em,
+    { orderId, sellerId: scope.sellerId, environment: scope.environment },
+    query,
+  );
+}
+
+async function listOwnedDeliveries(
+  em: EntityManager,
+  owner: DeliveryOwner,
+  query: DeliveryListQuery,
+): Promise<DeliveryList> {
   const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  const { where, params } = ownedBy(owner);
   const rows = await em.execute<DeliveryRecord[]>(
     `select d.id, d.event, d.event_id, d.status, d.created_at, d.next_attempt_at,
             (select json_agg(json_build_object(
@@ -140,12 +194,12 @@ export async function listDeliveries(
                 'response_body', a.response_body, 'error', a.error) order by a.attempt)
                from webhooks.delivery_attempts a where a.delivery_id = d.id) as attempts
        from webhooks.deliveries d
-      where d.webhook_id = ? ${query.status ? 'and d.status = ?' : ''}
+      where ${where} ${query.status ? 'and d.status = ?' : ''}
         ${cursor ? 'and (d.created_at, d.id) < (?, ?)' : ''}
       order by d.created_at desc, d.id desc
       limit ?`,
     [
-      webhookId,
+      ...params,
       ...(query.status ? [query.status] : []),
       ...(cursor ? [cursor.createdAt, cursor.id] : []),
       query.limit + 1,
@@ -173,8 +227,9 @@ export async function listDeliveries(
 }
 
 /**
- * Re-queues one delivery now, with the same event id: one more attempt, numbered on from the last. A
- * pending delivery is simply made due now.
+ * Re-queues one delivery of a webhook now, with the same event id: one more attempt, numbered on from
+ * the last. A pending delivery is simply made due now. A retired webhook's deliveries are not re-queued
+ * (nothing sends them): 409.
  */
 export async function resendDelivery(
   em: EntityManager,
@@ -182,19 +237,37 @@ export async function resendDelivery(
   webhookId: string,
   deliveryId: string,
 ): Promise<void> {
-  await getWebhook(em, scope, webhookId);
+  assertSendable(await getWebhook(em, scope, webhookId));
+  await resendOwned(em, { webhookId }, deliveryId);
+}
+
+/** As resendDelivery, for a postback delivery of one of the seller's orders: 404 for any other. */
+export async function resendPostbackDelivery(
+  em: EntityManager,
+  scope: Scope,
+  orderId: string,
+  deliveryId: string,
+): Promise<void> {
+  await resendOwned(em, { orderId, sellerId: scope.sellerId, environment: scope.environment }, deliveryId);
+}
+
+async function resendOwned(em: EntityManager, owner: DeliveryOwner, deliveryId: string): Promise<void> {
+  const { where, params } = ownedBy(owner);
+  // A delivery being attempted (pending and leased) is left alone: its attempt's outcome would then
+  // overwrite the re-queue.
   const result = await em.execute<{ affectedRows: number }>(
-    `update webhooks.deliveries
+    `update webhooks.deliveries d
         set status = 'pending', next_attempt_at = now(),
-            max_attempts = case when status = 'pending' then max_attempts else attempts + 1 end
-      where id = ? and webhook_id = ? and (status <> 'pending' or lease_until is null or lease_until < now())`,
-    [deliveryId, webhookId],
+            max_attempts = case when d.status = 'pending' then d.max_attempts else d.attempts + 1 end
+      where d.id = ? and ${where}
+        and (d.status <> 'pending' or d.lease_until is null or d.lease_until < now())`,
+    [deliveryId, ...params],
     'run',
   );
   if (result.affectedRows === 0) {
-    const exists = await em.execute('select 1 from webhooks.deliveries where id = ? and webhook_id = ?', [
+    const exists = await em.execute(`select 1 from webhooks.deliveries d where d.id = ? and ${where}`, [
       deliveryId,
-      webhookId,
+      ...params,
     ]);
     if (exists.length === 0) throw notFound('Delivery not found.');
     throw conflict('This delivery is being attempted right now; try again in a moment.');
@@ -208,7 +281,7 @@ export async function resendDead(
   webhookId: string,
   input: BulkResendRequest,
 ): Promise<number> {
-  await getWebhook(em, scope, webhookId);
+  assertSendable(await getWebhook(em, scope, webhookId));
   const result = await em.execute<{ affectedRows: number }>(
     `update webhooks.deliveries
         set status = 'pending', next_attempt_at = now(), max_attempts = attempts + 1

@@ -80,10 +80,17 @@ export async function assertTarget(
 /**
  * Registers a webhook whose target the caller has checked (assertTarget: a DNS lookup, done before a
  * keyed request's transaction so that none is held open for it). The same (url, event) again retires
- * the previous registration and its secret; its pending deliveries move to the new one and are signed
- * with the new secret from then on. Answers the new webhook, and the id of the one it retired.
+ * the previous registration and its secret (a rotation, docs/webhooks.md): its pending and dead
+ * deliveries move to the new one in the same transaction, so that the pending ones are signed with the
+ * new secret from then on and the dead ones can be re-sent from the new webhook; the delivered ones stay
+ * with the retired webhook, its history. Answers the new webhook, and the id of the one it retired.
  * A seller has at most MAX_WEBHOOKS registered per environment (a rotation replaces one, so it does not
  * count twice): 409 `limit_reached` beyond.
+ *
+ * A delivery of the old webhook that the sender has claimed keeps its lease through the move: its
+ * attempt in flight (signed with the old secret) goes out once and its outcome is recorded on the moved
+ * row; one claimed but not started is handed back by the sender (http/routes.ts runs the registration
+ * as a change of the old webhook) and claimed again under the new one.
  */
 export async function registerWebhook(
   em: EntityManager,
@@ -119,8 +126,13 @@ export async function registerWebhook(
     });
     await tx.persist(webhook).flush();
     if (previous) {
+      // Locked in the order of their primary key: the sender's claims skip locked rows and never wait
+      // for this, and outcome batches that lock theirs in the same order cannot deadlock with it.
       await tx.execute(
-        `update webhooks.deliveries set webhook_id = ? where webhook_id = ? and status = 'pending'`,
+        `update webhooks.deliveries d set webhook_id = ?
+           from (select id from webhooks.deliveries
+                  where webhook_id = ? and status in ('pending', 'dead') order by id for update) moving
+          where d.id = moving.id`,
         [webhook.id, previous.id],
       );
     }
@@ -128,14 +140,53 @@ export async function registerWebhook(
   });
 }
 
-/** Retired and deleted registrations are gone for the seller: 404. */
+/**
+ * The live webhook of one (url, event), if any: the one a registration of them would retire. Read before
+ * the registration's transaction, so that the sender can hold that webhook's claimed deliveries
+ * meanwhile (http/routes.ts); the registration finds it again under its lock.
+ */
+export async function liveWebhookOf(
+  em: EntityManager,
+  scope: Scope,
+  input: Pick<CreateWebhookRequest, 'url' | 'event'>,
+): Promise<string | null> {
+  const row = await em.findOne(
+    WebhookSchema,
+    {
+      sellerId: scope.sellerId,
+      environment: scope.environment,
+      url: input.url,
+      event: input.event,
+      status: { $in: LIVE },
+    },
+    { fields: ['id'] },
+  );
+  return row?.id ?? null;
+}
+
+/**
+ * A webhook of the seller: ACTIVE, DISABLED or RETIRED (replaced by a rotation, still readable with its
+ * delivered history). A deleted one is gone: 404.
+ */
 export async function getWebhook(em: EntityManager, scope: Scope, id: string): Promise<WebhookRow> {
-  const row = await em.findOne(WebhookSchema, { id, status: { $in: ['ACTIVE', 'DISABLED'] } });
+  const row = await em.findOne(WebhookSchema, { id, status: { $in: [...LIVE, 'RETIRED'] } });
   return assertOwned(row, scope, 'Webhook');
 }
 
+/** A retired webhook is read, never changed: nothing sends its deliveries any more (409). */
+export function assertSendable(webhook: WebhookRow): WebhookRow {
+  if (webhook.status === 'RETIRED') {
+    throw conflict(
+      'This webhook was retired by a newer registration of its URL and event: change that one, and ' +
+        'resend its pending and dead deliveries from there.',
+    );
+  }
+  return webhook;
+}
+
+/** Live registrations only, newest first: retired and deleted ones are not listed (docs/webhooks.md). */
 export function listWebhooks(em: EntityManager, scope: Scope, query: ListQuery) {
-  return listOwned(em, WebhookSchema, scope, query, { status: { $in: ['ACTIVE', 'DISABLED'] } });
+  return listOwned(em, WebhookSchema, scope, query, { status: { $in: LIVE } });
 }
 
 /**
@@ -154,7 +205,7 @@ export async function updateWebhook(
   policy: TargetPolicy,
   guard: ChangeGuard,
 ): Promise<WebhookRow> {
-  const webhook = await getWebhook(em, scope, id);
+  const webhook = assertSendable(await getWebhook(em, scope, id));
   if (input.url !== undefined && input.url !== webhook.url) {
     await assertTarget(input.url, scope, policy);
     webhook.url = input.url;
@@ -197,7 +248,7 @@ export async function deleteWebhook(
   id: string,
   guard: ChangeGuard,
 ): Promise<void> {
-  const webhook = await getWebhook(em, scope, id);
+  const webhook = assertSendable(await getWebhook(em, scope, id));
   webhook.status = 'DELETED';
   webhook.updatedAt = new Date();
   await guard(webhook.id, () => em.flush());

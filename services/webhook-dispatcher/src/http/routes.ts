@@ -4,6 +4,8 @@ import {
   DeliveryListQuery,
   DeliveryPathParams,
   ListQuery,
+  OrderPathParams,
+  PostbackDeliveryPathParams,
   UpdateWebhookRequest,
   WebhookPathParams,
   type Webhook,
@@ -18,12 +20,19 @@ import {
 } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
 import type { WebhookRow } from '../db/entities';
-import { listDeliveries, resendDead, resendDelivery } from '../domain/deliveries';
+import {
+  listDeliveries,
+  listPostbackDeliveries,
+  resendDead,
+  resendDelivery,
+  resendPostbackDelivery,
+} from '../domain/deliveries';
 import {
   assertTarget,
   deleteWebhook,
   getWebhook,
   listWebhooks,
+  liveWebhookOf,
   registerWebhook,
   updateWebhook,
   type ChangeGuard,
@@ -49,7 +58,7 @@ function present(w: WebhookRow): Webhook {
     url: w.url,
     event: w.event,
     description: w.description,
-    status: w.status === 'DISABLED' ? 'DISABLED' : 'ACTIVE',
+    status: w.status === 'RETIRED' ? 'RETIRED' : w.status === 'DISABLED' ? 'DISABLED' : 'ACTIVE',
     created_at: w.createdAt.toISOString(),
   };
 }
@@ -69,19 +78,25 @@ export function mountRoutes(
       const input = parseOrThrow(CreateWebhookRequest, req.body, 'Invalid webhook.');
       await assertTarget(input.url, scope, policy);
       let retiredId: string | null = null;
-      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-        const registered = await registerWebhook(tx, scope, input);
-        retiredId = registered.retiredId;
-        // The only answer that shows the secret (and its replay under the same Idempotency-Key).
-        return {
-          status: 201,
-          body: {
-            message: 'Webhook registered. Store the secret now: it is not shown again.',
-            data: { ...present(registered.webhook), secret: registered.webhook.secret },
-          },
-        };
-      });
-      if (retiredId) retired(retiredId);
+      const register = () =>
+        runtime.idempotency.run(keyedRequest(req), async (tx) => {
+          const registered = await registerWebhook(tx, scope, input);
+          retiredId = registered.retiredId;
+          // The only answer that shows the secret (and its replay under the same Idempotency-Key).
+          return {
+            status: 201,
+            body: {
+              message: 'Webhook registered. Store the secret now: it is not shown again.',
+              data: { ...present(registered.webhook), secret: registered.webhook.secret },
+            },
+          };
+        });
+      // A rotation is a change of the webhook it retires: what the sender claimed of it before the move
+      // is held, then claimed again under the new webhook and its secret (DeliverySender.changing).
+      const replaced = await liveWebhookOf(em(), scope, input);
+      const answer = replaced ? await changing(replaced, register) : await register();
+      // Another webhook than the one read before (a rotation in between): held now it is committed.
+      if (retiredId && retiredId !== replaced) retired(retiredId);
       sendAnswer(res, answer);
     }),
   );
@@ -153,6 +168,31 @@ export function mountRoutes(
       const params = parseOrThrow(DeliveryPathParams, req.params, 'Invalid delivery id.');
       const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
         await resendDelivery(tx, scope, params.id, params.delivery_id);
+        return { status: 200, body: { message: 'Delivery re-queued.' } };
+      });
+      if (!answer.replayed) onRequeued();
+      sendAnswer(res, answer);
+    }),
+  );
+  app.get(
+    '/sellers/orders/:uuid/postback-deliveries/',
+    route(async (req, res) => {
+      const scope = sellerScope(req);
+      const { uuid } = parseOrThrow(OrderPathParams, req.params, 'Invalid order id.');
+      const query = parseOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
+      res.json({
+        message: 'Postback deliveries retrieved.',
+        data: await listPostbackDeliveries(em(), scope, uuid, query),
+      });
+    }),
+  );
+  app.post(
+    '/sellers/orders/:uuid/postback-deliveries/:delivery_id/resend/',
+    route(async (req, res) => {
+      const scope = sellerScope(req);
+      const params = parseOrThrow(PostbackDeliveryPathParams, req.params, 'Invalid delivery id.');
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+        await resendPostbackDelivery(tx, scope, params.uuid, params.delivery_id);
         return { status: 200, body: { message: 'Delivery re-queued.' } };
       });
       if (!answer.replayed) onRequeued();
