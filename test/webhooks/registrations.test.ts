@@ -54,7 +54,10 @@ describe('webhook registration', () => {
     const second = await register(gateway.url, key, 'https://hooks.example.com/rotate', 'order.paid');
     expect(second.id).not.toBe(first.id);
     expect(second.secret).not.toBe(first.secret);
-    expect((await call(`${gateway.url}/config/webhooks/${first.id}/`, { key })).status).toBe(404);
+    // The retired one is still read, as RETIRED; the list shows the live registration only.
+    const retired = await call(`${gateway.url}/config/webhooks/${first.id}/`, { key });
+    expect(retired.status).toBe(200);
+    expect(Webhook.strict().parse(retired.body.data)).toMatchObject({ id: first.id, status: 'RETIRED' });
     const list = WebhookList.parse((await call(`${gateway.url}/config/webhooks/`, { key })).body.data);
     expect(list.results.map((w) => w.id)).toEqual([second.id]);
   });

@@ -1,0 +1,173 @@
+import { Webhook, WebhookList } from '@seller-api/contracts';
+import { verifyWebhook } from '@seller-api/webhook-verify';
+import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { waitFor } from '../support/wait';
+import { deliveries, placeOrder, register } from './helpers';
+
+let system: System;
+let gateway: RunningGateway;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+// Each test sets how its own path answers.
+const replies = new Map<string, (hook: ReceivedHook) => Reply>();
+
+beforeAll(async () => {
+  system = await startSystem({ WEBHOOK_RETRY_SCHEDULE: '30ms' });
+  gateway = await system.startGateway();
+  receiver = await startReceiver(
+    (hook) => replies.get(hook.path.split('?')[0] ?? '')?.(hook) ?? { status: 200 },
+  );
+});
+afterAll(async () => {
+  await system.stop();
+  await receiver.close();
+});
+
+const FAILING = 15_001;
+const IN_FLIGHT = 15_002;
+const amountOf = (hook: ReceivedHook) =>
+  (hook.body.data.order as { gross_amount?: number } | undefined)?.gross_amount;
+const orderOf = (hook: ReceivedHook) => (hook.body.data.order as { uuid?: string } | undefined)?.uuid;
+const hitsFor = (path: string, order: string) =>
+  receiver.received.filter((h) => h.path === path && orderOf(h) === order);
+
+/** Whether `hook` carries a valid signature of `secret` (and not only of another). */
+function signedWith(hook: ReceivedHook, secret: string): boolean {
+  try {
+    verifyWebhook({ secret, headers: hook.headers, rawBody: hook.rawBody });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('rotating a webhook (the same url and event registered again)', () => {
+  it('moves pending and dead deliveries to the new webhook; the retired one keeps its history, read-only', async () => {
+    const path = '/rotating';
+    // Each order's deliveries answer by its amount: delivered, failing until dead, or in flight (the
+    // first attempt's answer comes late).
+    let deadFixed = false;
+    replies.set(path, (hook) => {
+      const amount = amountOf(hook);
+      if (amount === FAILING) return { status: deadFixed ? 200 : 500 };
+      if (amount === IN_FLIGHT && hook.body.delivery_attempt === 1) return { status: 503, delayMs: 1_500 };
+      return { status: 200 };
+    });
+    const { key } = await createKey(gateway.service);
+    const old = await register(gateway.url, key, `${receiver.url}${path}`);
+
+    // Delivered before the rotation: stays in the retired webhook's history.
+    const before = await placeOrder(gateway.url, key);
+    const [delivered] = await waitFor(
+      async () => {
+        const list = await deliveries(gateway.url, key, old.id, '?status=delivered');
+        return list.length ? list : null;
+      },
+      { what: 'a delivered delivery' },
+    );
+    // Dead before the rotation.
+    const failing = await placeOrder(gateway.url, key, { payment: { gross_amount: FAILING } });
+    await waitFor(
+      async () => (await deliveries(gateway.url, key, old.id, '?status=dead')).length === 1 || null,
+      { what: 'a dead delivery' },
+    );
+    // Pending and leased at the rotation: its first attempt waits for its answer.
+    const inFlightOrder = await placeOrder(gateway.url, key, { payment: { gross_amount: IN_FLIGHT } });
+    const firstAttempt = await waitFor(() => hitsFor(path, inFlightOrder)[0], {
+      what: 'the first attempt in flight',
+    });
+    expect(signedWith(firstAttempt, old.secret)).toBe(true);
+
+    const rotated = await register(gateway.url, key, `${receiver.url}${path}`);
+    // The rotation committed while that attempt was still waiting for its answer: the delivery moved
+    // leased, with no attempt recorded yet; the dead one moved too.
+    const movedNow = await deliveries(gateway.url, key, rotated.id);
+    expect(movedNow.map((d) => [d.status, d.attempts.length])).toEqual([
+      ['pending', 0],
+      ['dead', 8],
+    ]);
+    expect(hitsFor(path, inFlightOrder)).toHaveLength(1);
+
+    // The leased delivery's attempt finishes and is recorded once; its retry goes out signed with the
+    // new secret, once.
+    const moved = await waitFor(
+      async () => {
+        const list = await deliveries(gateway.url, key, rotated.id, '?status=delivered');
+        return list.find((d) => d.attempts.length === 2);
+      },
+      { what: 'the in-flight delivery retried and delivered under the new webhook' },
+    );
+    expect(moved.attempts.map((a) => a.response_status)).toEqual([503, 200]);
+    const inFlightHits = hitsFor(path, inFlightOrder);
+    expect(inFlightHits.map((h) => h.body.delivery_attempt)).toEqual([1, 2]);
+    expect(signedWith(inFlightHits[1]!, rotated.secret)).toBe(true);
+    expect(signedWith(inFlightHits[1]!, old.secret)).toBe(false);
+    expect(new Set(inFlightHits.map((h) => h.headers['x-webhook-event-id']))).toEqual(
+      new Set([moved.event_id]),
+    );
+
+    // The dead delivery is the new webhook's, and is re-sent from there with the new secret.
+    const [dead] = await deliveries(gateway.url, key, rotated.id, '?status=dead');
+    expect(dead?.attempts).toHaveLength(8);
+    expect(hitsFor(path, failing).length).toBe(8);
+    deadFixed = true;
+    const resend = await call(`${gateway.url}/config/webhooks/${rotated.id}/deliveries/${dead?.id}/resend/`, {
+      method: 'POST',
+      key,
+    });
+    expect(resend.status).toBe(200);
+    const ninth = await waitFor(() => hitsFor(path, failing)[8], { what: 'the resent attempt' });
+    expect(ninth.body.delivery_attempt).toBe(9);
+    expect(signedWith(ninth, rotated.secret)).toBe(true);
+    await waitFor(
+      async () => (await deliveries(gateway.url, key, rotated.id, '?status=delivered')).length === 2 || null,
+      { what: 'the resent delivery delivered' },
+    );
+
+    // The retired webhook: read with RETIRED, its delivered history listed, nothing else.
+    const read = await call(`${gateway.url}/config/webhooks/${old.id}/`, { key });
+    expect(read.status).toBe(200);
+    expect(Webhook.strict().parse(read.body.data)).toMatchObject({ id: old.id, status: 'RETIRED' });
+    const history = await deliveries(gateway.url, key, old.id);
+    expect(history.map((d) => d.id)).toEqual([delivered?.id]);
+    expect(hitsFor(path, before)).toHaveLength(1);
+    // Read-only: changes and re-sends go to the webhook that replaced it.
+    const refused = [
+      await call(`${gateway.url}/config/webhooks/${old.id}/`, {
+        method: 'PATCH',
+        key,
+        body: { status: 'DISABLED' },
+      }),
+      await call(`${gateway.url}/config/webhooks/${old.id}/`, { method: 'DELETE', key }),
+      await call(`${gateway.url}/config/webhooks/${old.id}/deliveries/${delivered?.id}/resend/`, {
+        method: 'POST',
+        key,
+      }),
+      await call(`${gateway.url}/config/webhooks/${old.id}/deliveries/resend/`, {
+        method: 'POST',
+        key,
+        body: { status: 'dead' },
+      }),
+    ];
+    expect(refused.map((r) => [r.status, r.body.code])).toEqual(Array(4).fill([409, 'conflict']));
+    expect((await call(`${gateway.url}/config/webhooks/${old.id}/`, { key })).body.data).toMatchObject({
+      status: 'RETIRED',
+    });
+    // The list shows the live registrations only.
+    const list = WebhookList.parse((await call(`${gateway.url}/config/webhooks/`, { key })).body.data);
+    expect(list.results.map((w) => w.id)).toEqual([rotated.id]);
+  });
+
+  it('keeps a rotated-away webhook with another seller (403) and environment (404) as before', async () => {
+    const a = await createKey(gateway.service);
+    const old = await register(gateway.url, a.key, `${receiver.url}/rotated-scope`);
+    await register(gateway.url, a.key, `${receiver.url}/rotated-scope`);
+    const b = await createKey(gateway.service);
+    const live = await createKey(gateway.service, { email: a.email, environment: 'live' });
+    expect((await call(`${gateway.url}/config/webhooks/${old.id}/`, { key: b.key })).status).toBe(403);
+    expect((await call(`${gateway.url}/config/webhooks/${old.id}/deliveries/`, { key: b.key })).status).toBe(
+      403,
+    );
+    expect((await call(`${gateway.url}/config/webhooks/${old.id}/`, { key: live.key })).status).toBe(404);
+  });
+});
