@@ -1,9 +1,17 @@
-import { OrderDetailResponse, PixCharge, dataResponse, type OrderDetail } from '@seller-api/contracts';
-import { apiPath, request } from '../api';
+import {
+  DeliveryListResponse,
+  DeliveryStatus,
+  OrderDetailResponse,
+  PixCharge,
+  dataResponse,
+  type OrderDetail,
+  type WebhookDelivery,
+} from '@seller-api/contracts';
+import { apiPath, perform, request } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
-import { useLoad } from '../hooks';
-import { ColumnHeads, CopyButton, ErrorMessage, Status } from '../ui';
+import { useActions, useFilters, useLoad } from '../hooks';
+import { ColumnHeads, CopyButton, ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
 
 const PixChargeResponse = dataResponse(PixCharge);
 
@@ -21,6 +29,7 @@ export function OrderDetailPage({ uuid }: { uuid: string }) {
       <ErrorMessage>{order.error}</ErrorMessage>
       {order.loading && !o ? <Status>Loading order…</Status> : null}
       {o ? <Detail order={o} /> : null}
+      {o ? <PostbackDeliveries uuid={o.uuid} /> : null}
     </>
   );
 }
@@ -149,4 +158,106 @@ function PixQrCode({ uuid }: { uuid: string }) {
       ) : null}
     </section>
   );
+}
+
+/**
+ * The deliveries to the order's postback_url (the webhook dispatcher's, through the same routes as an
+ * API key: GET and resend under /sellers/orders/{uuid}/postback-deliveries/).
+ */
+function PostbackDeliveries({ uuid }: { uuid: string }) {
+  const { filters, setFilter, cursor, setCursor } = useFilters({ status: '' });
+  const { status } = filters;
+  const list = useLoad(
+    () =>
+      request(
+        DeliveryListResponse,
+        apiPath(`/sellers/orders/${uuid}/postback-deliveries/`, { status: status || undefined, cursor }),
+      ),
+    [uuid, status, cursor],
+  );
+  const { notice, error, act } = useActions(list.reload);
+  const resend = (d: WebhookDelivery) =>
+    act(async () => {
+      await perform(apiPath(`/sellers/orders/${uuid}/postback-deliveries/${d.id}/resend/`), {
+        method: 'POST',
+      });
+      return `Postback ${d.event_id} re-queued.`;
+    });
+  const rows = list.data?.data.results ?? [];
+  return (
+    <section aria-labelledby="postbacks">
+      <h2 id="postbacks">Postback deliveries</h2>
+      <div className="toolbar">
+        <Select
+          label="Postback status"
+          value={status}
+          onChange={setFilter('status')}
+          options={[{ value: '', label: 'all' }, ...DeliveryStatus.options]}
+        />
+        <RefreshButton onRefresh={list.reload} />
+      </div>
+      {notice ? <Status>{notice}</Status> : null}
+      <ErrorMessage>{error ?? list.error}</ErrorMessage>
+      {list.loading && !list.data ? <Status>Loading postback deliveries…</Status> : null}
+      {list.data && rows.length === 0 ? (
+        <p>
+          {status
+            ? `No postback deliveries with status ${status}.`
+            : 'No postback deliveries: the order has no postback URL, or none was sent yet.'}
+        </p>
+      ) : null}
+      {rows.length > 0 ? (
+        <table>
+          <caption className="visually-hidden">Deliveries to the postback URL of the order</caption>
+          <ColumnHeads
+            columns={[
+              'Event',
+              'Status',
+              'Attempts',
+              'Last response',
+              'Created',
+              'Last attempt',
+              'Next attempt',
+              'Actions',
+            ]}
+          />
+          <tbody>
+            {rows.map((d) => {
+              const last = d.attempts.at(-1);
+              return (
+                <tr key={d.id}>
+                  <th scope="row">
+                    {d.event} <code>{d.event_id}</code>
+                  </th>
+                  <td>{d.status}</td>
+                  <td>{d.attempts.length}</td>
+                  <td className="wrap">{last ? lastResponse(last) : '—'}</td>
+                  <td>{when(d.created_at)}</td>
+                  <td>{when(last?.started_at)}</td>
+                  <td>{when(d.next_attempt_at)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      onClick={() => void resend(d)}
+                      aria-label={`Resend postback ${d.event_id}`}
+                    >
+                      Resend
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : null}
+      <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
+    </section>
+  );
+}
+
+/** An attempt's outcome in a few words: its HTTP status and the start of the answer, or its error. */
+function lastResponse(a: WebhookDelivery['attempts'][number]): string {
+  if (a.response_status === null) return a.error ?? 'no answer';
+  const body = a.response_body ? `: ${a.response_body.slice(0, 120)}` : '';
+  return `HTTP ${a.response_status}${body}`;
 }
