@@ -9,6 +9,8 @@ const EXPECTED = [
   'PATCH /sellers/orders/{uuid}/tracking/',
   'POST /sellers/orders/{uuid}/cancel/',
   'POST /sellers/orders/{uuid}/refund/',
+  'GET /sellers/orders/{uuid}/postback-deliveries/',
+  'POST /sellers/orders/{uuid}/postback-deliveries/{delivery_id}/resend/',
   'POST /sellers/products/',
   'GET /sellers/products/',
   'GET /sellers/products/{uuid}/',
