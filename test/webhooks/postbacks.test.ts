@@ -157,6 +157,9 @@ describe("an order's postback deliveries", () => {
       expect(list.body.code).toBe('not_found');
       expect((await resend(other, order, postback!.id)).status).toBe(404);
     }
+    // Seller routes: an operator key is refused before the dispatcher is asked.
+    const operator = await createKey(gateway.service, { role: 'operator' });
+    expect((await call(listPath(order), { key: operator.key })).status).toBe(403);
     // Nor can another seller reach it through an order of theirs.
     const theirs = await placeOrder(gateway.url, b.key, { postback_url: `${receiver.url}/pb-theirs` });
     expect((await resend(b.key, theirs, postback!.id)).status).toBe(404);
