@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { Webhook, WebhookList } from '@seller-api/contracts';
 import { verifyWebhook } from '@seller-api/webhook-verify';
 import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
@@ -169,5 +170,53 @@ describe('rotating a webhook (the same url and event registered again)', () => {
       403,
     );
     expect((await call(`${gateway.url}/config/webhooks/${old.id}/`, { key: live.key })).status).toBe(404);
+  });
+  it('moves deliveries even when an outcome batch deadlocks with the move: the move is tried again', async () => {
+    const path = '/rotating-deadlock';
+    replies.set(path, () => ({ status: 500 }));
+    const { key } = await createKey(gateway.service);
+    const old = await register(gateway.url, key, `${receiver.url}${path}`);
+    await placeOrder(gateway.url, key);
+    await placeOrder(gateway.url, key);
+    const dead = await waitFor(
+      async () => {
+        const list = await deliveries(gateway.url, key, old.id, '?status=dead');
+        return list.length === 2 ? list : null;
+      },
+      { what: 'two dead deliveries' },
+    );
+    const [first, second] = dead.map((d) => d.id).sort();
+    // Another writer (an outcome batch, say) holds the second row and then asks for the first, which the
+    // move locked first: a deadlock. This side waits longer before checking, so PostgreSQL cancels the
+    // move's statement.
+    const other = new Client({ connectionString: system.env.DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query("set local deadlock_timeout = '20s'");
+      await other.query('update webhooks.deliveries set attempts = attempts where id = $1', [second]);
+      const rotating = register(gateway.url, key, `${receiver.url}${path}`);
+      await waitFor(
+        async () => {
+          // Activity statistics are read once per transaction unless cleared.
+          await other.query('select pg_stat_clear_snapshot()');
+          const { rows } = await other.query<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity
+              where wait_event_type = 'Lock' and query like '%moving%' and pid <> pg_backend_pid()`,
+          );
+          return rows[0]?.n === 1 || null;
+        },
+        { what: 'the move waiting for the second row' },
+      );
+      await other.query('update webhooks.deliveries set attempts = attempts where id = $1', [first]);
+      await other.query('commit');
+      const rotated = await rotating;
+      const moved = await deliveries(gateway.url, key, rotated.id, '?status=dead');
+      expect(moved.map((d) => d.id).sort()).toEqual([first, second]);
+      expect(await deliveries(gateway.url, key, old.id)).toEqual([]);
+    } finally {
+      await other.query('rollback').catch(() => undefined);
+      await other.end();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateWebhookRequest, ListQuery, UpdateWebhookRequest } from '@seller-api/contracts';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { DeadlockException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { HttpError, assertOwned, badRequest, conflict, listOwned, type Scope } from '@seller-api/service-kit';
 import { WebhookSchema, type WebhookRow } from '../db/entities';
 import { checkTarget, defaultResolver, type Logger, type Resolver } from '@seller-api/service-kit';
@@ -125,19 +125,33 @@ export async function registerWebhook(
       updatedAt: now,
     });
     await tx.persist(webhook).flush();
-    if (previous) {
-      // Locked in the order of their primary key: the sender's claims skip locked rows and never wait
-      // for this, and outcome batches that lock theirs in the same order cannot deadlock with it.
-      await tx.execute(
-        `update webhooks.deliveries d set webhook_id = ?
-           from (select id from webhooks.deliveries
-                  where webhook_id = ? and status in ('pending', 'dead') order by id for update) moving
-          where d.id = moving.id`,
-        [webhook.id, previous.id],
-      );
-    }
+    if (previous) await moveDeliveries(tx, previous.id, webhook.id);
     return { webhook, retiredId: previous?.id ?? null };
   });
+}
+
+// Each row is locked in the order of the primary key. The sender's claims skip locked rows and never
+// wait for this; an outcome batch (events/sender.ts, OutcomeRecorder) locks its rows in its own order
+// and may deadlock with it. PostgreSQL then cancels one of the two, and that one is tried again: the
+// outcomes one by one, this move from its savepoint (moveDeliveries).
+const MOVE_DELIVERIES = `update webhooks.deliveries d set webhook_id = ?
+   from (select id from webhooks.deliveries
+          where webhook_id = ? and status in ('pending', 'dead') order by id for update) moving
+  where d.id = moving.id`;
+/** Tries of the move before a rotation gives up on a run of deadlocks. */
+const MOVE_TRIES = 5;
+
+/** Moves the pending and dead deliveries of a retired webhook to its successor (registerWebhook). */
+async function moveDeliveries(tx: EntityManager, from: string, to: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      // A savepoint: a deadlock gives back this statement's locks only, and the move is tried again.
+      await tx.transactional((inner) => inner.execute(MOVE_DELIVERIES, [to, from], 'run'));
+      return;
+    } catch (err) {
+      if (!(err instanceof DeadlockException) || attempt >= MOVE_TRIES) throw err;
+    }
+  }
 }
 
 /**
