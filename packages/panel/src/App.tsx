@@ -6,9 +6,10 @@ import {
   type PanelSession,
 } from '@seller-api/contracts';
 import { perform, request, setSession, whenUnauthorized } from './api';
-import { href, navigate, useRoute } from './router';
+import { href, navigate, navigateTo, useRoute } from './router';
 import { ErrorMessage, messageOf } from './ui';
 import { LoginPage } from './pages/Login';
+import { HomePage } from './pages/Home';
 import { KeysPage } from './pages/Keys';
 import { WebhooksPage } from './pages/Webhooks';
 import { DeliveriesPage } from './pages/Deliveries';
@@ -61,6 +62,7 @@ function navFor(session: PanelSession): NavItem[] {
       { route: 'settings', label: 'Settings: API keys' },
     ];
   return [
+    { route: 'home', label: 'Home' },
     { route: 'orders', label: 'Orders' },
     { route: 'webhooks', label: 'Webhooks' },
     { route: 'finance', label: 'Finance' },
@@ -81,12 +83,14 @@ function Shell({
   const items = navFor(session);
   const page = route[0] ?? items[0]?.route ?? 'settings';
   const [error, setError] = useState<string | null>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
   const main = useRef<HTMLElement>(null);
 
   // A new page moves focus to its content, so keyboard and screen reader users start there.
   const key = route.join('/');
   const focusedFor = useRef<string | null>(focusOnMount ? null : key);
   useEffect(() => {
+    setMenuOpen(false);
     if (focusedFor.current === key) return;
     focusedFor.current = key;
     main.current?.focus();
@@ -99,6 +103,8 @@ function Shell({
         body: { environment },
       });
       onSession(res.data);
+      // Filters and cursors belong to the other environment's data: start the page afresh.
+      navigateTo(route);
     } catch (err) {
       setError(messageOf(err));
     }
@@ -146,8 +152,17 @@ function Shell({
           Log out
         </button>
       </header>
-      <nav aria-label="Main">
-        <ul>
+      <nav aria-label="Main" className={menuOpen ? 'main-nav open' : 'main-nav'}>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-menu"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
+        <ul id="main-menu">
           {items.map((item) => (
             <li key={item.route}>
               <a href={href(item.route)} aria-current={page === item.route ? 'page' : undefined}>
@@ -168,6 +183,8 @@ function Shell({
 function Page({ route, page, session }: { route: string[]; page: string; session: PanelSession }) {
   const env = session.environment;
   switch (page) {
+    case 'home':
+      return <HomePage key={env} />;
     case 'settings':
       return <KeysPage />;
     case 'webhooks':

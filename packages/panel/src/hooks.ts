@@ -1,5 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, newIdempotencyKey } from './api';
+import {
+  currentCursor,
+  listStateQuery,
+  nextPage,
+  previousPage,
+  readListState,
+  withFilters,
+  type ListState,
+} from './paging';
+import { navigateTo, useLocation } from './router';
 import { messageOf } from './ui';
 
 /** Loads on mount and when `deps` change; `reload` loads again. */
@@ -80,17 +90,28 @@ export function useActions(reload: () => Promise<void>) {
 }
 
 /**
- * A list's filters and keyset cursor. Changing a filter goes back to the first page: a cursor only
- * makes sense for the filters it was issued under.
+ * A list's filters and keyset paging, kept in the URL hash (see paging.ts): changing a filter goes
+ * back to page 1, Next pushes the page's `next_cursor`, Previous pops it. Each change is a history
+ * entry, so Back undoes it and a reload shows the same page.
  */
-export function useFilters<F extends Record<string, string>>(initial: F) {
-  const [filters, setFilters] = useState(initial);
-  const [cursor, setCursor] = useState<string | undefined>(undefined);
-  const setFilter = (key: keyof F) => (value: string) => {
-    setCursor(undefined);
-    setFilters((f) => ({ ...f, [key]: value }));
+export function useListState<F extends Record<string, string>>(defaults: F) {
+  const { path, query } = useLocation();
+  const state = readListState(query, defaults);
+  const go = (next: ListState<F>) => navigateTo(path, listStateQuery(next, defaults));
+  return {
+    filters: state.filters,
+    cursors: state.cursors,
+    cursor: currentCursor(state.cursors),
+    /** For useLoad's deps: changes when the filters or the page do. */
+    key: `${JSON.stringify(state.filters)} ${currentCursor(state.cursors) ?? ''}`,
+    setFilters: (filters: F) => go(withFilters(state, filters)),
+    setFilter: (key: keyof F) => (value: string) =>
+      go(withFilters(state, { ...state.filters, [key]: value })),
+    next: (cursor: string) => go({ ...state, cursors: nextPage(state.cursors, cursor) }),
+    previous: () => go({ ...state, cursors: previousPage(state.cursors) }),
+    /** Back to page 1 with the same filters (after adding a row, say). */
+    firstPage: () => go({ ...state, cursors: [] }),
   };
-  return { filters, setFilter, cursor, setCursor };
 }
 
 /**

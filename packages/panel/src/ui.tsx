@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { localText, utcText } from './format';
 
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : 'Something went wrong.';
@@ -165,19 +166,88 @@ export function RefreshButton({ onRefresh }: { onRefresh: () => Promise<unknown>
   );
 }
 
-/** Shown while a keyset-paged list has more: `next` is the cursor of the next page. */
-export function NextPageButton({
+/**
+ * Previous and Next of a keyset-paged list: `next` is the cursor of the next page (null on the last),
+ * `page` the number of the page shown (1 + the cursors come through).
+ */
+export function Pager({
+  label,
+  page,
   next,
   onNext,
+  onPrevious,
 }: {
+  label: string;
+  page: number;
   next: string | null | undefined;
   onNext: (cursor: string) => void;
+  onPrevious: () => void;
 }) {
-  if (!next) return null;
+  if (page <= 1 && !next) return null;
   return (
-    <button type="button" onClick={() => onNext(next)}>
-      Next page
-    </button>
+    <nav className="pager" aria-label={`Pages of ${label}`}>
+      {page > 1 ? (
+        <button type="button" onClick={onPrevious}>
+          Previous page
+        </button>
+      ) : null}
+      <span className="page-number">Page {page}</span>
+      {next ? (
+        <button type="button" onClick={() => onNext(next)}>
+          Next page
+        </button>
+      ) : null}
+    </nav>
+  );
+}
+
+/** A date and time in the browser's time zone; hovering shows it in UTC, as the API gives it. */
+export function When({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <>—</>;
+  return (
+    <time dateTime={iso} title={utcText(iso)}>
+      {localText(iso)}
+    </time>
+  );
+}
+
+/**
+ * A table that scrolls sideways in its own box when the screen is too narrow for it, instead of the
+ * page. Only then is the box a tab stop (so keyboard users can scroll it) and a named region.
+ */
+export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [scrolls, setScrolls] = useState(false);
+  useEffect(() => {
+    const el = box.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const check = () => setScrolls(el.scrollWidth > el.clientWidth + 1);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <div
+      ref={box}
+      className="table-scroll"
+      tabIndex={scrolls ? 0 : undefined}
+      role={scrolls ? 'region' : undefined}
+      aria-label={scrolls ? `${label} (scrolls sideways)` : undefined}
+    >
+      {children}
+    </div>
+  );
+}
+
+/** What an empty list means, and the action that fills it. */
+export function Empty({ children, action }: { children: ReactNode; action?: ReactNode }) {
+  return (
+    <div className="empty">
+      <p>{children}</p>
+      {action ? <p>{action}</p> : null}
+    </div>
   );
 }
 

@@ -6,27 +6,37 @@ import {
   type WebhookDelivery,
 } from '@seller-api/contracts';
 import { apiPath, perform, request } from '../api';
-import { when } from '../format';
 import { href } from '../router';
-import { useActions, useFilters, useLoad } from '../hooks';
-import { ColumnHeads, ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
+import { useActions, useListState, useLoad } from '../hooks';
+import {
+  ColumnHeads,
+  Empty,
+  ErrorMessage,
+  Pager,
+  RefreshButton,
+  Select,
+  Status,
+  TableScroll,
+  When,
+} from '../ui';
 
 export function DeliveriesPage({ webhookId }: { webhookId: string }) {
   const webhook = useLoad(
     () => request(WebhookResponse, apiPath(`/config/webhooks/${webhookId}/`)),
     [webhookId],
   );
-  const { filters, setFilter, cursor, setCursor } = useFilters({ status: '' });
-  const { status } = filters;
-  const list = useLoad(
+  const list = useListState({ status: '' });
+  const { status } = list.filters;
+  const { cursor } = list;
+  const deliveries = useLoad(
     () =>
       request(
         DeliveryListResponse,
         apiPath(`/config/webhooks/${webhookId}/deliveries/`, { status: status || undefined, cursor }),
       ),
-    [webhookId, status, cursor],
+    [webhookId, list.key],
   );
-  const { notice, error, act } = useActions(list.reload);
+  const { notice, error, act } = useActions(deliveries.reload);
 
   const resendOne = (d: WebhookDelivery) =>
     act(async () => {
@@ -44,7 +54,7 @@ export function DeliveriesPage({ webhookId }: { webhookId: string }) {
     });
 
   const w = webhook.data?.data;
-  const rows = list.data?.data.results ?? [];
+  const rows = deliveries.data?.data.results ?? [];
   return (
     <>
       <p>
@@ -61,26 +71,47 @@ export function DeliveriesPage({ webhookId }: { webhookId: string }) {
         <Select
           label="Status"
           value={status}
-          onChange={setFilter('status')}
+          onChange={list.setFilter('status')}
           options={[{ value: '', label: 'all' }, ...DeliveryStatus.options]}
         />
-        <RefreshButton onRefresh={list.reload} />
+        <RefreshButton onRefresh={deliveries.reload} />
         <button type="button" onClick={() => void resendDead()}>
           Resend all dead deliveries
         </button>
       </div>
       {notice ? <Status>{notice}</Status> : null}
-      <ErrorMessage>{error ?? list.error}</ErrorMessage>
-      {list.loading && !list.data ? <Status>Loading deliveries…</Status> : null}
-      {list.data && rows.length === 0 ? <p>No deliveries{status ? ` with status ${status}` : ''}.</p> : null}
+      <ErrorMessage>{error ?? deliveries.error}</ErrorMessage>
+      {deliveries.loading && !deliveries.data ? <Status>Loading deliveries…</Status> : null}
+      {deliveries.data && rows.length === 0 ? (
+        status ? (
+          <Empty
+            action={
+              <button type="button" onClick={() => list.setFilter('status')('')}>
+                Show all deliveries
+              </button>
+            }
+          >
+            No deliveries with status {status}.
+          </Empty>
+        ) : (
+          <Empty>
+            No deliveries yet: one is made each time {w ? `an ${w.event}` : 'its'} event happens while the
+            webhook is active.
+          </Empty>
+        )
+      ) : null}
       {rows.map((d) => (
         <section key={d.id} className="delivery" aria-labelledby={`delivery-${d.id}`}>
           <h2 id={`delivery-${d.id}`}>
             {d.event} <code>{d.event_id}</code>: {d.status}
           </h2>
           <p>
-            Created {when(d.created_at)}
-            {d.next_attempt_at ? `; next attempt ${when(d.next_attempt_at)}` : ''}
+            Created <When iso={d.created_at} />
+            {d.next_attempt_at ? (
+              <>
+                ; next attempt <When iso={d.next_attempt_at} />
+              </>
+            ) : null}
           </p>
           <button
             type="button"
@@ -92,28 +123,38 @@ export function DeliveriesPage({ webhookId }: { webhookId: string }) {
           {d.attempts.length === 0 ? (
             <p>No attempts yet.</p>
           ) : (
-            <table>
-              <caption>Attempts of {d.event_id}</caption>
-              <ColumnHeads columns={['#', 'Started', 'HTTP status', 'Duration', 'Response', 'Error']} />
-              <tbody>
-                {d.attempts.map((a) => (
-                  <tr key={a.attempt}>
-                    <th scope="row">{a.attempt}</th>
-                    <td>{when(a.started_at)}</td>
-                    <td>{a.response_status ?? '—'}</td>
-                    <td>{a.duration_ms} ms</td>
-                    <td className="wrap">
-                      <code>{a.response_body ?? '—'}</code>
-                    </td>
-                    <td className="wrap">{a.error ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <TableScroll label={`Attempts of ${d.event_id}`}>
+              <table>
+                <caption>Attempts of {d.event_id}</caption>
+                <ColumnHeads columns={['#', 'Started', 'HTTP status', 'Duration', 'Response', 'Error']} />
+                <tbody>
+                  {d.attempts.map((a) => (
+                    <tr key={a.attempt}>
+                      <th scope="row">{a.attempt}</th>
+                      <td>
+                        <When iso={a.started_at} />
+                      </td>
+                      <td>{a.response_status ?? '—'}</td>
+                      <td>{a.duration_ms} ms</td>
+                      <td className="wrap">
+                        <code>{a.response_body ?? '—'}</code>
+                      </td>
+                      <td className="wrap">{a.error ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           )}
         </section>
       ))}
-      <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
+      <Pager
+        label="deliveries"
+        page={list.cursors.length + 1}
+        next={deliveries.data?.data.next_cursor}
+        onNext={list.next}
+        onPrevious={list.previous}
+      />
     </>
   );
 }

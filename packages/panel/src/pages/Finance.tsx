@@ -7,17 +7,20 @@ import {
   WithdrawalStatus,
 } from '@seller-api/contracts';
 import { apiPath, request } from '../api';
-import { money, parseReais, when } from '../format';
-import { useFilters, useIdempotencyKey, useLoad, useSubmit } from '../hooks';
+import { money, parseReais } from '../format';
+import { useIdempotencyKey, useListState, useLoad, useSubmit } from '../hooks';
 import {
   ColumnHeads,
+  Empty,
   ErrorMessage,
   Field,
-  NextPageButton,
+  Pager,
   RefreshButton,
   Select,
   Status,
   SubmitButton,
+  TableScroll,
+  When,
 } from '../ui';
 
 const KEY_TYPES = [
@@ -29,19 +32,20 @@ const KEY_TYPES = [
 
 export function FinancePage() {
   const balance = useLoad(() => request(BalanceResponse, apiPath('/finance/balance/')), []);
-  const { filters, setFilter, cursor, setCursor } = useFilters({ status: '' });
-  const { status } = filters;
-  const list = useLoad(
+  const list = useListState({ status: '' });
+  const { status } = list.filters;
+  const { cursor } = list;
+  const withdrawals = useLoad(
     () =>
       request(
         WithdrawalListResponse,
         apiPath('/finance/withdrawals/', { status: status || undefined, cursor }),
       ),
-    [status, cursor],
+    [list.key],
   );
-  const refresh = () => Promise.all([balance.reload(), list.reload()]);
+  const refresh = () => Promise.all([balance.reload(), withdrawals.reload()]);
   const b = balance.data?.data;
-  const rows = list.data?.data.results ?? [];
+  const rows = withdrawals.data?.data.results ?? [];
   return (
     <>
       <h1>Finance</h1>
@@ -61,7 +65,8 @@ export function FinancePage() {
       </section>
       <RequestWithdrawal
         onRequested={async () => {
-          setCursor(undefined);
+          // The new withdrawal is first on page 1.
+          if (list.cursors.length > 0) list.firstPage();
           await refresh();
         }}
       />
@@ -71,37 +76,77 @@ export function FinancePage() {
           <Select
             label="Status"
             value={status}
-            onChange={setFilter('status')}
+            onChange={list.setFilter('status')}
             options={[{ value: '', label: 'any' }, ...WithdrawalStatus.options]}
           />
           <RefreshButton onRefresh={refresh} />
         </div>
-        <ErrorMessage>{list.error}</ErrorMessage>
-        {list.data && rows.length === 0 ? <p>No withdrawals.</p> : null}
-        {rows.length > 0 ? (
-          <table>
-            <caption className="visually-hidden">Withdrawals, newest first</caption>
-            <ColumnHeads
-              columns={['Requested', 'Amount', 'PIX key', 'Status', 'Decided', 'Paid', 'Reason']}
-            />
-            <tbody>
-              {rows.map((w) => (
-                <tr key={w.uuid}>
-                  <th scope="row">{when(w.requested_at)}</th>
-                  <td>{money(w.amount)}</td>
-                  <td>
-                    {w.pix_key} <span className="hint">({w.pix_key_type})</span>
-                  </td>
-                  <td>{w.status}</td>
-                  <td>{when(w.decided_at)}</td>
-                  <td>{when(w.paid_at)}</td>
-                  <td>{w.deny_reason ?? w.failure_reason ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        <ErrorMessage>{withdrawals.error}</ErrorMessage>
+        {withdrawals.data && rows.length === 0 ? (
+          status ? (
+            <Empty
+              action={
+                <button type="button" onClick={() => list.setFilter('status')('')}>
+                  Show all withdrawals
+                </button>
+              }
+            >
+              No withdrawals with status {status}.
+            </Empty>
+          ) : (
+            <Empty
+              action={
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => document.getElementById('request-withdrawal')?.focus()}
+                >
+                  Request a withdrawal
+                </button>
+              }
+            >
+              No withdrawals yet: request one when the balance has money available.
+            </Empty>
+          )
         ) : null}
-        <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
+        {rows.length > 0 ? (
+          <TableScroll label="Withdrawals">
+            <table>
+              <caption className="visually-hidden">Withdrawals, newest first</caption>
+              <ColumnHeads
+                columns={['Requested', 'Amount', 'PIX key', 'Status', 'Decided', 'Paid', 'Reason']}
+              />
+              <tbody>
+                {rows.map((w) => (
+                  <tr key={w.uuid}>
+                    <th scope="row">
+                      <When iso={w.requested_at} />
+                    </th>
+                    <td className="num">{money(w.amount)}</td>
+                    <td>
+                      {w.pix_key} <span className="hint">({w.pix_key_type})</span>
+                    </td>
+                    <td>{w.status}</td>
+                    <td>
+                      <When iso={w.decided_at} />
+                    </td>
+                    <td>
+                      <When iso={w.paid_at} />
+                    </td>
+                    <td>{w.deny_reason ?? w.failure_reason ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        ) : null}
+        <Pager
+          label="withdrawals"
+          page={list.cursors.length + 1}
+          next={withdrawals.data?.data.next_cursor}
+          onNext={list.next}
+          onPrevious={list.previous}
+        />
       </section>
     </>
   );
@@ -141,7 +186,9 @@ function RequestWithdrawal({ onRequested }: { onRequested: () => Promise<void> }
 
   return (
     <section aria-labelledby="request-withdrawal">
-      <h2 id="request-withdrawal">Request a withdrawal</h2>
+      <h2 id="request-withdrawal" tabIndex={-1}>
+        Request a withdrawal
+      </h2>
       <form onSubmit={submit} noValidate>
         <Field
           label="Amount (R$)"

@@ -6,9 +6,18 @@ import {
   type CreatedApiKey,
 } from '@seller-api/contracts';
 import { request } from '../api';
-import { when } from '../format';
 import { useLoad, useSubmit } from '../hooks';
-import { ColumnHeads, ErrorMessage, Field, Select, ShownOnce, Status, SubmitButton } from '../ui';
+import {
+  ColumnHeads,
+  ErrorMessage,
+  Field,
+  Select,
+  ShownOnce,
+  Status,
+  SubmitButton,
+  TableScroll,
+  When,
+} from '../ui';
 
 export function KeysPage() {
   const keys = useLoad(() => request(ApiKeyListResponse, '/panel/api/keys'), []);
@@ -42,33 +51,37 @@ export function KeysPage() {
         <h2 id="active-keys">Active keys</h2>
         {keys.loading && !keys.data ? <Status>Loading keys…</Status> : null}
         <ErrorMessage>{keys.error}</ErrorMessage>
-        <table>
-          <caption className="visually-hidden">Active API key of each environment</caption>
-          <ColumnHeads columns={['Environment', 'Label', 'Key', 'Created']} />
-          <tbody>
-            {Environment.options.map((env) => {
-              const key = results.find((k) => k.environment === env);
-              return (
-                <tr key={env}>
-                  <th scope="row">{env}</th>
-                  {key ? (
-                    <>
-                      <td>{key.label ?? '—'}</td>
-                      <td>
-                        <code>
-                          {key.prefix}…{key.last4}
-                        </code>
-                      </td>
-                      <td>{when(key.created_at)}</td>
-                    </>
-                  ) : (
-                    <td colSpan={3}>No active key</td>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <TableScroll label="Active keys">
+          <table>
+            <caption className="visually-hidden">Active API key of each environment</caption>
+            <ColumnHeads columns={['Environment', 'Label', 'Key', 'Created']} />
+            <tbody>
+              {Environment.options.map((env) => {
+                const key = results.find((k) => k.environment === env);
+                return (
+                  <tr key={env}>
+                    <th scope="row">{env}</th>
+                    {key ? (
+                      <>
+                        <td>{key.label ?? '—'}</td>
+                        <td>
+                          <code>
+                            {key.prefix}…{key.last4}
+                          </code>
+                        </td>
+                        <td>
+                          <When iso={key.created_at} />
+                        </td>
+                      </>
+                    ) : (
+                      <td colSpan={3}>No active key</td>
+                    )}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableScroll>
       </section>
 
       {created ? (

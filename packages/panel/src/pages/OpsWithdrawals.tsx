@@ -6,20 +6,31 @@ import {
   type OperatorWithdrawal,
 } from '@seller-api/contracts';
 import { apiPath, request } from '../api';
-import { money, when } from '../format';
-import { useActions, useFilters, useLoad } from '../hooks';
-import { ColumnHeads, ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
+import { money } from '../format';
+import { useActions, useListState, useLoad } from '../hooks';
+import {
+  ColumnHeads,
+  Empty,
+  ErrorMessage,
+  Pager,
+  RefreshButton,
+  Select,
+  Status,
+  TableScroll,
+  When,
+} from '../ui';
 
 /**
  * Operators: withdrawals across sellers, PENDING first of all, to approve or deny. Only those of the
  * session's environment (switched like a seller's): an operator never sees or decides the other's.
  */
 export function OpsWithdrawalsPage() {
-  const { filters, setFilter, cursor, setCursor } = useFilters({ status: 'PENDING' });
-  const { status } = filters;
+  const paging = useListState({ status: 'PENDING' });
+  const { status } = paging.filters;
+  const { cursor } = paging;
   const list = useLoad(
     () => request(OperatorWithdrawalListResponse, apiPath('/ops/withdrawals/', { status, cursor })),
-    [status, cursor],
+    [paging.key],
   );
   const { notice, error, act } = useActions(list.reload);
 
@@ -40,7 +51,7 @@ export function OpsWithdrawalsPage() {
         <Select
           label="Status"
           value={status}
-          onChange={setFilter('status')}
+          onChange={paging.setFilter('status')}
           options={WithdrawalStatus.options}
         />
         <RefreshButton onRefresh={list.reload} />
@@ -48,25 +59,43 @@ export function OpsWithdrawalsPage() {
       {notice ? <Status>{notice}</Status> : null}
       <ErrorMessage>{error ?? list.error}</ErrorMessage>
       {list.loading && !list.data ? <Status>Loading withdrawals…</Status> : null}
-      {list.data && rows.length === 0 ? <p>No {status.toLowerCase()} withdrawals.</p> : null}
-      {rows.length > 0 ? (
-        <table>
-          <caption className="visually-hidden">Withdrawals across sellers</caption>
-          <ColumnHeads
-            columns={['Seller', 'Environment', 'Requested', 'Amount', 'PIX key', 'Status', 'Decision']}
-          />
-          <tbody>
-            {rows.map((w) => (
-              <Row
-                key={w.uuid}
-                withdrawal={w}
-                onDecide={(action, reason) => void decide(w, action, reason)}
-              />
-            ))}
-          </tbody>
-        </table>
+      {list.data && rows.length === 0 ? (
+        <Empty
+          action={
+            <button type="button" className="secondary" onClick={() => void list.reload()}>
+              Check again
+            </button>
+          }
+        >
+          No {status.toLowerCase()} withdrawals: nothing to decide now. Sellers' requests appear here.
+        </Empty>
       ) : null}
-      <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
+      {rows.length > 0 ? (
+        <TableScroll label="Withdrawals across sellers">
+          <table>
+            <caption className="visually-hidden">Withdrawals across sellers</caption>
+            <ColumnHeads
+              columns={['Seller', 'Environment', 'Requested', 'Amount', 'PIX key', 'Status', 'Decision']}
+            />
+            <tbody>
+              {rows.map((w) => (
+                <Row
+                  key={w.uuid}
+                  withdrawal={w}
+                  onDecide={(action, reason) => void decide(w, action, reason)}
+                />
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      ) : null}
+      <Pager
+        label="withdrawals"
+        page={paging.cursors.length + 1}
+        next={list.data?.data.next_cursor}
+        onNext={paging.next}
+        onPrevious={paging.previous}
+      />
     </>
   );
 }
@@ -84,7 +113,9 @@ function Row({
     <tr>
       <th scope="row">{w.seller.name}</th>
       <td>{w.environment}</td>
-      <td>{when(w.requested_at)}</td>
+      <td>
+        <When iso={w.requested_at} />
+      </td>
       <td>{money(w.amount)}</td>
       <td>
         {w.pix_key} <span className="hint">({w.pix_key_type})</span>
@@ -119,7 +150,7 @@ function Row({
             </button>
           </>
         ) : (
-          (w.deny_reason ?? when(w.decided_at))
+          (w.deny_reason ?? <When iso={w.decided_at} />)
         )}
       </td>
     </tr>

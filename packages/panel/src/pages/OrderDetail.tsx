@@ -11,7 +11,17 @@ import { apiPath, perform, request } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
 import { useActions, useFilters, useLoad } from '../hooks';
-import { ColumnHeads, CopyButton, ErrorMessage, NextPageButton, RefreshButton, Select, Status } from '../ui';
+import {
+  ColumnHeads,
+  CopyButton,
+  ErrorMessage,
+  NextPageButton,
+  RefreshButton,
+  Select,
+  Status,
+  TableScroll,
+  When,
+} from '../ui';
 
 const PixChargeResponse = dataResponse(PixCharge);
 
@@ -24,7 +34,7 @@ export function OrderDetailPage({ uuid }: { uuid: string }) {
         <a href={href('orders')}>Back to orders</a>
       </p>
       <h1>
-        Order <code>{uuid}</code>
+        Order <code className="wrap">{uuid}</code>
       </h1>
       <ErrorMessage>{order.error}</ErrorMessage>
       {order.loading && !o ? <Status>Loading order…</Status> : null}
@@ -60,43 +70,55 @@ function Detail({ order: o }: { order: OrderDetail }) {
           <dt>Net</dt>
           <dd>{money(p.net_amount)}</dd>
           <dt>Expires</dt>
-          <dd>{when(p.expires_at)}</dd>
+          <dd>
+            <When iso={p.expires_at} />
+          </dd>
           <dt>Created</dt>
-          <dd>{when(o.timestamps.created_at)}</dd>
+          <dd>
+            <When iso={o.timestamps.created_at} />
+          </dd>
           <dt>Paid</dt>
-          <dd>{when(o.timestamps.paid_at)}</dd>
+          <dd>
+            <When iso={o.timestamps.paid_at} />
+          </dd>
         </dl>
       </section>
       {p.status === 'PENDING' ? <PixQrCode uuid={o.uuid} /> : null}
       <section aria-labelledby="items">
         <h2 id="items">Items and tracking</h2>
-        <table>
-          <caption className="visually-hidden">Items of the order</caption>
-          <ColumnHeads columns={['Item', 'Price', 'Quantity', 'Total', 'Tracking code', 'Shipping status']} />
-          <tbody>
-            {o.items.length === 0 ? (
-              <tr>
-                <td colSpan={6}>No items: the order has an amount only.</td>
-              </tr>
-            ) : (
-              o.items.map((i, n) => (
-                <tr key={`${i.uuid ?? 'item'}-${n}`}>
-                  <th scope="row">{i.name ?? '—'}</th>
-                  <td>{money(i.price)}</td>
-                  <td>{i.quantity}</td>
-                  <td>{money(i.line_total_amount)}</td>
-                  <td>{i.tracking_code ?? '—'}</td>
-                  <td>{i.shipping_status ?? '—'}</td>
+        <TableScroll label="Items of the order">
+          <table>
+            <caption className="visually-hidden">Items of the order</caption>
+            <ColumnHeads
+              columns={['Item', 'Price', 'Quantity', 'Total', 'Tracking code', 'Shipping status']}
+            />
+            <tbody>
+              {o.items.length === 0 ? (
+                <tr>
+                  <td colSpan={6}>No items: the order has an amount only.</td>
                 </tr>
-              ))
-            )}
-          </tbody>
-        </table>
+              ) : (
+                o.items.map((i, n) => (
+                  <tr key={`${i.uuid ?? 'item'}-${n}`}>
+                    <th scope="row">{i.name ?? '—'}</th>
+                    <td>{money(i.price)}</td>
+                    <td>{i.quantity}</td>
+                    <td>{money(i.line_total_amount)}</td>
+                    <td>{i.tracking_code ?? '—'}</td>
+                    <td>{i.shipping_status ?? '—'}</td>
+                  </tr>
+                ))
+              )}
+            </tbody>
+          </table>
+        </TableScroll>
         <dl className="pairs">
           <dt>Estimated delivery</dt>
           <dd>{o.delivery.estimated_delivery_date ?? '—'}</dd>
           <dt>Delivered</dt>
-          <dd>{when(o.delivery.delivered_at)}</dd>
+          <dd>
+            <When iso={o.delivery.delivered_at} />
+          </dd>
           <dt>Signed by</dt>
           <dd>{o.delivery.signed_by ?? '—'}</dd>
         </dl>

@@ -8,25 +8,28 @@ import {
   type WebhookWithSecret,
 } from '@seller-api/contracts';
 import { apiPath, perform, request } from '../api';
-import { when } from '../format';
 import { href } from '../router';
-import { useActions, useIdempotencyKey, useLoad, useSubmit } from '../hooks';
+import { useActions, useIdempotencyKey, useListState, useLoad, useSubmit } from '../hooks';
 import {
   ColumnHeads,
+  Empty,
   ErrorMessage,
   Field,
-  NextPageButton,
+  Pager,
   Select,
   ShownOnce,
   Status,
   SubmitButton,
+  TableScroll,
+  When,
 } from '../ui';
 
 export function WebhooksPage() {
-  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const paging = useListState({});
+  const { cursor } = paging;
   const list = useLoad(
     () => request(WebhookListResponse, apiPath('/config/webhooks/', { cursor })),
-    [cursor],
+    [paging.key],
   );
   const [created, setCreated] = useState<WebhookWithSecret | null>(null);
   const { notice, error, act, clearNotice } = useActions(list.reload);
@@ -63,24 +66,46 @@ export function WebhooksPage() {
         {notice ? <Status>{notice}</Status> : null}
         <ErrorMessage>{error ?? list.error}</ErrorMessage>
         {list.loading && !list.data ? <Status>Loading webhooks…</Status> : null}
-        {list.data && rows.length === 0 ? <p>No webhooks yet.</p> : null}
-        {rows.length > 0 ? (
-          <table>
-            <caption className="visually-hidden">Registered webhooks</caption>
-            <ColumnHeads columns={['Event', 'URL', 'Status', 'Created', 'Actions']} />
-            <tbody>
-              {rows.map((w) => (
-                <WebhookRow
-                  key={w.id}
-                  webhook={w}
-                  onToggle={() => void toggle(w)}
-                  onDelete={() => void remove(w)}
-                />
-              ))}
-            </tbody>
-          </table>
+        {list.data && rows.length === 0 ? (
+          <Empty
+            action={
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => document.getElementById('new-webhook')?.focus()}
+              >
+                Add a webhook
+              </button>
+            }
+          >
+            No webhooks yet: add one below to be told when an order is created, paid or refunded.
+          </Empty>
         ) : null}
-        <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
+        {rows.length > 0 ? (
+          <TableScroll label="Registered webhooks">
+            <table>
+              <caption className="visually-hidden">Registered webhooks</caption>
+              <ColumnHeads columns={['Event', 'URL', 'Status', 'Created', 'Actions']} />
+              <tbody>
+                {rows.map((w) => (
+                  <WebhookRow
+                    key={w.id}
+                    webhook={w}
+                    onToggle={() => void toggle(w)}
+                    onDelete={() => void remove(w)}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        ) : null}
+        <Pager
+          label="webhooks"
+          page={paging.cursors.length + 1}
+          next={list.data?.data.next_cursor}
+          onNext={paging.next}
+          onPrevious={paging.previous}
+        />
       </section>
       <CreateWebhook
         onCreated={async (w) => {
@@ -111,7 +136,9 @@ function WebhookRow({
         {w.description ? <div className="hint">{w.description}</div> : null}
       </td>
       <td>{w.status}</td>
-      <td>{when(w.created_at)}</td>
+      <td>
+        <When iso={w.created_at} />
+      </td>
       <td className="actions">
         <a href={href('webhooks', w.id)} aria-label={`Deliveries of the ${w.event} webhook`}>
           Deliveries
@@ -177,7 +204,9 @@ function CreateWebhook({ onCreated }: { onCreated: (w: WebhookWithSecret) => Pro
 
   return (
     <section aria-labelledby="new-webhook">
-      <h2 id="new-webhook">Register a webhook</h2>
+      <h2 id="new-webhook" tabIndex={-1}>
+        Register a webhook
+      </h2>
       <form onSubmit={submit} noValidate>
         <Field
           label="URL"
