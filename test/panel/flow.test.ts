@@ -103,7 +103,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   problems.length = 0;
   await page.reload();
   await loginByKeyboard(page, seller.email, seller.password);
-  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
   const cookies = await context.cookies();
   expect(cookies.find((c) => c.name === 'sa_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
 
@@ -148,14 +148,14 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   const orderLink = page.getByRole('link', { name: `Order ${orderId}` });
   await orderLink.waitFor();
   await page.getByLabel('Status', { exact: true }).selectOption('PAID');
-  await page.getByRole('button', { name: 'Apply filters' }).click();
-  await page.getByText('No orders match.').waitFor();
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByText('No orders match these filters.').waitFor();
   await page.getByLabel('Status', { exact: true }).selectOption('PENDING');
-  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
   await orderLink.waitFor();
   // The live environment has its own data: the test order is not there.
   await page.getByLabel('Panel environment').selectOption('live');
-  await page.getByText('No orders match.').waitFor();
+  await page.getByText(/^No orders yet/).waitFor();
   await page.getByLabel('Panel environment').selectOption('test');
   await orderLink.waitFor();
   await screenshot(page, '03-orders');
@@ -435,11 +435,11 @@ it('is usable by keyboard: skip link first, then the navigation, with the curren
   const { page, problems } = await openPage(context);
   await page.goto('/');
   await loginByKeyboard(page, seller.email, seller.password);
-  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
   // After logging in, focus is on the page's content, not lost with the login form.
   expect(await page.evaluate('document.activeElement.id')).toBe('main');
   await page.reload();
-  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
   await page.keyboard.press('Tab');
   expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
   await page.keyboard.press('Enter');
@@ -447,7 +447,7 @@ it('is usable by keyboard: skip link first, then the navigation, with the curren
   // Walk the header and navigation with Tab to the Webhooks link and follow it with Enter.
   // From the top of a fresh page load.
   await page.reload();
-  await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
   for (let i = 0; i < 12; i += 1) {
     await page.keyboard.press('Tab');
     if ((await page.evaluate('document.activeElement.textContent')) === 'Webhooks') break;

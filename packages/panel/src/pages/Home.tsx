@@ -246,7 +246,7 @@ function Sales({ summary: s, timeZone }: { summary: OrderSummary; timeZone: stri
               <li key={o.key}>
                 <StackSwatch pattern={o.pattern} />
                 <span>
-                  {o.label}: <strong data-figure={`orders_${o.key}`}>{count(o.value)}</strong> (
+                  {o.label}: <strong data-figure={`outcome_${o.key}`}>{count(o.value)}</strong> (
                   {percentOf(o.value, outcomeTotal)} %)
                 </span>
               </li>
