@@ -109,11 +109,41 @@ export type WithdrawalList = z.infer<typeof WithdrawalList>;
 export const WithdrawalListResponse = dataResponse(WithdrawalList);
 export type WithdrawalListResponse = z.infer<typeof WithdrawalListResponse>;
 
-export const WithdrawalListQuery = ListQuery.extend({ status: WithdrawalStatus.optional() });
+/** Statuses not final yet: the money is still on its way (docs/finance.md, "State machine"). */
+export const WITHDRAWAL_STATUSES_UNDER_WAY: readonly WithdrawalStatus[] = [
+  'PENDING',
+  'APPROVED',
+  'PROCESSING',
+];
+
+/**
+ * `status` of the seller's list: one status or several separated by commas (`PENDING,PROCESSING`),
+ * read as a set of statuses any of which a withdrawal may have.
+ */
+export const WithdrawalStatusFilter = z
+  .string()
+  .meta({
+    description: `One or more of ${WithdrawalStatus.options.join(', ')}, separated by commas`,
+    example: 'PENDING,APPROVED,PROCESSING',
+  })
+  .transform((value, ctx) => {
+    const names = value.split(',').map((name) => name.trim());
+    const unknown = names.filter((name) => !WithdrawalStatus.safeParse(name).success);
+    if (unknown.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `Must be one or more of ${WithdrawalStatus.options.join(', ')}, separated by commas`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(names)] as WithdrawalStatus[];
+  });
+
+export const WithdrawalListQuery = ListQuery.extend({ status: WithdrawalStatusFilter.optional() });
 export type WithdrawalListQuery = z.infer<typeof WithdrawalListQuery>;
 
 /** `GET /ops/withdrawals/`: the pending queue across sellers by default; `environment` narrows it. */
-export const OpsWithdrawalListQuery = WithdrawalListQuery.extend({
+export const OpsWithdrawalListQuery = ListQuery.extend({
   status: WithdrawalStatus.default('PENDING'),
   environment: Environment.optional(),
 });

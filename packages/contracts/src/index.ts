@@ -6,6 +6,7 @@ export * from './auth';
 export * from './products';
 export * from './affiliates';
 export * from './payments';
+export * from './time-zones';
 export * from './orders';
 export * from './finance';
 export * from './reconciliation';

@@ -5,6 +5,7 @@ import { type OpenApiDocument, buildOpenApiDocument, routes, toExpressPath } fro
 const EXPECTED = [
   'POST /sellers/orders/',
   'GET /sellers/orders/',
+  'GET /sellers/orders/summary/',
   'GET /sellers/orders/{uuid}/',
   'PATCH /sellers/orders/{uuid}/tracking/',
   'POST /sellers/orders/{uuid}/cancel/',
@@ -24,6 +25,7 @@ const EXPECTED = [
   'POST /sandbox/orders/{uuid}/chargeback/',
   'POST /config/webhooks/',
   'GET /config/webhooks/',
+  'GET /config/webhooks/health/',
   'GET /config/webhooks/{id}/',
   'PATCH /config/webhooks/{id}/',
   'DELETE /config/webhooks/{id}/',

@@ -9,6 +9,7 @@ import {
   date,
   dateOrDatetimeInput,
   datetime,
+  datetimeInput,
   httpUrl,
   listResponse,
   unlessMissing,
@@ -17,6 +18,7 @@ import {
 import { OrderStatus } from './order-status';
 import { PaymentMethod, PixCharge } from './payments';
 import { cleanTaxId, isValidCnpj, isValidCpf, taxIdTypeOf } from './taxid';
+import { isTimeZone, timeZoneName, timeZoneOffsetMs } from './time-zones';
 
 // ---------------------------------------------------------------------------------------------------
 // Statuses
@@ -322,6 +324,18 @@ export type OrderDetailResponse = z.infer<typeof OrderDetailResponse>;
 // Order list (docs/orders.md, "List orders")
 // ---------------------------------------------------------------------------------------------------
 
+/**
+ * `customer_tax_id` of the list: a CPF (11 digits) or CNPJ (14 characters), punctuation ignored, as
+ * orders store it. Check digits are not verified: a search for a wrong one simply finds nothing.
+ */
+export const customerTaxIdSearch = z
+  .string()
+  .overwrite(cleanTaxId)
+  .refine((clean) => taxIdTypeOf(clean) !== null, {
+    error: 'Must be a CPF (11 digits) or CNPJ (14 characters); punctuation is ignored',
+  })
+  .meta({ description: 'CPF or CNPJ of the customer; punctuation is ignored' });
+
 export const OrderListItem = z.object({
   uuid,
   status: OrderStatus,
@@ -352,6 +366,15 @@ export const OrderListQuery = ListQuery.extend({
   shipping_status: ShippingStatus.optional(),
   created_from: dateOrDatetimeInput.optional(),
   created_to: dateOrDatetimeInput.optional(),
+  // Searches: an exact match each, combinable with the filters above and the cursor.
+  customer_email: z
+    .string()
+    .trim()
+    .min(1)
+    .max(254)
+    .optional()
+    .meta({ description: "The customer's e-mail, exact but case-insensitive" }),
+  customer_tax_id: customerTaxIdSearch.optional(),
 });
 export type OrderListQuery = z.infer<typeof OrderListQuery>;
 
@@ -388,3 +411,88 @@ export type TrackingUpdateRequest = z.infer<typeof TrackingUpdateRequest>;
 /** `POST /sandbox/orders/{uuid}/med/resolve/` body: who the MED was decided for. */
 export const MedResolveRequest = z.object({ outcome: z.enum(['refunded', 'rejected']) });
 export type MedResolveRequest = z.infer<typeof MedResolveRequest>;
+
+// ---------------------------------------------------------------------------------------------------
+// Summary (docs/orders.md, "Summary")
+// ---------------------------------------------------------------------------------------------------
+
+export const SummaryGranularity = z.enum(['hour', 'day']);
+export type SummaryGranularity = z.infer<typeof SummaryGranularity>;
+
+/** Longest range of a summary per granularity, in days of its time zone's clock (docs/limits.md). */
+export const SUMMARY_MAX_DAYS: { readonly [K in SummaryGranularity]: number } = { hour: 7, day: 92 };
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `GET /sellers/orders/summary/` query: `from` inclusive, `to` exclusive. The range is measured on the
+ * time zone's clock, so that a range of whole local days across a daylight-saving change still counts
+ * as that many days.
+ */
+export const OrderSummaryQuery = z
+  .object({
+    from: datetimeInput,
+    to: datetimeInput,
+    granularity: SummaryGranularity.default('day'),
+    time_zone: timeZoneName.default('UTC'),
+  })
+  .superRefine((query, ctx) => {
+    const from = Date.parse(query.from);
+    const to = Date.parse(query.to);
+    const days = SUMMARY_MAX_DAYS[query.granularity] as number | undefined;
+    // A field that failed its own check is reported on its own; the range needs all of them.
+    if (Number.isNaN(from) || Number.isNaN(to) || days === undefined || !isTimeZone(query.time_zone)) return;
+    if (to <= from) {
+      ctx.addIssue({ code: 'custom', path: ['to'], message: 'Must be after from' });
+      return;
+    }
+    const span =
+      to + timeZoneOffsetMs(to, query.time_zone) - (from + timeZoneOffsetMs(from, query.time_zone));
+    if (span > days * DAY_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: `Must be at most ${days} days after from with granularity ${query.granularity}`,
+      });
+    }
+  });
+export type OrderSummaryQuery = z.infer<typeof OrderSummaryQuery>;
+
+/** Counts and amounts of one bucket: what was created and what was paid in it. */
+export const OrderSummaryBucket = z.object({
+  start: datetime.meta({ description: "The bucket's first instant: an hour or a day of the time zone" }),
+  orders_created: z.int().min(0),
+  orders_paid: z.int().min(0),
+  amount_paid: cents.meta({ description: 'Gross amount of the orders paid in the bucket' }),
+  fees: cents,
+  net: cents,
+});
+export type OrderSummaryBucket = z.infer<typeof OrderSummaryBucket>;
+
+export const OrderSummaryTotals = z.object({
+  orders_created: z.int().min(0),
+  orders_paid: z.int().min(0),
+  orders_expired: z
+    .int()
+    .min(0)
+    .meta({ description: 'Of the orders created in the range, those EXPIRED now' }),
+  orders_refunded: z.int().min(0),
+  orders_canceled: z.int().min(0),
+  amount_paid: cents,
+  fees: cents,
+  net: cents,
+});
+export type OrderSummaryTotals = z.infer<typeof OrderSummaryTotals>;
+
+/** `data` of `GET /sellers/orders/summary/`: every bucket of the range, those without orders included. */
+export const OrderSummary = z.object({
+  from: datetime,
+  to: datetime,
+  granularity: SummaryGranularity,
+  time_zone: z.string(),
+  totals: OrderSummaryTotals,
+  buckets: z.array(OrderSummaryBucket),
+});
+export type OrderSummary = z.infer<typeof OrderSummary>;
+export const OrderSummaryResponse = dataResponse(OrderSummary);
+export type OrderSummaryResponse = z.infer<typeof OrderSummaryResponse>;

@@ -19,6 +19,8 @@ import {
   OrderListQuery,
   OrderListResponse,
   OrderPathParams,
+  OrderSummaryQuery,
+  OrderSummaryResponse,
   TrackingUpdateRequest,
 } from './orders';
 import { PspPixNotification, PspPixNotificationResponse } from './payments';
@@ -42,6 +44,7 @@ import {
   WebhookListResponse,
   WebhookPathParams,
   WebhookResponse,
+  WebhooksHealthResponse,
 } from './webhooks';
 
 // ---------------------------------------------------------------------------------------------------
@@ -134,6 +137,22 @@ export const routes: RouteDoc[] = [
     auth: true,
     query: OrderListQuery,
     responses: { 200: ok(OrderListResponse) },
+  },
+  // Before `{uuid}`: the first documented route a path matches labels it (gateway routing.ts).
+  {
+    method: 'get',
+    path: '/sellers/orders/summary/',
+    operationId: 'getOrderSummary',
+    summary: 'Counts and amounts of orders over a time range, in hour or day buckets',
+    description:
+      '`from` inclusive, `to` exclusive; buckets are the hours or days of `time_zone` (default UTC), every ' +
+      'one of the range present, zeros included. Created counts by creation time, paid counts and ' +
+      'amounts by payment time; expired, refunded and canceled count the orders created in the range ' +
+      'that have that status now. At most 92 days with granularity day, 7 days with hour.',
+    tag: 'Orders',
+    auth: true,
+    query: OrderSummaryQuery,
+    responses: { 200: ok(OrderSummaryResponse) },
   },
   {
     method: 'get',
@@ -318,6 +337,19 @@ export const routes: RouteDoc[] = [
     query: ListQuery,
     description: 'The live registrations (ACTIVE or DISABLED): a retired or deleted webhook is not listed.',
     responses: { 200: ok(WebhookListResponse) },
+  },
+  {
+    method: 'get',
+    path: '/config/webhooks/health/',
+    operationId: 'getWebhooksHealth',
+    summary: 'Deliveries of the last 24 hours by state, per webhook and for postbacks',
+    description:
+      'Counts the deliveries created in the last 24 hours: delivered, retrying (pending after at least ' +
+      'one attempt) and dead, for every active or paused webhook (zeros included) and for the ' +
+      "orders' postback_url deliveries together.",
+    tag: 'Webhooks',
+    auth: true,
+    responses: { 200: ok(WebhooksHealthResponse) },
   },
   {
     method: 'get',

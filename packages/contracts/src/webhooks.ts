@@ -124,3 +124,37 @@ export const BulkResendResult = z.object({ count: z.int().min(0) });
 export type BulkResendResult = z.infer<typeof BulkResendResult>;
 export const BulkResendResponse = dataResponse(BulkResendResult);
 export type BulkResendResponse = z.infer<typeof BulkResendResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// Health (docs/webhooks.md, "Delivery health")
+// ---------------------------------------------------------------------------------------------------
+
+/** Hours of deliveries the health route counts, up to now. */
+export const WEBHOOK_HEALTH_WINDOW_HOURS = 24;
+
+/** Deliveries by state: `retrying` is pending after at least one attempt that did not deliver it. */
+export const DeliveryCounts = z.object({
+  delivered: z.int().min(0),
+  retrying: z.int().min(0),
+  dead: z.int().min(0),
+});
+export type DeliveryCounts = z.infer<typeof DeliveryCounts>;
+
+export const WebhookHealth = DeliveryCounts.extend({
+  webhook_id: uuid,
+  url: z.string(),
+  event: EventName,
+  status: WebhookStatus,
+});
+export type WebhookHealth = z.infer<typeof WebhookHealth>;
+
+/** `data` of `GET /config/webhooks/health/`: deliveries created in [since, until). */
+export const WebhooksHealth = z.object({
+  since: datetime,
+  until: datetime,
+  webhooks: z.array(WebhookHealth),
+  postbacks: DeliveryCounts,
+});
+export type WebhooksHealth = z.infer<typeof WebhooksHealth>;
+export const WebhooksHealthResponse = dataResponse(WebhooksHealth);
+export type WebhooksHealthResponse = z.infer<typeof WebhooksHealthResponse>;

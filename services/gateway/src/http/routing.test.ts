@@ -15,6 +15,9 @@ describe('routing table', () => {
     ['/finance/balance/', 'withdrawals'],
     ['/ops/withdrawals/abc/approve/', 'withdrawals'],
     ['/config/webhooks/', 'webhooks'],
+    ['/sellers/orders/summary/', 'orders'],
+    ['/config/webhooks/health/', 'webhooks'],
+    ['/finance/withdrawals/', 'withdrawals'],
     ['/psp/webhook/pix', 'payments'],
   ])('sends %s to %s', (path, upstream) => {
     expect(matchRoute(path)?.upstream).toBe(upstream);
@@ -36,6 +39,13 @@ describe('routing table', () => {
     expect(routeTemplate('POST', `/sellers/orders/${id}/postback-deliveries/${id}/resend/`)).toBe(
       '/sellers/orders/:uuid/postback-deliveries/:delivery_id/resend/',
     );
+    // A literal segment is not a parameter: these are routes of their own, not an order or a webhook.
+    expect(routeTemplate('GET', '/sellers/orders/summary/')).toBe('/sellers/orders/summary/');
+    expect(routeTemplate('GET', '/sellers/orders/summary')).toBe('/sellers/orders/summary/');
+    expect(routeTemplate('GET', '/config/webhooks/health/')).toBe('/config/webhooks/health/');
+    expect(routeTemplate('GET', `/sellers/orders/${id}/`)).toBe('/sellers/orders/:uuid/');
+    expect(routeTemplate('GET', `/config/webhooks/${id}/`)).toBe('/config/webhooks/:id/');
+    expect(routeTemplate('PATCH', '/config/webhooks/health/')).toBe('/config/webhooks/:id/');
     // Whatever a caller sends, an undocumented path has no label of its own.
     expect(routeTemplate('GET', `/sellers/${Math.random()}/`)).toBeNull();
     expect(routeTemplate('GET', '/sellers/orders/a/b/c/')).toBeNull();

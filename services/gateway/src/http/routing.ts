@@ -55,12 +55,17 @@ export function hostIs(hostHeader: string | undefined, expected: string): boolea
 }
 
 // The documented routes (the OpenAPI registry of the contracts), as matchers: the only labels a path
-// can get, so whatever a caller sends, the metrics have a bounded set of series.
-const TEMPLATES = documentedRoutes.map((route) => ({
-  method: route.method.toUpperCase(),
-  template: toExpressPath(route.path),
-  pattern: new RegExp(`^${route.path.replace(/\/$/, '').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-}));
+// can get, so whatever a caller sends, the metrics have a bounded set of series. Routes with fewer
+// parameters are tried first, so that a literal segment (`/sellers/orders/summary/`) is never taken
+// for a parameter (`/sellers/orders/{uuid}/`).
+const parameterCount = (path: string) => path.split('{').length - 1;
+const TEMPLATES = [...documentedRoutes]
+  .sort((a, b) => parameterCount(a.path) - parameterCount(b.path))
+  .map((route) => ({
+    method: route.method.toUpperCase(),
+    template: toExpressPath(route.path),
+    pattern: new RegExp(`^${route.path.replace(/\/$/, '').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+  }));
 
 /**
  * The documented route a request is for (`/sellers/orders/:uuid/`), or null: the label of its metrics
