@@ -167,10 +167,36 @@ class Migration20261207IdempotencyKeys extends Migration {
   }
 }
 
+/**
+ * Indexes of the list's searches and of the summary (docs/orders.md). The e-mail is searched
+ * case-insensitively, so its index holds it lowercased. The summary reads what it counts from indexes
+ * alone: the creation index carries the status and replaces the list's index, which had the same key
+ * (a change of status writes new index entries already, orders_status_idx holding it, so carrying it
+ * costs a write nothing more); the payment index, of paid orders only, carries the amounts.
+ */
+class Migration20261216SearchAndSummary extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `create index orders_customer_email_idx on orders.orders (seller_id, environment, lower(customer_email), created_at desc, id desc)`,
+    );
+    this.addSql(
+      `create index orders_customer_tax_id_idx on orders.orders (seller_id, environment, customer_tax_id, created_at desc, id desc)`,
+    );
+    this.addSql(
+      `create index orders_created_idx on orders.orders (seller_id, environment, created_at desc, id desc) include (status)`,
+    );
+    this.addSql(`drop index orders.orders_list_idx`);
+    this.addSql(
+      `create index orders_paid_idx on orders.orders (seller_id, environment, paid_at) include (gross_amount, fee_amount, net_amount) where paid_at is not null`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Orders', class: Migration20261123Orders },
   { name: 'Migration20261125ChargeVersion', class: Migration20261125ChargeVersion },
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
+  { name: 'Migration20261216SearchAndSummary', class: Migration20261216SearchAndSummary },
 ];

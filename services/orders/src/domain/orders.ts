@@ -1,3 +1,4 @@
+import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OrderListQuery } from '@seller-api/contracts';
 import { OrderItemSchema, OrderSchema, type OrderItemRow, type OrderRow } from '../db/entities';
@@ -19,7 +20,10 @@ export async function getOrder(
   return { order, items };
 }
 
-/** Newest first, keyset-paginated on (created_at, id) so pages stay fast and stable at any depth. */
+/**
+ * Newest first, keyset-paginated on (created_at, id) so pages stay fast and stable at any depth, with
+ * the list's filters and searches (docs/orders.md, "List orders").
+ */
 export async function listOrders(em: EntityManager, scope: Scope, query: OrderListQuery) {
   const createdAt = {
     ...(query.created_from ? { $gte: startOfDayOrInstant(query.created_from) } : {}),
@@ -32,6 +36,11 @@ export async function listOrders(em: EntityManager, scope: Scope, query: OrderLi
       environment: scope.environment,
       ...(query.status ? { status: query.status } : {}),
       ...(query.shipping_status ? { shippingStatus: query.shipping_status } : {}),
+      // Exact matches, on orders_customer_email_idx (lowercased) and orders_customer_tax_id_idx.
+      ...(query.customer_email
+        ? { [raw('lower(customer_email)')]: raw('lower(?)', [query.customer_email]) }
+        : {}),
+      ...(query.customer_tax_id ? { customerTaxId: query.customer_tax_id } : {}),
       ...(Object.keys(createdAt).length ? { createdAt } : {}),
       ...olderThan(query.cursor),
     },

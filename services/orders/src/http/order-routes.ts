@@ -1,7 +1,13 @@
-import { OrderListQuery, OrderPathParams, TrackingUpdateRequest } from '@seller-api/contracts';
+import {
+  OrderListQuery,
+  OrderPathParams,
+  OrderSummaryQuery,
+  TrackingUpdateRequest,
+} from '@seller-api/contracts';
 import { parseOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
 import { getOrder, listOrders } from '../domain/orders';
+import { summarizeOrders } from '../domain/summary';
 import { updateTracking } from '../domain/tracking';
 import { presentOrderDetail, presentOrderListItem } from './presenters';
 import { listRecordsRoute } from './seller-records';
@@ -20,6 +26,17 @@ export function mountOrderRoutes(app: Express, runtime: Runtime): void {
       list: listOrders,
       present: presentOrderListItem,
       listed: 'Orders retrieved.',
+    }),
+  );
+  // Before `:uuid`, which would take `summary` for an order id.
+  app.get(
+    '/sellers/orders/summary/',
+    route(async (req, res) => {
+      const query = parseOrThrow(OrderSummaryQuery, req.query, 'Invalid query.');
+      res.json({
+        message: 'Order summary retrieved.',
+        data: await summarizeOrders(runtime.sql, sellerScope(req), query),
+      });
     }),
   );
   app.get(

@@ -381,6 +381,20 @@ class Migration20261216PostbackDeliveriesByOrder extends Migration {
   }
 }
 
+/**
+ * The postbacks of a seller (deliveries to an order's postback_url, without a webhook), by creation
+ * time, for the health counts (domain/health.ts). Only postbacks are in it, and none of the columns
+ * it reads changes after the insert, so a lease's update stays HOT
+ * (Migration20261214DeliveriesCheaperVersions).
+ */
+class Migration20261216PostbacksIndex extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `create index deliveries_postbacks_idx on webhooks.deliveries (seller_id, environment, created_at) where webhook_id is null`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -403,4 +417,5 @@ export const migrations = [
     name: 'Migration20261216PostbackDeliveriesByOrder',
     class: Migration20261216PostbackDeliveriesByOrder,
   },
+  { name: 'Migration20261216PostbacksIndex', class: Migration20261216PostbacksIndex },
 ];

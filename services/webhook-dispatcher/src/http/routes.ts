@@ -27,6 +27,7 @@ import {
   resendDelivery,
   resendPostbackDelivery,
 } from '../domain/deliveries';
+import { webhooksHealth } from '../domain/health';
 import {
   assertTarget,
   deleteWebhook,
@@ -109,6 +110,16 @@ export function mountRoutes(
         parseOrThrow(ListQuery, req.query, 'Invalid query.'),
       );
       res.json({ message: 'Webhooks retrieved.', data: { results: rows.map(present), next_cursor: next } });
+    }),
+  );
+  // Before `:id`, which would take `health` for a webhook id.
+  app.get(
+    '/config/webhooks/health/',
+    route(async (req, res) => {
+      res.json({
+        message: 'Webhook health retrieved.',
+        data: await webhooksHealth(runtime.sql, sellerScope(req)),
+      });
     }),
   );
   app.get(

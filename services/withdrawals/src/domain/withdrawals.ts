@@ -99,14 +99,15 @@ export async function getWithdrawal(em: EntityManager, scope: Scope, id: string)
 export async function listWithdrawals(
   em: EntityManager,
   scope: Scope,
-  query: ListQuery & { status?: WithdrawalStatus },
+  query: ListQuery & { status?: readonly WithdrawalStatus[] },
 ) {
   const rows = await em.find(
     WithdrawalSchema,
     {
       sellerId: scope.sellerId,
       environment: scope.environment,
-      ...(query.status ? { status: query.status } : {}),
+      // Any of the statuses asked for (docs/finance-api.md).
+      ...(query.status ? { status: { $in: [...query.status] } } : {}),
       ...olderThan(query.cursor),
     },
     { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit + 1 },
