@@ -28,6 +28,15 @@ describe('logs never carry secrets or full tax ids', () => {
     expect(text).toContain('11.2**.***/****-81');
   });
 
+  it("scrubs the order list's searches from logged paths, however they are written", () => {
+    const text = scrub(
+      '/sellers/orders/?status=PAID&customer_tax_id=12.ABC.345%2F01DE-35&limit=5&CUSTOMER_EMAIL=ana%40example.com',
+    );
+    expect(text).toBe(
+      '/sellers/orders/?status=PAID&customer_tax_id=[REDACTED]&limit=5&CUSTOMER_EMAIL=[REDACTED]',
+    );
+  });
+
   it('redacts sensitive fields and scrubs messages and nested values', () => {
     const { lines, logger } = capture();
     logger.info(

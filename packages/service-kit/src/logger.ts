@@ -10,6 +10,8 @@ const SECRET_PATTERNS: Array<[RegExp, string]> = [
   // CPF/CNPJ, punctuated or not: keep the first 3 and the last 2 characters.
   [/\b(\d{3})\.?\d{3}\.?\d{3}-?(\d{2})\b/g, '$1.***.***-$2'],
   [/\b(\d{2})\.?(\d)\d{2}\.?\d{3}\/?\d{4}-?(\d{2})\b/g, '$1.$2**.***/****-$3'],
+  // The order list's searches, in a logged path: the customer's tax id and e-mail, in any spelling.
+  [/([?&](?:customer_tax_id|customer_email)=)[^&#\s"]*/gi, '$1[REDACTED]'],
 ];
 
 export function scrub(text: string): string {
