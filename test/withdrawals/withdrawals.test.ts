@@ -5,10 +5,13 @@ import {
   balance,
   eventsOf,
   fund,
+  newOperator,
   newSeller,
+  ops,
   readWithdrawal,
   requestWithdrawal,
   startHarness,
+  statusBecomes,
   withdraw,
   SALE_NET,
   type Harness,
@@ -189,6 +192,53 @@ describe('reading and listing', () => {
     const other = await newSeller(h);
     const theirs = await call(`${h.gateway.url}/finance/withdrawals/`, { key: other.key });
     expect(WithdrawalListResponse.parse(theirs.body).data.results).toEqual([]);
+  });
+
+  it('filters by several statuses at once, through pages, and still by one', async () => {
+    const seller = await newSeller(h);
+    await fund(h, seller);
+    const operator = await newOperator(h);
+    const make = async (amount: number) =>
+      (await withdraw(h, seller.key, { amount, pix_key: RANDOM_KEY, pix_key_type: 'random' })).uuid;
+    const paid = await make(100);
+    const denied = await make(200);
+    const pending = await make(300);
+    expect((await ops(h, operator, `${paid}/approve/`, { method: 'POST' })).status).toBe(200);
+    expect((await ops(h, operator, `${denied}/deny/`, { method: 'POST' })).status).toBe(200);
+    await statusBecomes(h, seller.key, paid, 'PAID');
+
+    const list = (query: string) =>
+      call(`${h.gateway.url}/finance/withdrawals/${query}`, { key: seller.key });
+    const uuids = async (query: string) =>
+      WithdrawalListResponse.parse((await list(query)).body).data.results.map((w) => w.uuid);
+    // Under way: every status that is not final yet.
+    expect(await uuids('?status=PENDING,APPROVED,PROCESSING')).toEqual([pending]);
+    expect(await uuids('?status=PAID,DENIED')).toEqual([denied, paid]);
+    expect(await uuids('?status=PAID, DENIED,PAID')).toEqual([denied, paid]);
+    expect(await uuids('?status=PENDING')).toEqual([pending]);
+    expect(await uuids('?status=FAILED')).toEqual([]);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = WithdrawalListResponse.parse(
+        (await list(`?status=PENDING,DENIED,PAID&limit=1${cursor ? `&cursor=${cursor}` : ''}`)).body,
+      ).data;
+      expect(page.results.length).toBeLessThanOrEqual(1);
+      seen.push(...page.results.map((w) => w.uuid));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([pending, denied, paid]);
+    for (const query of [
+      '?status=PENDING,DONE',
+      '?status=',
+      '?status=PENDING,',
+      '?status=pending',
+      '?status=PENDING&status=PAID',
+    ]) {
+      const res = await list(query);
+      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+      expect(res.body.data).toHaveProperty(['status']);
+    }
   });
 
   it('reads one: 403 for another seller’s, 404 from the other environment, 404 unknown, 400 bad id', async () => {
