@@ -1,5 +1,12 @@
 import { zodIssuesToFieldErrors } from './errors';
-import { Balance, CreateWithdrawalRequest, DenyWithdrawalRequest, pixKeyProblem } from './finance';
+import {
+  Balance,
+  CreateWithdrawalRequest,
+  DenyWithdrawalRequest,
+  OpsWithdrawalListQuery,
+  WithdrawalListQuery,
+  pixKeyProblem,
+} from './finance';
 
 describe('CreateWithdrawalRequest', () => {
   it('stores a punctuated CPF key as 11 digits', () => {
@@ -57,5 +64,30 @@ describe('finance shapes', () => {
   it('accepts a deny with or without reason (action routes take an empty body)', () => {
     expect(DenyWithdrawalRequest.parse({})).toEqual({});
     expect(DenyWithdrawalRequest.parse({ reason: ' suspicious ' })).toEqual({ reason: 'suspicious' });
+  });
+});
+
+describe('WithdrawalListQuery', () => {
+  it('reads one status or several separated by commas as a set', () => {
+    expect(WithdrawalListQuery.parse({}).status).toBeUndefined();
+    expect(WithdrawalListQuery.parse({ status: 'PAID' }).status).toEqual(['PAID']);
+    expect(WithdrawalListQuery.parse({ status: 'PENDING, APPROVED,PROCESSING,PENDING' }).status).toEqual([
+      'PENDING',
+      'APPROVED',
+      'PROCESSING',
+    ]);
+  });
+
+  it('refuses an unknown, empty or repeated parameter on status', () => {
+    for (const status of ['DONE', '', 'PAID,', 'paid', ['PAID', 'DENIED']]) {
+      const result = WithdrawalListQuery.safeParse({ status });
+      expect({ status, success: result.success }).toEqual({ status, success: false });
+      expect(zodIssuesToFieldErrors(result.error!)).toHaveProperty(['status']);
+    }
+  });
+
+  it('leaves the operators their one status, PENDING by default', () => {
+    expect(OpsWithdrawalListQuery.parse({}).status).toBe('PENDING');
+    expect(OpsWithdrawalListQuery.safeParse({ status: 'PENDING,PAID' }).success).toBe(false);
   });
 });

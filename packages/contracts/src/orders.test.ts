@@ -5,6 +5,7 @@ import {
   GROSS_AMOUNT_REQUIRED_MESSAGE,
   MedResolveRequest,
   OrderListQuery,
+  OrderSummaryQuery,
   TRACKING_FIELD_REQUIRED_MESSAGE,
   TrackingUpdateRequest,
   formatAddress,
@@ -199,5 +200,76 @@ describe('list and sandbox bodies', () => {
   it('resolves a MED only as refunded or rejected', () => {
     expect(MedResolveRequest.parse({ outcome: 'rejected' })).toEqual({ outcome: 'rejected' });
     expect(MedResolveRequest.safeParse({ outcome: 'maybe' }).success).toBe(false);
+  });
+});
+
+describe('order list searches', () => {
+  it('cleans a tax id of its punctuation and keeps an e-mail as written, trimmed', () => {
+    expect(OrderListQuery.parse({ customer_tax_id: '529.982.247-25' }).customer_tax_id).toBe('52998224725');
+    expect(OrderListQuery.parse({ customer_tax_id: '12.abc.345/01de-35' }).customer_tax_id).toBe(
+      '12ABC34501DE35',
+    );
+    expect(OrderListQuery.parse({ customer_email: ' Ana@Example.com ' }).customer_email).toBe(
+      'Ana@Example.com',
+    );
+  });
+
+  it('refuses a tax id of neither length, and an empty or overlong e-mail', () => {
+    for (const query of [
+      { customer_tax_id: '1234' },
+      { customer_tax_id: '' },
+      { customer_email: ' ' },
+      { customer_email: `${'a'.repeat(250)}@x.io` },
+      { customer_email: ['a@x.io', 'b@x.io'] },
+    ]) {
+      const result = OrderListQuery.safeParse(query);
+      expect({ query, success: result.success }).toEqual({ query, success: false });
+      expect(zodIssuesToFieldErrors(result.error!)).toHaveProperty([Object.keys(query)[0] as string]);
+    }
+  });
+});
+
+describe('OrderSummaryQuery', () => {
+  const errorsOf = (query: unknown) => {
+    const result = OrderSummaryQuery.safeParse(query);
+    return result.success ? null : zodIssuesToFieldErrors(result.error);
+  };
+
+  it('defaults to days of UTC', () => {
+    expect(OrderSummaryQuery.parse({ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' })).toEqual({
+      from: '2026-01-01T00:00:00Z',
+      to: '2026-01-02T00:00:00Z',
+      granularity: 'day',
+      time_zone: 'UTC',
+    });
+  });
+
+  it('allows 92 days of the time zone clock by day and 7 by hour, and no more', () => {
+    const ok = (query: Record<string, string>) => expect(errorsOf(query)).toBeNull();
+    ok({ from: '2026-01-01T00:00:00Z', to: '2026-04-03T00:00:00Z' });
+    ok({ from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00Z', granularity: 'hour' });
+    // 92 days of New York's clock, one of them 25 hours long.
+    ok({ from: '2026-09-01T00:00:00-04:00', to: '2026-12-02T00:00:00-05:00', time_zone: 'America/New_York' });
+    expect(errorsOf({ from: '2026-01-01T00:00:00Z', to: '2026-04-03T00:00:00.001Z' })).toEqual({
+      to: ['Must be at most 92 days after from with granularity day'],
+    });
+    expect(
+      errorsOf({ from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00.001Z', granularity: 'hour' }),
+    ).toEqual({ to: ['Must be at most 7 days after from with granularity hour'] });
+    expect(errorsOf({ from: '2026-01-02T00:00:00Z', to: '2026-01-02T00:00:00Z' })).toEqual({
+      to: ['Must be after from'],
+    });
+  });
+
+  it('reports a bad field alone, without a range check over it', () => {
+    expect(
+      errorsOf({ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', time_zone: 'Mars/Base' }),
+    ).toEqual({ time_zone: [expect.stringContaining('Unknown time zone')] });
+    expect(
+      Object.keys(
+        errorsOf({ from: 'yesterday', to: '2026-01-02T00:00:00Z', granularity: 'week' }) ?? {},
+      ).sort(),
+    ).toEqual(['from', 'granularity']);
+    expect(errorsOf({})).toEqual({ from: [expect.any(String)], to: [expect.any(String)] });
   });
 });
