@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Withdrawal, WithdrawalEventData, WithdrawalListResponse } from '@seller-api/contracts';
+import {
+  Withdrawal,
+  WithdrawalEventData,
+  WithdrawalListResponse,
+  type WithdrawalList,
+} from '@seller-api/contracts';
 import { call, createKey } from '../support/system';
 import {
   balance,
@@ -220,7 +225,7 @@ describe('reading and listing', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = WithdrawalListResponse.parse(
+      const page: WithdrawalList = WithdrawalListResponse.parse(
         (await list(`?status=PENDING,DENIED,PAID&limit=1${cursor ? `&cursor=${cursor}` : ''}`)).body,
       ).data;
       expect(page.results.length).toBeLessThanOrEqual(1);
