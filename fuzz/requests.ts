@@ -7,10 +7,13 @@ import {
   ListQuery,
   OrderItemInput,
   OrderPaymentInput,
+  OrderSummaryQuery,
   PixKeyType,
+  customerTaxIdSearch,
   dateOrDatetimeInput,
   routes as registry,
   taxIdInput,
+  timeZoneName,
   type RouteDoc,
 } from '@seller-api/contracts';
 import type { z } from 'zod';
@@ -98,6 +101,46 @@ const nearDate = fc
     return dateOnly ? iso.slice(0, 10) : iso;
   });
 
+/** Time zones with whole, half and quarter-hour offsets and daylight saving; sometimes any string. */
+const timeZone = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      'UTC',
+      'America/Sao_Paulo',
+      'America/New_York',
+      'Asia/Kolkata',
+      'Asia/Kathmandu',
+      'Australia/Lord_Howe',
+      'Pacific/Chatham',
+      'Etc/GMT+12',
+    ),
+  },
+  { weight: 1, arbitrary: arbitraryOf(timeZoneName) },
+);
+
+/** A summary's range: mostly within its limits (up to 7 or 92 days), sometimes over or reversed. */
+const summaryQuery = fc
+  .tuple(
+    fc.integer({ min: -400 * DAY_MS, max: 40 * DAY_MS }),
+    fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 1, max: 7 * DAY_MS }) },
+      { weight: 2, arbitrary: fc.integer({ min: 1, max: 92 * DAY_MS }) },
+      { weight: 1, arbitrary: fc.integer({ min: -DAY_MS, max: 200 * DAY_MS }) },
+    ),
+    fc.option(fc.constantFrom('hour', 'day'), { nil: undefined }),
+    fc.option(timeZone, { nil: undefined }),
+  )
+  .map(([offset, span, granularity, time_zone]) => {
+    const from = Date.now() + offset;
+    return {
+      from: new Date(from).toISOString(),
+      to: new Date(from + span).toISOString(),
+      ...(granularity ? { granularity } : {}),
+      ...(time_zone !== undefined ? { time_zone } : {}),
+    };
+  });
+
 const pixKeyOf: Record<PixKeyType, fc.Arbitrary<string>> = {
   email: fc.stringMatching(/^[a-z]{1,10}@example\.com$/),
   cpf,
@@ -141,6 +184,9 @@ function overridesFor(context: FuzzContext): Overrides {
     );
   return new Map<z.ZodType, fc.Arbitrary<unknown>>([
     [taxIdInput, taxId],
+    [customerTaxIdSearch, taxId],
+    [timeZoneName, timeZone],
+    [OrderSummaryQuery, summaryQuery],
     [ListQuery.shape.cursor, cursor],
     [
       CreateOrderRequest.shape.affiliate_code,
