@@ -9,7 +9,7 @@ import { expectAccessible, launchChromium, screenshot } from './browser';
 import { ensurePanelBuilt } from './build';
 import { login, originOf, panelCall, panelUser } from './helpers';
 
-jest.setTimeout(180_000);
+jest.setTimeout(240_000);
 
 let system: System;
 let gateway: RunningGateway;
@@ -351,7 +351,7 @@ it('searches orders by e-mail, tax id and uuid, and pages orders, deliveries and
 
 it('fits a 360 px phone and a 1280 px desktop: Home, Orders and an order, with no serious axe finding', async () => {
   const { user, api } = await seller();
-  await registerWebhook(api, 'order.paid', `/hooks/layout-${user.userId}`);
+  const hook = await registerWebhook(api, 'order.paid', `/hooks/layout-${user.userId}`);
   const uuid = await createOrder(api, standaloneOrder());
   await createOrder(
     api,
@@ -398,6 +398,24 @@ it('fits a 360 px phone and a 1280 px desktop: Home, Orders and an order, with n
     await screenshot(page, `order-detail-${width}`);
     if (width === 360) expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
     await expectAccessible(page, `order detail at ${width}px`);
+
+    if (width === 360) {
+      // The other pages fit the phone too.
+      const others: [string, string, () => Promise<void>][] = [
+        ['webhooks', 'Webhooks', () => page.getByRole('row', { name: /^order\.paid/ }).waitFor()],
+        ['deliveries', 'Deliveries of order.paid', () => page.getByText(/: delivered$/).waitFor()],
+        ['finance', 'Finance', () => page.getByText('Available', { exact: true }).waitFor()],
+        ['settings', 'Settings: API keys', () => page.getByRole('row', { name: /^live/ }).waitFor()],
+      ];
+      for (const [route, heading, loaded] of others) {
+        await page.goto(route === 'deliveries' ? `/#/webhooks/${hook}` : `/#/${route}`);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        await loaded();
+        await screenshot(page, `${route}-360`);
+        expect({ route, overflow: await pageOverflow(page) }).toEqual({ route, overflow: 0 });
+        await expectAccessible(page, `${route} at 360px`);
+      }
+    }
     expect(problems).toEqual([]);
     await context.close();
   }
