@@ -6,9 +6,12 @@ import {
   CreateWithdrawalRequest,
   ListQuery,
   OrderItemInput,
+  OrderListQuery,
   OrderPaymentInput,
   OrderSummaryQuery,
   PixKeyType,
+  WithdrawalStatus,
+  WithdrawalStatusFilter,
   customerTaxIdSearch,
   dateOrDatetimeInput,
   routes as registry,
@@ -141,6 +144,17 @@ const summaryQuery = fc
     };
   });
 
+/** A withdrawal list's `status`: one or several statuses, comma-separated, sometimes anything. */
+const withdrawalStatuses = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .subarray([...WithdrawalStatus.options], { minLength: 1 })
+      .map((statuses) => statuses.join(',')),
+  },
+  { weight: 1, arbitrary: arbitraryOf(WithdrawalStatusFilter) },
+);
+
 const pixKeyOf: Record<PixKeyType, fc.Arbitrary<string>> = {
   email: fc.stringMatching(/^[a-z]{1,10}@example\.com$/),
   cpf,
@@ -185,6 +199,15 @@ function overridesFor(context: FuzzContext): Overrides {
   return new Map<z.ZodType, fc.Arbitrary<unknown>>([
     [taxIdInput, taxId],
     [customerTaxIdSearch, taxId],
+    // The setup's orders are of this customer: a search finds them in any case.
+    [
+      OrderListQuery.shape.customer_email,
+      fc.oneof(
+        fc.constantFrom('fuzz.buyer@example.com', 'FUZZ.Buyer@Example.COM'),
+        arbitraryOf(OrderListQuery.shape.customer_email),
+      ),
+    ],
+    [WithdrawalStatusFilter, withdrawalStatuses],
     [timeZoneName, timeZone],
     [OrderSummaryQuery, summaryQuery],
     [ListQuery.shape.cursor, cursor],
