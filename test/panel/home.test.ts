@@ -202,6 +202,7 @@ it('shows on Home the figures of the orders created and paid, webhook health and
   await page.getByText('The figures of each hour as a table').click();
   const hours = await page.getByRole('table', { name: 'Figures per hour' }).getByRole('row').count();
   expect(hours).toBe(25);
+  await screenshot(page, 'home-today-1280');
 
   // Webhook health: the dead count links to that webhook's dead deliveries.
   const healthRow = page.getByRole('row', { name: /^order\.created/ });
