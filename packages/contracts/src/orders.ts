@@ -431,8 +431,8 @@ const DAY_MS = 86_400_000;
  */
 export const OrderSummaryQuery = z
   .object({
-    from: datetimeInput,
-    to: datetimeInput,
+    from: datetimeInput.meta({ description: 'First instant of the range (inclusive)' }),
+    to: datetimeInput.meta({ description: 'End of the range (exclusive)' }),
     granularity: SummaryGranularity.default('day'),
     time_zone: timeZoneName.default('UTC'),
   })
