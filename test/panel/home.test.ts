@@ -147,7 +147,7 @@ it('shows on Home the figures of the orders created and paid, webhook health and
     },
     { what: 'three dead and two delivered deliveries', timeoutMs: 90_000 },
   );
-  await waitFor(async () => (await availableBalance(api)) >= 1000, { what: 'the credit', timeoutMs: 30_000 });
+  await waitFor(async () => (await availableBalance(api)) >= 1000, { what: 'the credit', timeoutMs: 90_000 });
   await requestWithdrawal(api, 1000);
 
   const context = await browser.newContext({
@@ -252,7 +252,7 @@ it('searches orders by e-mail, tax id and uuid, and pages orders, deliveries and
   const rest: string[] = [];
   for (let i = 0; i < 19; i += 1) rest.push(await createOrder(api, standaloneOrder()));
   await pay(api, rest[0]!);
-  await waitFor(async () => (await availableBalance(api)) >= 2100, { what: 'the credit', timeoutMs: 30_000 });
+  await waitFor(async () => (await availableBalance(api)) >= 2100, { what: 'the credit', timeoutMs: 90_000 });
   for (let i = 0; i < 21; i += 1) await requestWithdrawal(api, 100);
   await waitFor(
     async () => {
@@ -263,7 +263,7 @@ it('searches orders by e-mail, tax id and uuid, and pages orders, deliveries and
       );
       return (res.body.data as { results: unknown[] }).results.length >= 22;
     },
-    { what: '22 delivered deliveries', timeoutMs: 60_000 },
+    { what: '22 delivered deliveries', timeoutMs: 90_000 },
   );
 
   const context = await browser.newContext({ baseURL: origin, viewport: { width: 1280, height: 900 } });
@@ -360,6 +360,18 @@ it('fits a 360 px phone and a 1280 px desktop: Home, Orders and an order, with n
   );
   await pay(api, uuid);
   const pending = await createOrder(api, standaloneOrder({ payment: { gross_amount: 990 } }));
+  // The deliveries page shows what was there when it loaded: wait for the delivery first.
+  await waitFor(
+    async () => {
+      const res = await panelCall(
+        origin,
+        `/panel/api/v1/config/webhooks/${hook}/deliveries/?status=delivered`,
+        api,
+      );
+      return (res.body.data as { results: unknown[] }).results.length === 1;
+    },
+    { what: 'the order.paid delivery', timeoutMs: 90_000 },
+  );
 
   for (const width of [360, 1280]) {
     const context = await browser.newContext({ baseURL: origin, viewport: { width, height: 800 } });
