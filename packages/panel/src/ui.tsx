@@ -143,12 +143,19 @@ export function SubmitButton({
 }
 
 /** A table's column headings (`scope="col"`, so screen readers name the column of each cell). */
-export function ColumnHeads({ columns }: { columns: readonly string[] }) {
+export function ColumnHeads({
+  columns,
+  numeric = [],
+}: {
+  columns: readonly string[];
+  /** Columns of numbers: their heading lines up on the right, like the numbers. */
+  numeric?: readonly string[];
+}) {
   return (
     <thead>
       <tr>
         {columns.map((column) => (
-          <th key={column} scope="col">
+          <th key={column} scope="col" className={numeric.includes(column) ? 'num' : undefined}>
             {column}
           </th>
         ))}

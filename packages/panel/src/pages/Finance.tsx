@@ -115,6 +115,7 @@ export function FinancePage() {
               <caption className="visually-hidden">Withdrawals, newest first</caption>
               <ColumnHeads
                 columns={['Requested', 'Amount', 'PIX key', 'Status', 'Decided', 'Paid', 'Reason']}
+                numeric={['Amount']}
               />
               <tbody>
                 {rows.map((w) => (

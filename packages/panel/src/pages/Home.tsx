@@ -209,6 +209,7 @@ function Sales({ summary: s, timeZone }: { summary: OrderSummary; timeZone: stri
             <caption className="visually-hidden">Figures per {unit}</caption>
             <ColumnHeads
               columns={[unit === 'hour' ? 'Hour' : 'Day', 'Created', 'Paid', 'Amount paid', 'Fees', 'Net']}
+              numeric={['Created', 'Paid', 'Amount paid', 'Fees', 'Net']}
             />
             <tbody>
               {s.buckets.map((b, i) => (
@@ -274,7 +275,10 @@ function Health({ health }: { health: WebhooksHealth }) {
         <TableScroll label="Webhook deliveries of the last 24 hours">
           <table>
             <caption className="visually-hidden">Deliveries of each webhook in the last 24 hours</caption>
-            <ColumnHeads columns={['Webhook', 'Delivered', 'Retrying', 'Dead']} />
+            <ColumnHeads
+              columns={['Webhook', 'Delivered', 'Retrying', 'Dead']}
+              numeric={['Delivered', 'Retrying', 'Dead']}
+            />
             <tbody>
               {health.webhooks.map((w) => (
                 <tr key={w.webhook_id}>
@@ -329,7 +333,7 @@ function UnderWay({ list }: { list: WithdrawalListResponse['data'] }) {
       <TableScroll label="Withdrawals under way">
         <table>
           <caption className="visually-hidden">Withdrawals under way, newest first</caption>
-          <ColumnHeads columns={['Requested', 'Amount', 'Status']} />
+          <ColumnHeads columns={['Requested', 'Amount', 'Status']} numeric={['Amount']} />
           <tbody>
             {rows.map((w) => (
               <tr key={w.uuid}>

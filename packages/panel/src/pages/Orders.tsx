@@ -60,7 +60,10 @@ export function OrdersPage() {
         <TableScroll label="Orders">
           <table>
             <caption className="visually-hidden">Orders, newest first</caption>
-            <ColumnHeads columns={['Order', 'Created', 'Customer', 'Amount', 'Status', 'Tracking']} />
+            <ColumnHeads
+              columns={['Order', 'Created', 'Customer', 'Amount', 'Status', 'Tracking']}
+              numeric={['Amount']}
+            />
             <tbody>
               {rows.map((o) => (
                 <tr key={o.uuid}>
