@@ -251,6 +251,22 @@ describe('order summary', () => {
     expect(hours.data?.buckets[1]?.start).toBe('2026-05-01T01:00:00.000Z');
   });
 
+  it('answers the earliest dates accepted, in a time zone of local mean time then', async () => {
+    const seller = await newSeller(h);
+    const { res, data } = await summary(seller.key, {
+      from: '0001-01-02T00:00:00Z',
+      to: '0001-01-04T00:00:00Z',
+      time_zone: 'America/Sao_Paulo',
+    });
+    expect(res.status).toBe(200);
+    // São Paulo was 3:06:28 behind UTC before standard time zones.
+    expect(data?.buckets.map((b) => b.start)).toEqual([
+      '0001-01-01T03:06:28.000Z',
+      '0001-01-02T03:06:28.000Z',
+      '0001-01-03T03:06:28.000Z',
+    ]);
+  });
+
   it('refuses a bad range, granularity or time zone with 400 on the field', async () => {
     const seller = await newSeller(h);
     for (const [query, field] of [

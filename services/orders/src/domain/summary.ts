@@ -44,7 +44,7 @@ const summaryStatement = (starts: string) => `
        and o.paid_at >= $3 and o.paid_at < $4
      group by 1
   )
-  select s.start,
+  select to_char(s.start at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as start,
          coalesce(c.created, 0) as created, coalesce(c.expired, 0) as expired,
          coalesce(c.refunded, 0) as refunded, coalesce(c.canceled, 0) as canceled,
          coalesce(p.paid, 0) as paid, coalesce(p.amount_paid, 0) as amount_paid,
@@ -64,7 +64,8 @@ const SUMMARY_SETTINGS = 'set local plan_cache_mode = force_custom_plan; set loc
 type Count = string | number;
 
 interface BucketRow {
-  start: Date;
+  /** ISO 8601 in UTC, written by PostgreSQL: its text form of a year before 1000 is not one JS reads. */
+  start: string;
   created: Count;
   expired: Count;
   refunded: Count;
@@ -116,7 +117,7 @@ export async function summarizeOrders(
   };
   const buckets = rows.map((row): OrderSummaryBucket => {
     const bucket = {
-      start: new Date(row.start).toISOString(),
+      start: row.start,
       orders_created: Number(row.created),
       orders_paid: Number(row.paid),
       amount_paid: Number(row.amount_paid),
