@@ -8,14 +8,14 @@ import {
   type WebhookDelivery,
 } from '@seller-api/contracts';
 import { apiPath, perform, request } from '../api';
-import { money, when } from '../format';
+import { money } from '../format';
 import { href } from '../router';
-import { useActions, useFilters, useLoad } from '../hooks';
+import { useActions, useListState, useLoad } from '../hooks';
 import {
   ColumnHeads,
   CopyButton,
   ErrorMessage,
-  NextPageButton,
+  Pager,
   RefreshButton,
   Select,
   Status,
@@ -187,15 +187,16 @@ function PixQrCode({ uuid }: { uuid: string }) {
  * API key: GET and resend under /sellers/orders/{uuid}/postback-deliveries/).
  */
 function PostbackDeliveries({ uuid }: { uuid: string }) {
-  const { filters, setFilter, cursor, setCursor } = useFilters({ status: '' });
-  const { status } = filters;
+  const paging = useListState({ status: '' });
+  const { status } = paging.filters;
+  const { cursor } = paging;
   const list = useLoad(
     () =>
       request(
         DeliveryListResponse,
         apiPath(`/sellers/orders/${uuid}/postback-deliveries/`, { status: status || undefined, cursor }),
       ),
-    [uuid, status, cursor],
+    [uuid, paging.key],
   );
   const { notice, error, act } = useActions(list.reload);
   const resend = (d: WebhookDelivery) =>
@@ -213,7 +214,7 @@ function PostbackDeliveries({ uuid }: { uuid: string }) {
         <Select
           label="Postback status"
           value={status}
-          onChange={setFilter('status')}
+          onChange={paging.setFilter('status')}
           options={[{ value: '', label: 'all' }, ...DeliveryStatus.options]}
         />
         <RefreshButton onRefresh={list.reload} />
@@ -229,50 +230,64 @@ function PostbackDeliveries({ uuid }: { uuid: string }) {
         </p>
       ) : null}
       {rows.length > 0 ? (
-        <table>
-          <caption className="visually-hidden">Deliveries to the postback URL of the order</caption>
-          <ColumnHeads
-            columns={[
-              'Event',
-              'Status',
-              'Attempts',
-              'Last response',
-              'Created',
-              'Last attempt',
-              'Next attempt',
-              'Actions',
-            ]}
-          />
-          <tbody>
-            {rows.map((d) => {
-              const last = d.attempts.at(-1);
-              return (
-                <tr key={d.id}>
-                  <th scope="row">
-                    {d.event} <code>{d.event_id}</code>
-                  </th>
-                  <td>{d.status}</td>
-                  <td>{d.attempts.length}</td>
-                  <td className="wrap">{last ? lastResponse(last) : '—'}</td>
-                  <td>{when(d.created_at)}</td>
-                  <td>{when(last?.started_at)}</td>
-                  <td>{when(d.next_attempt_at)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      onClick={() => void resend(d)}
-                      aria-label={`Resend postback ${d.event_id}`}
-                    >
-                      Resend
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <TableScroll label="Postback deliveries">
+          <table>
+            <caption className="visually-hidden">Deliveries to the postback URL of the order</caption>
+            <ColumnHeads
+              columns={[
+                'Event',
+                'Status',
+                'Attempts',
+                'Last response',
+                'Created',
+                'Last attempt',
+                'Next attempt',
+                'Actions',
+              ]}
+            />
+            <tbody>
+              {rows.map((d) => {
+                const last = d.attempts.at(-1);
+                return (
+                  <tr key={d.id}>
+                    <th scope="row">
+                      {d.event} <code>{d.event_id}</code>
+                    </th>
+                    <td>{d.status}</td>
+                    <td>{d.attempts.length}</td>
+                    <td className="wrap">{last ? lastResponse(last) : '—'}</td>
+                    <td>
+                      <When iso={d.created_at} />
+                    </td>
+                    <td>
+                      <When iso={last?.started_at} />
+                    </td>
+                    <td>
+                      <When iso={d.next_attempt_at} />
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        onClick={() => void resend(d)}
+                        aria-label={`Resend postback ${d.event_id}`}
+                      >
+                        Resend
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableScroll>
       ) : null}
-      <NextPageButton next={list.data?.data.next_cursor} onNext={setCursor} />
+      <Pager
+        label="postback deliveries"
+        page={paging.cursors.length + 1}
+        next={list.data?.data.next_cursor}
+        onNext={paging.next}
+        onPrevious={paging.previous}
+      />
     </section>
   );
 }
