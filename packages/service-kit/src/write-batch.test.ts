@@ -20,7 +20,12 @@ function recorder(fail: (item: number) => boolean = () => false) {
       await new Promise((r) => setImmediate(r));
     }
   };
-  return { batches, write, finishAll };
+  // Finishes the writes started so far, not those they start.
+  const finishStarted = async () => {
+    pending.splice(0).forEach((finish) => finish());
+    for (let i = 0; i < 3; i += 1) await new Promise((r) => setImmediate(r));
+  };
+  return { batches, write, finishAll, finishStarted };
 }
 
 const turn = () => new Promise((r) => setImmediate(r));
@@ -83,5 +88,58 @@ describe('WriteBatch', () => {
     await finishAll();
     expect(await outcome).toBe('bad 7');
     expect(batches).toEqual([[7]]);
+  });
+
+  it('writes the items of a failed batch again all at once by default', async () => {
+    const { batches, write, finishAll, finishStarted } = recorder((i) => i === 2);
+    const batch = new WriteBatch(write);
+    const outcomes = Promise.allSettled([1, 2, 3].map((i) => batch.submit(i)));
+    await turn();
+    await finishStarted();
+    expect(batches).toEqual([[1, 2, 3], [1], [2], [3]]);
+    await finishAll();
+    expect((await outcomes).map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+
+  it('with retryOneAtATime, writes a failed batch again one item after another', async () => {
+    const { batches, write, finishAll, finishStarted } = recorder((i) => i === 2);
+    const batch = new WriteBatch(write, { retryOneAtATime: true });
+    const outcomes = Promise.allSettled([1, 2, 3].map((i) => batch.submit(i)));
+    await turn();
+    await finishStarted();
+    expect(batches).toEqual([[1, 2, 3], [1]]);
+    await finishStarted();
+    expect(batches).toEqual([[1, 2, 3], [1], [2]]);
+    await finishAll();
+    expect(batches).toEqual([[1, 2, 3], [1], [2], [3]]);
+    expect((await outcomes).map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+
+  it('settled() resolves once everything submitted so far is written, queued batches included', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const written: number[] = [];
+    const batch = new WriteBatch(
+      async (items: number[]) => {
+        await gate;
+        written.push(...items);
+        return items;
+      },
+      { maxInFlight: 1 },
+    );
+    void batch.submit(1);
+    await turn();
+    void batch.submit(2);
+    let settled = false;
+    const done = batch.settled().then(() => (settled = true));
+    await turn();
+    expect(settled).toBe(false);
+    release();
+    await done;
+    expect(written).toEqual([1, 2]);
+  });
+
+  it('settled() resolves at once when nothing was submitted', async () => {
+    await expect(new WriteBatch(async (items: number[]) => items).settled()).resolves.toBeUndefined();
   });
 });

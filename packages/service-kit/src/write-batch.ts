@@ -3,6 +3,11 @@ export interface WriteBatchOptions {
   maxInFlight?: number;
   /** Items in one batch at most. */
   maxBatch?: number;
+  /**
+   * A failed batch's items are written again one after another, on the batch's one connection, rather
+   * than all at once (each holding a connection of its own).
+   */
+  retryOneAtATime?: boolean;
 }
 
 interface Waiting<I, O> {
@@ -27,6 +32,9 @@ export class WriteBatch<I, O> {
   private scheduled = false;
   private readonly maxInFlight: number;
   private readonly maxBatch: number;
+  private readonly retryOneAtATime: boolean;
+  /** The batches being written. */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly write: (items: I[]) => Promise<O[]>,
@@ -34,6 +42,7 @@ export class WriteBatch<I, O> {
   ) {
     this.maxInFlight = options.maxInFlight ?? 2;
     this.maxBatch = options.maxBatch ?? 100;
+    this.retryOneAtATime = options.retryOneAtATime ?? false;
   }
 
   submit(item: I): Promise<O> {
@@ -41,6 +50,14 @@ export class WriteBatch<I, O> {
       this.queue.push({ item, resolve, reject });
       this.schedule();
     });
+  }
+
+  /** Resolves once everything submitted so far is written (or failed to be). */
+  async settled(): Promise<void> {
+    while (this.scheduled || this.running.size > 0) {
+      if (this.running.size > 0) await Promise.allSettled([...this.running]);
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   private schedule(): void {
@@ -51,10 +68,12 @@ export class WriteBatch<I, O> {
       this.scheduled = false;
       while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
         this.inFlight += 1;
-        void this.run(this.queue.splice(0, this.maxBatch)).finally(() => {
+        const running: Promise<void> = this.run(this.queue.splice(0, this.maxBatch)).finally(() => {
           this.inFlight -= 1;
+          this.running.delete(running);
           this.schedule();
         });
+        this.running.add(running);
       }
     });
   }
@@ -68,16 +87,16 @@ export class WriteBatch<I, O> {
         batch[0]?.reject(err);
         return;
       }
-      await Promise.all(
-        batch.map(async (w) => {
-          try {
-            const [result] = await this.write([w.item]);
-            w.resolve(result as O);
-          } catch (alone) {
-            w.reject(alone);
-          }
-        }),
-      );
+      const alone = async (w: Waiting<I, O>) => {
+        try {
+          const [result] = await this.write([w.item]);
+          w.resolve(result as O);
+        } catch (failed) {
+          w.reject(failed);
+        }
+      };
+      if (this.retryOneAtATime) for (const w of batch) await alone(w);
+      else await Promise.all(batch.map(alone));
     }
   }
 }
