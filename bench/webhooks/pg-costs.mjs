@@ -42,13 +42,13 @@ const WEBHOOKS = 16;
 const DATABASE = 'seller_api_bench_pgcosts';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
 
-const sender = path.join(ROOT, 'services/webhook-dispatcher/dist/events/sender.js');
+const claimsModule = path.join(ROOT, 'services/webhook-dispatcher/dist/db/delivery-claims.js');
 const migrate = path.join(ROOT, 'services/webhook-dispatcher/dist/migrate.js');
-if (!existsSync(sender) || !existsSync(migrate)) {
+if (!existsSync(claimsModule) || !existsSync(migrate)) {
   console.error('the dispatcher is not built: run `npm run build` first');
   process.exit(1);
 }
-const { claimQuery, claimWindowSize, outcomeQuery } = await import(sender);
+const { claimQuery, claimWindowSize, outcomeQuery } = await import(claimsModule);
 
 // An order.created event's data as the latency bench's orders make it (masked), about 600 bytes.
 const PAYLOAD = {

@@ -5,12 +5,12 @@ import type { MikroORM } from '@seller-api/service-kit';
 import { entities } from '../../services/webhook-dispatcher/src/db/entities';
 import { SCHEMA, migrations } from '../../services/webhook-dispatcher/src/db/migrations';
 import { createSenderPool } from '../../services/webhook-dispatcher/src/db/sender-pool';
-import { type AttemptOutcome, outcomeQuery } from '../../services/webhook-dispatcher/src/events/sender';
+import { type AttemptOutcome, outcomeQuery } from '../../services/webhook-dispatcher/src/db/delivery-claims';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 
 /*
- * The sender's outcome statement (events/sender.ts, OUTCOME_SQL) against the real table: an outcome
+ * The sender's outcome statement (db/delivery-claims.ts, OUTCOME_SQL) against the real table: an outcome
  * moves a delivery only from the attempt before it, and records its attempt only then, so a late or
  * repeated outcome changes nothing and two outcomes of one attempt record it once.
  */

@@ -9,14 +9,14 @@ import {
   activeSubscribers,
 } from '../../services/webhook-dispatcher/src/db/delivery-writes';
 import { createSenderPool } from '../../services/webhook-dispatcher/src/db/sender-pool';
-import { claimQuery, outcomeQuery } from '../../services/webhook-dispatcher/src/events/sender';
+import { claimQuery, outcomeQuery } from '../../services/webhook-dispatcher/src/db/delivery-claims';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 
 /*
  * The plans of the dispatcher's hot statements as its tables grow from nothing, as they do after a new
  * deployment. A plan kept from the first runs on a small table read the whole table at every claim
- * once it had grown (events/sender.ts, CLAIM_SQL).
+ * once it had grown (db/delivery-claims.ts, CLAIM_SQL).
  */
 const env = testEnv();
 let orm: MikroORM;

@@ -199,7 +199,7 @@ class Migration20261208DueWindowUrlFirst extends Migration {
 
 /**
  * An attempt's row is written only by the statement that records its outcome, in the same statement as
- * its delivery's new state and keyed by that delivery's id (events/sender.ts, OutcomeRecorder), and
+ * its delivery's new state and keyed by that delivery's id (db/delivery-claims.ts, OUTCOME_SQL), and
  * deliveries are never deleted: the foreign key could not catch anything. Its check, a locking read of
  * the delivery per attempt, was a tenth of PostgreSQL's work per delivery while the dispatcher drained
  * a backlog. Whatever comes to delete deliveries must delete their attempts first (a delete is refused

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, createMetrics } from '@seller-api/service-kit';
 import type { Pool, QueryConfig } from 'pg';
 import { createDispatcherMetrics } from '../metrics';
-import { claimWindowSize, DeliverySender, type SenderOptions } from './sender';
+import { claimWindowSize } from '../db/delivery-claims';
+import { DeliverySender, type SenderOptions } from './sender';
 
 /*
  * DeliverySender.changing against a database stand-in: what a claim brings for a webhook being changed
@@ -89,6 +90,16 @@ const until = async (what: () => boolean, everyMs = 0) => {
   if (!what()) throw new Error('condition not met');
 };
 
+/**
+ * Stops `s` once the claims still unanswered find nothing: a freed slot may have sent one after the
+ * outcome, and stop waits for the claims in flight.
+ */
+async function stop(db: ReturnType<typeof fakePool>, s: DeliverySender) {
+  const stopping = s.stop();
+  for (const answer of db.claims.splice(0)) answer([]);
+  await stopping;
+}
+
 /** A sender over a fake pool, its first claim sent and not yet answered. */
 async function claiming() {
   const db = fakePool();
@@ -112,7 +123,7 @@ test('a claim sent before a change and back during it: held leased, then handed 
   await until(() => db.handedBack.length === 1);
   expect(db.handedBack).toEqual([[delivery(1).id]]);
   expect(db.attempted).toEqual([delivery(2).id]);
-  await s.stop();
+  await stop(db, s);
 });
 
 test('a claim sent before a change that is back after it: handed back at once', async () => {
@@ -122,7 +133,7 @@ test('a claim sent before a change that is back after it: handed back at once', 
   await until(() => db.handedBack.length === 1);
   expect(db.handedBack).toEqual([[delivery(3).id]]);
   expect(db.attempted).toEqual([]);
-  await s.stop();
+  await stop(db, s);
 });
 
 test('a claim sent after a change is written: its deliveries go out', async () => {
@@ -134,7 +145,7 @@ test('a claim sent after a change is written: its deliveries go out', async () =
   db.claims.shift()?.([delivery(4)]);
   await until(() => db.attempted.includes(delivery(4).id));
   expect(db.handedBack).toEqual([]);
-  await s.stop();
+  await stop(db, s);
 });
 
 test('a change that fails still hands back what it held', async () => {
@@ -150,7 +161,7 @@ test('a change that fails still hands back what it held', async () => {
   await until(() => db.handedBack.length === 1);
   expect(db.handedBack).toEqual([[delivery(5).id]]);
   expect(db.attempted).toEqual([delivery(6).id]);
-  await s.stop();
+  await stop(db, s);
 });
 
 /** A loopback receiver that answers 200 at once, or holds its answers while `hold` is set. */
@@ -242,5 +253,5 @@ test('a claim reads a quarter more due deliveries than it may take, and at least
   expect(db.limits).toEqual([256]);
   expect(db.windows).toEqual([320]);
   db.claims.shift()?.([]);
-  await s.stop();
+  await stop(db, s);
 });

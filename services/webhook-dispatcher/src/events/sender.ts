@@ -1,32 +1,35 @@
-import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT, type Environment } from '@seller-api/contracts';
-import {
-  FORBIDDEN_TARGET_CODE,
-  ForbiddenTargetError,
-  TARGET_NOT_ALLOWED,
-  type Logger,
-} from '@seller-api/service-kit';
-import { performance } from 'node:perf_hooks';
-import type { Pool, QueryConfig } from 'pg';
-import { signatureFor } from '@seller-api/webhook-verify';
-import { planClaim, type ClaimPlan } from '../domain/claim-plan';
-import { retryAfterDelay, scheduledDelay } from '../domain/retry';
+import type { Logger } from '@seller-api/service-kit';
 import {
   DeadlineWindow,
-  literalTargetRefusal,
   type SharedDeadline,
   startHttpClientSpan,
   tracingEnabled,
   w3cTraceHeaders,
   type Resolver,
+  WriteBatch,
 } from '@seller-api/service-kit';
-import { postDelivery, type PostTarget } from './delivery-post';
+import { performance } from 'node:perf_hooks';
+import type { Pool } from 'pg';
+import {
+  type AttemptOutcome,
+  claimDeliveries,
+  type ClaimedDelivery,
+  claimWindowSize,
+  handBackDeliveries,
+  recordOutcomes,
+} from '../db/delivery-claims';
+import { planClaim, type ClaimPlan } from '../domain/claim-plan';
+import { classifyOutcome, describeAttemptError, forbiddenTarget } from '../domain/delivery-outcome';
+import { buildRequest } from '../domain/delivery-request';
+import { postDelivery } from './delivery-post';
 import { DeliverySlots } from './delivery-slots';
+import { DeliveryTargets } from './delivery-targets';
 import { DestinationPools } from './destination-pools';
 import type { DispatcherMetrics } from '../metrics';
 
 export interface SenderOptions {
   /**
-   * A plain `pg` pool for the sender's own statements (claim, release, outcomes): it passes their
+   * A plain `pg` pool for the sender's own statements (db/delivery-claims.ts): it passes their
    * parameters as parameters (the outcome batch's JSON is not spliced into the SQL text) and skips the
    * ORM on the path every delivery takes.
    */
@@ -43,31 +46,6 @@ export interface SenderOptions {
   resolve?: Resolver;
 }
 
-/** A destination URL's parts, and why it cannot be posted to, per environment (null: it can). */
-interface DeliveryTarget extends PostTarget {
-  hostname: string;
-  refusal: Record<Environment, string | null>;
-}
-
-interface ClaimedDelivery {
-  id: string;
-  /** Null for an order's postback. */
-  webhook_id: string | null;
-  event_id: string;
-  event: string;
-  url: string;
-  signed: boolean;
-  secret: string | null;
-  environment: Environment;
-  /** The event's data as JSON text, spliced into the envelope as it is (no parse and stringify). */
-  payload: string;
-  /** Milliseconds since the epoch (a number is cheaper to read than a timestamp's text). */
-  occurred_at_ms: number;
-  attempts: number;
-  max_attempts: number;
-  trace_context: Record<string, string> | null;
-}
-
 /** A change to a webhook that claimed deliveries of it may predate (DeliverySender.changing). */
 interface WebhookChange {
   /** Changes being written. */
@@ -78,18 +56,6 @@ interface WebhookChange {
   held: ClaimedDelivery[];
 }
 
-// Destination URLs whose parts are kept (targetOf).
-const TARGET_CACHE_SIZE = 10_000;
-// Longer than any attempt can last: a delivery claimed by a replica that died is retried after it.
-const LEASE_SECONDS = 60;
-// How many of the oldest due deliveries a claim looks at, per delivery it may take (at least
-// MIN_SCAN): each costs a few microseconds, and a window full of a few destinations' rows is claimed
-// again without them. A quarter more than the limit leaves room for the destinations whose budget
-// runs out within it; twice the limit cost PostgreSQL 2 µs more per delivery claimed in a drain
-// (bench/webhooks/pg-costs.mjs, bench/README.md). The price: when a few destinations
-// near their budget fill the window, a claim comes back short and another follows sooner.
-const CLAIM_SCAN_FACTOR = 1.25;
-const MIN_SCAN = 50;
 // Claims in flight at once (domain/claim-plan.ts).
 const MAX_CLAIMS = 2;
 // A claim is only sent beside another for at least this share of WEBHOOK_CONCURRENCY: smaller ones
@@ -97,17 +63,17 @@ const MAX_CLAIMS = 2;
 const OVERLAP_SHARE = 1 / 8;
 // While at least STOCKED_SHARE of WEBHOOK_CONCURRENCY waits for a slot (a whole round of the slots), a
 // claim waits until it may take STOCKED_CLAIM_SHARE of it. A claim costs PostgreSQL a fixed part (its
-// planning, the window's function, the commit) besides its rows: in a drain, claiming whatever a few
-// answers freed made claims of about 55 rows, and PostgreSQL's CPU per delivery fell by a sixth with
-// claims of a few hundred (bench/README.md). The waiting deliveries keep the slots
-// busy meanwhile; once fewer wait, any place is worth a claim again, so the sender never stalls.
+// planning, the window's function, the commit) besides its rows, so claims of a few hundred cost less
+// per delivery than claims of whatever a few answers freed (bench/README.md, "The webhook drain"). The
+// waiting deliveries keep the slots busy meanwhile; once fewer wait, any place is worth a claim again,
+// so the sender never stalls.
 const STOCKED_SHARE = 1;
 const STOCKED_CLAIM_SHARE = 2;
 // Claimed deliveries waiting for a slot (events/delivery-slots.ts), for a destination that answers
 // within FAST_MS: what its slots get through in half of MAX_WAIT_MS, up to WAITING_SHARE times its
 // slots, and WAITING_SHARE times WEBHOOK_CONCURRENCY in all; handed back after MAX_WAIT_MS unstarted.
-// The deeper the queue, the longer a claim's round trip can take before a slot goes idle: with one
-// share, a drain of fast destinations ran out of claimed deliveries between claims (bench/README.md).
+// The deeper the queue, the longer a claim's round trip can take before a slot goes idle: with a
+// shallower one, a drain of fast destinations runs out of claimed deliveries between claims.
 const WAITING_SHARE = 4;
 const FAST_MS = 100;
 const MAX_WAIT_MS = 250;
@@ -115,98 +81,6 @@ const MAX_WAIT_MS = 250;
 // replicas that stamp new deliveries may differ by this much), and for how long, at most, before a
 // claim reads the whole due index again (claim).
 const CURSOR_MARGIN_MS = 1000;
-
-/**
- * The claim (DeliverySender.claim): the window of the oldest due deliveries (db/migrations.ts,
- * due_window: read in the due index's order, up to its size); the rows picked from it are then locked
- * one by one by primary key, at most each destination's budget ($4, or $3 for a destination the plan
- * does not list), and leased. $1: the destinations left out, $2: the window's size, $5: the limit, $6:
- * where the window starts.
- *
- * This statement and OUTCOME_SQL are sent unnamed, so PostgreSQL plans them at every run (about 0.3
- * and 0.1 ms). Prepared, each kept the plan settled on after its first five runs for the connection's
- * life: made while webhooks.deliveries was small (a new deployment), that plan joined the claimed rows
- * by reading the whole table, at every claim, as the table grew without end (a third of PostgreSQL's
- * time in a drain of 40,000, bench/README.md). Turning off sequential scans on the connection only
- * traded that for a read of the whole primary key (test/webhooks/sender-plans.test.ts).
- *
- * Each candidate is locked by its primary key alone, and checked once locked: with the checks inside
- * the locking subquery, statistics from an analysis that saw no pending delivery (autovacuum on a
- * quiet table, then a burst) led the planner to read the due index from its start for each candidate
- * and filter on the id, a whole backlog per row claimed (5 s per claim of 128 with 40,000 due).
- * `offset 0` keeps the checks from being pushed back into it.
- */
-const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::text[], $2, $6::timestamptz)),
-     ranked as (
-       select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
-     picked as (
-       select locked.id, r.target from (
-           select * from ranked
-            where rank <= coalesce(($4::jsonb ->> target)::int, $3)
-            order by next_attempt_at limit $5) r
-         cross join lateral (
-           select d.id, d.status, d.lease_until, d.next_attempt_at, d.attempts, d.webhook_id
-             from webhooks.deliveries d where d.id = r.id offset 0 for update skip locked) locked
-        where locked.status = 'pending' and (locked.lease_until is null or locked.lease_until < now())
-          and locked.next_attempt_at <= now() and locked.attempts = r.attempts
-          and locked.webhook_id is not distinct from r.webhook_id)
-     update webhooks.deliveries d set lease_until = now() + interval '${LEASE_SECONDS} seconds'
-       from picked
-      where d.id = picked.id
-     returning d.id, d.webhook_id, d.event_id, d.event, picked.target as url, d.signed,
-               (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
-               d.environment, d.payload::text as payload,
-               (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
-               d.trace_context, (select count(*) from due)::int as scanned,
-               (select extract(epoch from min(next_attempt_at)) * 1000 from due)::float8 as window_start_ms`;
-
-/**
- * One batch of outcomes (OutcomeRecorder): the deliveries' new state, $1 as JSON, and the rows of the
- * attempts that moved their delivery. A late outcome (its lease ran out and another replica attempted
- * again) finds its delivery past the attempt before it and records nothing; two outcomes of the same
- * attempt are serialized by the row's lock, so the second finds it moved. No `on conflict` check is
- * needed on the attempts' key (it cost a tenth of the statement).
- */
-const OUTCOME_SQL = `with v as (
-       select * from json_to_recordset($1::json) as v(id uuid, attempt int, started_at timestamptz,
-         duration_ms int, response_status int, response_body text, error text, status text,
-         next_attempt_at timestamptz, delivered boolean)),
-     moved as (
-       update webhooks.deliveries d
-          set attempts = v.attempt, status = v.status, next_attempt_at = v.next_attempt_at, lease_until = null,
-              delivered_at = case when v.delivered then now() else d.delivered_at end
-         from v
-        where d.id = v.id and d.attempts = v.attempt - 1
-       returning d.id)
-     insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
-     select v.id, v.attempt, v.started_at, v.duration_ms, v.response_status, v.response_body, v.error
-       from v join moved on moved.id = v.id`;
-
-/** How many due deliveries a claim of at most `limit` looks at (CLAIM_SCAN_FACTOR). */
-export function claimWindowSize(limit: number): number {
-  return Math.max(Math.ceil(limit * CLAIM_SCAN_FACTOR), MIN_SCAN);
-}
-
-/** A claim as the sender sends it: unnamed (CLAIM_SQL). */
-export function claimQuery(claim: {
-  saturated: string[];
-  windowSize: number;
-  unlisted: number;
-  budgets: ReadonlyMap<string, number>;
-  limit: number;
-  since: string;
-}): QueryConfig {
-  const budgets = JSON.stringify(Object.fromEntries(claim.budgets));
-  return {
-    text: CLAIM_SQL,
-    values: [claim.saturated, claim.windowSize, claim.unlisted, budgets, claim.limit, claim.since],
-  };
-}
-
-/** A batch of outcomes as the sender sends it: unnamed (see CLAIM_SQL), the batch as JSON. */
-export function outcomeQuery(outcomes: AttemptOutcome[]): QueryConfig {
-  return { text: OUTCOME_SQL, values: [JSON.stringify(outcomes)] };
-}
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
@@ -242,8 +116,16 @@ export class DeliverySender {
   /** What the next turn of the event loop does (wakeSoon). */
   private soon: 'wake' | 'pump' | null = null;
   private readonly pools: DestinationPools;
-  private readonly outcomes: OutcomeRecorder;
-  private readonly targets = new Map<string, DeliveryTarget>();
+  /**
+   * Outcomes are recorded in batches: those that come while one batch is being written go in the next,
+   * one statement each (the attempts' rows and the deliveries' new state together), on one connection.
+   * Under load that is one round trip for many attempts instead of a transaction each. A delivery stays
+   * leased until its outcome is committed. A batch that fails (one bad outcome, a deadlock with a
+   * rotation, a dropped connection) is written again one outcome at a time, so the others are not lost:
+   * a lost outcome is a duplicate POST once its lease runs out.
+   */
+  private readonly outcomes: WriteBatch<AttemptOutcome, void>;
+  private readonly targets: DeliveryTargets;
   /**
    * Where the last full window's first candidate was: every due delivery older than it was skipped (its
    * destination full, its webhook paused, or leased). Later claims read from there (less a margin)
@@ -252,7 +134,14 @@ export class DeliverySender {
   private cursor: { since: number; full: Set<string>; until: number } | null = null;
 
   constructor(private readonly options: SenderOptions) {
-    this.outcomes = new OutcomeRecorder(options.pool, options.logger);
+    this.outcomes = new WriteBatch(
+      async (outcomes) => {
+        await recordOutcomes(options.pool, outcomes);
+        return outcomes.map(() => undefined);
+      },
+      { maxInFlight: 1, maxBatch: Infinity, retryOneAtATime: true },
+    );
+    this.targets = new DeliveryTargets(options.allowPrivateTargets);
     this.deadlines = new DeadlineWindow(options.attemptTimeoutMs);
     this.slots = new DeliverySlots({
       concurrency: options.concurrency,
@@ -504,15 +393,12 @@ export class DeliverySender {
   /** Clears the leases of claimed deliveries this process will not attempt, so that they are due again now. */
   private handBack(deliveries: ClaimedDelivery[]): void {
     if (deliveries.length === 0) return;
-    const releasing = this.options.pool
-      .query(`update webhooks.deliveries set lease_until = null where id = any($1::uuid[])`, [
-        deliveries.map((d) => d.id),
-      ])
-      .then(
-        () => undefined,
-        (err: unknown) =>
-          this.options.logger.warn({ err: (err as Error).message }, 'handing back deliveries failed'),
-      );
+    const releasing = handBackDeliveries(
+      this.options.pool,
+      deliveries.map((d) => d.id),
+    ).catch((err: unknown) =>
+      this.options.logger.warn({ err: (err as Error).message }, 'handing back deliveries failed'),
+    );
     this.attempts.add(releasing);
     void releasing.finally(() => this.attempts.delete(releasing));
     // They are due since long ago: the next claim reads the whole due index.
@@ -547,21 +433,18 @@ export class DeliverySender {
     const fromCursor =
       cursor !== null && now < cursor.until && [...cursor.full].every((url) => full.includes(url));
     const since = fromCursor ? new Date(cursor.since - CURSOR_MARGIN_MS).toISOString() : '-infinity';
-    const { rows } = await this.options.pool.query<
-      ClaimedDelivery & { scanned: number; window_start_ms: number }
-    >(
-      claimQuery({
-        saturated: full,
-        windowSize: scanLimit,
-        unlisted: plan.unlisted,
-        budgets: plan.budgets,
-        limit: plan.limit,
-        since,
-      }),
-    );
-    // The window's size and start come with the rows claimed: none claimed, none known.
-    const scanned = rows[0]?.scanned ?? 0;
-    const windowStart = rows[0]?.window_start_ms;
+    const {
+      claimed,
+      scanned,
+      windowStartMs: windowStart,
+    } = await claimDeliveries(this.options.pool, {
+      saturated: full,
+      windowSize: scanLimit,
+      unlisted: plan.unlisted,
+      budgets: plan.budgets,
+      limit: plan.limit,
+      since,
+    });
     if (!fromCursor && this.cursor === cursor && windowStart !== undefined) {
       this.cursor = {
         since: windowStart,
@@ -569,7 +452,7 @@ export class DeliverySender {
         until: now + this.options.pollIntervalMs,
       };
     }
-    return { claimed: rows, windowFull: scanned >= scanLimit, scanned, full };
+    return { claimed, windowFull: scanned >= scanLimit, scanned, full };
   }
 
   private async attempt(
@@ -578,22 +461,7 @@ export class DeliverySender {
     free: (durationMs: number | null) => void,
   ): Promise<void> {
     const number = delivery.attempts + 1;
-    // The envelope (docs/webhooks.md, "Envelope"), its data spliced in as stored (JSON text from jsonb).
-    const body =
-      `{"event":${JSON.stringify(delivery.event)},` +
-      `"occurred_at":"${new Date(delivery.occurred_at_ms).toISOString()}",` +
-      `"delivery_attempt":${number},"data":${delivery.payload}}`;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': WEBHOOK_USER_AGENT,
-      [WEBHOOK_HEADERS.EVENT]: delivery.event,
-      [WEBHOOK_HEADERS.EVENT_ID]: delivery.event_id,
-    };
-    if (delivery.signed && delivery.secret) {
-      const timestamp = Math.floor(Date.now() / 1000);
-      headers[WEBHOOK_HEADERS.TIMESTAMP] = String(timestamp);
-      headers[WEBHOOK_HEADERS.SIGNATURE] = signatureFor(delivery.secret, delivery.event_id, timestamp, body);
-    }
+    const { headers, body } = buildRequest(delivery, Date.now());
     // Each attempt is a CLIENT span in the trace of the event that caused it, and tells the receiver
     // (W3C traceparent, docs/webhooks.md).
     const traced = tracingEnabled()
@@ -609,7 +477,7 @@ export class DeliverySender {
     let excerpt: string | null = null;
     let error: string | null = null;
     let retryAfter: string | null = null;
-    const target = this.targetOf(delivery.url);
+    const target = this.targets.of(delivery.url);
     // Host only: a receiver's path or query can hold its own token.
     if (target.hostname) traced?.span.setAttribute('server.address', target.hostname);
     const refusal = target.refusal[delivery.environment];
@@ -631,9 +499,8 @@ export class DeliverySender {
       status = answer.status;
       retryAfter = answer.retryAfter;
       excerpt = answer.excerpt;
-      // Stored as text: no NUL characters.
       if (answer.error) {
-        error = describeError(answer.error, this.options.attemptTimeoutMs).replaceAll('\u0000', '');
+        error = describeAttemptError(answer.error, this.options.attemptTimeoutMs);
         // The attempt (which the seller reads) says only that the target is not allowed; which
         // address the host resolved to is for operators.
         const forbidden = forbiddenTarget(answer.error);
@@ -644,56 +511,33 @@ export class DeliverySender {
     const durationMs = Date.now() - startedAt.getTime();
     traced?.end(status, error);
     free(status === null ? null : durationMs);
-    const delivered = status !== null && status >= 200 && status < 300;
     if (number === 1)
       this.options.metrics.firstAttemptLag.observe((startedAt.getTime() - delivery.occurred_at_ms) / 1000);
-    let nextAttemptAt: Date | null = null;
-    if (!delivered && number < delivery.max_attempts) {
-      const scheduled = scheduledDelay(number, this.options.schedule);
-      if (scheduled !== null) nextAttemptAt = new Date(Date.now() + retryAfterDelay(retryAfter, scheduled));
-    }
-    const outcome = delivered ? 'delivered' : nextAttemptAt ? 'retry' : 'dead';
-    this.options.metrics.deliveries.inc({ outcome });
-    this.options.metrics.attemptDuration.observe(durationMs / 1000);
-    this.outcomes.record({
-      id: delivery.id,
-      attempt: number,
-      started_at: startedAt.toISOString(),
-      duration_ms: durationMs,
-      response_status: status,
-      response_body: excerpt,
-      error,
-      status: delivered ? 'delivered' : nextAttemptAt ? 'pending' : 'dead',
-      next_attempt_at: nextAttemptAt?.toISOString() ?? null,
-      delivered,
+    const now = Date.now();
+    const outcome = classifyOutcome({ status, retryAfter }, number, delivery.max_attempts, {
+      schedule: this.options.schedule,
+      now,
     });
-    if (nextAttemptAt) this.wakeAt(nextAttemptAt.getTime());
-  }
-
-  /**
-   * The URL taken apart once per destination, not once per attempt: a few webhooks' URLs serve
-   * thousands of deliveries. The cache is dropped whole when it grows past TARGET_CACHE_SIZE.
-   */
-  private targetOf(url: string): DeliveryTarget {
-    let target = this.targets.get(url);
-    if (target) return target;
-    try {
-      const { origin, pathname, search, hostname } = new URL(url);
-      // A literal IP never goes through the resolver (guardedLookup), so it is checked here.
-      const refusal = (environment: Environment) =>
-        literalTargetRefusal(hostname, { environment, allowPrivate: this.options.allowPrivateTargets });
-      target = {
-        origin,
-        path: `${pathname}${search}`,
-        hostname,
-        refusal: { test: refusal('test'), live: refusal('live') },
-      };
-    } catch {
-      target = { origin: '', path: '', hostname: '', refusal: { test: 'invalid URL', live: 'invalid URL' } };
-    }
-    if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
-    this.targets.set(url, target);
-    return target;
+    const nextAttemptAt = outcome.kind === 'retry' ? now + outcome.delayMs : null;
+    this.options.metrics.deliveries.inc({ outcome: outcome.kind });
+    this.options.metrics.attemptDuration.observe(durationMs / 1000);
+    this.outcomes
+      .submit({
+        id: delivery.id,
+        attempt: number,
+        started_at: startedAt.toISOString(),
+        duration_ms: durationMs,
+        response_status: status,
+        response_body: excerpt,
+        error,
+        status: outcome.kind === 'retry' ? 'pending' : outcome.kind,
+        next_attempt_at: nextAttemptAt === null ? null : new Date(nextAttemptAt).toISOString(),
+        delivered: outcome.kind === 'delivered',
+      })
+      .catch((err: unknown) =>
+        this.options.logger.error({ err, delivery: delivery.id }, 'recording a delivery attempt failed'),
+      );
+    if (nextAttemptAt !== null) this.wakeAt(nextAttemptAt);
   }
 
   /** Finishes the attempts in flight (their outcome is recorded), then closes the connections. */
@@ -710,89 +554,4 @@ export class DeliverySender {
     await this.outcomes.settled();
     await this.pools.close();
   }
-}
-
-/** What one attempt did, as `webhooks.delivery_attempts` and `webhooks.deliveries` record it. */
-export interface AttemptOutcome {
-  id: string;
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  response_status: number | null;
-  response_body: string | null;
-  error: string | null;
-  status: 'delivered' | 'pending' | 'dead';
-  next_attempt_at: string | null;
-  delivered: boolean;
-}
-
-/**
- * Records attempt outcomes in batches: the outcomes that arrive while one batch is being written go in
- * the next, each batch one statement (the attempt rows and the deliveries' new state together). Under
- * load that is one round trip for many attempts instead of a transaction each; alone, an outcome is
- * written at once. The delivery stays leased until its outcome is committed.
- * An outcome only moves a delivery that is still at the attempt before it: a late one (its lease ran out
- * and another replica attempted again) changes nothing.
- */
-class OutcomeRecorder {
-  private queue: AttemptOutcome[] = [];
-  private writing: Promise<void> | null = null;
-
-  constructor(
-    private readonly pool: Pool,
-    private readonly logger: Logger,
-  ) {}
-
-  record(outcome: AttemptOutcome): void {
-    this.queue.push(outcome);
-    this.writing ??= this.drain().finally(() => (this.writing = null));
-  }
-
-  /** Resolves once every outcome recorded so far is written (or failed to be). */
-  async settled(): Promise<void> {
-    while (this.writing) await this.writing;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      try {
-        await this.write(batch);
-      } catch {
-        // One bad outcome, a deadlock with a rotation, a dropped connection: each outcome is written
-        // alone, so the others are not lost (a lost outcome is a duplicate POST once its lease runs out).
-        for (const outcome of batch) {
-          await this.write([outcome]).catch((err: unknown) =>
-            this.logger.error({ err, delivery: outcome.id }, 'recording a delivery attempt failed'),
-          );
-        }
-      }
-    }
-  }
-
-  private async write(outcomes: AttemptOutcome[]): Promise<void> {
-    await this.pool.query(outcomeQuery(outcomes));
-  }
-}
-
-/** The refusal of guardedLookup in an attempt's error (undici may wrap it as the cause). */
-function forbiddenTarget(err: unknown): ForbiddenTargetError | null {
-  if (err instanceof ForbiddenTargetError) return err;
-  const cause = (err as { cause?: unknown } | null)?.cause;
-  return cause instanceof ForbiddenTargetError ? cause : null;
-}
-
-function describeError(err: unknown, timeoutMs: number): string {
-  const e = err as {
-    code?: string;
-    name?: string;
-    message?: string;
-    cause?: { code?: string; message?: string };
-  };
-  const code = e.code ?? e.cause?.code;
-  if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-    return `timeout after ${timeoutMs} ms`;
-  if (code === FORBIDDEN_TARGET_CODE) return TARGET_NOT_ALLOWED;
-  return [code, e.message ?? e.cause?.message].filter(Boolean).join(': ') || 'network error';
 }
