@@ -277,4 +277,14 @@ export const WEBHOOK_HEADERS = {
   SIGNATURE: 'X-Webhook-Signature',
   TIMESTAMP: 'X-Webhook-Timestamp',
 } as const;
+/**
+ * The Standard Webhooks headers (standardwebhooks.com) a signed delivery also carries, beside
+ * WEBHOOK_HEADERS: `webhook-id` is the event id, `webhook-timestamp` the same unix seconds as
+ * X-Webhook-Timestamp, `webhook-signature` `v1,` and the base64 HMAC-SHA256 keyed by the secret's bytes.
+ */
+export const STANDARD_WEBHOOK_HEADERS = {
+  ID: 'webhook-id',
+  TIMESTAMP: 'webhook-timestamp',
+  SIGNATURE: 'webhook-signature',
+} as const;
 export const WEBHOOK_USER_AGENT = 'Webhooks/1.0';

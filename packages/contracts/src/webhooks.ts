@@ -38,9 +38,12 @@ export type Webhook = z.infer<typeof Webhook>;
 export const WebhookResponse = dataResponse(Webhook);
 export type WebhookResponse = z.infer<typeof WebhookResponse>;
 
-/** The 201 answer, the only one that shows `secret` (`whsec_` + base64url of >= 32 random bytes). */
+/**
+ * The 201 answer, the only one that shows `secret`: `whsec_` + the standard base64 of 32 random bytes
+ * (secrets issued earlier are base64url, so both alphabets are accepted).
+ */
 export const WebhookWithSecret = Webhook.extend({
-  secret: z.string().regex(/^whsec_[A-Za-z0-9_-]{43,}={0,2}$/),
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/_-]{43,}={0,2}$/),
 });
 export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
 export const CreateWebhookResponse = dataResponse(WebhookWithSecret);

@@ -64,4 +64,28 @@ describe('logs never carry secrets or full tax ids', () => {
     expect(lines.join('')).not.toContain(key);
     expect(lines.join('')).toContain('mk_live_[REDACTED]');
   });
+
+  it('redacts a whole webhook secret in standard base64, with + / and = padding, and in base64url', () => {
+    // 32 bytes whose standard base64 has a +, a / and the padding, and whose base64url differs.
+    const bytes = Buffer.from('fb' + 'ff'.repeat(4) + '3e'.repeat(25) + 'fbef', 'hex');
+    const body = bytes.toString('base64');
+    expect(body).toMatch(/\+.*\/|\/.*\+/);
+    expect(body.endsWith('=')).toBe(true);
+    const urlBody = bytes.toString('base64url');
+    const { lines, logger } = capture();
+    logger.info(
+      { note: `got whsec_${body} and whsec_${urlBody}`, url: `https://h.example/?s=whsec_${body}&x=1` },
+      `secret whsec_${body}.`,
+    );
+    const out = lines.join('');
+    // No piece of either secret is left, however the alphabet splits it.
+    for (const piece of [...body.split(/[+/=]/), ...urlBody.split(/[-_]/)].filter((p) => p.length >= 3)) {
+      expect(out).not.toContain(piece);
+    }
+    expect(JSON.parse(out)).toMatchObject({
+      msg: 'secret whsec_[REDACTED].',
+      note: 'got whsec_[REDACTED] and whsec_[REDACTED]',
+      url: 'https://h.example/?s=whsec_[REDACTED]&x=1',
+    });
+  });
 });

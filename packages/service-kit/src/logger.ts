@@ -5,7 +5,8 @@ export type { Logger };
 // Secrets and personal data that must never reach a log line, whatever field they hide in.
 const SECRET_PATTERNS: Array<[RegExp, string]> = [
   [/mk_(live|test)_[A-Za-z0-9]+/g, 'mk_$1_[REDACTED]'],
-  [/whsec_[A-Za-z0-9_-]+/g, 'whsec_[REDACTED]'],
+  // Webhook secrets in standard base64 (+ / and = padding) or base64url (- _).
+  [/whsec_[A-Za-z0-9+/_-]+=*/g, 'whsec_[REDACTED]'],
   [/Bearer\s+\S+/gi, 'Bearer [REDACTED]'],
   // CPF/CNPJ, punctuated or not: keep the first 3 and the last 2 characters.
   [/\b(\d{3})\.?\d{3}\.?\d{3}-?(\d{2})\b/g, '$1.***.***-$2'],

@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { STANDARD_WEBHOOK_HEADERS } from '@seller-api/contracts';
+import * as verify from '@seller-api/webhook-verify';
 import { verifyWebhook } from '@seller-api/webhook-verify';
 import { buildRequest, type DeliveryToSend } from './delivery-request';
 
@@ -53,6 +55,32 @@ describe('buildRequest', () => {
     expect(verified).toMatchObject({ eventId: 'evt_01', event: 'order.paid', deliveryAttempt: 3 });
   });
 
+  it('carries the Standard Webhooks headers: the event id, the same timestamp, v1 keyed by the secret bytes', () => {
+    const { headers, body } = buildRequest(delivery(), NOW);
+    const timestamp = String(Math.floor(NOW / 1000));
+    expect(headers['webhook-id']).toBe('evt_01');
+    expect(headers['webhook-timestamp']).toBe(timestamp);
+    const key = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
+    expect(key).toHaveLength(32);
+    const expected = createHmac('sha256', key).update(`evt_01.${timestamp}.${body}`).digest('base64');
+    expect(headers['webhook-signature']).toBe(`v1,${expected}`);
+  });
+
+  it('signs a secret issued in base64url with the same bytes as its standard base64 form', () => {
+    const bytes = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
+    const old = `whsec_${bytes.toString('base64url')}`;
+    expect(old).not.toBe(SECRET);
+    const fromOld = buildRequest(delivery({ secret: old }), NOW).headers;
+    const fromStandard = buildRequest(delivery(), NOW).headers;
+    expect(fromOld['webhook-signature']).toBe(fromStandard['webhook-signature']);
+    // X-Webhook-Signature is keyed by the secret's text, so it differs between the two.
+    expect(fromOld['X-Webhook-Signature']).not.toBe(fromStandard['X-Webhook-Signature']);
+  });
+
+  it("names the Standard Webhooks headers as the receiver's package does", () => {
+    expect(STANDARD_WEBHOOK_HEADERS).toEqual(verify.STANDARD_WEBHOOK_HEADERS);
+  });
+
   it('leaves an unsigned delivery (a postback) without timestamp or signature', () => {
     const { headers } = buildRequest(delivery({ signed: false, secret: null }), NOW);
     expect(Object.keys(headers).sort()).toEqual(
@@ -64,6 +92,7 @@ describe('buildRequest', () => {
     const { headers } = buildRequest(delivery({ secret: null }), NOW);
     expect(headers['X-Webhook-Signature']).toBeUndefined();
     expect(headers['X-Webhook-Timestamp']).toBeUndefined();
+    expect(headers['webhook-signature']).toBeUndefined();
   });
 
   it('escapes the event name as JSON', () => {

@@ -1,5 +1,5 @@
-import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT } from '@seller-api/contracts';
-import { signatureFor } from '@seller-api/webhook-verify';
+import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS, WEBHOOK_USER_AGENT } from '@seller-api/contracts';
+import { signatureFor, standardSignatureFor } from '@seller-api/webhook-verify';
 
 /** What a delivery's request is made of (events/sender.ts gets it from a claim). */
 export interface DeliveryToSend {
@@ -26,7 +26,9 @@ export interface DeliveryRequest {
 /**
  * The request of the next attempt of `delivery` at `now` (ms since the epoch): the envelope
  * (docs/webhooks.md, "Envelope") with the event's data spliced in as stored, and, for a signed delivery
- * with a secret, its timestamp and signature over the body exactly as sent.
+ * with a secret, its timestamp and signatures over the body exactly as sent: X-Webhook-Signature, and the
+ * Standard Webhooks headers so that receivers can verify with the `standardwebhooks` or `svix` packages.
+ * Postbacks are unsigned and carry neither.
  */
 export function buildRequest(delivery: DeliveryToSend, now: number): DeliveryRequest {
   const body =
@@ -43,6 +45,14 @@ export function buildRequest(delivery: DeliveryToSend, now: number): DeliveryReq
     const timestamp = Math.floor(now / 1000);
     headers[WEBHOOK_HEADERS.TIMESTAMP] = String(timestamp);
     headers[WEBHOOK_HEADERS.SIGNATURE] = signatureFor(delivery.secret, delivery.event_id, timestamp, body);
+    headers[STANDARD_WEBHOOK_HEADERS.ID] = delivery.event_id;
+    headers[STANDARD_WEBHOOK_HEADERS.TIMESTAMP] = String(timestamp);
+    headers[STANDARD_WEBHOOK_HEADERS.SIGNATURE] = standardSignatureFor(
+      delivery.secret,
+      delivery.event_id,
+      timestamp,
+      body,
+    );
   }
   return { url: delivery.url, headers, body };
 }

@@ -26,9 +26,9 @@ const limitReached = () =>
     `At most ${MAX_WEBHOOKS} webhooks per environment: delete one before registering another.`,
   );
 
-/** `whsec_` + 32 random bytes in base64url (docs/webhooks.md); shown once, at registration. */
+/** `whsec_` + 32 random bytes in standard base64 (docs/webhooks.md); shown once, at registration. */
 export function generateSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 /**
