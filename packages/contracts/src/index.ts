@@ -13,5 +13,6 @@ export * from './reconciliation';
 export * from './refund-holds';
 export * from './events';
 export * from './webhooks';
+export * from './event-log';
 export * from './panel';
 export * from './openapi';

@@ -32,6 +32,8 @@ const EXPECTED = [
   'GET /config/webhooks/{id}/deliveries/',
   'POST /config/webhooks/{id}/deliveries/{delivery_id}/resend/',
   'POST /config/webhooks/{id}/deliveries/resend/',
+  'GET /events/',
+  'GET /events/{id}/',
   'GET /finance/balance/',
   'POST /finance/withdrawals/',
   'GET /finance/withdrawals/',

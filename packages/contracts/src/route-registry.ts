@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ListQuery, MessageResponse } from './common';
 import { ErrorBody } from './errors';
+import { EventListQuery, EventListResponse, EventPathParams, EventRecordResponse } from './event-log';
 import {
   BalanceResponse,
   CreateWithdrawalRequest,
@@ -87,6 +88,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Products', description: 'Products sold in orders (extension).' },
   { name: 'Sandbox', description: 'Move test orders as the PSP would. Test keys only: a live key gets 403.' },
   { name: 'Webhooks', description: 'Global webhook registrations, their deliveries and manual re-sends.' },
+  {
+    name: 'Events',
+    description: 'The events of the last 30 days and their deliveries, to catch up on missed webhooks.',
+  },
   { name: 'Finance', description: 'Balance and withdrawals of the seller.' },
   { name: 'Operations', description: 'Platform operator routes. Operator keys only.' },
   { name: 'PSP', description: 'Notifications from the payment service provider (Central Bank "API Pix").' },
@@ -449,6 +454,31 @@ export const routes: RouteDoc[] = [
         schema: ErrorBody,
       },
     },
+  },
+  // Events
+  {
+    method: 'get',
+    path: '/events/',
+    operationId: 'listEvents',
+    summary: 'List events, newest first',
+    description:
+      'The events of the last 30 days in the key\'s environment, by when they occurred, with the ' +
+      'deliveries made of each. Filters combine: `type` (one or several names), `created_gte` and ' +
+      '`created_lte` (on occurred_at), `order_uuid`.',
+    tag: 'Events',
+    auth: true,
+    query: EventListQuery,
+    responses: { 200: ok(EventListResponse) },
+  },
+  {
+    method: 'get',
+    path: '/events/{id}/',
+    operationId: 'getEvent',
+    summary: 'Read an event with its deliveries',
+    tag: 'Events',
+    auth: true,
+    params: EventPathParams,
+    responses: { 200: ok(EventRecordResponse) },
   },
   // Finance
   {

@@ -25,4 +25,14 @@ describe('decodeCursor', () => {
       );
     }
   });
+
+  it('reads ids of another form when the list says which', () => {
+    const cursor = { createdAt: new Date('2026-11-26T04:00:00.000Z'), id: 'evt_0123456789abcdefghijABCD' };
+    const pattern = /^evt_[A-Za-z0-9]{24}$/;
+    expect(decodeCursor(encodeCursor(cursor), pattern)).toEqual(cursor);
+    expect(() => decodeCursor(encodeCursor(cursor))).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() =>
+      decodeCursor(encodeCursor({ ...cursor, id: '3f1c7a52-1d2e-4b8a-9c61-2f4d5e6a7b8c' }), pattern),
+    ).toThrow(expect.objectContaining({ status: 400 }));
+  });
 });

@@ -18,12 +18,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EARLIEST = Date.UTC(1970, 0, 1);
 const LATEST = Date.UTC(9999, 11, 31);
 
-/** Cursors are opaque to clients; a tampered one is a 400 on `cursor`, never a 500. */
-export function decodeCursor(value: string): Cursor {
+/**
+ * Cursors are opaque to clients; a tampered one is a 400 on `cursor`, never a 500. `idPattern` is the
+ * form of the list's ids: UUIDs unless the rows have ids of their own form (`evt_...` events).
+ */
+export function decodeCursor(value: string, idPattern: RegExp = UUID): Cursor {
   const [iso, id] = Buffer.from(value, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(iso ?? '');
   const time = createdAt.getTime();
-  if (!id || !UUID.test(id) || !(time >= EARLIEST && time <= LATEST)) {
+  if (!id || !idPattern.test(id) || !(time >= EARLIEST && time <= LATEST)) {
     throw badRequest('Invalid cursor.', { cursor: ['Must be a next_cursor value returned by this list'] });
   }
   return { createdAt, id };

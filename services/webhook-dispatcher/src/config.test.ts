@@ -18,4 +18,12 @@ describe('dispatcher configuration', () => {
       'WEBHOOK_ATTEMPT_TIMEOUT_MS: Must be at most 50000: an attempt must end well within its 60 s lease',
     ]);
   });
+
+  it('keeps events 30 days by default, and refuses a retention that is not a whole number of days', () => {
+    expect(loadDispatcherConfig({}).EVENTS_RETENTION_DAYS).toBe(30);
+    expect(loadDispatcherConfig({ EVENTS_RETENTION_DAYS: '7' }).EVENTS_RETENTION_DAYS).toBe(7);
+    for (const value of ['0', '1.5', 'forever', '4000']) {
+      expect(() => loadDispatcherConfig({ EVENTS_RETENTION_DAYS: value })).toThrow(ConfigError);
+    }
+  });
 });

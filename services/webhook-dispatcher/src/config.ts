@@ -1,3 +1,4 @@
+import { EVENTS_RETENTION_DAYS_DEFAULT } from '@seller-api/contracts';
 import { commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { RetryScheduleEnv } from './domain/retry';
@@ -24,6 +25,13 @@ export const dispatcherEnv = {
   WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /** Fallback poll for due deliveries (new ones and retries also wake the sender directly). */
   WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
+  /** How long the Events API keeps an event, counted from when it occurred (docs/events-api.md). */
+  EVENTS_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3650, { error: 'Must be at most 3650 (ten years)' })
+    .default(EVENTS_RETENTION_DAYS_DEFAULT),
 };
 
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;

@@ -5,6 +5,7 @@ import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import { createSenderPool } from './db/sender-pool';
 import type { Resolver } from '@seller-api/service-kit';
+import { deleteExpiredEvents } from './domain/events';
 import { intakeHandler } from './events/intake';
 import { createDispatcherMetrics, registerBacklogGauge } from './metrics';
 import { DeliverySender } from './events/sender';
@@ -71,6 +72,7 @@ export async function startDispatcher(
     sender.wake();
   });
   sender.start();
+  const retention = startEventRetention(runtime, config.EVENTS_RETENTION_DAYS);
   const address = server.address();
   return {
     runtime,
@@ -78,8 +80,34 @@ export async function startDispatcher(
     port: typeof address === 'object' && address ? address.port : config.PORT,
     stop: () =>
       runtime.stop(async () => {
+        await retention.stop();
         await sender.stop();
         await senderPool.end();
       }),
+  };
+}
+
+const EVENT_RETENTION_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * Deletes expired events every EVENT_RETENTION_INTERVAL_MS (domain/events.ts, deleteExpiredEvents);
+ * every replica runs it, the batches' SKIP LOCKED sharing the work.
+ */
+function startEventRetention(runtime: Runtime, retentionDays: number): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = deleteExpiredEvents(runtime.sql, retentionDays).then(
+      (deleted) => {
+        if (deleted > 0) runtime.logger.info({ deleted }, 'expired events deleted');
+      },
+      (err: unknown) => runtime.logger.warn({ err: (err as Error).message }, 'event retention failed'),
+    );
+  }, EVENT_RETENTION_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
   };
 }

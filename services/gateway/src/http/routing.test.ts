@@ -18,6 +18,8 @@ describe('routing table', () => {
     ['/sellers/orders/summary/', 'orders'],
     ['/config/webhooks/health/', 'webhooks'],
     ['/finance/withdrawals/', 'withdrawals'],
+    ['/events/', 'webhooks'],
+    ['/events/evt_0123456789abcdefghijABCD/', 'webhooks'],
     ['/psp/webhook/pix', 'payments'],
   ])('sends %s to %s', (path, upstream) => {
     expect(matchRoute(path)?.upstream).toBe(upstream);
@@ -26,6 +28,7 @@ describe('routing table', () => {
   it('knows no other path', () => {
     expect(matchRoute('/ops/other/')).toBeNull();
     expect(matchRoute('/sellersx/')).toBeNull();
+    expect(matchRoute('/eventsx/')).toBeNull();
     expect(matchRoute('/')).toBeNull();
   });
 
@@ -46,6 +49,7 @@ describe('routing table', () => {
     expect(routeTemplate('GET', `/sellers/orders/${id}/`)).toBe('/sellers/orders/:uuid/');
     expect(routeTemplate('GET', `/config/webhooks/${id}/`)).toBe('/config/webhooks/:id/');
     expect(routeTemplate('PATCH', '/config/webhooks/health/')).toBe('/config/webhooks/:id/');
+    expect(routeTemplate('GET', '/events/evt_0123456789abcdefghijABCD')).toBe('/events/:id/');
     // Whatever a caller sends, an undocumented path has no label of its own.
     expect(routeTemplate('GET', `/sellers/${Math.random()}/`)).toBeNull();
     expect(routeTemplate('GET', '/sellers/orders/a/b/c/')).toBeNull();

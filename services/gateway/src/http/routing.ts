@@ -34,6 +34,7 @@ export const ROUTES: readonly RouteRule[] = [
   { prefix: '/finance/', upstream: 'withdrawals', role: 'seller' },
   { prefix: '/ops/withdrawals/', upstream: 'withdrawals', role: 'operator' },
   { prefix: '/config/webhooks/', upstream: 'webhooks', role: 'seller' },
+  { prefix: '/events/', upstream: 'webhooks', role: 'seller' },
   { prefix: '/psp/', upstream: 'payments', role: null },
 ];
 

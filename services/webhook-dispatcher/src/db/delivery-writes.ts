@@ -66,9 +66,23 @@ export interface NewDelivery {
   traceContext: TraceCarrier | null;
 }
 
-// One statement: the batch's message ids recorded as processed, and the deliveries of the new ones
-// only, so a redelivered message fans out nothing. Atomic without a transaction around it.
-const STORE_DELIVERIES = `with ${processedMessagesCte(SCHEMA)},
+/** One event to record for the Events API, with the ids of the deliveries made of it. */
+export interface NewEvent {
+  messageId: string;
+  id: string;
+  sellerId: string;
+  environment: Environment;
+  event: EventName;
+  orderId: string | null;
+  occurredAt: Date;
+  data: unknown;
+  deliveryIds: string[];
+}
+
+// One statement: the batch's message ids recorded as processed, and the deliveries and events of the
+// new ones only, so a redelivered message fans out nothing. Atomic without a transaction around it.
+// An event is recorded once whatever happens (its id comes from its message: domain/events.ts).
+const STORE_FAN_OUT = `with ${processedMessagesCte(SCHEMA)},
   stored as (
     insert into webhooks.deliveries
       (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed, payload, occurred_at,
@@ -78,17 +92,28 @@ const STORE_DELIVERIES = `with ${processedMessagesCte(SCHEMA)},
       from json_to_recordset($3::json) as d(message_id text, id uuid, event_id text, webhook_id uuid,
              order_id uuid, seller_id uuid, environment text, event text, url text, signed boolean,
              payload jsonb, occurred_at timestamptz, trace_context jsonb)
-     where d.message_id in (select message_id from fresh))
+     where d.message_id in (select message_id from fresh)),
+  recorded as (
+    insert into webhooks.events (id, seller_id, environment, event, order_id, occurred_at, data, delivery_ids)
+    select e.id, e.seller_id, e.environment, e.event, e.order_id, e.occurred_at, e.data, e.delivery_ids
+      from json_to_recordset($4::json) as e(message_id text, id text, seller_id uuid, environment text,
+             event text, order_id uuid, occurred_at timestamptz, data jsonb, delivery_ids uuid[])
+     where e.message_id in (select message_id from fresh)
+    on conflict (id) do nothing)
   select message_id from fresh`;
 
-/** Records `messageIds` as processed by `consumer` and stores the deliveries of those that were new. */
-export async function storeDeliveries(
+/**
+ * Records `messageIds` as processed by `consumer` and stores the deliveries and events of those that
+ * were new; answers those.
+ */
+export async function storeFanOut(
   sql: Sql,
   consumer: string,
   messageIds: string[],
   deliveries: NewDelivery[],
+  events: NewEvent[],
 ): Promise<Set<string>> {
-  const rows = await sql.query<{ message_id: string }>(STORE_DELIVERIES, [
+  const rows = await sql.query<{ message_id: string }>(STORE_FAN_OUT, [
     consumer,
     messageIds,
     JSON.stringify(
@@ -106,6 +131,19 @@ export async function storeDeliveries(
         payload: d.payload,
         occurred_at: d.occurredAt.toISOString(),
         trace_context: d.traceContext,
+      })),
+    ),
+    JSON.stringify(
+      events.map((e) => ({
+        message_id: e.messageId,
+        id: e.id,
+        seller_id: e.sellerId,
+        environment: e.environment,
+        event: e.event,
+        order_id: e.orderId,
+        occurred_at: e.occurredAt.toISOString(),
+        data: e.data,
+        delivery_ids: e.deliveryIds,
       })),
     ),
   ]);

@@ -395,6 +395,56 @@ class Migration20261216PostbacksIndex extends Migration {
   }
 }
 
+/**
+ * The Events API's record (domain/events.ts, docs/events-api.md): one row per public event the intake
+ * receives, written by the statement that stores its deliveries (db/delivery-writes.ts), even when
+ * nobody subscribes. `delivery_ids` lists the deliveries made of it, in the order they were made: they
+ * are looked up by primary key when an event is read, so the deliveries table gets no new index to
+ * write. Ids compare byte by byte (collation "C"), the keyset order of the list. Each list reads one
+ * index range in order, whatever the table's size: all of a seller's events in an environment, those
+ * of one name (one range per name asked for), or those of one order (a handful, sorted). Rows older
+ * than the retention go in batches by `occurred_at` (domain/events.ts, deleteExpiredEvents).
+ *
+ * The events of the 30 days before this migration are rebuilt from their deliveries: the deliveries
+ * of one event share seller, environment, name, instant and payload; its id is that of its first
+ * delivery. Events nobody subscribed to left no delivery and are not rebuilt. It reads the deliveries
+ * table once, at deploy.
+ */
+class Migration20261216Events extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table webhooks.events (
+      id text collate "C" primary key,
+      seller_id uuid not null,
+      environment text not null check (environment in ('test', 'live')),
+      event text not null,
+      order_id uuid,
+      occurred_at timestamptz(3) not null,
+      data jsonb not null,
+      delivery_ids uuid[] not null default '{}',
+      recorded_at timestamptz(3) not null default now()
+    )`);
+    this.addSql(
+      `create index events_list_idx on webhooks.events (seller_id, environment, occurred_at desc, id desc)`,
+    );
+    this.addSql(
+      `create index events_type_idx on webhooks.events (seller_id, environment, event, occurred_at desc, id desc)`,
+    );
+    this.addSql(`create index events_order_idx on webhooks.events (order_id) where order_id is not null`);
+    this.addSql(`create index events_occurred_at_idx on webhooks.events (occurred_at)`);
+    this.addSql(`insert into webhooks.events
+        (id, seller_id, environment, event, order_id, occurred_at, data, delivery_ids, recorded_at)
+      select min(d.event_id), d.seller_id, d.environment, d.event,
+             case when d.payload -> 'order' ->> 'uuid' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                  then (d.payload -> 'order' ->> 'uuid')::uuid end,
+             d.occurred_at, d.payload, array_agg(d.id order by d.created_at, d.signed desc, d.id),
+             min(d.created_at)
+        from webhooks.deliveries d
+       where d.occurred_at >= now() - interval '30 days'
+       group by d.seller_id, d.environment, d.event, d.occurred_at, d.payload
+      on conflict (id) do nothing`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -418,4 +468,5 @@ export const migrations = [
     class: Migration20261216PostbackDeliveriesByOrder,
   },
   { name: 'Migration20261216PostbacksIndex', class: Migration20261216PostbacksIndex },
+  { name: 'Migration20261216Events', class: Migration20261216Events },
 ];

@@ -20,11 +20,13 @@ import {
 } from '@seller-api/service-kit';
 import {
   activeSubscribers,
-  storeDeliveries,
+  storeFanOut,
   subscriptionKey,
   type NewDelivery,
+  type NewEvent,
   type SubscriptionKey,
 } from '../db/delivery-writes';
+import { eventIdOf, orderOf } from './events';
 import { assertSendable, getWebhook } from './registrations';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -55,10 +57,11 @@ export interface IncomingEvent {
 
 /**
  * Stores one delivery per destination before any attempt: every active global webhook of the event in
- * that seller and environment, plus the order's postback URL for order events. The events of a batch
- * of messages go together: one lookup of their subscribers, then one statement that records
- * `messageIds` as processed and stores the deliveries of the new ones only, so a redelivered message
- * never fans out twice. Answers the message ids that were new.
+ * that seller and environment, plus the order's postback URL for order events; and the event itself,
+ * with the ids of those deliveries, for the Events API (domain/events.ts), subscribed to or not. The
+ * events of a batch of messages go together: one lookup of their subscribers, then one statement that
+ * records `messageIds` as processed and stores the deliveries and events of the new ones only, so a
+ * redelivered message never fans out twice. Answers the message ids that were new.
  */
 export async function fanOut(
   sql: Sql,
@@ -70,7 +73,9 @@ export async function fanOut(
   for (const incoming of events) keys.set(subscriptionKey(incoming), incoming);
   const subscribers = await activeSubscribers(sql, [...keys.values()]);
   const deliveries: NewDelivery[] = [];
+  const recorded: NewEvent[] = [];
   for (const incoming of events) {
+    const made = deliveries.length;
     const common = {
       messageId: incoming.messageId,
       sellerId: incoming.sellerId,
@@ -102,8 +107,19 @@ export async function fanOut(
         signed: false,
       });
     }
+    recorded.push({
+      messageId: incoming.messageId,
+      id: eventIdOf(incoming.messageId),
+      sellerId: incoming.sellerId,
+      environment: incoming.environment,
+      event: incoming.event,
+      orderId: orderOf(incoming.data, incoming.orderId),
+      occurredAt: incoming.occurredAt,
+      data: incoming.data,
+      deliveryIds: deliveries.slice(made).map((d) => d.id),
+    });
   }
-  return storeDeliveries(sql, consumer, messageIds, deliveries);
+  return storeFanOut(sql, consumer, messageIds, deliveries, recorded);
 }
 
 /**

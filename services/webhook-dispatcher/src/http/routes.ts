@@ -3,6 +3,8 @@ import {
   CreateWebhookRequest,
   DeliveryListQuery,
   DeliveryPathParams,
+  EventListQuery,
+  EventPathParams,
   ListQuery,
   OrderPathParams,
   PostbackDeliveryPathParams,
@@ -28,6 +30,7 @@ import {
   resendPostbackDelivery,
 } from '../domain/deliveries';
 import { webhooksHealth } from '../domain/health';
+import { getEvent, listEvents } from '../domain/events';
 import {
   assertTarget,
   deleteWebhook,
@@ -208,6 +211,22 @@ export function mountRoutes(
       });
       if (!answer.replayed) onRequeued();
       sendAnswer(res, answer);
+    }),
+  );
+  app.get(
+    '/events/',
+    route(async (req, res) => {
+      const scope = sellerScope(req);
+      const query = parseOrThrow(EventListQuery, req.query, 'Invalid query.');
+      res.json({ message: 'Events retrieved.', data: await listEvents(runtime.sql, scope, query) });
+    }),
+  );
+  app.get(
+    '/events/:id/',
+    route(async (req, res) => {
+      const scope = sellerScope(req);
+      const { id } = parseOrThrow(EventPathParams, req.params, 'Invalid event id.');
+      res.json({ message: 'Event retrieved.', data: await getEvent(runtime.sql, scope, id) });
     }),
   );
 }
