@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import {
   CreateOrderRequest,
   CreateWithdrawalRequest,
+  EVENT_NAMES,
+  EventTypeFilter,
   ListQuery,
   OrderItemInput,
   OrderListQuery,
@@ -36,6 +38,8 @@ export interface FuzzContext {
     withdrawals: string[];
     /** Affiliate codes, for `affiliate_code`. */
     affiliates: string[];
+    /** Event ids (`evt_...`) of the Events API. */
+    events: string[];
   };
 }
 
@@ -234,6 +238,17 @@ function overridesFor(context: FuzzContext): Overrides {
     [OrderPaymentInput.shape.discount_amount, smallOr(OrderPaymentInput.shape.discount_amount, 500)],
     [OrderPaymentInput.shape.shipping_amount, smallOr(OrderPaymentInput.shape.shipping_amount, 3_000)],
     [dateOrDatetimeInput, nearDate],
+    // Event names as a client writes them: one, several comma-separated, or repeated.
+    [
+      EventTypeFilter,
+      fc.oneof(
+        fc.constantFrom(...EVENT_NAMES),
+        fc
+          .uniqueArray(fc.constantFrom(...EVENT_NAMES), { minLength: 1, maxLength: 4 })
+          .map((n) => n.join(',')),
+        fc.uniqueArray(fc.constantFrom(...EVENT_NAMES), { minLength: 1, maxLength: 4 }),
+      ),
+    ],
     [
       OrderItemInput,
       fc.record({
@@ -267,6 +282,7 @@ function overridesFor(context: FuzzContext): Overrides {
 /** Which known ids a path parameter takes, from the route's path. */
 function idsFor(route: RouteDoc, param: string, context: FuzzContext): string[] {
   if (param === 'delivery_id') return context.ids.deliveries;
+  if (route.path.startsWith('/events/')) return context.ids.events;
   if (route.path.startsWith('/config/webhooks/')) return context.ids.webhooks;
   if (route.path.startsWith('/sellers/products/')) return context.ids.products;
   if (route.path.includes('/withdrawals/')) return context.ids.withdrawals;

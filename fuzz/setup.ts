@@ -103,5 +103,13 @@ export async function prepareContext(
       pix_key_type: 'email',
     }),
   );
-  return { keys, pspSecret, ids: { orders, products, webhooks, deliveries, withdrawals, affiliates } };
+  const listed = await get(baseUrl, seller, '/events/?limit=20');
+  const events = (Array.isArray(listed?.results) ? (listed.results as Array<{ id?: unknown }>) : [])
+    .map((e) => e.id)
+    .filter((id): id is string => typeof id === 'string');
+  return {
+    keys,
+    pspSecret,
+    ids: { orders, products, webhooks, deliveries, withdrawals, affiliates, events },
+  };
 }
