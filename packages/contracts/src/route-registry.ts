@@ -462,7 +462,7 @@ export const routes: RouteDoc[] = [
     operationId: 'listEvents',
     summary: 'List events, newest first',
     description:
-      'The events of the last 30 days in the key\'s environment, by when they occurred, with the ' +
+      "The events of the last 30 days in the key's environment, by when they occurred, with the " +
       'deliveries made of each. Filters combine: `type` (one or several names), `created_gte` and ' +
       '`created_lte` (on occurred_at), `order_uuid`.',
     tag: 'Events',
