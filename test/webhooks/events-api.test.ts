@@ -461,4 +461,29 @@ describe('retention', () => {
     expect(gone.status).toBe(404);
     expect(await deleteExpiredEvents(system.dispatcher.runtime.sql, 30, 2)).toBe(0);
   });
+
+  it("runs in every dispatcher, from its start, with that dispatcher's EVENTS_RETENTION_DAYS", async () => {
+    const { key, sellerId } = await createKey(gateway.service);
+    const day = 86_400_000;
+    await publish(
+      sellerId as string,
+      [12, 3].map((age) => ({
+        event: 'withdrawal.paid' as const,
+        occurredAt: new Date(Date.now() - age * day),
+        data: withdrawalData(randomUUID()),
+      })),
+    );
+    const [recent] = await waitFor(
+      async () => {
+        const { results } = await listEvents(key);
+        return results.length === 2 && results;
+      },
+      { what: 'the published events' },
+    );
+    await system.startDispatcherReplica({ EVENTS_RETENTION_DAYS: '10' });
+    await waitFor(async () => (await listEvents(key)).results.length === 1, {
+      what: 'the 12-day-old event deleted',
+    });
+    expect((await listEvents(key)).results.map((e) => e.id)).toEqual([recent?.id]);
+  });
 });

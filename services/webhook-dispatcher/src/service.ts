@@ -1,4 +1,11 @@
-import { createRuntime, serveService, verifyingSecrets, type Runtime } from '@seller-api/service-kit';
+import {
+  createRuntime,
+  serveService,
+  startPeriodicJob,
+  verifyingSecrets,
+  type PeriodicJob,
+  type Runtime,
+} from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { DispatcherConfig } from './config';
 import { entities } from './db/entities';
@@ -90,24 +97,19 @@ export async function startDispatcher(
 const EVENT_RETENTION_INTERVAL_MS = 10 * 60_000;
 
 /**
- * Deletes expired events every EVENT_RETENTION_INTERVAL_MS (domain/events.ts, deleteExpiredEvents);
- * every replica runs it, the batches' SKIP LOCKED sharing the work.
+ * Deletes expired events (domain/events.ts, deleteExpiredEvents) at start and then
+ * EVENT_RETENTION_INTERVAL_MS after each run; every replica runs it, the batches' SKIP LOCKED sharing
+ * the work.
  */
-function startEventRetention(runtime: Runtime, retentionDays: number): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = deleteExpiredEvents(runtime.sql, retentionDays).then(
-      (deleted) => {
-        if (deleted > 0) runtime.logger.info({ deleted }, 'expired events deleted');
-      },
-      (err: unknown) => runtime.logger.warn({ err: (err as Error).message }, 'event retention failed'),
-    );
-  }, EVENT_RETENTION_INTERVAL_MS);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+function startEventRetention(runtime: Runtime, retentionDays: number): PeriodicJob {
+  return startPeriodicJob({
+    name: 'event retention',
+    intervalMs: EVENT_RETENTION_INTERVAL_MS,
+    logger: runtime.logger,
+    failureMessage: 'event retention failed; will retry',
+    run: async () => {
+      const deleted = await deleteExpiredEvents(runtime.sql, retentionDays);
+      if (deleted > 0) runtime.logger.info({ deleted }, 'expired events deleted');
     },
-  };
+  });
 }
