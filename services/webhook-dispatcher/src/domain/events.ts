@@ -71,7 +71,7 @@ function present(row: EventRow): EventRecord {
 
 /**
  * The statement of one page of `GET /events/` and its parameters. Each shape reads one index range in
- * order and stops at the page's end (Migration20261217Events): the seller's events in the
+ * order and stops at the page's end (Migration20261216Events): the seller's events in the
  * environment; for several names, one range per name, merged; for an order, its few events, sorted.
  */
 export function eventPageQuery(
