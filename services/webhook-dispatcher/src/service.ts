@@ -13,6 +13,7 @@ import { SCHEMA, migrations } from './db/migrations';
 import { createSenderPool } from './db/sender-pool';
 import type { Resolver } from '@seller-api/service-kit';
 import { deleteExpiredEvents } from './domain/events';
+import { moveStrandedDeliveries } from './domain/registrations';
 import { intakeHandler } from './events/intake';
 import { createDispatcherMetrics, registerBacklogGauge } from './metrics';
 import { DeliverySender } from './events/sender';
@@ -80,6 +81,7 @@ export async function startDispatcher(
   });
   sender.start();
   const retention = startEventRetention(runtime, config.EVENTS_RETENTION_DAYS);
+  const stranded = startStrandedMoves(runtime, () => sender.rescan());
   const address = server.address();
   return {
     runtime,
@@ -88,10 +90,33 @@ export async function startDispatcher(
     stop: () =>
       runtime.stop(async () => {
         await retention.stop();
+        await stranded.stop();
         await sender.stop();
         await senderPool.end();
       }),
   };
+}
+
+const STRANDED_MOVE_INTERVAL_MS = 60_000;
+
+/**
+ * Moves the deliveries a fan-out stored on a webhook a rotation had just retired to its successor
+ * (domain/registrations.ts, moveStrandedDeliveries), every STRANDED_MOVE_INTERVAL_MS; then the sender
+ * looks for them at once.
+ */
+function startStrandedMoves(runtime: Runtime, rescan: () => void): PeriodicJob {
+  return startPeriodicJob({
+    name: 'stranded deliveries',
+    intervalMs: STRANDED_MOVE_INTERVAL_MS,
+    logger: runtime.logger,
+    failureMessage: 'moving stranded deliveries failed; will retry',
+    run: async () => {
+      const moved = await moveStrandedDeliveries(runtime.sql);
+      if (moved === 0) return;
+      runtime.logger.warn({ moved }, 'deliveries stored on a retired webhook moved to its successor');
+      rescan();
+    },
+  });
 }
 
 const EVENT_RETENTION_INTERVAL_MS = 10 * 60_000;

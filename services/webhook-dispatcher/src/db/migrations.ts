@@ -445,6 +445,18 @@ class Migration20261216Events extends Migration {
   }
 }
 
+/**
+ * The webhooks retired by rotations, by when: the periodic move of deliveries a fan-out stored on a
+ * webhook just retired (domain/registrations.ts, moveStrandedDeliveries) reads the recent ones only.
+ */
+class Migration20261217RetiredWebhooks extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `create index if not exists webhooks_retired_idx on webhooks.webhooks (updated_at) where status = 'RETIRED'`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -469,4 +481,5 @@ export const migrations = [
   },
   { name: 'Migration20261216PostbacksIndex', class: Migration20261216PostbacksIndex },
   { name: 'Migration20261216Events', class: Migration20261216Events },
+  { name: 'Migration20261217RetiredWebhooks', class: Migration20261217RetiredWebhooks },
 ];

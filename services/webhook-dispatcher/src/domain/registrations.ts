@@ -2,7 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateWebhookRequest, ListQuery, UpdateWebhookRequest } from '@seller-api/contracts';
 import { DeadlockException, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { HttpError, assertOwned, badRequest, conflict, listOwned, type Scope } from '@seller-api/service-kit';
+import {
+  HttpError,
+  assertOwned,
+  badRequest,
+  conflict,
+  listOwned,
+  type Scope,
+  type Sql,
+} from '@seller-api/service-kit';
 import { WebhookSchema, type WebhookRow } from '../db/entities';
 import { checkTarget, defaultResolver, type Logger, type Resolver } from '@seller-api/service-kit';
 
@@ -131,8 +139,8 @@ export async function registerWebhook(
 }
 
 // Each row is locked in the order of the primary key. The sender's claims skip locked rows and never
-// wait for this; an outcome batch (events/sender.ts, OutcomeRecorder) locks its rows in its own order
-// and may deadlock with it. PostgreSQL then cancels one of the two, and that one is tried again: the
+// wait for this; an outcome batch (db/delivery-claims.ts, recordOutcomes) locks its rows in its own
+// order and may deadlock with it. PostgreSQL then cancels one of the two, and that one is tried again: the
 // outcomes one by one, this move from its savepoint (moveDeliveries).
 const MOVE_DELIVERIES = `update webhooks.deliveries d set webhook_id = ?
    from (select id from webhooks.deliveries
@@ -152,6 +160,38 @@ async function moveDeliveries(tx: EntityManager, from: string, to: string): Prom
       if (!(err instanceof DeadlockException) || attempt >= MOVE_TRIES) throw err;
     }
   }
+}
+
+/** How long after a rotation its retired webhook is checked for stranded deliveries. */
+export const STRANDED_WINDOW_MINUTES = 15;
+
+// The fan-out reads the active webhooks in one statement and stores the deliveries in the next (it holds
+// no lock between them): a rotation committed in between leaves a pending delivery on the webhook it
+// retired, which nothing sends. Those are moved to the successor like the rotation's own. Only
+// webhooks retired in the last STRANDED_WINDOW_MINUTES are looked at (webhooks_retired_idx), and rows
+// another statement holds are skipped (taken on the next run), so this never waits nor deadlocks.
+const MOVE_STRANDED = `update webhooks.deliveries d set webhook_id = moving.successor
+   from (select s.id, n.id as successor
+           from webhooks.webhooks o
+           join webhooks.webhooks n
+             on n.seller_id = o.seller_id and n.environment = o.environment and n.url = o.url
+            and n.event = o.event and n.status in ('ACTIVE', 'DISABLED')
+           join webhooks.deliveries s on s.webhook_id = o.id and s.status = 'pending'
+          where o.status = 'RETIRED' and o.updated_at > now() - make_interval(mins => $1)
+          order by s.id
+            for update of s skip locked) moving
+  where d.id = moving.id`;
+
+/**
+ * Moves the pending deliveries a fan-out stored on a webhook a rotation had just retired to its live
+ * successor; answers how many moved. Run periodically (service.ts).
+ */
+export async function moveStrandedDeliveries(sql: Sql): Promise<number> {
+  const rows = await sql.query<{ n: number }>(
+    `with moved as (${MOVE_STRANDED} returning 1) select count(*)::int as n from moved`,
+    [STRANDED_WINDOW_MINUTES],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /**

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { verifyWebhook } from '@seller-api/webhook-verify';
+import { moveStrandedDeliveries } from '../../services/webhook-dispatcher/src/domain/registrations';
+import { startReceiver } from '../support/receiver';
+import { createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { waitFor } from '../support/wait';
+import { deliveries, register } from './helpers';
+
+let system: System;
+let gateway: RunningGateway;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let db: Client;
+
+beforeAll(async () => {
+  system = await startSystem();
+  gateway = await system.startGateway();
+  receiver = await startReceiver(() => ({ status: 200 }));
+  db = new Client({ connectionString: system.env.DATABASE_URL });
+  await db.connect();
+});
+afterAll(async () => {
+  await db.end();
+  await system.stop();
+  await receiver.close();
+});
+
+/**
+ * A pending delivery stored on `webhookId` as a fan-out that read the subscribers just before a
+ * rotation would store it (it cannot be timed from outside, so it is written directly).
+ */
+async function strandOn(webhookId: string, sellerId: string, url: string): Promise<string> {
+  const eventId = `evt_stranded${randomUUID().replaceAll('-', '')}`;
+  await db.query(
+    `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url,
+       signed, payload, occurred_at, status, next_attempt_at, created_at)
+     values ($1, $2, $3, null, $4, 'test', 'order.created', $5, true, $6, now(), 'pending', now(), now())`,
+    [randomUUID(), eventId, webhookId, sellerId, url, JSON.stringify({ order: { uuid: randomUUID() } })],
+  );
+  return eventId;
+}
+
+describe('a delivery stored on a webhook a rotation had just retired', () => {
+  it('moves to the successor and goes out signed with its secret', async () => {
+    const { key, sellerId } = await createKey(gateway.service);
+    const target = `${receiver.url}/stranded`;
+    const old = await register(gateway.url, key, target);
+    const successor = await register(gateway.url, key, target);
+    const eventId = await strandOn(old.id, sellerId!, target);
+
+    expect(await moveStrandedDeliveries(system.dispatcher.runtime.sql)).toBe(1);
+    const hook = await waitFor(
+      () => receiver.received.find((h) => h.headers['x-webhook-event-id'] === eventId),
+      {
+        what: 'the stranded delivery sent',
+      },
+    );
+    expect(() =>
+      verifyWebhook({ secret: successor.secret, headers: hook.headers, rawBody: hook.rawBody }),
+    ).not.toThrow();
+    const moved = await waitFor(
+      async () =>
+        (await deliveries(gateway.url, key, successor.id, '?status=delivered')).find(
+          (d) => d.event_id === eventId,
+        ),
+      { what: 'the moved delivery delivered under the successor' },
+    );
+    expect(moved.attempts).toHaveLength(1);
+    expect(await deliveries(gateway.url, key, old.id, '?status=pending')).toEqual([]);
+  });
+
+  it('leaves the webhooks retired long ago alone', async () => {
+    const { key, sellerId } = await createKey(gateway.service);
+    const target = `${receiver.url}/retired-long-ago`;
+    const old = await register(gateway.url, key, target);
+    await register(gateway.url, key, target);
+    await db.query(`update webhooks.webhooks set updated_at = now() - interval '1 day' where id = $1`, [
+      old.id,
+    ]);
+    const eventId = await strandOn(old.id, sellerId!, target);
+
+    expect(await moveStrandedDeliveries(system.dispatcher.runtime.sql)).toBe(0);
+    const left = await db.query<{ webhook_id: string }>(
+      'select webhook_id from webhooks.deliveries where event_id = $1',
+      [eventId],
+    );
+    expect(left.rows).toEqual([{ webhook_id: old.id }]);
+  });
+});
