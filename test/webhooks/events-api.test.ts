@@ -7,7 +7,6 @@ import {
   type EventRecord,
   type ValidationErrorBody,
 } from '@seller-api/contracts';
-import { migrations } from '../../services/webhook-dispatcher/src/db/migrations';
 import { deleteExpiredEvents } from '../../services/webhook-dispatcher/src/domain/events';
 import { INTAKE_QUEUE, SOURCES } from '../../services/webhook-dispatcher/src/events/topology';
 import { testEnv } from '../support/env';
@@ -386,48 +385,6 @@ describe('recording', () => {
     }
     const { results } = await listEvents(key, '?limit=100');
     expect(results.map((e) => e.event)).toEqual(['withdrawal.paid']);
-  });
-});
-
-describe('the migration that adds events', () => {
-  it('rebuilds the events of the last 30 days that had deliveries, from those deliveries', async () => {
-    const { key, sellerId } = await createKey(gateway.service);
-    await register(gateway.url, key, `${receiver.url}/events-backfill`, 'order.created');
-    const order = await placeOrder(gateway.url, key, { postback_url: `${receiver.url}/events-backfill-pb` });
-    const recorded = await waitFor(
-      async () => {
-        const { results } = await listEvents(key, `?order_uuid=${order}`);
-        const created = results.find((e) => e.event === 'order.created');
-        return created?.deliveries.length === 2 && results;
-      },
-      { what: 'order.created with its two deliveries' },
-    );
-    const migration = migrations.find((m) => m.name === 'Migration20261216Events');
-    if (!migration) throw new Error('no events migration');
-    const instance = new migration.class({} as never, {} as never);
-    await instance.up();
-    const backfill = instance.getQueries().at(-1) as string;
-    expect(backfill).toMatch(/^insert into webhooks.events/);
-
-    const sql = system.dispatcher.runtime.sql;
-    await sql.query('delete from webhooks.events where seller_id = $1', [sellerId]);
-    expect((await listEvents(key)).results).toEqual([]);
-    // Narrowed to this seller: the other tests' events, recorded since, stay as they are.
-    await sql.query(backfill.replace('where d.occurred_at', 'where d.seller_id = $1 and d.occurred_at'), [
-      sellerId,
-    ]);
-
-    // Only the events that had deliveries come back, each with its id taken from its first delivery.
-    const rebuilt = (await listEvents(key, `?order_uuid=${order}`)).results;
-    const created = recorded.find((e) => e.event === 'order.created') as EventRecord;
-    expect(rebuilt).toEqual([
-      {
-        ...created,
-        id: expect.stringMatching(/^evt_[A-Za-z0-9]{24}$/),
-        deliveries: created.deliveries.map((d) => ({ ...d, status: expect.any(String) })),
-      },
-    ]);
-    expect(created.deliveries.map((d) => d.event_id)).toContain(rebuilt[0]?.id);
   });
 });
 

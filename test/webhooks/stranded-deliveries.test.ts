@@ -48,7 +48,8 @@ describe('a delivery stored on a webhook a rotation had just retired', () => {
     const successor = await register(gateway.url, key, target);
     const eventId = await strandOn(old.id, sellerId!, target);
 
-    expect(await moveStrandedDeliveries(system.dispatcher.runtime.sql)).toBe(1);
+    // The dispatcher's own job may move it first: either way it ends on the successor.
+    await moveStrandedDeliveries(system.dispatcher.runtime.sql);
     const hook = await waitFor(
       () => receiver.received.find((h) => h.headers['x-webhook-event-id'] === eventId),
       {
@@ -79,7 +80,7 @@ describe('a delivery stored on a webhook a rotation had just retired', () => {
     ]);
     const eventId = await strandOn(old.id, sellerId!, target);
 
-    expect(await moveStrandedDeliveries(system.dispatcher.runtime.sql)).toBe(0);
+    await moveStrandedDeliveries(system.dispatcher.runtime.sql);
     const left = await db.query<{ webhook_id: string }>(
       'select webhook_id from webhooks.deliveries where event_id = $1',
       [eventId],

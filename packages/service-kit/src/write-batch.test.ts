@@ -115,6 +115,17 @@ describe('WriteBatch', () => {
     expect((await outcomes).map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
 
+  it('with retryOneAtATime, writes a lone item that failed once more', async () => {
+    let failures = 1;
+    const { batches, write, finishAll } = recorder(() => failures-- > 0);
+    const batch = new WriteBatch(write, { retryOneAtATime: true });
+    const outcome = batch.submit(7);
+    await turn();
+    await finishAll();
+    await expect(outcome).resolves.toBe('ok 7');
+    expect(batches).toEqual([[7], [7]]);
+  });
+
   it('settled() resolves once everything submitted so far is written, queued batches included', async () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));

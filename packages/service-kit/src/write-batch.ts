@@ -5,7 +5,8 @@ export interface WriteBatchOptions {
   maxBatch?: number;
   /**
    * A failed batch's items are written again one after another, on the batch's one connection, rather
-   * than all at once (each holding a connection of its own).
+   * than all at once (each holding a connection of its own); a lone item that failed is written once
+   * more too (a deadlock or a dropped connection then costs a retry, not the item).
    */
   retryOneAtATime?: boolean;
 }
@@ -83,7 +84,7 @@ export class WriteBatch<I, O> {
       const results = await this.write(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(results[i] as O));
     } catch (err) {
-      if (batch.length === 1) {
+      if (batch.length === 1 && !this.retryOneAtATime) {
         batch[0]?.reject(err);
         return;
       }

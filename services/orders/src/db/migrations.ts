@@ -172,22 +172,24 @@ class Migration20261207IdempotencyKeys extends Migration {
  * case-insensitively, so its index holds it lowercased. The summary reads what it counts from indexes
  * alone: the creation index carries the status and replaces the list's index, which had the same key
  * (a change of status writes new index entries already, orders_status_idx holding it, so carrying it
- * costs a write nothing more); the payment index, of paid orders only, carries the amounts.
+ * costs a write nothing more); the payment index, of paid orders only, carries the amounts. On a large
+ * table, build them beforehand with `create index concurrently` under these names (docs/deploy.md):
+ * this migration then leaves them alone, and no order waits for a build.
  */
 class Migration20261216SearchAndSummary extends Migration {
   override async up(): Promise<void> {
     this.addSql(
-      `create index orders_customer_email_idx on orders.orders (seller_id, environment, lower(customer_email), created_at desc, id desc)`,
+      `create index if not exists orders_customer_email_idx on orders.orders (seller_id, environment, lower(customer_email), created_at desc, id desc)`,
     );
     this.addSql(
-      `create index orders_customer_tax_id_idx on orders.orders (seller_id, environment, customer_tax_id, created_at desc, id desc)`,
+      `create index if not exists orders_customer_tax_id_idx on orders.orders (seller_id, environment, customer_tax_id, created_at desc, id desc)`,
     );
     this.addSql(
-      `create index orders_created_idx on orders.orders (seller_id, environment, created_at desc, id desc) include (status)`,
+      `create index if not exists orders_created_idx on orders.orders (seller_id, environment, created_at desc, id desc) include (status)`,
     );
-    this.addSql(`drop index orders.orders_list_idx`);
+    this.addSql(`drop index if exists orders.orders_list_idx`);
     this.addSql(
-      `create index orders_paid_idx on orders.orders (seller_id, environment, paid_at) include (gross_amount, fee_amount, net_amount) where paid_at is not null`,
+      `create index if not exists orders_paid_idx on orders.orders (seller_id, environment, paid_at) include (gross_amount, fee_amount, net_amount) where paid_at is not null`,
     );
   }
 }

@@ -390,7 +390,7 @@ class Migration20261216PostbackDeliveriesByOrder extends Migration {
 class Migration20261216PostbacksIndex extends Migration {
   override async up(): Promise<void> {
     this.addSql(
-      `create index deliveries_postbacks_idx on webhooks.deliveries (seller_id, environment, created_at) where webhook_id is null`,
+      `create index if not exists deliveries_postbacks_idx on webhooks.deliveries (seller_id, environment, created_at) where webhook_id is null`,
     );
   }
 }
@@ -405,10 +405,8 @@ class Migration20261216PostbacksIndex extends Migration {
  * of one name (one range per name asked for), or those of one order (a handful, sorted). Rows older
  * than the retention go in batches by `occurred_at` (domain/events.ts, deleteExpiredEvents).
  *
- * The events of the 30 days before this migration are rebuilt from their deliveries: the deliveries
- * of one event share seller, environment, name, instant and payload; its id is that of its first
- * delivery. Events nobody subscribed to left no delivery and are not rebuilt. It reads the deliveries
- * table once, at deploy.
+ * Events are recorded from this release on: rebuilding earlier ones from the deliveries would read
+ * the whole deliveries table inside the deploy's migration transaction, holding up the fan-out.
  */
 class Migration20261216Events extends Migration {
   override async up(): Promise<void> {
@@ -431,17 +429,6 @@ class Migration20261216Events extends Migration {
     );
     this.addSql(`create index events_order_idx on webhooks.events (order_id) where order_id is not null`);
     this.addSql(`create index events_occurred_at_idx on webhooks.events (occurred_at)`);
-    this.addSql(`insert into webhooks.events
-        (id, seller_id, environment, event, order_id, occurred_at, data, delivery_ids, recorded_at)
-      select min(d.event_id), d.seller_id, d.environment, d.event,
-             case when d.payload -> 'order' ->> 'uuid' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-                  then (d.payload -> 'order' ->> 'uuid')::uuid end,
-             d.occurred_at, d.payload, array_agg(d.id order by d.created_at, d.signed desc, d.id),
-             min(d.created_at)
-        from webhooks.deliveries d
-       where d.occurred_at >= now() - interval '30 days'
-       group by d.seller_id, d.environment, d.event, d.occurred_at, d.payload
-      on conflict (id) do nothing`);
   }
 }
 

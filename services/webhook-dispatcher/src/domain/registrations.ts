@@ -162,21 +162,29 @@ async function moveDeliveries(tx: EntityManager, from: string, to: string): Prom
   }
 }
 
-/** How long after a rotation its retired webhook is checked for stranded deliveries. */
-export const STRANDED_WINDOW_MINUTES = 15;
+/**
+ * How long after a rotation its retired webhook is checked for stranded deliveries: a day, so a
+ * dispatcher down for a while (a rolling deploy) still moves them when it comes back.
+ */
+export const STRANDED_WINDOW_MINUTES = 24 * 60;
 
 // The fan-out reads the active webhooks in one statement and stores the deliveries in the next (it holds
 // no lock between them): a rotation committed in between leaves a pending delivery on the webhook it
 // retired, which nothing sends. Those are moved to the successor like the rotation's own. Only
-// webhooks retired in the last STRANDED_WINDOW_MINUTES are looked at (webhooks_retired_idx), and rows
-// another statement holds are skipped (taken on the next run), so this never waits nor deadlocks.
+// webhooks retired in the last STRANDED_WINDOW_MINUTES are looked at (webhooks_retired_idx), and only
+// their deliveries created from a few minutes before the rotation on (a stranded one is stored after
+// it; the margin covers clocks and a statement under way), read through deliveries_list_idx rather
+// than the webhook's whole history. Rows another statement holds are skipped (taken on the next run),
+// so this never waits nor deadlocks.
 const MOVE_STRANDED = `update webhooks.deliveries d set webhook_id = moving.successor
    from (select s.id, n.id as successor
            from webhooks.webhooks o
            join webhooks.webhooks n
              on n.seller_id = o.seller_id and n.environment = o.environment and n.url = o.url
             and n.event = o.event and n.status in ('ACTIVE', 'DISABLED')
-           join webhooks.deliveries s on s.webhook_id = o.id and s.status = 'pending'
+           join webhooks.deliveries s
+             on s.webhook_id = o.id and s.created_at >= o.updated_at - interval '5 minutes'
+            and s.status = 'pending'
           where o.status = 'RETIRED' and o.updated_at > now() - make_interval(mins => $1)
           order by s.id
             for update of s skip locked) moving
