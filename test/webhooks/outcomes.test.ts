@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
+import { Pool } from 'pg';
 import pino from 'pino';
 import type { MikroORM } from '@seller-api/service-kit';
 import { entities } from '../../services/webhook-dispatcher/src/db/entities';
 import { SCHEMA, migrations } from '../../services/webhook-dispatcher/src/db/migrations';
-import { createSenderPool } from '../../services/webhook-dispatcher/src/db/sender-pool';
 import { type AttemptOutcome, outcomeQuery } from '../../services/webhook-dispatcher/src/db/delivery-claims';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
@@ -20,7 +19,7 @@ let pool: Pool;
 
 beforeAll(async () => {
   orm = await openMigrated(env, { schema: SCHEMA, entities, migrations, logger: pino({ level: 'silent' }) });
-  pool = createSenderPool(env.DATABASE_URL as string);
+  pool = new Pool({ connectionString: env.DATABASE_URL as string, max: 3 });
 });
 afterAll(async () => {
   await pool?.end();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, type Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import pino from 'pino';
 import type { MikroORM, QueryOptions, Sql } from '@seller-api/service-kit';
 import { entities } from '../../services/webhook-dispatcher/src/db/entities';
@@ -8,8 +8,12 @@ import {
   ACTIVE_SUBSCRIBERS_SQL,
   activeSubscribers,
 } from '../../services/webhook-dispatcher/src/db/delivery-writes';
-import { createSenderPool } from '../../services/webhook-dispatcher/src/db/sender-pool';
-import { claimQuery, outcomeQuery } from '../../services/webhook-dispatcher/src/db/delivery-claims';
+import {
+  claimDeliveries,
+  claimQuery,
+  outcomeQuery,
+  recordOutcomes,
+} from '../../services/webhook-dispatcher/src/db/delivery-claims';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 
@@ -22,15 +26,15 @@ const env = testEnv();
 let orm: MikroORM;
 let pool: Pool;
 
-const claim = () =>
-  claimQuery({
-    saturated: [],
-    windowSize: 100,
-    unlisted: 8,
-    budgets: new Map(),
-    limit: 50,
-    since: '-infinity',
-  });
+const claimRequest = {
+  saturated: [],
+  windowSize: 100,
+  unlisted: 8,
+  budgets: new Map<string, number>(),
+  limit: 50,
+  since: '-infinity',
+};
+const claim = () => claimQuery(claimRequest);
 
 beforeAll(async () => {
   // A new database each run: deliveries are never deleted, and the table must start empty.
@@ -42,7 +46,7 @@ beforeAll(async () => {
   await client.query(`drop database if exists "${name}" with (force)`);
   await client.end();
   orm = await openMigrated(env, { schema: SCHEMA, entities, migrations, logger: pino({ level: 'silent' }) });
-  pool = createSenderPool(env.DATABASE_URL as string);
+  pool = new Pool({ connectionString: env.DATABASE_URL as string, max: 3 });
 });
 afterAll(async () => {
   await pool?.end();
@@ -68,9 +72,18 @@ async function planOf(query: { text: string; values?: unknown[] }) {
 }
 
 test('the claim and the outcome batch are planned at every run: once the table has grown, by its primary key', async () => {
-  // Sent as the sender sends them, unnamed: a prepared statement would keep its first plans.
-  expect(claim().name).toBeUndefined();
-  expect(outcomeQuery([]).name).toBeUndefined();
+  // The sender asks for them to be planned at every run: a prepared statement would keep its first
+  // plans. Here they are sent unnamed, which is the same.
+  const asked: Array<QueryOptions | undefined> = [];
+  const recording = {
+    query: (_text: string, _values?: unknown[], options?: QueryOptions) => {
+      asked.push(options);
+      return Promise.resolve([]);
+    },
+  } as unknown as Sql;
+  await claimDeliveries(recording, claimRequest);
+  await recordOutcomes(recording, []);
+  expect(asked).toEqual([{ planEachRun: true }, { planEachRun: true }]);
   // Their first runs, on an empty table, as after a deployment.
   for (let i = 0; i < 6; i += 1) {
     await pool.query(claim());

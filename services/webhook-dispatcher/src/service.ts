@@ -10,7 +10,6 @@ import type pino from 'pino';
 import type { DispatcherConfig } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
-import { createSenderPool } from './db/sender-pool';
 import type { Resolver } from '@seller-api/service-kit';
 import { deleteExpiredEvents } from './domain/events';
 import { moveStrandedDeliveries } from './domain/registrations';
@@ -42,10 +41,8 @@ export async function startDispatcher(
     idempotency: true,
   });
   registerBacklogGauge(runtime.metrics, runtime.orm);
-  const senderPool = createSenderPool(config.DATABASE_URL);
-  senderPool.on('error', (err) => runtime.logger.warn({ err: err.message }, 'sender pool error'));
   const sender = new DeliverySender({
-    pool: senderPool,
+    sql: runtime.sql,
     logger: runtime.logger,
     metrics: createDispatcherMetrics(runtime.metrics),
     schedule: config.WEBHOOK_RETRY_SCHEDULE,
@@ -92,7 +89,6 @@ export async function startDispatcher(
         await retention.stop();
         await stranded.stop();
         await sender.stop();
-        await senderPool.end();
       }),
   };
 }

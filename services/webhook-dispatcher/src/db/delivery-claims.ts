@@ -1,11 +1,17 @@
 import type { Environment } from '@seller-api/contracts';
-import type { Pool, QueryConfig } from 'pg';
+import type { Sql } from '@seller-api/service-kit';
 
 /**
  * The sender's statements (events/sender.ts): the claim that leases due deliveries, the hand-back that
- * clears leases, and the batch that records attempts' outcomes. They run on a plain `pg` pool
- * (db/sender-pool.ts) and are sent unnamed, so PostgreSQL plans them at every run (CLAIM_SQL).
+ * clears leases, and the batch that records attempts' outcomes. They run through the kit's `Sql`, the
+ * claim and the outcomes planned at every run (CLAIM_SQL).
  */
+
+/** A statement and its parameters, as `pg` takes them (the tests and bench:webhooks:pg send these). */
+export interface SenderStatement {
+  text: string;
+  values: unknown[];
+}
 
 // Longer than any attempt can last: a delivery claimed by a replica that died is retried after it.
 const LEASE_SECONDS = 60;
@@ -147,7 +153,7 @@ export function claimWindowSize(limit: number): number {
 }
 
 /** A claim as the sender sends it: unnamed (CLAIM_SQL). */
-export function claimQuery(claim: ClaimRequest): QueryConfig {
+export function claimQuery(claim: ClaimRequest): SenderStatement {
   const budgets = JSON.stringify(Object.fromEntries(claim.budgets));
   return {
     text: CLAIM_SQL,
@@ -156,25 +162,27 @@ export function claimQuery(claim: ClaimRequest): QueryConfig {
 }
 
 /** A batch of outcomes as the sender sends it: unnamed (see CLAIM_SQL), the batch as JSON. */
-export function outcomeQuery(outcomes: AttemptOutcome[]): QueryConfig {
+export function outcomeQuery(outcomes: AttemptOutcome[]): SenderStatement {
   return { text: OUTCOME_SQL, values: [JSON.stringify(outcomes)] };
 }
 
 /** Leases the due deliveries `claim` allows (CLAIM_SQL). */
-export async function claimDeliveries(pool: Pool, claim: ClaimRequest): Promise<ClaimResult> {
-  const { rows } = await pool.query<ClaimedDelivery & { scanned: number; window_start_ms: number }>(
-    claimQuery(claim),
-  );
+export async function claimDeliveries(sql: Sql, claim: ClaimRequest): Promise<ClaimResult> {
+  const { text, values } = claimQuery(claim);
+  const rows = await sql.query<ClaimedDelivery & { scanned: number; window_start_ms: number }>(text, values, {
+    planEachRun: true,
+  });
   // The window's size and start come with the rows claimed.
   return { claimed: rows, scanned: rows[0]?.scanned ?? 0, windowStartMs: rows[0]?.window_start_ms };
 }
 
 /** Records a batch of outcomes in one statement (OUTCOME_SQL). */
-export async function recordOutcomes(pool: Pool, outcomes: AttemptOutcome[]): Promise<void> {
-  await pool.query(outcomeQuery(outcomes));
+export async function recordOutcomes(sql: Sql, outcomes: AttemptOutcome[]): Promise<void> {
+  const { text, values } = outcomeQuery(outcomes);
+  await sql.query(text, values, { planEachRun: true });
 }
 
 /** Clears the leases of `ids`: due again now, for any replica. */
-export async function handBackDeliveries(pool: Pool, ids: string[]): Promise<void> {
-  await pool.query(HAND_BACK_SQL, [ids]);
+export async function handBackDeliveries(sql: Sql, ids: string[]): Promise<void> {
+  await sql.query(HAND_BACK_SQL, [ids]);
 }

@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, createMetrics } from '@seller-api/service-kit';
-import type { Pool, QueryConfig } from 'pg';
+import { createLogger, createMetrics, type Sql } from '@seller-api/service-kit';
 import { createDispatcherMetrics } from '../metrics';
 import { claimWindowSize } from '../db/delivery-claims';
 import { DeliverySender, type SenderOptions } from './sender';
@@ -37,35 +36,34 @@ function delivery(n: number, webhookId: string | null = WEBHOOK) {
  * A pool whose claims answer when the test says; claims' limits and windows, hand-backs and outcomes
  * are recorded.
  */
-function fakePool() {
+/** The kit's `Sql` as the sender uses it: claims answered by the test, other statements at once. */
+function fakeSql() {
   const claims: Array<(rows: unknown[]) => void> = [];
   const limits: number[] = [];
   const windows: number[] = [];
   const handedBack: string[][] = [];
   const attempted: string[] = [];
   const pool = {
-    query(config: QueryConfig | string, values?: unknown[]) {
-      const text = typeof config === 'string' ? config : config.text;
-      const params = typeof config === 'string' ? values : config.values;
+    query(text: string, params?: unknown[]) {
       if (text.includes('webhooks.due_window')) {
         limits.push(Number(params?.[4]));
         windows.push(Number(params?.[1]));
-        return new Promise((resolve) => claims.push((rows) => resolve({ rows })));
+        return new Promise((resolve) => claims.push((rows) => resolve(rows)));
       }
       if (text.startsWith('update webhooks.deliveries set lease_until = null')) {
         handedBack.push((params?.[0] as string[]) ?? []);
       } else if (text.includes('insert into webhooks.delivery_attempts')) {
         for (const o of JSON.parse(String(params?.[0])) as Array<{ id: string }>) attempted.push(o.id);
       }
-      return Promise.resolve({ rows: [] });
+      return Promise.resolve([]);
     },
   };
-  return { pool: pool as unknown as Pool, claims, limits, windows, handedBack, attempted };
+  return { pool: pool as unknown as Sql, claims, limits, windows, handedBack, attempted };
 }
 
-function sender(pool: Pool, options: Partial<SenderOptions> = {}) {
+function sender(pool: Sql, options: Partial<SenderOptions> = {}) {
   return new DeliverySender({
-    pool,
+    sql: pool,
     logger: createLogger('sender-test', 'silent'),
     metrics: createDispatcherMetrics(createMetrics('sender-test')),
     schedule: [1000],
@@ -94,7 +92,7 @@ const until = async (what: () => boolean, everyMs = 0) => {
  * Stops `s` once the claims still unanswered find nothing: a freed slot may have sent one after the
  * outcome, and stop waits for the claims in flight.
  */
-async function stop(db: ReturnType<typeof fakePool>, s: DeliverySender) {
+async function stop(db: ReturnType<typeof fakeSql>, s: DeliverySender) {
   const stopping = s.stop();
   for (const answer of db.claims.splice(0)) answer([]);
   await stopping;
@@ -102,7 +100,7 @@ async function stop(db: ReturnType<typeof fakePool>, s: DeliverySender) {
 
 /** A sender over a fake pool, its first claim sent and not yet answered. */
 async function claiming() {
-  const db = fakePool();
+  const db = fakeSql();
   const s = sender(db.pool);
   s.wake();
   await until(() => db.claims.length === 1);
@@ -137,7 +135,7 @@ test('a claim sent before a change that is back after it: handed back at once', 
 });
 
 test('a claim sent after a change is written: its deliveries go out', async () => {
-  const db = fakePool();
+  const db = fakeSql();
   const s = sender(db.pool);
   await s.changing(WEBHOOK, () => Promise.resolve());
   s.wake();
@@ -195,7 +193,7 @@ async function gatedReceiver() {
 }
 
 test('while a round of the slots waits, a claim waits until it may take twice the slots; answers that free them send it', async () => {
-  const db = fakePool();
+  const db = fakeSql();
   const { limits } = db;
   const receiver = await gatedReceiver();
   // 8 slots, 4 per destination: a destination known to answer fast may hold 16 more waiting.
@@ -246,7 +244,7 @@ test('a claim reads a quarter more due deliveries than it may take, and at least
   expect(claimWindowSize(41)).toBe(52);
   expect(claimWindowSize(8)).toBe(50);
   // The sender sends that window: its first claim may fill every slot.
-  const db = fakePool();
+  const db = fakeSql();
   const s = sender(db.pool, { concurrency: 256, destinationConcurrency: 8 });
   s.wake();
   await until(() => db.claims.length === 1);

@@ -1,4 +1,4 @@
-import type { Logger } from '@seller-api/service-kit';
+import type { Logger, Sql } from '@seller-api/service-kit';
 import {
   DeadlineWindow,
   type SharedDeadline,
@@ -9,7 +9,6 @@ import {
   WriteBatch,
 } from '@seller-api/service-kit';
 import { performance } from 'node:perf_hooks';
-import type { Pool } from 'pg';
 import {
   type AttemptOutcome,
   claimDeliveries,
@@ -29,11 +28,11 @@ import type { DispatcherMetrics } from '../metrics';
 
 export interface SenderOptions {
   /**
-   * A plain `pg` pool for the sender's own statements (db/delivery-claims.ts): it passes their
-   * parameters as parameters (the outcome batch's JSON is not spliced into the SQL text) and skips the
-   * ORM on the path every delivery takes.
+   * The kit's raw statements for the sender's own (db/delivery-claims.ts): parameters passed as
+   * parameters (the outcome batch's JSON is not spliced into the SQL text), no ORM on the path every
+   * delivery takes.
    */
-  pool: Pool;
+  sql: Sql;
   logger: Logger;
   metrics: DispatcherMetrics;
   schedule: number[];
@@ -136,7 +135,7 @@ export class DeliverySender {
   constructor(private readonly options: SenderOptions) {
     this.outcomes = new WriteBatch(
       async (outcomes) => {
-        await recordOutcomes(options.pool, outcomes);
+        await recordOutcomes(options.sql, outcomes);
         return outcomes.map(() => undefined);
       },
       { maxInFlight: 1, maxBatch: Infinity, retryOneAtATime: true },
@@ -394,7 +393,7 @@ export class DeliverySender {
   private handBack(deliveries: ClaimedDelivery[]): void {
     if (deliveries.length === 0) return;
     const releasing = handBackDeliveries(
-      this.options.pool,
+      this.options.sql,
       deliveries.map((d) => d.id),
     ).catch((err: unknown) =>
       this.options.logger.warn({ err: (err as Error).message }, 'handing back deliveries failed'),
@@ -437,7 +436,7 @@ export class DeliverySender {
       claimed,
       scanned,
       windowStartMs: windowStart,
-    } = await claimDeliveries(this.options.pool, {
+    } = await claimDeliveries(this.options.sql, {
       saturated: full,
       windowSize: scanLimit,
       unlisted: plan.unlisted,
