@@ -26,6 +26,7 @@ export const PaymentEvents = {
   PIX_QR_CODE_CREATED: 'payment.pix_qr_code_created',
   APPROVED: 'payment.approved',
   REFUNDED: 'payment.refunded',
+  REFUND_FAILED: 'payment.refund_failed',
 } as const;
 
 export const WithdrawalEvents = {
@@ -37,7 +38,7 @@ export const WithdrawalEvents = {
   FAILED: 'withdrawal.failed',
 } as const;
 
-/** The 17 public events, in catalogue order. */
+/** The 18 public events, in catalogue order. */
 export const EVENT_NAMES = [
   OrderEvents.CREATED,
   OrderEvents.PAID,
@@ -50,6 +51,7 @@ export const EVENT_NAMES = [
   PaymentEvents.PIX_QR_CODE_CREATED,
   PaymentEvents.APPROVED,
   PaymentEvents.REFUNDED,
+  PaymentEvents.REFUND_FAILED,
   WithdrawalEvents.REQUESTED,
   WithdrawalEvents.APPROVED,
   WithdrawalEvents.DENIED,
@@ -182,6 +184,23 @@ export const PaymentRefundedData = z.object({
 });
 export type PaymentRefundedData = z.infer<typeof PaymentRefundedData>;
 
+/**
+ * payment.refund_failed: the PSP did not make a seller's refund (API Pix `NAO_REALIZADO`). The order
+ * stays PAID, its net is back in the available balance, and the refund may be asked again.
+ */
+export const PaymentRefundFailedData = z.object({
+  transaction: TransactionBase.extend({ approved_at: datetime.nullable() }),
+  order: OrderRef,
+  refund: z.object({
+    amount: cents,
+    requested_at: datetime,
+    failed_at: datetime,
+    reason: z.string().nullable().meta({ description: "The PSP's reason, when it gave one" }),
+  }),
+  seller: SellerRef,
+});
+export type PaymentRefundFailedData = z.infer<typeof PaymentRefundFailedData>;
+
 const WithdrawalEventWithdrawal = z.object({
   uuid,
   status: WithdrawalStatus,
@@ -224,6 +243,7 @@ export const EVENT_PAYLOADS = {
   'payment.pix_qr_code_created': PaymentPixQrCodeCreatedData,
   'payment.approved': PaymentApprovedData,
   'payment.refunded': PaymentRefundedData,
+  'payment.refund_failed': PaymentRefundFailedData,
   'withdrawal.requested': WithdrawalEventData,
   'withdrawal.approved': WithdrawalEventData,
   'withdrawal.denied': WithdrawalReasonEventData,

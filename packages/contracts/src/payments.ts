@@ -23,24 +23,81 @@ export const PixCharge = z.object({
 export type PixCharge = z.infer<typeof PixCharge>;
 
 /**
+ * `horario` of API Pix: RFC 3339 date-time, whose `T` and `Z` may be written in lower case (RFC 3339
+ * section 5.6); read as the same instant.
+ */
+const pspDatetime = z.string().transform((value, ctx) => {
+  const upper = value.replace(/^(\d{4}-\d{2}-\d{2})t/, '$1T').replace(/z$/, 'Z');
+  const parsed = datetimeInput.safeParse(upper);
+  if (!parsed.success) {
+    ctx.addIssue({ code: 'custom', message: 'Must be an RFC 3339 date-time' });
+    return z.NEVER;
+  }
+  return upper;
+});
+
+/** API Pix `EndToEndId`: exactly 32 letters and digits. */
+export const PspEndToEndId = z
+  .string()
+  .regex(/^[A-Za-z0-9]{32}$/, { error: 'Must be 32 letters and digits' });
+
+/** A txid as a payment carries it back: 1 to 35 letters and digits (26 to 35 for a dynamic charge). */
+export const PspTxid = z
+  .string()
+  .regex(/^[A-Za-z0-9]{1,35}$/, { error: 'Must be 1 to 35 letters and digits' });
+
+/** Reais with two decimals, as API Pix writes amounts ("150.00"). */
+const pspValor = z.string().regex(/^\d{1,10}\.\d{2}$/, { error: 'Must be a decimal amount with 2 places' });
+
+/** API Pix `Devolucao.status`. */
+export const PspRefundOutcome = z.enum(['EM_PROCESSAMENTO', 'DEVOLVIDO', 'NAO_REALIZADO']);
+export type PspRefundOutcome = z.infer<typeof PspRefundOutcome>;
+
+/**
+ * A refund of a received payment as API Pix reports it (`Devolucao`), in a notification's
+ * `pix[].devolucoes` or the answer of `GET /pix/{e2eid}/devolucao/{id}`. `id` is ours (the refund id we
+ * asked with). Loose: PSPs add fields.
+ */
+export const PspRefundReport = z.looseObject({
+  id: z.string().regex(/^[A-Za-z0-9]{1,35}$/, { error: 'Must be 1 to 35 letters and digits' }),
+  rtrId: z.string().optional(),
+  valor: pspValor,
+  status: PspRefundOutcome,
+  motivo: z.string().optional(),
+  horario: z
+    .looseObject({ solicitacao: z.string().optional(), liquidacao: z.string().optional() })
+    .optional(),
+});
+export type PspRefundReport = z.infer<typeof PspRefundReport>;
+
+/**
  * One payment in a notification of the Central Bank's standard "API Pix" (`POST /psp/webhook/pix`,
- * docs/pix.md). `valor` is a decimal string in reais, as the standard has it. Loose: PSPs add fields.
+ * docs/pix.md). `valor` is a decimal string in reais, as the standard has it. `txid` is optional (a PIX
+ * paid to the key without a charge has none). `devolucoes`, when present, reports the refunds of that
+ * payment: a notification may come only for them. Loose: PSPs add fields.
  */
 export const PspPixPayment = z.looseObject({
-  endToEndId: z.string().min(1),
-  txid: z.string().min(1),
-  valor: z.string().regex(/^\d{1,10}\.\d{2}$/, { error: 'Must be a decimal amount with 2 places' }),
-  horario: datetimeInput,
+  endToEndId: PspEndToEndId,
+  txid: PspTxid.optional(),
+  valor: pspValor,
+  horario: pspDatetime,
+  devolucoes: z.array(PspRefundReport).optional(),
 });
 export type PspPixPayment = z.infer<typeof PspPixPayment>;
 
-export const PspPixNotification = z.looseObject({ pix: z.array(PspPixPayment) });
+/**
+ * The notification's envelope. Each item is read on its own (PspPixPayment): one item the standard's
+ * schema refuses does not refuse the others.
+ */
+export const PspPixNotification = z.looseObject({ pix: z.array(z.unknown()).max(1000) });
 export type PspPixNotification = z.infer<typeof PspPixNotification>;
 
 /**
  * What became of each payment of a notification, in its order: `applied` (the order is PAID now),
  * `duplicate` (seen before), `late` or `duplicate_charge` (the order was not payable or already paid:
- * the payer is refunded), `unknown_txid` and `amount_mismatch` (nothing changed; kept for an operator).
+ * the payer is refunded), `unknown_txid` (no txid, or none of ours) and `amount_mismatch` (nothing
+ * changed; kept for an operator), `invalid` (not a payment the standard allows). An item that only
+ * reports refunds (`devolucoes`) of a payment seen before answers `duplicate`; its refunds are applied.
  */
 export const PspPaymentOutcome = z.enum([
   'applied',
@@ -49,6 +106,8 @@ export const PspPaymentOutcome = z.enum([
   'unknown_txid',
   'amount_mismatch',
   'duplicate_charge',
+  // The item does not follow the standard's schema (logged for an operator; the others are applied).
+  'invalid',
 ]);
 export type PspPaymentOutcome = z.infer<typeof PspPaymentOutcome>;
 
@@ -72,6 +131,32 @@ export const CreateChargeRequest = z.object({
 });
 export type CreateChargeRequest = z.infer<typeof CreateChargeRequest>;
 
+/**
+ * Where the latest refund of a charge stands at the PSP (docs/payments.md, "Refunds"): PROCESSING
+ * (accepted, `EM_PROCESSAMENTO`), REFUNDED (`DEVOLVIDO`) or FAILED (`NAO_REALIZADO`, with the PSP's
+ * reason when it gave one).
+ */
+export const RefundStatus = z.enum(['PROCESSING', 'REFUNDED', 'FAILED']);
+export type RefundStatus = z.infer<typeof RefundStatus>;
+
+/** Internal: the latest refund of a charge, carried by ChargeState and Charge. */
+export const ChargeRefund = z.object({
+  status: RefundStatus,
+  /** 1 for the first refund asked of the PSP; a refund asked again after a FAILED one is the next. */
+  attempt: z.int().min(1),
+  amount: z.int().min(1),
+  requested_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  failure_reason: z.string().nullable(),
+  /**
+   * FAILED only: true when the seller had not been told of the failure (the PSP reported it after
+   * answering, or the answer was lost), so nothing gave the refund's hold back yet and this message
+   * does (docs/finance.md, "Refunds"). False when the seller's refund was answered with the refusal.
+   */
+  release_hold: z.boolean(),
+});
+export type ChargeRefund = z.infer<typeof ChargeRefund>;
+
 /** Internal: the charge as payments made it; orders copies what the order detail and response show. */
 export const Charge = z.object({
   transaction_uuid: uuid,
@@ -92,6 +177,8 @@ export const Charge = z.object({
    * keeps the refund's hold (docs/finance.md "Refunds"). Absent from a payments of an earlier release.
    */
   refund_asked_at: z.iso.datetime().nullable().optional(),
+  /** The latest refund's state at the PSP; null when none has an outcome yet (absent: an earlier release). */
+  refund: ChargeRefund.nullable().optional(),
 });
 export type Charge = z.infer<typeof Charge>;
 
@@ -145,6 +232,11 @@ export const ChargeState = z.object({
   version: z.int().min(0),
   paid_at: z.iso.datetime().nullable(),
   changed_at: z.iso.datetime(),
+  /**
+   * The latest refund's state. A change of it alone (PROCESSING, FAILED) is a new version with the same
+   * status, published as `internal.charge.<status>`. Absent from a payments of an earlier release.
+   */
+  refund: ChargeRefund.nullable().optional(),
 });
 export type ChargeState = z.infer<typeof ChargeState>;
 

@@ -29,10 +29,21 @@ export interface PspRefundInput {
   amountCents: number;
 }
 
+/** Where a refund of a received PIX stands at the PSP (API Pix `Devolucao.status`). */
+export type PspRefundStatus = 'REFUNDED' | 'PROCESSING' | 'FAILED';
+
 export interface PspRefund {
-  /** REFUNDED: the money went back; PROCESSING: accepted, the PSP settles it later. */
-  status: 'REFUNDED' | 'PROCESSING';
+  /**
+   * REFUNDED (`DEVOLVIDO`): the money went back to the payer. PROCESSING (`EM_PROCESSAMENTO`): accepted,
+   * the PSP reports the end later (a notification's `devolucoes`, or asking with lookupRefund).
+   * FAILED (`NAO_REALIZADO`): not made, with the PSP's reason (`motivo`) when it gave one.
+   */
+  status: PspRefundStatus;
+  reason: string | null;
 }
+
+/** Which refund to look up: the payment's end-to-end id and our refund id. */
+export type PspRefundRef = Pick<PspRefundInput, 'endToEndId' | 'refundId'>;
 
 /** A PSP behind the payments service (docs/payments.md); chosen per environment (PspAdapters). */
 export interface PspAdapter {
@@ -49,8 +60,18 @@ export interface PspAdapter {
   readonly remote: boolean;
   /** Rejects with PspError when the PSP cannot or will not make the charge. */
   createCharge(input: PspChargeInput): Promise<PspCharge>;
-  /** Rejects with PspError when the PSP refuses the refund or cannot be asked. */
+  /**
+   * Asks for a refund (asking again with the same refund id is the same refund). Resolves with where it
+   * stands, a refusal (`NAO_REALIZADO`) included; rejects with PspError when the PSP refused the request
+   * itself (a 4xx: not retryable) or could not be asked or did not answer (retryable: it may have
+   * refunded).
+   */
   refund(input: PspRefundInput): Promise<PspRefund>;
+  /**
+   * Where a refund asked before stands (API Pix `GET /pix/{e2eid}/devolucao/{id}`); null when the PSP
+   * has no refund with that id. Rejects with PspError when the PSP cannot be asked.
+   */
+  lookupRefund(ref: PspRefundRef): Promise<PspRefund | null>;
   /** Closes the adapter's connections, after the last call. */
   close?(): Promise<void>;
 }
@@ -102,7 +123,10 @@ export function sandboxPsp(options: SandboxPspOptions): PspAdapter {
       return { copyAndPaste, location: null };
     },
     async refund() {
-      return { status: 'REFUNDED' };
+      return { status: 'REFUNDED', reason: null };
+    },
+    async lookupRefund() {
+      return { status: 'REFUNDED', reason: null };
     },
   };
 }
