@@ -58,78 +58,97 @@ describe('withdrawals configuration', () => {
     );
   });
 
-  it('names what bacen-api-pix payouts need, and refuses plain http in production', () => {
-    const problems = (source: NodeJS.ProcessEnv) => {
-      try {
-        loadWithdrawalsConfig(source);
-        return [];
-      } catch (err) {
-        return (err as ConfigError).problems;
-      }
-    };
-    expect(problems({ PAYOUT_PSP: 'bacen-api-pix', PAYOUT_PSP_TLS_CERT_FILE: '/c.pem' })).toEqual([
-      'PAYOUT_PSP_API_URL: Required when PAYOUT_PSP is bacen-api-pix',
-      'PAYOUT_PSP_CLIENT_ID: Required when PAYOUT_PSP is bacen-api-pix',
-      'PAYOUT_PSP_CLIENT_SECRET: Required when PAYOUT_PSP is bacen-api-pix',
+  it('refuses the removed bacen-api-pix payouts, naming what to use instead', () => {
+    expect(() => loadWithdrawalsConfig({ PAYOUT_PSP: 'bacen-api-pix' })).toThrow(
+      /PAYOUT_PSP: bacen-api-pix was removed: .*use efi \(Efí's Pix send API\) or sandbox/,
+    );
+    expect(() => loadWithdrawalsConfig({ PAYOUT_PSP_TEST: 'bacen-api-pix' })).toThrow(
+      /PAYOUT_PSP_TEST: bacen-api-pix was removed/,
+    );
+  });
+
+  const problems = (source: NodeJS.ProcessEnv) => {
+    try {
+      loadWithdrawalsConfig(source);
+      return [];
+    } catch (err) {
+      return (err as ConfigError).problems;
+    }
+  };
+
+  it("names what efi payouts need, its client certificate included, and defaults to Efí's hosts", () => {
+    expect(problems({ PAYOUT_PSP: 'efi', PAYOUT_PSP_TLS_CERT_FILE: '/c.pem' })).toEqual([
+      'PAYOUT_PSP_CLIENT_ID: Required when PAYOUT_PSP is efi',
+      'PAYOUT_PSP_CLIENT_SECRET: Required when PAYOUT_PSP is efi',
       'PAYOUT_PSP_TLS_KEY_FILE: Required when PAYOUT_PSP_TLS_CERT_FILE is set',
-      'PAYOUT_PIX_KEY: Required when PAYOUT_PSP is bacen-api-pix',
+      'PAYOUT_PIX_KEY: Required when PAYOUT_PSP is efi',
+    ]);
+    expect(
+      problems({ PAYOUT_PSP: 'efi', PAYOUT_PSP_CLIENT_ID: 'id', PAYOUT_PSP_CLIENT_SECRET: 's' }),
+    ).toEqual([
+      'PAYOUT_PSP_TLS_CERT_FILE: Required when PAYOUT_PSP is efi (Efí requires mutual TLS)',
+      'PAYOUT_PSP_TLS_KEY_FILE: Required when PAYOUT_PSP is efi (Efí requires mutual TLS)',
+      'PAYOUT_PIX_KEY: Required when PAYOUT_PSP is efi',
     ]);
     const complete = {
-      PAYOUT_PSP: 'bacen-api-pix',
-      PAYOUT_PSP_API_URL: 'http://psp.example/api/v2/',
+      PAYOUT_PSP: 'efi',
       PAYOUT_PSP_CLIENT_ID: 'id',
       PAYOUT_PSP_CLIENT_SECRET: 'secret',
+      PAYOUT_PSP_TLS_CERT_FILE: '/efi/cert.pem',
+      PAYOUT_PSP_TLS_KEY_FILE: '/efi/key.pem',
       PAYOUT_PIX_KEY: 'payouts@example.com',
     };
     expect(loadWithdrawalsConfig(complete)).toMatchObject({
-      PAYOUT_PSP_API_URL: 'http://psp.example/api/v2',
-      PAYOUT_PSP_TOKEN_URL: 'http://psp.example/api/v2/oauth/token',
+      PAYOUT_PSP_API_URL: 'https://pix.api.efipay.com.br',
+      PAYOUT_PSP_TOKEN_URL: 'https://pix.api.efipay.com.br/oauth/token',
     });
-    expect(problems({ ...complete, NODE_ENV: 'production', INTERNAL_SECRET: 'x'.repeat(40) })).toEqual([
-      'PAYOUT_PSP_API_URL: Must be an https URL in production',
-    ]);
+    // A local simulator over plain http needs no certificate; production refuses plain http.
+    const local = { ...complete, PAYOUT_PSP_API_URL: 'http://127.0.0.1:4000/' };
+    delete (local as Partial<typeof local>).PAYOUT_PSP_TLS_CERT_FILE;
+    delete (local as Partial<typeof local>).PAYOUT_PSP_TLS_KEY_FILE;
+    expect(loadWithdrawalsConfig(local)).toMatchObject({
+      PAYOUT_PSP_API_URL: 'http://127.0.0.1:4000',
+      PAYOUT_PSP_TOKEN_URL: 'http://127.0.0.1:4000/oauth/token',
+    });
+    expect(problems({ ...local, NODE_ENV: 'production', INTERNAL_SECRET: 'x'.repeat(40) })).toEqual(
+      expect.arrayContaining(['PAYOUT_PSP_API_URL: Must be an https URL in production']),
+    );
   });
 
   describe('the test environment', () => {
-    const problems = (source: NodeJS.ProcessEnv) => {
-      try {
-        loadWithdrawalsConfig(source);
-        return [];
-      } catch (err) {
-        return (err as ConfigError).problems;
-      }
-    };
     const LIVE = {
-      PAYOUT_PSP: 'bacen-api-pix',
-      PAYOUT_PSP_API_URL: 'https://psp.example/api/v2',
+      PAYOUT_PSP: 'efi',
       PAYOUT_PSP_CLIENT_ID: 'id',
       PAYOUT_PSP_CLIENT_SECRET: 'secret',
+      PAYOUT_PSP_TLS_CERT_FILE: '/efi/cert.pem',
+      PAYOUT_PSP_TLS_KEY_FILE: '/efi/key.pem',
       PAYOUT_PIX_KEY: 'payouts@example.com',
     };
     const HOMOLOGATION = {
-      PAYOUT_PSP_TEST: 'bacen-api-pix',
-      PAYOUT_PSP_TEST_API_URL: 'https://homolog.psp.example/api/v2/',
+      PAYOUT_PSP_TEST: 'efi',
       PAYOUT_PSP_TEST_CLIENT_ID: 'homolog-id',
       PAYOUT_PSP_TEST_CLIENT_SECRET: 'homolog-secret',
+      PAYOUT_PSP_TEST_TLS_CERT_FILE: '/efi-h/cert.pem',
+      PAYOUT_PSP_TEST_TLS_KEY_FILE: '/efi-h/key.pem',
       PAYOUT_PIX_KEY_TEST: 'payouts-homolog@example.com',
     };
 
     it('pays test withdrawals through the sandbox whatever PAYOUT_PSP says', () => {
       expect(loadWithdrawalsConfig(LIVE)).toMatchObject({
-        PAYOUT_PSP: 'bacen-api-pix',
+        PAYOUT_PSP: 'efi',
         PAYOUT_PSP_TEST: 'sandbox',
         PAYOUT_PSP_TEST_API_URL: undefined,
         PAYOUT_PIX_KEY_TEST: undefined,
       });
     });
 
-    it('reads a homologation PSP from the PAYOUT_PSP_TEST_ group', () => {
+    it("reads Efí's homologation from the PAYOUT_PSP_TEST_ group, its host by default", () => {
       expect(
         loadWithdrawalsConfig({ ...LIVE, ...HOMOLOGATION, PAYOUT_PSP_TEST_TIMEOUT_MS: '700' }),
       ).toMatchObject({
-        PAYOUT_PSP_API_URL: 'https://psp.example/api/v2',
-        PAYOUT_PSP_TEST_API_URL: 'https://homolog.psp.example/api/v2',
-        PAYOUT_PSP_TEST_TOKEN_URL: 'https://homolog.psp.example/api/v2/oauth/token',
+        PAYOUT_PSP_API_URL: 'https://pix.api.efipay.com.br',
+        PAYOUT_PSP_TEST_API_URL: 'https://pix-h.api.efipay.com.br',
+        PAYOUT_PSP_TEST_TOKEN_URL: 'https://pix-h.api.efipay.com.br/oauth/token',
         PAYOUT_PSP_TEST_CLIENT_ID: 'homolog-id',
         PAYOUT_PSP_TEST_TIMEOUT_MS: 700,
         PAYOUT_PIX_KEY_TEST: 'payouts-homolog@example.com',
@@ -139,39 +158,38 @@ describe('withdrawals configuration', () => {
     it('names every variable a homologation PSP misses or gets wrong, at once', () => {
       expect(
         problems({
-          PAYOUT_PSP_TEST: 'bacen-api-pix',
+          PAYOUT_PSP_TEST: 'efi',
           PAYOUT_PSP_TEST_TOKEN_URL: 'not a url',
           PAYOUT_PSP_TEST_TLS_CERT_FILE: '/c.pem',
         }),
       ).toEqual([
         'PAYOUT_PSP_TEST_TOKEN_URL: Must be an http or https URL',
-        'PAYOUT_PSP_TEST_API_URL: Required when PAYOUT_PSP_TEST is bacen-api-pix',
-        'PAYOUT_PSP_TEST_CLIENT_ID: Required when PAYOUT_PSP_TEST is bacen-api-pix',
-        'PAYOUT_PSP_TEST_CLIENT_SECRET: Required when PAYOUT_PSP_TEST is bacen-api-pix',
+        'PAYOUT_PSP_TEST_CLIENT_ID: Required when PAYOUT_PSP_TEST is efi',
+        'PAYOUT_PSP_TEST_CLIENT_SECRET: Required when PAYOUT_PSP_TEST is efi',
         'PAYOUT_PSP_TEST_TLS_KEY_FILE: Required when PAYOUT_PSP_TEST_TLS_CERT_FILE is set',
-        'PAYOUT_PIX_KEY_TEST: Required when PAYOUT_PSP_TEST is bacen-api-pix',
+        'PAYOUT_PIX_KEY_TEST: Required when PAYOUT_PSP_TEST is efi',
       ]);
       expect(problems({ ...LIVE, PAYOUT_PSP_TEST: 'live', PAYOUT_PIX_KEY_TEST: 'has space' })).toEqual([
-        expect.stringMatching(/^PAYOUT_PSP_TEST: /),
+        'PAYOUT_PSP_TEST: Must be one of sandbox, efi',
         expect.stringMatching(/^PAYOUT_PIX_KEY_TEST: /),
       ]);
     });
 
-    it('refuses a test group that names the live PSP, and plain http in production', () => {
-      expect(
-        problems({ ...LIVE, ...HOMOLOGATION, PAYOUT_PSP_TEST_API_URL: 'https://PSP.example/api/v2/' }),
-      ).toEqual(["PAYOUT_PSP_TEST_API_URL: Must not be the live PSP's PAYOUT_PSP_API_URL"]);
+    it("refuses a test group that names the live PSP or Efí's production host", () => {
       expect(
         problems({
+          ...LIVE,
           ...HOMOLOGATION,
-          PAYOUT_PSP_TEST_API_URL: 'http://homolog.psp.example',
-          NODE_ENV: 'production',
-          INTERNAL_SECRET: 'x'.repeat(40),
+          PAYOUT_PSP_TEST_API_URL: 'https://PIX.api.efipay.com.br/',
         }),
-      ).toEqual(['PAYOUT_PSP_TEST_API_URL: Must be an https URL in production']);
+      ).toEqual(["PAYOUT_PSP_TEST_API_URL: Must not be the live PSP's PAYOUT_PSP_API_URL"]);
+      // Even when the live environment pays through the sandbox.
+      expect(problems({ ...HOMOLOGATION, PAYOUT_PSP_TEST_API_URL: 'https://pix.api.efipay.com.br' })).toEqual(
+        ["PAYOUT_PSP_TEST_API_URL: Must not be Efí's production host (use https://pix-h.api.efipay.com.br)"],
+      );
     });
 
-    it('refuses a test paying key that is the live one, whichever PSP carries it', () => {
+    it('refuses a test paying key that is the live one', () => {
       expect(problems({ ...LIVE, ...HOMOLOGATION, PAYOUT_PIX_KEY_TEST: LIVE.PAYOUT_PIX_KEY })).toEqual([
         'PAYOUT_PIX_KEY_TEST: Must not be the live paying key PAYOUT_PIX_KEY',
       ]);

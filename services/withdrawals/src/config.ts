@@ -1,15 +1,29 @@
-import { apiPixEnv, apiPixEnvProblems, apiPixUrls, sameApiUrl } from '@seller-api/api-pix';
+import { apiPixEnv, apiPixEnvNames, apiPixEnvProblems, apiPixUrls, sameApiUrl } from '@seller-api/api-pix';
 import { ConfigError, calleeSecret, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
+import { EFI_HOMOLOGATION_URL, EFI_PRODUCTION_URL } from './clients/efi-payouts';
 
 /**
- * Payout adapters: `sandbox` pays at once (and fails for the key fail@example.com); `bacen-api-pix`
- * sends the PIX through a PSP's API of the API Pix family (clients/bacen-api-pix-payouts.ts). One per
+ * Payout adapters (docs/finance.md, "Payouts"): `sandbox` pays at once (and fails for the key
+ * fail@example.com); `efi` sends the PIX through Efí's Pix send API (clients/efi-payouts.ts). One per
  * environment: `PAYOUT_PSP` for `live`, `PAYOUT_PSP_TEST` for `test`, which is the sandbox unless it
- * names a PSP's homologation endpoint, so test keys never move real money (docs/finance.md).
+ * names a PSP's homologation endpoint, so test keys never move real money.
  */
-export const PAYOUT_PSPS = ['sandbox', 'bacen-api-pix'] as const;
+export const PAYOUT_PSPS = ['sandbox', 'efi'] as const;
 export type PayoutPspName = (typeof PAYOUT_PSPS)[number];
+
+/** Former values, refused with what to use instead. */
+const REMOVED_PSPS: Record<string, string> = {
+  'bacen-api-pix':
+    "bacen-api-pix was removed: API Pix defines no payout route and that adapter spoke no PSP's API; use efi (Efí's Pix send API) or sandbox",
+};
+
+const payoutPsp = () =>
+  z.enum(PAYOUT_PSPS, {
+    error: (issue) =>
+      (typeof issue.input === 'string' && REMOVED_PSPS[issue.input]) ||
+      `Must be one of ${PAYOUT_PSPS.join(', ')}`,
+  });
 
 const pixKey = () =>
   z
@@ -28,9 +42,9 @@ export const withdrawalsEnv = {
   /** Withdrawals below this amount (cents) are approved without an operator; 0 turns it off. */
   WITHDRAWAL_AUTO_APPROVE_BELOW: cents.default(0),
   /** The live environment's payout PSP. */
-  PAYOUT_PSP: z.enum(PAYOUT_PSPS).default('sandbox'),
+  PAYOUT_PSP: payoutPsp().default('sandbox'),
   /** The test environment's: the sandbox, or a PSP's homologation endpoint (the PAYOUT_PSP_TEST_ group). */
-  PAYOUT_PSP_TEST: z.enum(PAYOUT_PSPS).default('sandbox'),
+  PAYOUT_PSP_TEST: payoutPsp().default('sandbox'),
   /** How often the payout worker looks for approved withdrawals and for payouts to ask about again. */
   PAYOUT_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** A payout still PROCESSING after this long (a crash, a PSP that answered "in progress") is retried. */
@@ -51,61 +65,87 @@ export const withdrawalsEnv = {
    * it above the longest charge transaction (a refund waits for the PSP) plus the clocks' skew.
    */
   RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(60_000),
-  /** PAYOUT_PSP=bacen-api-pix: the live payout PSP's API Pix (`PAYOUT_PSP_API_URL`, ...: api-pix apiPixEnv). */
+  /**
+   * PAYOUT_PSP=efi: the live payout PSP's connection (`PAYOUT_PSP_API_URL`, ...: api-pix apiPixEnv); the
+   * URL is Efí's production host when unset.
+   */
   ...apiPixEnv('PAYOUT_PSP_'),
-  /** PAYOUT_PSP=bacen-api-pix: our paying key at the PSP (`pagador.chave`), the account payouts leave from. */
+  /** PAYOUT_PSP=efi: our paying key at the PSP (`pagador.chave`), the account payouts leave from. */
   PAYOUT_PIX_KEY: pixKey(),
-  /** PAYOUT_PSP_TEST=bacen-api-pix: the homologation PSP (`PAYOUT_PSP_TEST_API_URL`, ...). */
+  /** PAYOUT_PSP_TEST=efi: the homologation PSP (`PAYOUT_PSP_TEST_API_URL`, ...: Efí's homologation host when unset). */
   ...apiPixEnv('PAYOUT_PSP_TEST_'),
-  /** PAYOUT_PSP_TEST=bacen-api-pix: our paying key at the homologation PSP. */
+  /** PAYOUT_PSP_TEST=efi: our paying key at the homologation PSP. */
   PAYOUT_PIX_KEY_TEST: pixKey(),
 };
 
-const SELECTOR = 'PAYOUT_PSP is bacen-api-pix';
-const TEST_SELECTOR = 'PAYOUT_PSP_TEST is bacen-api-pix';
-
 export type WithdrawalsConfig = ReturnType<typeof loadWithdrawalsConfig>;
+
+/** Where each environment's Efí is when its URL is unset: production for live, homologation for test. */
+const EFI_DEFAULT_URL = { PAYOUT_PSP_: EFI_PRODUCTION_URL, PAYOUT_PSP_TEST_: EFI_HOMOLOGATION_URL };
 
 /**
  * The withdrawals configuration, every bad variable named in one ConfigError: the shape's own checks
- * plus what depends on PAYOUT_PSP and PAYOUT_PSP_TEST (bacen-api-pix needs its PSP's URL, credentials
- * and paying key), and that the test environment's PSP is not the live one.
+ * plus what depends on PAYOUT_PSP and PAYOUT_PSP_TEST (efi needs its credentials, client certificate
+ * and paying key), and that the test environment's payouts can never leave through the live PSP.
  */
 export function loadWithdrawalsConfig(source: NodeJS.ProcessEnv = process.env) {
+  const live = source.PAYOUT_PSP === 'efi';
+  const test = source.PAYOUT_PSP_TEST === 'efi';
+  // Efí's hosts are known: an unset URL is the environment's own host, filled in before any check.
+  const filled: NodeJS.ProcessEnv = {
+    ...source,
+    ...(live && !source.PAYOUT_PSP_API_URL ? { PAYOUT_PSP_API_URL: EFI_DEFAULT_URL.PAYOUT_PSP_ } : {}),
+    ...(test && !source.PAYOUT_PSP_TEST_API_URL
+      ? { PAYOUT_PSP_TEST_API_URL: EFI_DEFAULT_URL.PAYOUT_PSP_TEST_ }
+      : {}),
+  };
   let config: ReturnType<typeof loadConfig<typeof withdrawalsEnv>> | null = null;
   const problems: string[] = [];
   try {
-    config = loadConfig(withdrawalsEnv, source);
+    config = loadConfig(withdrawalsEnv, filled);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);
   }
   const named = (name: string) => problems.some((problem) => problem.startsWith(`${name}:`));
-  const live = source.PAYOUT_PSP === 'bacen-api-pix';
-  const test = source.PAYOUT_PSP_TEST === 'bacen-api-pix';
-  if (live) {
-    problems.push(...apiPixEnvProblems(source, 'PAYOUT_PSP_', SELECTOR, named));
-    if (!source.PAYOUT_PIX_KEY && !named('PAYOUT_PIX_KEY')) {
-      problems.push(`PAYOUT_PIX_KEY: Required when ${SELECTOR}`);
+  const groups = [
+    { chosen: live, prefix: 'PAYOUT_PSP_', keyName: 'PAYOUT_PIX_KEY', selector: 'PAYOUT_PSP is efi' },
+    {
+      chosen: test,
+      prefix: 'PAYOUT_PSP_TEST_',
+      keyName: 'PAYOUT_PIX_KEY_TEST',
+      selector: 'PAYOUT_PSP_TEST is efi',
+    },
+  ] as const;
+  for (const group of groups) {
+    if (!group.chosen) continue;
+    problems.push(...apiPixEnvProblems(filled, group.prefix, group.selector, named));
+    // Efí requires its client certificate on every call, token included ("Credenciais, certificado e
+    // autorização"): wherever the URL is Efí's (https), not only in production.
+    const names = apiPixEnvNames(group.prefix);
+    if ((filled[names.apiUrl] ?? '').toLowerCase().startsWith('https://')) {
+      for (const name of [names.certFile, names.keyFile]) {
+        if (!filled[name] && !named(name)) {
+          problems.push(`${name}: Required when ${group.selector} (Efí requires mutual TLS)`);
+        }
+      }
+    }
+    if (!filled[group.keyName] && !named(group.keyName)) {
+      problems.push(`${group.keyName}: Required when ${group.selector}`);
     }
   }
-  if (test) {
-    problems.push(...apiPixEnvProblems(source, 'PAYOUT_PSP_TEST_', TEST_SELECTOR, named));
-    if (!source.PAYOUT_PIX_KEY_TEST && !named('PAYOUT_PIX_KEY_TEST')) {
-      problems.push(`PAYOUT_PIX_KEY_TEST: Required when ${TEST_SELECTOR}`);
+  // The test environment never moves real money: its payouts never leave through the live PSP, nor
+  // through Efí's production host, nor from the live paying account.
+  if (test && !named('PAYOUT_PSP_TEST_API_URL')) {
+    if (live && sameApiUrl(filled.PAYOUT_PSP_TEST_API_URL, filled.PAYOUT_PSP_API_URL)) {
+      problems.push("PAYOUT_PSP_TEST_API_URL: Must not be the live PSP's PAYOUT_PSP_API_URL");
+    } else if (sameApiUrl(filled.PAYOUT_PSP_TEST_API_URL, EFI_PRODUCTION_URL)) {
+      problems.push(
+        `PAYOUT_PSP_TEST_API_URL: Must not be Efí's production host (use ${EFI_HOMOLOGATION_URL})`,
+      );
     }
   }
-  // The test environment never moves real money: its payouts never leave through the live PSP.
-  if (
-    live &&
-    test &&
-    sameApiUrl(source.PAYOUT_PSP_TEST_API_URL, source.PAYOUT_PSP_API_URL) &&
-    !named('PAYOUT_PSP_TEST_API_URL')
-  ) {
-    problems.push("PAYOUT_PSP_TEST_API_URL: Must not be the live PSP's PAYOUT_PSP_API_URL");
-  }
-  // Nor from the live paying account, whichever PSP carries them.
-  if (live && test && source.PAYOUT_PIX_KEY_TEST && source.PAYOUT_PIX_KEY_TEST === source.PAYOUT_PIX_KEY) {
+  if (live && test && filled.PAYOUT_PIX_KEY_TEST && filled.PAYOUT_PIX_KEY_TEST === filled.PAYOUT_PIX_KEY) {
     problems.push('PAYOUT_PIX_KEY_TEST: Must not be the live paying key PAYOUT_PIX_KEY');
   }
   if (problems.length > 0 || config === null) throw new ConfigError(problems);

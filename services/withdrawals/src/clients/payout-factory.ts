@@ -2,7 +2,7 @@ import { readClientCertificate } from '@seller-api/api-pix';
 import { ConfigError } from '@seller-api/service-kit';
 import type { PayoutPspName, WithdrawalsConfig } from '../config';
 import type { PayoutAdapter, PayoutAdapters } from '../domain/payouts';
-import { bacenApiPixPayouts } from './bacen-api-pix-payouts';
+import { efiPayouts } from './efi-payouts';
 import { SandboxPayouts } from './sandbox-payouts';
 
 /** One environment's payout adapter settings, read from its own variables. */
@@ -65,17 +65,17 @@ function payoutsFromSettings(settings: PayoutSettings): PayoutAdapter {
   switch (settings.name) {
     case 'sandbox':
       return new SandboxPayouts();
-    case 'bacen-api-pix': {
+    case 'efi': {
       const { apiUrl, tokenUrl, clientId, clientSecret, pixKey } = settings;
       // loadWithdrawalsConfig already refuses these missing; checked again so a hand-made config fails clearly.
       if (!apiUrl || !tokenUrl || !clientId || !clientSecret || !pixKey) {
         throw new ConfigError([
-          `${settings.selector}: bacen-api-pix needs its PSP URL, credentials and ${settings.keyName}`,
+          `${settings.selector}: efi needs its URL, credentials and ${settings.keyName}`,
         ]);
       }
       const tls = readClientCertificate(settings.prefix, settings.certFile, settings.keyFile);
       if (tls.problems.length > 0) throw new ConfigError(tls.problems);
-      return bacenApiPixPayouts({
+      return efiPayouts({
         apiUrl,
         tokenUrl,
         clientId,

@@ -14,6 +14,11 @@ export interface PayoutRequest {
   pixKey: string;
   pixKeyType: PixKeyType;
   environment: Environment;
+  /**
+   * Which time this payout is asked of the PSP (1 the first; more after a crash, an error or an
+   * answer "in progress"): from the second on, an adapter may read the transfer before sending it.
+   */
+  attempt?: number;
 }
 
 export type PayoutOutcome =
@@ -124,6 +129,7 @@ export function payoutRequest(w: WithdrawalRow): PayoutRequest {
     pixKey: w.pixKey,
     pixKeyType: w.pixKeyType,
     environment: w.environment,
+    attempt: w.payoutAttempts,
   };
 }
 
