@@ -33,6 +33,11 @@ export interface ApiPixClientOptions {
   tokenUrl: string;
   clientId: string;
   clientSecret: string;
+  /**
+   * The OAuth2 scopes to ask for (API Pix names them, e.g. `cob.write`, `pix.read`), sent as the token
+   * request's `scope`; none sends no `scope` (the PSP then grants what the client is registered for).
+   */
+  scopes?: readonly string[];
   /** Deadline of each HTTP request (connect, headers and body). */
   timeoutMs: number;
   /** A token is renewed this many seconds before it expires (default 30; half its life if shorter). */
@@ -98,6 +103,12 @@ export function apiPixClient(options: ApiPixClientOptions): ApiPixClient {
     'base64',
   );
 
+  // RFC 6749 3.3: space-delimited, each scope without spaces.
+  const scope = (options.scopes ?? []).filter((name) => name !== '').join(' ');
+  if (/[\s"\\]/.test((options.scopes ?? []).join(''))) {
+    throw new TypeError('OAuth2 scopes cannot contain spaces, quotes or backslashes');
+  }
+
   let cached: { token: string; renewAt: number } | null = null;
   let pending: Promise<string> | null = null;
 
@@ -136,7 +147,10 @@ export function apiPixClient(options: ApiPixClientOptions): ApiPixClient {
         'content-type': 'application/x-www-form-urlencoded',
         accept: 'application/json',
       },
-      new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        ...(scope === '' ? {} : { scope }),
+      }).toString(),
     );
     if (res.status !== 200) throw refusal(what, res.status, res.text);
     const answer = TokenAnswer.safeParse(parseJson(res.text));
@@ -231,8 +245,26 @@ function parseJson(text: string): unknown {
 }
 
 /** The PSP's words, cut so a huge answer cannot flood a log line or a stored reason. */
-export function clip(text: string): string {
-  return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text;
+export function clip(text: string, max = MAX_DETAIL): string {
+  const cut = cutCodePoints(text, max);
+  return cut.length < text.length ? `${cut}…` : text;
+}
+
+/**
+ * The first `max` characters of `text`, counted in code points as JSON Schema's `maxLength` counts
+ * them (API Pix `nome` 200, `solicitacaoPagador` 140, `motivo` 140), so a cut never leaves half of a
+ * surrogate pair (an emoji, say) behind.
+ */
+export function cutCodePoints(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let points = 0;
+  let end = 0;
+  for (const point of text) {
+    if (points === max) break;
+    points += 1;
+    end += point.length;
+  }
+  return text.slice(0, end);
 }
 
 /**

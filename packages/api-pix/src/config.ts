@@ -26,10 +26,11 @@ const timeoutMs = () => z.coerce.number().int().min(1).max(120_000).default(5000
 /**
  * The shapes of an adapter's connection variables, under the service's prefix:
  * - `API_URL`: base URL of the PSP's API Pix, e.g. https://pix.example-psp.com/api/v2;
- * - `TOKEN_URL`: the OAuth2 token endpoint, `<API_URL>/oauth/token` when unset;
+ * - `TOKEN_URL`: the OAuth2 token endpoint the PSP publishes, `<API_URL>/oauth/token` when unset (PSPs
+ *   often put it elsewhere, the standard's example at the host's root: set it);
  * - `CLIENT_ID`, `CLIENT_SECRET`: OAuth2 client credentials, sent with HTTP Basic to the token endpoint;
  * - `TLS_CERT_FILE`, `TLS_KEY_FILE`: client certificate and key (PEM paths) for the PSP's mutual TLS,
- *   both or neither;
+ *   both or neither, and both in production (API Pix requires mutual TLS);
  * - `TIMEOUT_MS`: deadline of each HTTP request to the PSP, token requests included.
  * All but the timeout are optional here: apiPixEnvProblems says which the chosen adapter needs.
  */
@@ -54,7 +55,8 @@ export function apiPixEnv<P extends string>(prefix: P) {
 /**
  * What is wrong with the connection variables of an adapter chosen by `selector` (e.g. "PIX_PSP is
  * bacen-api-pix"), as `NAME: problem` lines: URL and credentials missing, half a client certificate,
- * plain http in production. `named` tells which variables already have a problem (not reported twice).
+ * plain http or no client certificate in production. `named` tells which variables already have a
+ * problem (not reported twice).
  */
 export function apiPixEnvProblems(
   source: NodeJS.ProcessEnv,
@@ -80,6 +82,13 @@ export function apiPixEnvProblems(
       const value = source[name];
       if (value && !named(name) && !value.toLowerCase().startsWith('https://')) {
         problems.push(`${name}: Must be an https URL in production`);
+      }
+    }
+    // API Pix requires mutual TLS of its clients: a PSP, its homologation endpoint too, refuses a
+    // connection without the client certificate it issued.
+    if (!given(names.certFile) && !given(names.keyFile)) {
+      for (const name of [names.certFile, names.keyFile]) {
+        if (!named(name)) problems.push(`${name}: Required in production (API Pix requires mutual TLS)`);
       }
     }
   }

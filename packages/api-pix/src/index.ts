@@ -2,6 +2,7 @@ export {
   PspError,
   apiPixClient,
   clip,
+  cutCodePoints,
   refusal,
   valor,
   type ApiPixAnswer,

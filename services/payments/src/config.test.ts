@@ -99,7 +99,7 @@ describe('payments configuration', () => {
     expect(message).not.toContain('client-secret');
   });
 
-  it('in production wants https and the merchant key for bacen-api-pix', () => {
+  it('in production wants https, the mTLS client certificate and the merchant key for bacen-api-pix', () => {
     const message = configError({
       ...BACEN,
       NODE_ENV: 'production',
@@ -107,6 +107,8 @@ describe('payments configuration', () => {
       PSP_API_URL: 'http://pix.example-psp.com',
     });
     expect(message).toContain('PSP_API_URL: Must be an https URL in production');
+    expect(message).toContain('PSP_TLS_CERT_FILE: Required in production (API Pix requires mutual TLS)');
+    expect(message).toContain('PSP_TLS_KEY_FILE: Required in production (API Pix requires mutual TLS)');
     expect(message).toContain('PIX_KEY:');
     expect(
       loadPaymentsConfig({
@@ -114,6 +116,8 @@ describe('payments configuration', () => {
         NODE_ENV: 'production',
         INTERNAL_SECRET: 'a-private-internal-secret',
         PIX_KEY: 'pix@seller.example',
+        PSP_TLS_CERT_FILE: '/etc/psp/tls.crt',
+        PSP_TLS_KEY_FILE: '/etc/psp/tls.key',
       }).PSP_TOKEN_URL,
     ).toBe('https://pix.example-psp.com/api/v2/oauth/token');
   });
@@ -256,6 +260,9 @@ describe('payments configuration', () => {
         PIX_KEY_TEST: DEFAULT_PIX_KEY,
       });
       expect(message).toContain('PSP_TEST_API_URL: Must be an https URL in production');
+      expect(message).toContain(
+        'PSP_TEST_TLS_CERT_FILE: Required in production (API Pix requires mutual TLS)',
+      );
       expect(message).toContain('PIX_KEY_TEST:');
     });
   });

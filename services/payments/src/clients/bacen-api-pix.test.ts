@@ -1,4 +1,4 @@
-import { buildDynamicBrCode, buildStaticBrCode } from '../domain/brcode';
+import { buildDynamicBrCode, buildStaticBrCode, parseBrCode } from '../domain/brcode';
 import { crc16CcittFalse } from '../domain/crc16';
 import { PspError } from '../domain/psp';
 import {
@@ -34,7 +34,7 @@ function altered(code: string, from: string, to: string): string {
 }
 const TOKEN = { status: 200, body: { access_token: 'tok-1', token_type: 'Bearer', expires_in: 3600 } };
 
-function scripted(api: Script, token: Script = () => TOKEN) {
+function scripted(api: Script, token: Script = () => TOKEN, scopes?: readonly string[]) {
   const sent: Sent[] = [];
   const fetchImpl: PspFetch = async (url, init) => {
     const request = { url, method: init.method, headers: init.headers, body: init.body };
@@ -49,7 +49,10 @@ function scripted(api: Script, token: Script = () => TOKEN) {
     tokenUrl: 'https://psp.example/oauth/token',
     clientId: 'id',
     clientSecret: 'secret',
+    scopes,
     pixKey: 'key@example.com',
+    merchantName: 'Loja São João',
+    merchantCity: 'Recife',
     timeoutMs: 1000,
     fetchImpl,
     now: () => new Date('2030-01-01T00:00:00.000Z'),
@@ -92,14 +95,29 @@ describe('bacen-api-pix createCharge', () => {
     });
   });
 
-  it('finds the location in loc.location or in the code when the answer has no location', async () => {
+  it("reports the code's own location (what the payer's app reads), else the answer's", async () => {
     const loc = scripted(() => ({
       status: 201,
       body: { pixCopiaECola: CODE, loc: { location: 'x.example/1' } },
     }));
-    await expect(loc.psp.createCharge(input)).resolves.toMatchObject({ location: 'x.example/1' });
+    await expect(loc.psp.createCharge(input)).resolves.toMatchObject({ location: LOCATION });
     const none = scripted(() => ({ status: 201, body: { pixCopiaECola: CODE } }));
     await expect(none.psp.createCharge(input)).resolves.toMatchObject({ location: LOCATION });
+    const code = buildStaticBrCode({
+      pixKey: 'k',
+      amountCents: 15000,
+      merchantName: 'A',
+      merchantCity: 'B',
+      txid: TXID,
+    });
+    const staticCode = scripted(() => ({
+      status: 201,
+      body: { pixCopiaECola: code, location: 'x.example/1' },
+    }));
+    await expect(staticCode.psp.createCharge(input)).resolves.toEqual({
+      copyAndPaste: code,
+      location: 'x.example/1',
+    });
   });
 
   it.each([
@@ -129,11 +147,111 @@ describe('bacen-api-pix createCharge', () => {
     await expect(psp.createCharge(input)).resolves.toEqual({ copyAndPaste: code, location: null });
   });
 
-  it('refuses an answer for another txid or without pixCopiaECola', async () => {
+  it('refuses an answer for another txid, or with neither pixCopiaECola nor location', async () => {
     const other = scripted(() => ({ status: 201, body: { txid: 'B'.repeat(35), pixCopiaECola: CODE } }));
     expect((await rejection(other.psp.createCharge(input))).retryable).toBe(false);
     const empty = scripted(() => ({ status: 201, body: { status: 'ATIVA' } }));
-    expect((await rejection(empty.psp.createCharge(input))).retryable).toBe(false);
+    const err = await rejection(empty.psp.createCharge(input));
+    expect(err.retryable).toBe(false);
+    expect(err.message).toMatch(/neither pixCopiaECola nor a usable location \(no location\)/);
+    const array = scripted(() => ({ status: 201, body: [LOCATION] }));
+    expect((await rejection(array.psp.createCharge(input))).retryable).toBe(false);
+  });
+
+  describe('bacen-api-pix createCharge without pixCopiaECola (optional since API Pix 2.6.0)', () => {
+    it('builds the dynamic BR Code from location: our amount, merchant name and city', async () => {
+      const { psp } = scripted(() => ({
+        status: 201,
+        body: { txid: TXID, revisao: 0, status: 'ATIVA', location: LOCATION, valor: { original: '150.00' } },
+      }));
+      const charge = await psp.createCharge(input);
+      expect(charge).toEqual({ copyAndPaste: expect.any(String), location: LOCATION });
+      const code = parseBrCode(charge.copyAndPaste);
+      expect(code.valid).toBe(true);
+      expect(code.fields).toMatchObject({
+        '01': '12',
+        '26': { '00': 'br.gov.bcb.pix', '25': LOCATION },
+        '54': '150.00',
+        '59': 'Loja Sao Joao',
+        '60': 'Recife',
+        '62': { '05': '***' },
+      });
+    });
+
+    it('takes loc.location when location is absent, and drops a scheme', async () => {
+      const loc = scripted(() => ({
+        status: 201,
+        body: { loc: { id: 7, location: LOCATION, tipoCob: 'cob' } },
+      }));
+      await expect(loc.psp.createCharge(input)).resolves.toMatchObject({ location: LOCATION });
+      const https = scripted(() => ({ status: 201, body: { location: `https://${LOCATION}` } }));
+      const charge = await https.psp.createCharge(input);
+      expect(charge.location).toBe(LOCATION);
+      expect((parseBrCode(charge.copyAndPaste).fields['26'] as Record<string, string>)['25']).toBe(LOCATION);
+      const nulls = scripted(() => ({
+        status: 201,
+        body: { pixCopiaECola: null, location: LOCATION, loc: null },
+      }));
+      await expect(nulls.psp.createCharge(input)).resolves.toMatchObject({ location: LOCATION });
+    });
+
+    it.each([
+      ['too long for a BR Code', `psp.example/${'a'.repeat(66)}`, /78 characters, at most 77/],
+      ['with a space', 'psp.example/qr v2/1', /not a host and a path/],
+      ['without a path', 'psp.example', /not a host and a path/],
+      ['not ASCII', 'psp.example/qr/ç', /not a host and a path/],
+      ['a bare scheme', 'https://', /not a host and a path/],
+      ['empty', '  ', /no location/],
+    ])('refuses a location %s when there is no code to use instead', async (_what, location, why) => {
+      const { psp } = scripted(() => ({ status: 201, body: { location } }));
+      const err = await rejection(psp.createCharge(input));
+      expect(err.retryable).toBe(false);
+      expect(err.message).toMatch(why);
+    });
+
+    it('keeps a valid pixCopiaECola when the location beside it is unusable', async () => {
+      const { psp } = scripted(() => ({
+        status: 201,
+        body: { pixCopiaECola: CODE, location: 'bad location' },
+      }));
+      await expect(psp.createCharge(input)).resolves.toEqual({ copyAndPaste: CODE, location: LOCATION });
+    });
+  });
+
+  describe('bacen-api-pix text fields', () => {
+    it('cuts devedor.nome at 200 and solicitacaoPagador at 140 code points, never inside an emoji', async () => {
+      const { psp, sent } = scripted(() => ({ status: 201, body: { location: LOCATION } }));
+      await psp.createCharge({
+        ...input,
+        debtorName: `${'n'.repeat(199)}😀tail`,
+        description: `${'d'.repeat(139)}🎉tail`,
+      });
+      const body = JSON.parse(sent[1]?.body ?? '{}') as {
+        devedor: { nome: string };
+        solicitacaoPagador: string;
+      };
+      expect(body.devedor.nome).toBe(`${'n'.repeat(199)}😀`);
+      expect([...body.devedor.nome]).toHaveLength(200);
+      expect(body.solicitacaoPagador).toBe(`${'d'.repeat(139)}🎉`);
+      expect([...body.solicitacaoPagador]).toHaveLength(140);
+      // No lone surrogate anywhere: the JSON text has no \\ud8xx escape.
+      expect(sent[1]?.body).not.toMatch(/\\ud[89ab]/i);
+    });
+
+    it('asks the token for the scopes it is given, and for none when given none', async () => {
+      const withScopes = scripted(
+        () => ({ status: 201, body: { location: LOCATION } }),
+        () => TOKEN,
+        ['cob.write', 'cob.read', 'pix.write', 'pix.read'],
+      );
+      await withScopes.psp.createCharge(input);
+      expect(new URLSearchParams(withScopes.sent[0]?.body).get('scope')).toBe(
+        'cob.write cob.read pix.write pix.read',
+      );
+      const without = scripted(() => ({ status: 201, body: { location: LOCATION } }));
+      await without.psp.createCharge(input);
+      expect(without.sent[0]?.body).toBe('grant_type=client_credentials');
+    });
   });
 
   it('omits devedor for a document that is neither CPF nor CNPJ, and refuses bad amounts', async () => {
@@ -215,6 +333,8 @@ describe('bacen-api-pix errors', () => {
       clientId: 'id',
       clientSecret: 'secret',
       pixKey: 'k',
+      merchantName: 'Loja',
+      merchantCity: 'Recife',
       timeoutMs: 1000,
       now: () => new Date(at),
       fetchImpl: async (url, init) => {
@@ -234,34 +354,50 @@ describe('bacen-api-pix errors', () => {
   });
 });
 
+const E2E = 'E12345678202401011200abcdefghijk';
+const REF = { endToEndId: E2E, refundId: 'D1' };
+
 describe('bacen-api-pix refund', () => {
-  it('PUTs the devolucao with the amount and maps the status', async () => {
-    let status = 'DEVOLVIDO';
+  it('PUTs the devolucao with the amount and maps each status API Pix defines', async () => {
+    let answer: Record<string, unknown> = { status: 'DEVOLVIDO' };
     const { psp, sent } = scripted(() => ({
       status: 201,
-      body: { id: 'D1', rtrId: 'D0', valor: '1.05', status },
+      body: { id: 'D1', rtrId: 'D0', valor: '1.05', ...answer },
     }));
-    const e2e = 'E12345678202401011200abcdefghijk';
-    await expect(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 })).resolves.toEqual({
+    await expect(psp.refund({ ...REF, amountCents: 105 })).resolves.toEqual({
       status: 'REFUNDED',
+      reason: null,
     });
     expect(sent[1]).toMatchObject({
       method: 'PUT',
-      url: `https://psp.example/api/v2/pix/${e2e}/devolucao/D1`,
+      url: `https://psp.example/api/v2/pix/${E2E}/devolucao/D1`,
     });
     expect(JSON.parse(sent[1]?.body ?? '')).toEqual({ valor: '1.05' });
-    status = 'EM_PROCESSAMENTO';
-    await expect(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 })).resolves.toEqual({
+    answer = { status: 'EM_PROCESSAMENTO' };
+    await expect(psp.refund({ ...REF, amountCents: 105 })).resolves.toEqual({
       status: 'PROCESSING',
+      reason: null,
     });
-    status = 'NAO_REALIZADO';
-    expect(
-      (await rejection(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 }))).retryable,
-    ).toBe(false);
+    answer = { status: 'NAO_REALIZADO', motivo: 'Conta encerrada.' };
+    await expect(psp.refund({ ...REF, amountCents: 105 })).resolves.toEqual({
+      status: 'FAILED',
+      reason: 'Conta encerrada.',
+    });
+    answer = { status: 'NAO_REALIZADO' };
+    await expect(psp.refund({ ...REF, amountCents: 105 })).resolves.toEqual({
+      status: 'FAILED',
+      reason: null,
+    });
   });
 
-  it('treats an accepted answer that is not a definite refusal as an unknown outcome (retryable)', async () => {
-    const e2e = 'E12345678202401011200abcdefghijk';
+  it("clips the PSP's reason at 140 code points, never inside an emoji", async () => {
+    const motivo = `${'m'.repeat(139)}😀${'x'.repeat(500)}`;
+    const { psp } = scripted(() => ({ status: 201, body: { status: 'NAO_REALIZADO', motivo } }));
+    const refund = await psp.refund({ ...REF, amountCents: 105 });
+    expect(refund).toEqual({ status: 'FAILED', reason: `${'m'.repeat(139)}😀…` });
+  });
+
+  it('treats an accepted answer that is not a status API Pix defines as an unknown outcome (retryable)', async () => {
     const answers: Array<{ status: number; body?: unknown }> = [
       { status: 201, body: { id: 'D1', status: 'SOMETHING_ELSE' } },
       { status: 201, body: { id: 'D1' } },
@@ -271,21 +407,74 @@ describe('bacen-api-pix refund', () => {
     ];
     for (const answer of answers) {
       const { psp } = scripted(() => answer);
-      const err = await rejection(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 }));
+      const err = await rejection(psp.refund({ ...REF, amountCents: 105 }));
       expect({ answer, retryable: err.retryable }).toEqual({ answer, retryable: true });
     }
-    // A refusal by status code stays a refusal.
-    const { psp } = scripted(() => ({ status: 400, body: { title: 'PixDevolucaoInvalida' } }));
-    expect(
-      (await rejection(psp.refund({ endToEndId: e2e, refundId: 'D1', amountCents: 105 }))).retryable,
-    ).toBe(false);
+    // A refusal by status code stays a refusal; a PSP failing on its side may have refunded.
+    const refused = scripted(() => ({ status: 400, body: { title: 'PixDevolucaoInvalida' } }));
+    expect(await rejection(refused.psp.refund({ ...REF, amountCents: 105 }))).toMatchObject({
+      retryable: false,
+      status: 400,
+    });
+    const failing = scripted(() => ({ status: 503, body: { title: 'ServicoIndisponivel' } }));
+    expect(await rejection(failing.psp.refund({ ...REF, amountCents: 105 }))).toMatchObject({
+      retryable: true,
+      status: 503,
+    });
   });
 
-  it('refuses ids that cannot be a path segment of API Pix, without calling the PSP', async () => {
+  it.each([
+    ['an end-to-end id of 31', { endToEndId: E2E.slice(1), refundId: 'D1' }],
+    ['an end-to-end id of 33', { endToEndId: `${E2E}1`, refundId: 'D1' }],
+    ['a path in the end-to-end id', { endToEndId: `../cob/${'a'.repeat(25)}`, refundId: 'D1' }],
+    ['a refund id of 36', { endToEndId: E2E, refundId: 'x'.repeat(36) }],
+    ['a refund id with a dash', { endToEndId: E2E, refundId: 'D-1' }],
+  ])('refuses %s without calling the PSP', async (_what, ref) => {
     const { psp, sent } = scripted(() => ({ status: 201, body: { status: 'DEVOLVIDO' } }));
-    await rejection(psp.refund({ endToEndId: '../cob', refundId: 'D1', amountCents: 1 }));
-    await rejection(psp.refund({ endToEndId: 'E1', refundId: 'x'.repeat(36), amountCents: 1 }));
+    expect((await rejection(psp.refund({ ...ref, amountCents: 1 }))).retryable).toBe(false);
+    expect((await rejection(psp.lookupRefund(ref))).retryable).toBe(false);
     expect(sent).toHaveLength(0);
+  });
+});
+
+describe('bacen-api-pix lookupRefund', () => {
+  it('GETs the devolucao and maps its status as refund does', async () => {
+    let answer: Record<string, unknown> = { status: 'EM_PROCESSAMENTO' };
+    const { psp, sent } = scripted(() => ({
+      status: 200,
+      body: { id: 'D1', rtrId: 'D12345678202009091000abcde123456', valor: '1.05', ...answer },
+    }));
+    await expect(psp.lookupRefund(REF)).resolves.toEqual({ status: 'PROCESSING', reason: null });
+    expect(sent[1]).toMatchObject({
+      method: 'GET',
+      url: `https://psp.example/api/v2/pix/${E2E}/devolucao/D1`,
+    });
+    expect(sent[1]?.body).toBeUndefined();
+    answer = { status: 'DEVOLVIDO' };
+    await expect(psp.lookupRefund(REF)).resolves.toEqual({ status: 'REFUNDED', reason: null });
+    answer = { status: 'NAO_REALIZADO', motivo: 'Negado por timeout' };
+    await expect(psp.lookupRefund(REF)).resolves.toEqual({ status: 'FAILED', reason: 'Negado por timeout' });
+  });
+
+  it('answers null when the PSP has no such refund (404)', async () => {
+    const { psp } = scripted(() => ({ status: 404, body: { title: 'Devolução não encontrada' } }));
+    await expect(psp.lookupRefund(REF)).resolves.toBeNull();
+  });
+
+  it('fails retryable when the PSP cannot say, and not retryable when it refuses the question', async () => {
+    for (const answer of [
+      { status: 503, body: 'busy' },
+      { status: 200, body: { status: 'QUASE' } },
+      { status: 200, body: 'not json' },
+    ]) {
+      const { psp } = scripted(() => answer);
+      expect({ answer, retryable: (await rejection(psp.lookupRefund(REF))).retryable }).toEqual({
+        answer,
+        retryable: true,
+      });
+    }
+    const { psp } = scripted(() => ({ status: 403, body: { title: 'AcessoNegado' } }));
+    expect(await rejection(psp.lookupRefund(REF))).toMatchObject({ retryable: false, status: 403 });
   });
 });
 

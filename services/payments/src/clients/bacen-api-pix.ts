@@ -1,53 +1,45 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { apiPixClient, clip, type ApiPixClientOptions, type PspFetch } from '@seller-api/api-pix';
+import {
+  apiPixClient,
+  clip,
+  cutCodePoints,
+  refusal,
+  type ApiPixClientOptions,
+  type PspFetch,
+} from '@seller-api/api-pix';
 import { z } from 'zod';
-import { formatAmountCents, parseBrCode } from '../domain/brcode';
-import { PspError, type PspAdapter, type PspChargeInput, type PspRefundInput } from '../domain/psp';
+import { buildDynamicBrCode, formatAmountCents, parseBrCode } from '../domain/brcode';
+import {
+  PspError,
+  type PspAdapter,
+  type PspChargeInput,
+  type PspRefund,
+  type PspRefundInput,
+  type PspRefundRef,
+} from '../domain/psp';
 
 /*
  * `bacen-api-pix` (docs/payments.md): the Central Bank's standard API Pix as PSPs expose it.
  *
- *   POST {tokenUrl}                         OAuth2 client credentials (HTTP Basic, form-encoded)
- *   PUT  {apiUrl}/cob/{txid}                immediate charge; we take pixCopiaECola and location
+ *   POST {tokenUrl}                         OAuth2 client credentials (HTTP Basic, form-encoded, scope)
+ *   PUT  {apiUrl}/cob/{txid}                immediate charge; pixCopiaECola, or a code built from location
  *   PUT  {apiUrl}/pix/{e2eid}/devolucao/{id} refund of a received payment
+ *   GET  {apiUrl}/pix/{e2eid}/devolucao/{id} where that refund stands
  *
  * Payments come back as the standard's notification, which the PSP POSTs to the URL we registered with
  * `/pix` appended: POST /api/v1/psp/webhook/pix with {pix: [{endToEndId, txid, valor, horario}]},
- * carrying our per-PSP secret (PSP_WEBHOOK_SECRET) as `Authorization: Bearer <secret>`. mTLS towards us
- * belongs to the ingress. The body's schema is PspPixNotification in @seller-api/contracts.
+ * sent with the PSP's TLS client certificate, which the ingress verifies (or, for a PSP that can add
+ * one, our per-PSP secret): http/psp-senders.ts. The body's schema is PspPixNotification in
+ * @seller-api/contracts.
  */
 
-// ---------------------------------------------------------------------------------------------------
-// Notifications (PSP → us)
-// ---------------------------------------------------------------------------------------------------
-
-/** Where the PSP delivers payment notifications: the registered `/api/v1/psp/webhook` plus `/pix`. */
-export const PSP_NOTIFICATION_PATH = '/api/v1/psp/webhook/pix';
-
-/**
- * The header carrying the per-PSP secret on notifications, as a bearer token:
- * `Authorization: Bearer <PSP_WEBHOOK_SECRET>`. The gateway forwards `Authorization` untouched on public
- * routes (no API key there), so it reaches the payments route as sent.
- */
-export const PSP_NOTIFICATION_SECRET_HEADER = 'authorization';
-export const PSP_NOTIFICATION_SECRET_SCHEME = 'Bearer';
-
-/** The headers a PSP (or the test simulator) sends with a notification. */
-export function pspNotificationHeaders(secret: string): Record<string, string> {
-  return { [PSP_NOTIFICATION_SECRET_HEADER]: `${PSP_NOTIFICATION_SECRET_SCHEME} ${secret}` };
-}
-
-/**
- * True when the header value is `Bearer <secret>` (the secret compared in constant time). Pass
- * `req.headers[PSP_NOTIFICATION_SECRET_HEADER]`; a missing, repeated or differently shaped header is refused.
- */
-export function isPspNotificationAuthorized(value: string | string[] | undefined, secret: string): boolean {
-  if (typeof value !== 'string' || secret === '') return false;
-  const given = /^Bearer[ ]+(\S+)[ ]*$/i.exec(value)?.[1];
-  if (given === undefined) return false;
-  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(given), digest(secret));
-}
+// Notifications (PSP → us) are authenticated in http/psp-senders.ts; re-exported for older importers.
+export {
+  PSP_NOTIFICATION_PATH,
+  PSP_NOTIFICATION_SECRET_HEADER,
+  PSP_NOTIFICATION_SECRET_SCHEME,
+  isPspNotificationAuthorized,
+  pspNotificationHeaders,
+} from '../http/psp-senders';
 
 // ---------------------------------------------------------------------------------------------------
 // Adapter (us → PSP)
@@ -55,9 +47,18 @@ export function isPspNotificationAuthorized(value: string | string[] | undefined
 
 export type { PspFetch };
 
+/** The OAuth2 scopes the charge adapter needs: charges (`cob.*`) and refunds of received Pix (`pix.*`). */
+export const API_PIX_CHARGE_SCOPES = ['cob.write', 'cob.read', 'pix.write', 'pix.read'] as const;
+
 export interface BacenApiPixOptions extends ApiPixClientOptions {
   /** Our receiving key at the PSP (the cob's `chave`). */
   pixKey: string;
+  /**
+   * Name and city written in a BR Code we build from the charge's `location` when the PSP answers
+   * without `pixCopiaECola` (payments' PIX_MERCHANT_NAME and PIX_MERCHANT_CITY).
+   */
+  merchantName: string;
+  merchantCity: string;
 }
 
 export interface BacenApiPixAdapter extends PspAdapter {
@@ -65,25 +66,35 @@ export interface BacenApiPixAdapter extends PspAdapter {
   close(): Promise<void>;
 }
 
-/** API Pix: txid of a cob is 26 to 35 letters and digits; a refund's id 1 to 35. */
+/** API Pix: txid of a cob is 26 to 35 letters and digits; a refund's id 1 to 35; `EndToEndId` 32. */
 const COB_TXID = /^[A-Za-z0-9]{26,35}$/;
 const REFUND_ID = /^[A-Za-z0-9]{1,35}$/;
-const E2E_PATH_PART = /^[A-Za-z0-9]{1,35}$/;
+const END_TO_END_ID = /^[A-Za-z0-9]{32}$/;
 const MAX_EXPIRACAO = 2_147_483_647;
 const MAX_DEBTOR_NAME = 200;
 const MAX_PAYER_REQUEST = 140;
+const MAX_REASON = 140;
+/**
+ * `location` as API Pix has it (maxLength 77, the room field 26/25 of a BR Code leaves): a host, an
+ * optional port and a path, without a scheme (one is tolerated and dropped), printable ASCII only.
+ */
+const MAX_LOCATION = 77;
+const LOCATION =
+  /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::\d{1,5})?\/[\x21-\x7e]*$/;
 const PIX_GUI = 'br.gov.bcb.pix';
 
-const CobAnswer = z.object({
+// Only what we read of `CobGerada`; PSPs add fields and the standard adds some in minor versions.
+const CobAnswer = z.looseObject({
   txid: z.string().optional(),
-  pixCopiaECola: z.string().min(1),
-  location: z.string().min(1).optional(),
-  loc: z.object({ location: z.string().min(1).optional() }).optional(),
+  pixCopiaECola: z.string().nullish(),
+  location: z.string().nullish(),
+  loc: z.looseObject({ location: z.string().nullish() }).nullish(),
 });
 
-const RefundAnswer = z.object({
+// Only what we read of `Devolucao`: an unknown or missing status is handled by the caller.
+const RefundAnswer = z.looseObject({
   status: z.string(),
-  motivo: z.string().optional(),
+  motivo: z.string().nullish(),
 });
 
 /** The PSP's adapter for the standard API Pix, with OAuth2 client credentials. */
@@ -113,17 +124,35 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
       if (devedor) body.devedor = devedor;
       body.valor = { original };
       body.chave = options.pixKey;
-      const payerRequest = input.description?.trim().slice(0, MAX_PAYER_REQUEST);
+      const payerRequest = cutCodePoints(input.description?.trim() ?? '', MAX_PAYER_REQUEST).trim();
       if (payerRequest) body.solicitacaoPagador = payerRequest;
 
       const path = `/cob/${encodeURIComponent(input.txid)}`;
       const answer = CobAnswer.safeParse(await call('PUT', path, body));
       if (!answer.success) {
-        throw new PspError(`PSP answered PUT ${path} without pixCopiaECola`, { retryable: false });
+        throw new PspError(`PSP answered PUT ${path} with a body that is not a charge`, { retryable: false });
       }
       const cob = answer.data;
       if (cob.txid !== undefined && cob.txid !== input.txid) {
         throw new PspError(`PSP answered PUT ${path} for another txid`, { retryable: false });
+      }
+      const location = payloadLocation(cob.location ?? cob.loc?.location);
+      // `pixCopiaECola` is optional since API Pix 2.6.0: without it, the dynamic BR Code is the
+      // location's, which we write ourselves (docs/payments.md, "bacen-api-pix").
+      if (!cob.pixCopiaECola) {
+        if (location.value === null) {
+          throw new PspError(
+            `PSP answered PUT ${path} with neither pixCopiaECola nor a usable location (${location.problem})`,
+            { retryable: false },
+          );
+        }
+        const copyAndPaste = buildDynamicBrCode({
+          location: location.value,
+          amountCents: input.amountCents,
+          merchantName: options.merchantName,
+          merchantCity: options.merchantCity,
+        });
+        return { copyAndPaste, location: location.value };
       }
       const code = parseBrCode(cob.pixCopiaECola);
       const account = code.fields['26'];
@@ -142,55 +171,87 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
           },
         );
       }
-      const location = cob.location ?? cob.loc?.location ?? account['25'] ?? null;
-      return { copyAndPaste: cob.pixCopiaECola, location };
+      // The code is what the payer reads: its own location wins over the answer's.
+      return { copyAndPaste: cob.pixCopiaECola, location: account['25'] ?? location.value };
     },
 
     async refund(input: PspRefundInput) {
-      if (!E2E_PATH_PART.test(input.endToEndId) || !REFUND_ID.test(input.refundId)) {
-        throw new PspError('API Pix needs an end-to-end id and a refund id of 1 to 35 letters and digits', {
-          retryable: false,
-        });
-      }
+      const path = refundPath(input);
       const valor = amount(input.amountCents);
-      const path = `/pix/${encodeURIComponent(input.endToEndId)}/devolucao/${encodeURIComponent(input.refundId)}`;
-      // Only NAO_REALIZADO is a refusal. Any other answer the PSP accepted (no status, one we do not
-      // know) may be a refund it made: an unknown outcome, retryable with the same refund id, so the
-      // refund's hold is kept (docs/finance.md "Refunds").
-      const answer = RefundAnswer.safeParse(await refundCall(path, valor));
-      if (!answer.success) {
-        throw new PspError(`PSP answered PUT ${path} without a refund status`, { retryable: true });
-      }
-      switch (answer.data.status) {
-        case 'DEVOLVIDO':
-          return { status: 'REFUNDED' };
-        case 'EM_PROCESSAMENTO':
-          return { status: 'PROCESSING' };
-        case 'NAO_REALIZADO':
-          throw new PspError(
-            `PSP did not make the refund${answer.data.motivo ? `: ${clip(answer.data.motivo)}` : ''}`,
-            { retryable: false },
-          );
-        default:
-          throw new PspError(`PSP answered PUT ${path} with refund status ${clip(answer.data.status)}`, {
-            retryable: true,
-          });
-      }
+      // Only a status API Pix defines is an outcome. Any other answer the PSP accepted (no status, one
+      // we do not know, no JSON) may be a refund it made: an unknown outcome, retryable with the same
+      // refund id, so the refund's hold is kept (docs/finance.md "Refunds").
+      const answer = await acceptedAnswer(() => call('PUT', path, { valor }));
+      return refundOutcome(`PUT ${path}`, answer);
+    },
+
+    async lookupRefund(ref: PspRefundRef) {
+      const path = refundPath(ref);
+      const res = await client.send('GET', path);
+      if (res.status === 404) return null;
+      if (res.status < 200 || res.status > 299) throw refusal(`GET ${path}`, res.status, res.text);
+      return refundOutcome(`GET ${path}`, res.json);
     },
 
     close: () => client.close(),
   };
 
-  /** The refund's PUT; a 2xx without a JSON body is an unknown outcome too (see refund). */
-  async function refundCall(path: string, valor: string): Promise<unknown> {
+  /** A call the PSP answered with a 2xx counts as accepted even without a JSON body (see refund). */
+  async function acceptedAnswer(send: () => Promise<unknown>): Promise<unknown> {
     try {
-      return await call('PUT', path, { valor });
+      return await send();
     } catch (err) {
       if (err instanceof PspError && err.status !== null && err.status >= 200 && err.status <= 299)
         throw new PspError(err.message, { retryable: true, status: err.status, cause: err });
       throw err;
     }
   }
+}
+
+/** The path of a refund, after checking both ids are what API Pix takes (no call otherwise). */
+function refundPath(ref: PspRefundRef): string {
+  if (!END_TO_END_ID.test(ref.endToEndId)) {
+    throw new PspError('API Pix needs an end-to-end id of 32 letters and digits', { retryable: false });
+  }
+  if (!REFUND_ID.test(ref.refundId)) {
+    throw new PspError('API Pix needs a refund id of 1 to 35 letters and digits', { retryable: false });
+  }
+  return `/pix/${ref.endToEndId}/devolucao/${ref.refundId}`;
+}
+
+/** `Devolucao.status` as ours; anything else is an unknown outcome (retryable). */
+function refundOutcome(what: string, json: unknown): PspRefund {
+  const answer = RefundAnswer.safeParse(json);
+  if (!answer.success) {
+    throw new PspError(`PSP answered ${what} without a refund status`, { retryable: true });
+  }
+  switch (answer.data.status) {
+    case 'DEVOLVIDO':
+      return { status: 'REFUNDED', reason: null };
+    case 'EM_PROCESSAMENTO':
+      return { status: 'PROCESSING', reason: null };
+    case 'NAO_REALIZADO': {
+      const reason = answer.data.motivo?.trim();
+      return { status: 'FAILED', reason: reason ? clip(reason, MAX_REASON) : null };
+    }
+    default:
+      throw new PspError(`PSP answered ${what} with refund status ${clip(answer.data.status, 40)}`, {
+        retryable: true,
+      });
+  }
+}
+
+/** The answer's location, scheme dropped, when it is one a BR Code can carry; else why not. */
+function payloadLocation(
+  raw: string | null | undefined,
+): { value: string; problem?: undefined } | { value: null; problem: string } {
+  if (raw === null || raw === undefined || raw.trim() === '') return { value: null, problem: 'no location' };
+  const value = raw.trim().replace(/^https?:\/\//i, '');
+  if (value.length > MAX_LOCATION) {
+    return { value: null, problem: `location of ${value.length} characters, at most ${MAX_LOCATION}` };
+  }
+  if (!LOCATION.test(value)) return { value: null, problem: 'location is not a host and a path' };
+  return { value };
 }
 
 function amount(cents: number): string {
@@ -203,7 +264,7 @@ function amount(cents: number): string {
 
 /** `devedor` only when both name and document are known and the document is a CPF or CNPJ. */
 function debtor(name: string | null, document: string | null): Record<string, string> | null {
-  const nome = name?.trim().slice(0, MAX_DEBTOR_NAME);
+  const nome = cutCodePoints(name?.trim() ?? '', MAX_DEBTOR_NAME).trim();
   const clean = document?.replace(/[.\-/\s]/g, '').toUpperCase();
   if (!nome || !clean) return null;
   if (/^\d{11}$/.test(clean)) return { cpf: clean, nome };

@@ -1,4 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DEFAULT_PIX_KEY, loadPaymentsConfig } from '../config';
+import { parseBrCode } from '../domain/brcode';
 import type { PspAdapters } from '../domain/psp';
 import { pspsFromConfig } from './psp-factory';
 
@@ -62,5 +65,42 @@ describe('the PSP of each environment', () => {
     expect(() => pspsFromConfig({ ...config, PSP_TEST_CLIENT_SECRET: undefined })).toThrow(
       'PSP_TEST_CLIENT_SECRET: Required when PIX_PSP_TEST is bacen-api-pix',
     );
+  });
+
+  it("asks the PSP for the charge adapter's scopes and writes the merchant into a code built from location", async () => {
+    const seen: { path: string; body: string }[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push({ path: req.url ?? '', body });
+        const answer =
+          req.url === '/oauth/token'
+            ? { access_token: 't', expires_in: 60 }
+            : { location: 'psp.example/qr/1' };
+        res.writeHead(req.url === '/oauth/token' ? 200 : 201, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const psps = build({
+        ...LIVE,
+        PSP_API_URL: url,
+        PIX_MERCHANT_NAME: 'Loja Teste',
+        PIX_MERCHANT_CITY: 'Recife',
+      });
+      const { copyAndPaste } = await psps.live.createCharge({ ...charge, txid: 'A'.repeat(35) });
+      expect(new URLSearchParams(seen[0]?.body).get('scope')).toBe('cob.write cob.read pix.write pix.read');
+      expect(parseBrCode(copyAndPaste).fields).toMatchObject({
+        '26': { '25': 'psp.example/qr/1' },
+        '59': 'Loja Teste',
+        '60': 'Recife',
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

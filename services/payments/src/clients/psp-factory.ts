@@ -2,7 +2,7 @@ import { apiPixEnvNames, readClientCertificate } from '@seller-api/api-pix';
 import { ConfigError } from '@seller-api/service-kit';
 import type { PaymentsConfig, PixPspName } from '../config';
 import { sandboxPsp, type PspAdapter, type PspAdapters } from '../domain/psp';
-import { bacenApiPix } from './bacen-api-pix';
+import { API_PIX_CHARGE_SCOPES, bacenApiPix } from './bacen-api-pix';
 
 /** One environment's adapter settings, read from its own variables. */
 interface PspSettings {
@@ -87,7 +87,10 @@ function pspFromSettings(config: PaymentsConfig, settings: PspSettings): PspAdap
         tokenUrl,
         clientId,
         clientSecret,
+        scopes: API_PIX_CHARGE_SCOPES,
         pixKey: settings.pixKey,
+        merchantName: config.PIX_MERCHANT_NAME,
+        merchantCity: config.PIX_MERCHANT_CITY,
         timeoutMs: settings.timeoutMs,
         tls: tls.certificate,
       });
