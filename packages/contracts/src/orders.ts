@@ -16,7 +16,7 @@ import {
   uuid,
 } from './common';
 import { OrderStatus } from './order-status';
-import { PaymentMethod, PixCharge } from './payments';
+import { PaymentMethod, PixCharge, RefundStatus } from './payments';
 import { cleanTaxId, isValidCnpj, isValidCpf, taxIdTypeOf } from './taxid';
 import { isTimeZone, timeZoneName, timeZoneOffsetMs } from './time-zones';
 
@@ -267,6 +267,33 @@ export const OrderCustomerDetail = z.object({
 });
 export type OrderCustomerDetail = z.infer<typeof OrderCustomerDetail>;
 
+/**
+ * `payment.refund` of the order detail: the latest refund the seller asked, as the PSP has it
+ * (docs/orders.md, "Refund an order"). An extension of the documented detail.
+ */
+export const OrderRefundDetail = z
+  .object({
+    status: RefundStatus.meta({
+      description:
+        'PROCESSING: the PSP accepted the refund and has not finished it (the order stays PAID); ' +
+        'REFUNDED: the PSP returned the money (the order is REFUNDED); FAILED: the PSP did not make it ' +
+        '(the order stays PAID and may be refunded again)',
+    }),
+    amount: cents.meta({ description: 'The amount returned to the payer, in cents' }),
+    requested_at: datetime.meta({ description: 'When this refund was asked of the PSP' }),
+    updated_at: datetime.meta({ description: 'When its status last changed' }),
+    failure_reason: z
+      .string()
+      .nullable()
+      .meta({ description: "FAILED only: the PSP's reason, when it gave one; null otherwise" }),
+  })
+  .meta({
+    description:
+      'The latest refund of the order and where it stands at the PSP. An extension of the documented ' +
+      'order detail.',
+  });
+export type OrderRefundDetail = z.infer<typeof OrderRefundDetail>;
+
 export const OrderPaymentDetail = z.object({
   subtotal_amount: cents,
   shipping_amount: cents,
@@ -279,6 +306,10 @@ export const OrderPaymentDetail = z.object({
   status: PaymentStatus,
   // When a PENDING order becomes EXPIRED (an addition to the detail's payment block).
   expires_at: datetime,
+  // Always sent; read as null from an orders service of the previous release (rolling upgrades).
+  refund: OrderRefundDetail.nullable()
+    .default(null)
+    .meta({ description: 'The latest refund, or null when none was asked (an extension of the detail)' }),
 });
 export type OrderPaymentDetail = z.infer<typeof OrderPaymentDetail>;
 

@@ -5,6 +5,7 @@ import type {
   OrderStatus,
   PaymentMethod,
   ProductType,
+  RefundStatus,
   ShippingStatus,
   TaxIdType,
 } from '@seller-api/contracts';
@@ -106,6 +107,13 @@ export interface OrderRow {
   signedBy: string | null;
   /** The payments version of the status shown here (domain/order-status.ts). */
   chargeVersion: number;
+  /** The latest refund as payments reports it (domain/order-status.ts); all null until one is. */
+  refundStatus: RefundStatus | null;
+  refundAttempt: number | null;
+  refundAmount: number | null;
+  refundRequestedAt: Date | null;
+  refundUpdatedAt: Date | null;
+  refundFailureReason: string | null;
 }
 
 export const OrderSchema = new EntitySchema<OrderRow>({
@@ -150,6 +158,12 @@ export const OrderSchema = new EntitySchema<OrderRow>({
     deliveredAt: timestamp(true),
     signedBy: { type: 'string', nullable: true },
     chargeVersion: { type: 'integer' },
+    refundStatus: { type: 'string', nullable: true },
+    refundAttempt: { type: 'integer', nullable: true },
+    refundAmount: { ...money(), nullable: true },
+    refundRequestedAt: timestamp(true),
+    refundUpdatedAt: timestamp(true),
+    refundFailureReason: { type: 'string', nullable: true },
   },
 });
 

@@ -194,6 +194,26 @@ class Migration20261216SearchAndSummary extends Migration {
   }
 }
 
+/**
+ * The latest refund of the order as payments reports it (domain/order-status.ts): PROCESSING at the
+ * PSP, REFUNDED or FAILED with the PSP's reason, shown in the order detail (docs/orders.md, "Refund an
+ * order"). Nullable: an order never refunded has none, and a running version of the previous release
+ * writes orders without these columns. No default and no check, so adding them changes the catalogue
+ * only (a check would scan the whole table under its exclusive lock); the status is checked by the
+ * contract it comes from.
+ */
+class Migration20261218RefundState extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table orders.orders
+      add column refund_status text,
+      add column refund_attempt int,
+      add column refund_amount bigint,
+      add column refund_requested_at timestamptz(3),
+      add column refund_updated_at timestamptz(3),
+      add column refund_failure_reason text`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Orders', class: Migration20261123Orders },
@@ -201,4 +221,5 @@ export const migrations = [
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
   { name: 'Migration20261216SearchAndSummary', class: Migration20261216SearchAndSummary },
+  { name: 'Migration20261218RefundState', class: Migration20261218RefundState },
 ];

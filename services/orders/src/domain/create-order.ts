@@ -241,6 +241,12 @@ function orderRow(
     deliveredAt: null,
     signedBy: null,
     chargeVersion: 0,
+    refundStatus: null,
+    refundAttempt: null,
+    refundAmount: null,
+    refundRequestedAt: null,
+    refundUpdatedAt: null,
+    refundFailureReason: null,
   };
 }
 

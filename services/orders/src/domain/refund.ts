@@ -8,6 +8,23 @@ import { findOwnedOrder } from './orders';
 /** No charge leaves these statuses: payments cannot refund it, so asking is safe (and replays a key). */
 const FINAL: ReadonlySet<OrderStatus> = new Set(['REFUNDED', 'CHARGEBACK', 'EXPIRED', 'CANCELLED']);
 
+/**
+ * The message of a seller's refund answered 200 (docs/orders.md, "Refund an order"): done only when
+ * the PSP says so. A refund the PSP accepted and is still making leaves the order PAID, its refund
+ * PROCESSING. A state without a refund (a payments of an earlier release) is a refund made, as it was
+ * then.
+ */
+export function refundMessage(state: ChargeState | null): string {
+  const refund = state?.refund;
+  if (!state || !refund || state.status === 'REFUNDED') return 'Order refunded.';
+  if (refund.status === 'PROCESSING')
+    return 'Refund requested; the PSP is processing it. The order becomes REFUNDED when the PSP confirms.';
+  // Not an answer payments gives (its refusal is a 502), but never to be read as a refund made.
+  if (refund.status === 'FAILED')
+    return `The PSP did not make the refund${refund.failure_reason ? `: ${refund.failure_reason}` : ''}. The order stays ${state.status}.`;
+  return 'Order refunded.';
+}
+
 export interface RefundDeps {
   payments: PaymentsClient;
   holds: RefundHoldsClient;

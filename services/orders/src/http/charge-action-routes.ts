@@ -13,7 +13,7 @@ import type { PaymentsClient } from '../clients/payments';
 import type { RefundHoldsClient } from '../clients/refund-holds';
 import { applyChargeState } from '../domain/order-status';
 import { findOwnedOrder } from '../domain/orders';
-import { refundOrder } from '../domain/refund';
+import { refundMessage, refundOrder } from '../domain/refund';
 import { orderIdOf } from './order-routes';
 
 export interface ChargeActionDeps {
@@ -63,7 +63,8 @@ export function mountChargeActionRoutes(app: Express, { runtime, payments, holds
         orderIdOf(req),
         keyedRequest(req),
       );
-      await answer(res, refunded, 'Order refunded.');
+      // Refunded, or accepted by the PSP and still being made (domain/refund.ts).
+      await answer(res, refunded, refundMessage(refunded.state));
     }),
   );
   action('/sandbox/orders/:uuid/pay/', 'sandbox-pay', 'Payment simulated.');

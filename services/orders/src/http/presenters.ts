@@ -4,6 +4,7 @@ import {
   type CreatedOrder,
   type OrderDetail,
   type OrderListItem,
+  type OrderRefundDetail,
   type Product,
 } from '@seller-api/contracts';
 import type { AffiliateRow, OrderItemRow, OrderRow, ProductRow } from '../db/entities';
@@ -86,6 +87,7 @@ export function presentOrderDetail(order: OrderRow, items: OrderItemRow[]): Orde
       method: order.method,
       status: PAYMENT_STATUS_OF_ORDER[order.status],
       expires_at: order.expiresAt.toISOString(),
+      refund: presentRefund(order),
     },
     parties: {
       ...(order.producerName ? { producer: { name: order.producerName } } : {}),
@@ -98,6 +100,22 @@ export function presentOrderDetail(order: OrderRow, items: OrderItemRow[]): Orde
       delivered_at: iso(order.deliveredAt),
       signed_by: order.signedBy,
     },
+  };
+}
+
+/**
+ * `payment.refund` of the detail (docs/orders.md, "Refund an order"): the latest refund as payments
+ * reported it, or null when none was (or a row of the previous release left a column empty).
+ */
+function presentRefund(order: OrderRow): OrderRefundDetail | null {
+  const { refundStatus: status, refundAmount: amount, refundRequestedAt, refundUpdatedAt } = order;
+  if (!status || amount === null || !refundRequestedAt || !refundUpdatedAt) return null;
+  return {
+    status,
+    amount,
+    requested_at: refundRequestedAt.toISOString(),
+    updated_at: refundUpdatedAt.toISOString(),
+    failure_reason: status === 'FAILED' ? order.refundFailureReason : null,
   };
 }
 
