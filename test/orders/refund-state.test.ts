@@ -1,0 +1,280 @@
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
+import {
+  CreatedOrder,
+  OrderDetail,
+  type ChargeRefund,
+  type ChargeState,
+  type OrderStatus,
+} from '@seller-api/contracts';
+import { applyChargeState } from '../../services/orders/src/domain/order-status';
+import { captureEvents } from '../support/events';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { waitFor } from '../support/wait';
+import { createOrder, standaloneOrder } from './fixtures';
+
+/*
+ * Orders mirror where a refund stands at the PSP (docs/orders.md, "Refund an order"): payments
+ * publishes every change of the refund as a new version of the charge's state, on
+ * `internal.charge.<status>`; a refund in progress or failed keeps the status (PAID). These tests
+ * publish those messages as payments does, on its exchange, and read the order detail.
+ */
+
+let system: System;
+let gateway: RunningGateway;
+let key: string;
+let sellerId: string;
+let orderEvents: Awaited<ReturnType<typeof captureEvents>>;
+let connection: amqp.ChannelModel;
+let channel: amqp.ConfirmChannel;
+
+beforeAll(async () => {
+  system = await startSystem();
+  gateway = await system.startGateway();
+  const created = await createKey(gateway.service);
+  key = created.key;
+  sellerId = created.sellerId as string;
+  orderEvents = await captureEvents(
+    system.env.AMQP_URL as string,
+    system.env.AMQP_NAMESPACE as string,
+    'orders.events',
+    'order.*',
+  );
+  connection = await amqp.connect(system.env.AMQP_URL as string);
+  channel = await connection.createConfirmChannel();
+});
+afterAll(async () => {
+  await connection?.close();
+  await orderEvents?.close();
+  await system?.stop();
+});
+
+const ordersDb = () => system.orders.runtime.orm.em.fork();
+
+/** A test order paid in the sandbox, and the version of its charge state the order shows. */
+async function paidOrder(): Promise<{ uuid: string; version: number }> {
+  const res = await createOrder(gateway.url, key, standaloneOrder());
+  if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
+  const { uuid } = CreatedOrder.parse(res.body.data);
+  const paid = await call(`${gateway.url}/sandbox/orders/${uuid}/pay/`, { method: 'POST', key });
+  if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
+  const [row] = await ordersDb().execute<Array<{ charge_version: number; status: string }>>(
+    `select charge_version, status from orders.orders where id = ?`,
+    [uuid],
+  );
+  if (row?.status !== 'PAID') throw new Error(`the order is ${row?.status}, not PAID`);
+  return { uuid, version: row.charge_version };
+}
+
+const detail = async (uuid: string) =>
+  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment;
+
+const REQUESTED_1 = '2026-06-15T12:05:00.000Z';
+const REQUESTED_2 = '2026-06-16T09:00:00.000Z';
+const REASON = 'Conta do pagador encerrada';
+
+const refund = (overrides: Partial<ChargeRefund>): ChargeRefund => ({
+  status: 'PROCESSING',
+  attempt: 1,
+  amount: 15000,
+  requested_at: REQUESTED_1,
+  updated_at: REQUESTED_1,
+  failure_reason: null,
+  release_hold: false,
+  ...overrides,
+});
+
+/** The charge state payments publishes for a version of the order's money state. */
+const chargeState = (
+  uuid: string,
+  version: number,
+  status: OrderStatus,
+  refundState: ChargeRefund | null | undefined,
+): ChargeState => ({
+  order_uuid: uuid,
+  status,
+  previous_status: 'PAID',
+  version,
+  paid_at: '2026-06-15T12:00:00.000Z',
+  changed_at: refundState?.updated_at ?? new Date().toISOString(),
+  ...(refundState === undefined ? {} : { refund: refundState }),
+});
+
+/**
+ * Publishes `state` on payments' exchange as `internal.charge.<status>`, with the headers payments
+ * sets, and waits until orders has consumed it (its id among orders' processed messages).
+ */
+async function publish(state: ChargeState): Promise<void> {
+  const messageId = randomUUID();
+  await new Promise<void>((resolve, reject) =>
+    channel.publish(
+      `${system.env.AMQP_NAMESPACE}payments.events`,
+      `internal.charge.${state.status.toLowerCase()}`,
+      Buffer.from(JSON.stringify(state)),
+      {
+        messageId,
+        headers: { 'x-seller-id': sellerId, 'x-environment': 'test', 'x-order-uuid': state.order_uuid },
+        contentType: 'application/json',
+        persistent: true,
+      },
+      (err) => (err ? reject(err) : resolve()),
+    ),
+  );
+  await waitFor(
+    async () =>
+      (
+        await ordersDb().execute<unknown[]>(`select 1 from orders.processed_messages where message_id = ?`, [
+          messageId,
+        ])
+      ).length > 0,
+    { what: `orders to consume version ${state.version}` },
+  );
+}
+
+/** order.refunded of the order: published, or still in orders' outbox (written with the change). */
+async function orderRefundedEvents(uuid: string): Promise<number> {
+  const published = orderEvents.messages.filter(
+    (m) => m.routingKey === 'order.refunded' && m.headers['x-order-uuid'] === uuid,
+  ).length;
+  const [row] = await ordersDb().execute<Array<{ n: string }>>(
+    `select count(*) as n from orders.outbox where routing_key = 'order.refunded' and headers->>'x-order-uuid' = ?`,
+    [uuid],
+  );
+  return published + Number(row?.n);
+}
+
+describe('the refund of an order, as payments reports it', () => {
+  it('in progress, failed with the reason, asked again and made: PAID until the PSP confirms', async () => {
+    const { uuid, version } = await paidOrder();
+    expect((await detail(uuid)).refund).toBeNull();
+
+    await publish(chargeState(uuid, version + 1, 'PAID', refund({ status: 'PROCESSING' })));
+    expect(await detail(uuid)).toMatchObject({
+      status: 'PAID',
+      refund: {
+        status: 'PROCESSING',
+        amount: 15000,
+        requested_at: REQUESTED_1,
+        updated_at: REQUESTED_1,
+        failure_reason: null,
+      },
+    });
+
+    const failedAt = '2026-06-15T12:07:30.000Z';
+    await publish(
+      chargeState(
+        uuid,
+        version + 2,
+        'PAID',
+        refund({ status: 'FAILED', updated_at: failedAt, failure_reason: REASON }),
+      ),
+    );
+    expect(await detail(uuid)).toMatchObject({
+      status: 'PAID',
+      refund: { status: 'FAILED', requested_at: REQUESTED_1, updated_at: failedAt, failure_reason: REASON },
+    });
+    // The order list shows the status only: still PAID.
+    const list = await call(`${gateway.url}/sellers/orders/?status=PAID`, { key });
+    expect(JSON.stringify(list.body)).toContain(uuid);
+
+    const second = { attempt: 2, requested_at: REQUESTED_2, updated_at: REQUESTED_2 };
+    await publish(chargeState(uuid, version + 3, 'PAID', refund({ ...second, status: 'PROCESSING' })));
+    expect(await detail(uuid)).toMatchObject({
+      status: 'PAID',
+      refund: { status: 'PROCESSING', requested_at: REQUESTED_2, failure_reason: null },
+    });
+    expect(await orderRefundedEvents(uuid)).toBe(0);
+
+    const madeAt = '2026-06-16T09:00:04.000Z';
+    await publish(
+      chargeState(
+        uuid,
+        version + 4,
+        'REFUNDED',
+        refund({ ...second, status: 'REFUNDED', updated_at: madeAt }),
+      ),
+    );
+    expect(await detail(uuid)).toEqual(
+      expect.objectContaining({
+        status: 'REFUNDED',
+        refund: {
+          status: 'REFUNDED',
+          amount: 15000,
+          requested_at: REQUESTED_2,
+          updated_at: madeAt,
+          failure_reason: null,
+        },
+      }),
+    );
+    await orderEvents.waitFor(
+      (m) => m.routingKey === 'order.refunded' && m.headers['x-order-uuid'] === uuid,
+      1,
+      'order.refunded',
+    );
+  });
+
+  it('late and repeated reports change nothing: only a newer version applies', async () => {
+    const { uuid, version } = await paidOrder();
+    const failed = refund({
+      status: 'FAILED',
+      updated_at: '2026-06-15T12:06:00.000Z',
+      failure_reason: REASON,
+    });
+    // The failure arrives before the report that the refund was in progress.
+    await publish(chargeState(uuid, version + 2, 'PAID', failed));
+    await publish(chargeState(uuid, version + 1, 'PAID', refund({ status: 'PROCESSING' })));
+    expect((await detail(uuid)).refund).toMatchObject({ status: 'FAILED', failure_reason: REASON });
+
+    // The second attempt is made; its PROCESSING report comes after, and the completion twice.
+    const second = { attempt: 2, requested_at: REQUESTED_2, updated_at: '2026-06-16T09:00:04.000Z' };
+    const made = chargeState(uuid, version + 4, 'REFUNDED', refund({ ...second, status: 'REFUNDED' }));
+    await publish(made);
+    await publish(chargeState(uuid, version + 3, 'PAID', refund({ ...second, status: 'PROCESSING' })));
+    await publish(made);
+    expect(await detail(uuid)).toMatchObject({
+      status: 'REFUNDED',
+      refund: { status: 'REFUNDED', requested_at: REQUESTED_2, failure_reason: null },
+    });
+    // One order.refunded, not one per report.
+    await orderEvents.waitFor(
+      (m) => m.routingKey === 'order.refunded' && m.headers['x-order-uuid'] === uuid,
+      1,
+      'order.refunded',
+    );
+    expect(await orderRefundedEvents(uuid)).toBe(1);
+  });
+
+  it('a state without a refund (a payments of an earlier release) keeps the stored refund', async () => {
+    const { uuid, version } = await paidOrder();
+    const failedAt = '2026-06-15T12:07:30.000Z';
+    await publish(
+      chargeState(
+        uuid,
+        version + 1,
+        'PAID',
+        refund({ status: 'FAILED', updated_at: failedAt, failure_reason: null }),
+      ),
+    );
+    await publish(chargeState(uuid, version + 2, 'PAID', undefined));
+    await publish(chargeState(uuid, version + 3, 'PAID', null));
+    expect(await detail(uuid)).toMatchObject({
+      status: 'PAID',
+      refund: { status: 'FAILED', updated_at: failedAt, failure_reason: null },
+    });
+  });
+
+  it('the action answer and the message that follows it apply once, whichever comes first', async () => {
+    const { uuid, version } = await paidOrder();
+    const state = chargeState(uuid, version + 1, 'PAID', refund({ status: 'PROCESSING' }));
+    // As the refund route mirrors payments' answer (http/charge-action-routes.ts).
+    expect(await applyChargeState(ordersDb(), state)).toBe(true);
+    expect(await applyChargeState(ordersDb(), state)).toBe(false);
+    await publish(state);
+    const [row] = await ordersDb().execute<Array<{ charge_version: number; refund_attempt: number }>>(
+      `select charge_version, refund_attempt from orders.orders where id = ?`,
+      [uuid],
+    );
+    expect(row).toEqual({ charge_version: version + 1, refund_attempt: 1 });
+    expect((await detail(uuid)).refund?.status).toBe('PROCESSING');
+  });
+});
