@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Environment } from '@seller-api/contracts';
 import { testEnv } from '../support/env';
-import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { startEfiSimulator, type EfiSimulator } from '../support/efi-simulator';
 import { deleteQueues } from '../support/queues';
 import { SERVICE_QUEUES } from '../support/system';
 import { waitFor } from '../support/wait';
-import { idEnvioOf } from '../../services/withdrawals/src/clients/bacen-api-pix-payouts';
+import { idEnvioOf } from '../../services/withdrawals/src/clients/efi-payouts';
 import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
 import { balanceOf } from '../../services/withdrawals/src/domain/balance';
 import { getWithdrawal, requestWithdrawal } from '../../services/withdrawals/src/domain/withdrawals';
@@ -13,30 +13,39 @@ import { startWithdrawals, type WithdrawalsService } from '../../services/withdr
 import { publishSale } from './helpers';
 
 /*
- * The payout worker picks each payout's PSP from its withdrawal's environment: with PAYOUT_PSP the
- * real PSP (the simulator) and auto-approval on, a live and a test withdrawal paid out in the same run
- * go, the live one to the PSP, the test one to the sandbox; with PAYOUT_PSP_TEST naming a homologation
- * PSP (a second simulator), the test one goes there.
+ * The payout worker picks each payout's PSP from its withdrawal's environment: with PAYOUT_PSP=efi
+ * (the Efí simulator) and auto-approval on, a live and a test withdrawal paid out in the same run
+ * go, the live one to Efí, the test one to the sandbox; with PAYOUT_PSP_TEST=efi naming Efí's
+ * homologation (a second simulator), the test one goes there.
  */
 
-let live: PspSimulator;
-let homologation: PspSimulator;
+let live: EfiSimulator;
+let homologation: EfiSimulator;
 let env: NodeJS.ProcessEnv;
 let service: WithdrawalsService;
 
 beforeAll(async () => {
   [live, homologation] = await Promise.all([
-    startPspSimulator({ clientId: 'live-client', clientSecret: 'live-secret' }),
-    startPspSimulator({ clientId: 'homologation-client', clientSecret: 'homologation-secret' }),
+    startEfiSimulator({
+      clientId: 'live-client',
+      clientSecret: 'live-secret',
+      payingKey: 'payouts@seller-api.example',
+    }),
+    startEfiSimulator({
+      clientId: 'homologation-client',
+      clientSecret: 'homologation-secret',
+      payingKey: 'payouts-homologation@seller-api.example',
+    }),
   ]);
   env = testEnv({
-    PAYOUT_PSP: 'bacen-api-pix',
+    PAYOUT_PSP: 'efi',
     PAYOUT_PSP_API_URL: live.url,
     PAYOUT_PSP_CLIENT_ID: 'live-client',
     PAYOUT_PSP_CLIENT_SECRET: 'live-secret',
     PAYOUT_PIX_KEY: 'payouts@seller-api.example',
     WITHDRAWAL_AUTO_APPROVE_BELOW: '50000',
     PAYOUT_INTERVAL_MS: '50',
+    PAYOUT_RETRY_AFTER_MS: '100',
   });
 });
 afterEach(async () => {
@@ -80,11 +89,11 @@ it('pays a test withdrawal in the sandbox and a live one through the live PSP, i
   service.payouts.kick();
   const [livePaid, testPaid] = await Promise.all([paid(liveOne), paid(testOne)]);
 
-  expect(live.envios.get(idEnvioOf(liveOne.id))).toMatchObject({ valor: '40.00', status: 'REALIZADO' });
-  expect(livePaid.payoutReference).toBe(live.envios.get(idEnvioOf(liveOne.id))?.e2eId);
+  expect(live.sends.get(idEnvioOf(liveOne.id))).toMatchObject({ valor: '40.00', status: 'REALIZADO' });
+  expect(livePaid.payoutReference).toBe(live.sends.get(idEnvioOf(liveOne.id))?.endToEndId);
   // The sandbox's reference (E + 8 zeros + a digest of the id); the live PSP never heard of it.
   expect(testPaid.payoutReference).toMatch(/^E00000000[0-9a-f]{23}$/);
-  expect(live.envios.has(idEnvioOf(testOne.id))).toBe(false);
+  expect(live.sends.has(idEnvioOf(testOne.id))).toBe(false);
   const paths = live.requests.slice(seen).map((r) => r.path);
   expect(paths.filter((p) => p.includes(idEnvioOf(testOne.id)))).toEqual([]);
   expect(await balanceOf(em(), testOne.scope)).toMatchObject({ available_amount: 7000, pending_amount: 0 });
@@ -94,7 +103,7 @@ it('pays a test withdrawal through the homologation PSP named by PAYOUT_PSP_TEST
   service = await startWithdrawals(
     loadWithdrawalsConfig({
       ...env,
-      PAYOUT_PSP_TEST: 'bacen-api-pix',
+      PAYOUT_PSP_TEST: 'efi',
       PAYOUT_PSP_TEST_API_URL: homologation.url,
       PAYOUT_PSP_TEST_CLIENT_ID: 'homologation-client',
       PAYOUT_PSP_TEST_CLIENT_SECRET: 'homologation-secret',
@@ -106,13 +115,13 @@ it('pays a test withdrawal through the homologation PSP named by PAYOUT_PSP_TEST
   const testOne = await pendingWithdrawal('test', 2500);
   service.payouts.kick();
   const done = await paid(testOne);
-  const envio = homologation.envios.get(idEnvioOf(testOne.id));
-  expect(envio).toMatchObject({
+  const send = homologation.sends.get(idEnvioOf(testOne.id));
+  expect(send).toMatchObject({
     valor: '25.00',
-    pagador: { chave: 'payouts-homologation@seller-api.example' },
+    chave: 'payouts-homologation@seller-api.example',
     favorecido: { chave: '52998224725' },
   });
-  expect(done.payoutReference).toBe(envio?.e2eId);
+  expect(done.payoutReference).toBe(send?.endToEndId);
   expect(live.requests.slice(seen.requests)).toEqual([]);
   expect(live.tokenRequests).toBe(seen.tokens);
 });

@@ -181,15 +181,22 @@ export function efiPayouts(options: EfiPayoutsOptions): EfiPayouts {
     async pay(request: PayoutRequest): Promise<PayoutOutcome> {
       const id = idEnvioOf(request.withdrawalId);
       const expected = valor(request.amount);
-      // Asked again (an earlier attempt sent it, or may have): read the send first, send only if Efí
-      // has none. A send Efí has not recorded yet is still caught by the 409 of the PUT.
-      if ((request.attempt ?? 1) > 1) {
-        const found = await lookup(id, expected);
-        if (found) return found;
+      try {
+        // Asked again (an earlier attempt sent it, or may have): read the send first, send only if
+        // Efí has none. A send Efí has not recorded yet is still caught by the 409 of the PUT.
+        if ((request.attempt ?? 1) > 1) {
+          const found = await lookup(id, expected);
+          if (found) return found;
+        }
+        const turn = sending.then(() => put(id, expected, request));
+        sending = turn.catch(() => undefined);
+        return await turn;
+      } catch (err) {
+        // Whatever did not come back as an outcome (the token refused, say) says nothing about the
+        // send: the payout waits.
+        if (err instanceof PspError && !err.retryable) throw waiting(err.message, err.status);
+        throw err;
       }
-      const turn = sending.then(() => put(id, expected, request));
-      sending = turn.catch(() => undefined);
-      return turn;
     },
 
     close: () => client.close(),
