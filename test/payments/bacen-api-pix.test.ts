@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
-import { PspPixNotification } from '@seller-api/contracts';
+import { PspPixNotification, PspPixPayment } from '@seller-api/contracts';
 import {
+  API_PIX_CHARGE_SCOPES,
   PSP_NOTIFICATION_SECRET_HEADER,
   bacenApiPix,
   isPspNotificationAuthorized,
@@ -34,7 +35,10 @@ function adapter(overrides: Partial<BacenApiPixOptions> = {}): BacenApiPixAdapte
     tokenUrl: sim.tokenUrl,
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
+    scopes: API_PIX_CHARGE_SCOPES,
     pixKey: PIX_KEY,
+    merchantName: 'Seller API',
+    merchantCity: 'Sao Paulo',
     timeoutMs: 2000,
     tokenRefreshMarginSeconds: 30,
     now: () => new Date(clockMs),
@@ -165,6 +169,41 @@ describe('bacen-api-pix charges', () => {
     ]);
   });
 
+  it.each(['location', 'loc'] as const)(
+    'builds the dynamic BR Code when the PSP answers without pixCopiaECola (%s only)',
+    async (shape) => {
+      sim.cobAnswer = shape;
+      const psp = adapter();
+      const input = charge({ amountCents: 4250 });
+      const { copyAndPaste, location } = await psp.createCharge(input);
+      const cob = sim.cobs.get(input.txid);
+      expect(location).toBe(cob?.location);
+      const answer = JSON.parse(sim.requests.at(-1)?.body ?? '{}') as object;
+      expect(answer).toEqual(expect.any(Object));
+      const parsed = parseBrCode(copyAndPaste);
+      expect(parsed.valid).toBe(true);
+      expect(parsed.fields).toMatchObject({
+        '01': '12',
+        '26': { '00': 'br.gov.bcb.pix', '25': location },
+        '54': '42.50',
+        '59': 'Seller API',
+        '60': 'Sao Paulo',
+      });
+      const pix = parsePix(copyAndPaste);
+      if (hasError(pix) || !isDynamicPix(pix)) throw new Error(`pix-utils refused ${copyAndPaste}`);
+      expect(pix.url).toBe(location);
+    },
+  );
+
+  it('sends names cut by code points, which the PSP accepts, never half an emoji', async () => {
+    const input = charge({ debtorName: `${'M'.repeat(199)}😀 Silva`, description: `${'p'.repeat(139)}🎉!` });
+    await adapter().createCharge(input);
+    expect(sim.cobs.get(input.txid)).toMatchObject({
+      devedor: { nome: `${'M'.repeat(199)}😀` },
+      solicitacaoPagador: `${'p'.repeat(139)}🎉`,
+    });
+  });
+
   it('refuses a txid API Pix would refuse, without calling the PSP', async () => {
     const psp = adapter();
     const err = await rejection(psp.createCharge(charge({ txid: 'AbC123dEf456GhI789jKl0MnO' })));
@@ -175,12 +214,12 @@ describe('bacen-api-pix charges', () => {
 });
 
 describe('bacen-api-pix OAuth2', () => {
-  it('asks for a token with client credentials in HTTP Basic, form-encoded', async () => {
+  it('asks for a token with client credentials in HTTP Basic, form-encoded, with its scopes', async () => {
     await adapter().createCharge(charge());
     const tokenCall = sim.requests.find((r) => r.path === '/oauth/token');
     expect(tokenCall?.method).toBe('POST');
     expect(tokenCall?.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(tokenCall?.body).toBe('grant_type=client_credentials');
+    expect(tokenCall?.body).toBe('grant_type=client_credentials&scope=cob.write+cob.read+pix.write+pix.read');
     const basic = Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64');
     expect(tokenCall?.headers.authorization).toBe(`Basic ${basic}`);
   });
@@ -212,6 +251,19 @@ describe('bacen-api-pix OAuth2', () => {
     expect(sim.tokenRequests).toBe(2);
     expect(sim.cobs.has(input.txid)).toBe(true);
     expect(sim.requests.filter((r) => r.path === `/cob/${input.txid}`)).toHaveLength(2);
+  });
+
+  it('a token without the scope an operation needs is refused (403), not retryable', async () => {
+    const psp = adapter({ scopes: ['cob.write'] });
+    const input = charge();
+    await psp.createCharge(input);
+    const { endToEndId } = await sim.pay(input.txid, {
+      webhookUrl: `http://127.0.0.1:${await freePort()}/api/v1/psp/webhook`,
+      secret: WEBHOOK_SECRET,
+    });
+    const err = await rejection(psp.refund({ endToEndId, refundId: 'D1', amountCents: 100 }));
+    expect(err).toMatchObject({ retryable: false, status: 403 });
+    expect(sim.refunds).toHaveLength(0);
   });
 
   it('a bad client secret is a PspError that retrying will not fix', async () => {
@@ -273,10 +325,12 @@ describe('bacen-api-pix payments and refunds', () => {
     const { psp, endToEndId } = await paidCharge();
     await expect(psp.refund({ endToEndId, refundId: 'D1', amountCents: 5000 })).resolves.toEqual({
       status: 'REFUNDED',
+      reason: null,
     });
     sim.refundStatus = 'EM_PROCESSAMENTO';
     await expect(psp.refund({ endToEndId, refundId: 'D2', amountCents: 10000 })).resolves.toEqual({
       status: 'PROCESSING',
+      reason: null,
     });
     expect(sim.refunds.map((r) => [r.id, r.valor, r.status])).toEqual([
       ['D1', '50.00', 'DEVOLVIDO'],
@@ -287,7 +341,77 @@ describe('bacen-api-pix payments and refunds', () => {
     expect(JSON.parse(put?.body ?? '{}')).toEqual({ valor: '50.00' });
   });
 
-  it('a refund the PSP refuses is a PspError that is not retryable', async () => {
+  it('a refund in processing ends where the PSP says, read with lookupRefund', async () => {
+    const { psp, endToEndId } = await paidCharge();
+    sim.refundStatus = 'EM_PROCESSAMENTO';
+    const asked = [
+      { endToEndId, refundId: 'D1', amountCents: 1000 },
+      { endToEndId, refundId: 'D2', amountCents: 2000 },
+    ];
+    for (const refund of asked) {
+      await expect(psp.refund(refund)).resolves.toEqual({ status: 'PROCESSING', reason: null });
+    }
+    await expect(psp.lookupRefund({ endToEndId, refundId: 'D1' })).resolves.toEqual({
+      status: 'PROCESSING',
+      reason: null,
+    });
+
+    sim.settleRefund('D1', 'DEVOLVIDO');
+    sim.settleRefund('D2', 'NAO_REALIZADO', 'Conta do pagador encerrada.');
+    await expect(psp.lookupRefund({ endToEndId, refundId: 'D1' })).resolves.toEqual({
+      status: 'REFUNDED',
+      reason: null,
+    });
+    await expect(psp.lookupRefund({ endToEndId, refundId: 'D2' })).resolves.toEqual({
+      status: 'FAILED',
+      reason: 'Conta do pagador encerrada.',
+    });
+    // Asking again with the same id is the same refund, as it stands now.
+    await expect(psp.refund(asked[1] as (typeof asked)[number])).resolves.toEqual({
+      status: 'FAILED',
+      reason: 'Conta do pagador encerrada.',
+    });
+    await expect(psp.lookupRefund({ endToEndId, refundId: 'D9' })).resolves.toBeNull();
+    expect(() => sim.settleRefund('D1', 'NAO_REALIZADO')).toThrow(/DEVOLVIDO/);
+  });
+
+  it("notifies a refund's end as the spec's callback does, in pix[].devolucoes", async () => {
+    const receiver = await startReceiver();
+    try {
+      const { psp, endToEndId } = await paidCharge();
+      sim.refundStatus = 'EM_PROCESSAMENTO';
+      await psp.refund({ endToEndId, refundId: 'D1', amountCents: 1000 });
+      sim.settleRefund('D1', 'NAO_REALIZADO', 'Saldo insuficiente.');
+      const sent = await sim.notifyRefunds([endToEndId], {
+        webhookUrl: `${receiver.url}/api/v1/psp/webhook`,
+        secret: WEBHOOK_SECRET,
+      });
+      expect(sent.status).toBe(200);
+      const hook = await waitFor(() => receiver.received[0], { what: 'the refund notification' });
+      expect(hook.path).toBe('/api/v1/psp/webhook/pix');
+      const envelope = PspPixNotification.parse(JSON.parse(hook.rawBody));
+      const item = PspPixPayment.parse(envelope.pix[0]);
+      expect(item).toMatchObject({
+        endToEndId,
+        valor: '150.00',
+        devolucoes: [
+          {
+            id: 'D1',
+            rtrId: expect.stringMatching(/^D\d{20}[A-Za-z0-9]{11}$/),
+            valor: '10.00',
+            status: 'NAO_REALIZADO',
+            motivo: 'Saldo insuficiente.',
+            horario: { solicitacao: expect.any(String) },
+          },
+        ],
+      });
+      expect(item.devolucoes?.[0]).not.toHaveProperty('endToEndId');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a refund the PSP refuses: a 4xx is a PspError, NAO_REALIZADO a FAILED refund with the reason', async () => {
     const { psp, endToEndId } = await paidCharge(15000);
     const tooMuch = await rejection(psp.refund({ endToEndId, refundId: 'D1', amountCents: 15001 }));
     expect(tooMuch).toMatchObject({ retryable: false, status: 400 });
@@ -299,9 +423,10 @@ describe('bacen-api-pix payments and refunds', () => {
     expect(unknown).toMatchObject({ retryable: false, status: 404 });
 
     sim.refundStatus = 'NAO_REALIZADO';
-    const notMade = await rejection(psp.refund({ endToEndId, refundId: 'D3', amountCents: 100 }));
-    expect(notMade.retryable).toBe(false);
-    expect(notMade.message).toMatch(/did not make the refund/);
+    await expect(psp.refund({ endToEndId, refundId: 'D3', amountCents: 100 })).resolves.toEqual({
+      status: 'FAILED',
+      reason: 'Conta do pagador encerrada.',
+    });
   });
 });
 

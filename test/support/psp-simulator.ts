@@ -9,10 +9,18 @@ import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
  * A PSP speaking the subset of the Central Bank's API Pix that `bacen-api-pix` uses, on a free
  * 127.0.0.1 port, so that path runs in the tests end to end:
  *
- *   POST /oauth/token                      client credentials (HTTP Basic), random bearer tokens
- *   PUT  /cob/:txid                        immediate charge: validates, stores, answers a dynamic BR Code
- *   GET  /cob/:txid                        the charge, with its payments once paid
- *   PUT  /pix/:e2eid/devolucao/:id         refund of a payment made through pay()
+ *   POST /oauth/token                      client credentials (HTTP Basic), random bearer tokens; the
+ *                                          token carries the `scope` asked for (all when none) and each
+ *                                          call below needs its scope (403 otherwise)
+ *   PUT  /cob/:txid                        immediate charge (cob.write): validates, stores, answers the
+ *                                          spec's CobGerada, with pixCopiaECola or not (cobAnswer)
+ *   GET  /cob/:txid                        the charge, with its payments once paid (cob.read)
+ *   GET  /pix/:e2eid                       a payment made through pay(), with its refunds (pix.read)
+ *   PUT  /pix/:e2eid/devolucao/:id         refund of a payment made through pay() (pix.write): answered
+ *                                          with `refundStatus`; EM_PROCESSAMENTO stays so until
+ *                                          settleRefund(), and notifyRefunds() tells it as the spec's
+ *                                          callback does (`pix[].devolucoes`)
+ *   GET  /pix/:e2eid/devolucao/:id         that refund as it stands (pix.read)
  *   PUT  /pix/envio/:idEnvio                payout (envio de Pix) to a key: {valor, pagador, favorecido}
  *   GET  /pix/envio/:idEnvio                the payout; a repeated PUT of an idEnvio is a 409
  *
@@ -29,6 +37,7 @@ const PROBLEM_BASE = 'https://pix.bcb.gov.br/api/v2/error/';
 const VALOR = /^\d{1,10}\.\d{2}$/;
 const TXID = /^[A-Za-z0-9]{26,35}$/;
 const REFUND_ID = /^[A-Za-z0-9]{1,35}$/;
+const E2E_ID = /^[A-Za-z0-9]{32}$/;
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export type SimRefundStatus = 'DEVOLVIDO' | 'EM_PROCESSAMENTO' | 'NAO_REALIZADO';
@@ -38,10 +47,20 @@ export interface SimRefund {
   id: string;
   rtrId: string;
   valor: string;
-  horario: { solicitacao: string };
+  horario: { solicitacao: string; liquidacao?: string };
   status: SimRefundStatus;
   motivo?: string;
 }
+
+/**
+ * How PUT /cob answers (all are CobGerada as API Pix 2.9.0 has it): `code` with pixCopiaECola, location
+ * and loc; `location` without pixCopiaECola (optional since 2.6.0), with location and loc, like every
+ * example answer of the spec; `loc` with only `loc.location`.
+ */
+export type SimCobAnswer = 'code' | 'location' | 'loc';
+
+/** The API Pix scopes the simulator knows; a token asked without `scope` gets them all. */
+const SCOPES = ['cob.write', 'cob.read', 'pix.write', 'pix.read'] as const;
 
 export interface SimPix {
   endToEndId: string;
@@ -60,6 +79,7 @@ export interface SimCob {
   chave: string;
   devedor?: { cpf?: string; cnpj?: string; nome: string };
   solicitacaoPagador?: string;
+  loc: { id: number; location: string; tipoCob: 'cob'; criacao: string };
   location: string;
   pixCopiaECola: string;
   /** Payments received for this charge (through pay()). */
@@ -116,6 +136,11 @@ export interface NotifyOptions {
   secret: string | null;
 }
 
+export interface NotifyRefundsOptions extends NotifyOptions {
+  /** Only these refund ids (default: every refund of each payment, in the order they were asked). */
+  refundIds?: string[];
+}
+
 export interface NotificationDelivery {
   url: string;
   payload: unknown;
@@ -138,8 +163,25 @@ export interface PspSimulator {
   readonly tokenRequests: number;
   /** Lifetime of tokens issued from now on. */
   tokenTtlSeconds: number;
-  /** Status the next refunds get (DEVOLVIDO by default); NAO_REALIZADO comes with a `motivo`. */
+  /**
+   * Status the next refunds get (DEVOLVIDO by default); NAO_REALIZADO comes with a `motivo`;
+   * EM_PROCESSAMENTO stays so until settleRefund().
+   */
   refundStatus: SimRefundStatus;
+  /** How PUT /cob answers from now on (`code` by default). */
+  cobAnswer: SimCobAnswer;
+  /** Finishes a refund left EM_PROCESSAMENTO (by its id; an end-to-end id picks one of several). */
+  settleRefund(
+    id: string,
+    status: 'DEVOLVIDO' | 'NAO_REALIZADO',
+    motivo?: string,
+    endToEndId?: string,
+  ): SimRefund;
+  /**
+   * POSTs the spec's callback for refunds: `{pix: [{endToEndId, txid, valor, horario, devolucoes}]}`,
+   * one item per payment, each with its refunds as they stand (Devolucao without endToEndId).
+   */
+  notifyRefunds(endToEndIds: string[], options: NotifyRefundsOptions): Promise<NotificationDelivery>;
   cobs: Map<string, SimCob>;
   refunds: SimRefund[];
   /** Payouts received, by idEnvio. */
@@ -182,7 +224,8 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   const ispb = options.ispb ?? '99999999';
   if (!/^\d{8}$/.test(ispb)) throw new Error('ispb must be 8 digits');
 
-  const tokens = new Map<string, number>();
+  const tokens = new Map<string, { expiresAt: number; scopes: Set<string> }>();
+  let locations = 0;
   const cobs = new Map<string, SimCob>();
   const payments = new Map<string, SimPix>();
   const refunds: SimRefund[] = [];
@@ -198,6 +241,7 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   const sim = {
     tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
     refundStatus: 'DEVOLVIDO' as SimRefundStatus,
+    cobAnswer: 'code' as SimCobAnswer,
     envioStatus: 'REALIZADO' as 'REALIZADO' | 'EM_PROCESSAMENTO',
     duplicateEnvioStatus: 409 as 409 | 422,
   };
@@ -229,20 +273,31 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
         error_description: 'Only client_credentials.',
       });
     }
+    // RFC 6749 3.3: the scopes asked for, space-separated; an unknown one is invalid_scope.
+    const asked = new URLSearchParams(body).get('scope');
+    const scopes = asked === null ? [...SCOPES] : asked.split(' ').filter((name) => name !== '');
+    const unknown = scopes.filter((name) => !(SCOPES as readonly string[]).includes(name));
+    if (unknown.length > 0) {
+      return send(res, 400, {
+        error: 'invalid_scope',
+        error_description: `Unknown scope ${unknown.join(' ')}.`,
+      });
+    }
     const token = randomBytes(24).toString('base64url');
-    tokens.set(token, Date.now() + sim.tokenTtlSeconds * 1000);
+    tokens.set(token, { expiresAt: Date.now() + sim.tokenTtlSeconds * 1000, scopes: new Set(scopes) });
     send(res, 200, {
       access_token: token,
       token_type: 'Bearer',
       expires_in: sim.tokenTtlSeconds,
-      scope: 'cob.write cob.read pix.write pix.read',
+      scope: scopes.join(' '),
     });
   }
 
-  function authorised(req: http.IncomingMessage): boolean {
+  /** The scopes of the request's bearer token, or null when it has none that is valid. */
+  function authorised(req: http.IncomingMessage): Set<string> | null {
     const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    const expiresAt = match?.[1] ? tokens.get(match[1]) : undefined;
-    return expiresAt !== undefined && Date.now() < expiresAt;
+    const token = match?.[1] ? tokens.get(match[1]) : undefined;
+    return token !== undefined && Date.now() < token.expiresAt ? token.scopes : null;
   }
 
   function putCob(txid: string, body: unknown, res: http.ServerResponse): void {
@@ -272,8 +327,11 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       const d = isRecord(body.devedor) ? body.devedor : {};
       const cpf = typeof d.cpf === 'string' && /^\d{11}$/.test(d.cpf) ? d.cpf : undefined;
       const cnpj = typeof d.cnpj === 'string' && /^[0-9A-Z]{12}\d{2}$/.test(d.cnpj) ? d.cnpj : undefined;
+      // JSON Schema's maxLength counts code points; a lone surrogate is no text at all.
       const nome =
-        typeof d.nome === 'string' && d.nome.length > 0 && d.nome.length <= 200 ? d.nome : undefined;
+        typeof d.nome === 'string' && isText(d.nome) && codePoints(d.nome) > 0 && codePoints(d.nome) <= 200
+          ? d.nome
+          : undefined;
       if (!nome || (cpf === undefined) === (cnpj === undefined) || Object.keys(d).length !== 2) {
         violations.push({
           propriedade: 'cob.devedor',
@@ -284,7 +342,10 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       }
     }
     const solicitacao = body.solicitacaoPagador;
-    if (solicitacao !== undefined && (typeof solicitacao !== 'string' || solicitacao.length > 140)) {
+    if (
+      solicitacao !== undefined &&
+      (typeof solicitacao !== 'string' || !isText(solicitacao) || codePoints(solicitacao) > 140)
+    ) {
       violations.push({ propriedade: 'cob.solicitacaoPagador', razao: 'At most 140 characters.' });
     }
     if (violations.length > 0) {
@@ -293,15 +354,18 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     if (cobs.has(txid)) return problem(res, 400, 'CobOperacaoInvalida', 'A charge with this txid exists.');
 
     const location = `pix.sim.example/qr/v2/${randomUUID()}`;
+    const criacao = new Date().toISOString();
+    locations += 1;
     const cob: SimCob = {
       txid,
       revisao: 0,
-      calendario: { criacao: new Date().toISOString(), expiracao: expiracao as number },
+      calendario: { criacao, expiracao: expiracao as number },
       status: 'ATIVA',
       valor: { original: original as string },
       chave: chave as string,
       ...(devedor ? { devedor } : {}),
       ...(typeof solicitacao === 'string' ? { solicitacaoPagador: solicitacao } : {}),
+      loc: { id: locations, location, tipoCob: 'cob', criacao },
       location,
       pixCopiaECola: buildDynamicBrCode({
         location,
@@ -312,11 +376,19 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       pix: [],
     };
     cobs.set(txid, cob);
-    send(res, 201, cobView(cob));
+    const { pixCopiaECola, location: _location, ...rest } = cobView(cob);
+    if (sim.cobAnswer === 'code') return send(res, 201, { ...rest, location, pixCopiaECola });
+    if (sim.cobAnswer === 'location') return send(res, 201, { ...rest, location });
+    send(res, 201, rest);
   }
 
   function putRefund(e2eid: string, id: string, body: unknown, res: http.ServerResponse): void {
     const valor = isRecord(body) ? body.valor : undefined;
+    if (!E2E_ID.test(e2eid)) {
+      return problem(res, 400, 'PixDevolucaoInvalida', 'The e2eid is not an EndToEndId.', [
+        { propriedade: 'e2eid', razao: 'Must be 32 letters and digits.' },
+      ]);
+    }
     if (!REFUND_ID.test(id) || typeof valor !== 'string' || !VALOR.test(valor) || valorToCents(valor) === 0) {
       return problem(
         res,
@@ -333,7 +405,7 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       if (existing.valor !== valor) {
         return problem(res, 400, 'PixDevolucaoInvalida', 'This refund id exists with another valor.');
       }
-      return send(res, 200, existing);
+      return send(res, 200, refundView(existing));
     }
     const refunded = pix.devolucoes
       .filter((refund) => refund.status !== 'NAO_REALIZADO')
@@ -351,10 +423,10 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       status: sim.refundStatus,
       ...(sim.refundStatus === 'NAO_REALIZADO' ? { motivo: 'Conta do pagador encerrada.' } : {}),
     };
+    if (sim.refundStatus === 'DEVOLVIDO') refund.horario.liquidacao = now.toISOString();
     pix.devolucoes.push(refund);
     refunds.push(refund);
-    const { endToEndId: _omit, ...answer } = refund;
-    send(res, 201, answer);
+    send(res, 201, refundView(refund));
   }
 
   function putEnvio(id: string, body: unknown, res: http.ServerResponse): void {
@@ -418,7 +490,11 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       failures.count -= 1;
       return problem(res, failures.status, 'ServicoIndisponivel', 'Injected failure.');
     }
-    if (!authorised(req)) return problem(res, 401, 'AcessoNegado', 'Missing, invalid or expired token.');
+    const scopes = authorised(req);
+    if (!scopes) return problem(res, 401, 'AcessoNegado', 'Missing, invalid or expired token.');
+    // The scope each operation needs in API Pix 2.9.0 (security: OAuth2).
+    const needs = (scope: string) =>
+      scopes.has(scope) ? false : (problem(res, 403, 'AcessoNegado', `The token lacks ${scope}.`), true);
 
     let json: unknown = undefined;
     if (method === 'PUT') {
@@ -431,8 +507,9 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     const cob = /^\/cob\/([^/]+)$/.exec(path);
     if (cob?.[1]) {
       const txid = decodeURIComponent(cob[1]);
-      if (method === 'PUT') return putCob(txid, json, res);
+      if (method === 'PUT') return needs('cob.write') ? undefined : putCob(txid, json, res);
       if (method === 'GET') {
+        if (needs('cob.read')) return;
         const found = cobs.get(txid);
         return found
           ? send(res, 200, cobView(found))
@@ -450,7 +527,22 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     }
     const refund = /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/.exec(path);
     if (refund?.[1] && refund[2] && method === 'PUT') {
+      if (needs('pix.write')) return;
       return putRefund(decodeURIComponent(refund[1]), decodeURIComponent(refund[2]), json, res);
+    }
+    if (refund?.[1] && refund[2] && method === 'GET') {
+      if (needs('pix.read')) return;
+      const [e2eid, id] = [decodeURIComponent(refund[1]), decodeURIComponent(refund[2])];
+      const found = payments.get(e2eid)?.devolucoes.find((r) => r.id === id);
+      return found
+        ? send(res, 200, refundView(found))
+        : problem(res, 404, 'NaoEncontrado', 'No refund with this id for this endToEndId.');
+    }
+    const received = /^\/pix\/([A-Za-z0-9]+)$/.exec(path);
+    if (received?.[1] && method === 'GET') {
+      if (needs('pix.read')) return;
+      const found = payments.get(received[1]);
+      return found ? send(res, 200, pixView(found)) : problem(res, 404, 'NaoEncontrado', 'No such Pix.');
     }
     problem(res, 404, 'NaoEncontrado', `No route ${method} ${path}.`);
   }
@@ -519,6 +611,37 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     },
     set refundStatus(value: SimRefundStatus) {
       sim.refundStatus = value;
+    },
+    get cobAnswer() {
+      return sim.cobAnswer;
+    },
+    set cobAnswer(value: SimCobAnswer) {
+      sim.cobAnswer = value;
+    },
+    settleRefund(id, status, motivo, endToEndId) {
+      const found = refunds.filter(
+        (r) => r.id === id && (endToEndId === undefined || r.endToEndId === endToEndId),
+      );
+      if (found.length !== 1) throw new Error(`psp-simulator: ${found.length} refunds with id ${id}`);
+      const refund = found[0] as SimRefund;
+      if (refund.status !== 'EM_PROCESSAMENTO') {
+        throw new Error(`psp-simulator: refund ${id} is ${refund.status}`);
+      }
+      refund.status = status;
+      if (status === 'DEVOLVIDO') refund.horario.liquidacao = new Date().toISOString();
+      else refund.motivo = motivo ?? 'Conta do pagador encerrada.';
+      return refund;
+    },
+    notifyRefunds(endToEndIds, notifyOptions) {
+      const pix = endToEndIds.map((endToEndId) => {
+        const found = payments.get(endToEndId);
+        if (!found) throw new Error(`psp-simulator: no payment ${endToEndId}`);
+        const chosen = found.devolucoes.filter(
+          (r) => notifyOptions.refundIds === undefined || notifyOptions.refundIds.includes(r.id),
+        );
+        return { ...pixView(found), devolucoes: chosen.map(refundView) };
+      });
+      return deliver(notifyOptions.webhookUrl, notifyOptions.secret, { pix });
     },
     get envioStatus() {
       return sim.envioStatus;
@@ -601,6 +724,18 @@ interface Violation {
   razao: string;
 }
 
+/** A refund as API Pix shows it (`Devolucao`: the payment's end-to-end id is in the path). */
+function refundView(refund: SimRefund): Omit<SimRefund, 'endToEndId'> {
+  const { endToEndId: _path, horario, ...rest } = refund;
+  return { ...rest, horario: { ...horario } };
+}
+
+/** A payment as API Pix shows it (`Pix`), its refunds only when it has some. */
+function pixView(pix: SimPix): Omit<SimPix, 'devolucoes'> & { devolucoes?: Omit<SimRefund, 'endToEndId'>[] } {
+  const { devolucoes, ...rest } = pix;
+  return devolucoes.length === 0 ? rest : { ...rest, devolucoes: devolucoes.map(refundView) };
+}
+
 function cobView(cob: SimCob): Omit<SimCob, 'pix'> & { pix?: Omit<SimPix, 'devolucoes'>[] } {
   const { pix, ...rest } = cob;
   return pix.length === 0 ? rest : { ...rest, pix: pix.map(({ devolucoes: _d, ...item }) => item) };
@@ -630,6 +765,15 @@ function problem(
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function codePoints(text: string): number {
+  return [...text].length;
+}
+
+/** Well-formed UTF-16: no half of a surrogate pair alone. */
+function isText(text: string): boolean {
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
 function same(a: string, b: string): boolean {
