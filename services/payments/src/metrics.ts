@@ -1,10 +1,13 @@
+import { Counter, Gauge } from 'prom-client';
 import { countWithAmount, type Metrics } from '@seller-api/service-kit';
 
 export type PaymentMetrics = ReturnType<typeof createPaymentMetrics>;
 
 /**
  * The payments dashboard: charges entering each status (paid, expired, refunded, ...) and their gross
- * amounts. Recorded by the lifecycle once the move's transaction has committed.
+ * amounts, refunds entering each state at the PSP (refund_processing, refund_failed, ...), recorded by
+ * the lifecycle once the move's transaction has committed; and the refund checks (jobs/refund-checks.ts):
+ * look-ups by what the PSP answered, and the refunds still open past the alert's threshold.
  */
 export function createPaymentMetrics(metrics: Metrics) {
   const moved = countWithAmount(metrics, {
@@ -12,7 +15,21 @@ export function createPaymentMetrics(metrics: Metrics) {
     help: 'PIX charges that entered a status (paid, expired, refunded, cancelled, ...)',
     label: 'status',
   });
+  const checked = new Counter({
+    name: 'payments_refund_checks_total',
+    help: 'Refunds looked up at the PSP, by what it answered (processing, refunded, failed, not_found, error)',
+    labelNames: ['outcome'] as const,
+    registers: [metrics.registry],
+  });
+  const unresolved = new Gauge({
+    name: 'payments_refunds_unresolved',
+    help: 'Refunds asked of the PSP longer ago than REFUND_ALERT_AFTER_MS whose end has not arrived',
+    labelNames: ['environment'] as const,
+    registers: [metrics.registry],
+  });
   return {
     chargeMoved: (status: string, grossAmountCents: number) => moved(status.toLowerCase(), grossAmountCents),
+    refundChecked: (outcome: string) => checked.inc({ outcome }),
+    refundsUnresolved: (environment: string, count: number) => unresolved.set({ environment }, count),
   };
 }

@@ -1,5 +1,11 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
-import type { ChargeState, Environment, PaymentMethod, TransactionStatus } from '@seller-api/contracts';
+import type {
+  ChargeState,
+  Environment,
+  PaymentMethod,
+  RefundStatus,
+  TransactionStatus,
+} from '@seller-api/contracts';
 
 export type ChargeStatus = ChargeState['status'];
 
@@ -32,6 +38,23 @@ export interface Transaction {
   statusChangedAt: Date | null;
   /** When a seller's refund was last asked of the PSP (committed before the call; lifecycle.ts). */
   refundAskedAt: Date | null;
+  /**
+   * The latest refund at the PSP (domain/refund-state.ts): null until one has an outcome (or while the
+   * outcome of an ask is unknown), then PROCESSING, REFUNDED or FAILED.
+   */
+  refundStatus: RefundStatus | null;
+  /** The refund attempt asked of the PSP (its refund id derives from it); 0 before the first. */
+  refundAttempt: number;
+  /** When the current attempt was first asked. */
+  refundRequestedAt: Date | null;
+  refundUpdatedAt: Date | null;
+  /** The PSP's reason for a FAILED refund, when it gave one. */
+  refundReason: string | null;
+  /** A FAILED refund whose hold no answer gave back: the ledger releases it on the message. */
+  refundReleaseHold: boolean;
+  /** When to look the refund up at the PSP next; null when its end is known (or nothing was asked). */
+  refundCheckAt: Date | null;
+  refundChecks: number;
 }
 
 const cents = () => ({ type: new BigIntType('number'), columnType: 'bigint' });
@@ -64,6 +87,14 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     version: { type: 'integer' },
     statusChangedAt: { ...timestamp, nullable: true },
     refundAskedAt: { ...timestamp, nullable: true },
+    refundStatus: { type: 'string', nullable: true },
+    refundAttempt: { type: 'integer', default: 0 },
+    refundRequestedAt: { ...timestamp, nullable: true },
+    refundUpdatedAt: { ...timestamp, nullable: true },
+    refundReason: { type: 'string', nullable: true },
+    refundReleaseHold: { type: 'boolean', default: false },
+    refundCheckAt: { ...timestamp, nullable: true },
+    refundChecks: { type: 'integer', default: 0 },
   },
 });
 

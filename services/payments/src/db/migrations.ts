@@ -135,6 +135,30 @@ class Migration20261208RefundAsked extends Migration {
   }
 }
 
+/**
+ * Where a seller's refund stands at the PSP (docs/payments.md, "Refunds"): a refund the PSP accepted
+ * (`EM_PROCESSAMENTO`) keeps the charge PAID until the PSP reports its end; a refund it did not make
+ * (`NAO_REALIZADO`) may be asked again, as the next attempt with its own refund id. `refund_check_at`
+ * schedules the next look-up of a refund whose end has not arrived (jobs/refund-checks.ts). A payment
+ * notified without a txid (paid to the key, not to a charge) is kept for an operator.
+ */
+class Migration20261210RefundOutcomes extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table payments.transactions
+      add column if not exists refund_status text,
+      add column if not exists refund_attempt integer not null default 0,
+      add column if not exists refund_requested_at timestamptz(3),
+      add column if not exists refund_updated_at timestamptz(3),
+      add column if not exists refund_reason text,
+      add column if not exists refund_release_hold boolean not null default false,
+      add column if not exists refund_check_at timestamptz(3),
+      add column if not exists refund_checks integer not null default 0`);
+    this.addSql(`create index if not exists transactions_refund_check_idx
+      on payments.transactions (refund_check_at) where refund_check_at is not null`);
+    this.addSql(`alter table payments.psp_payments alter column txid drop not null`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261124Transactions', class: Migration20261124Transactions },
@@ -143,4 +167,5 @@ export const migrations = [
   { name: 'Migration20261206PaidChargeChanges', class: Migration20261206PaidChargeChanges },
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
   { name: 'Migration20261208RefundAsked', class: Migration20261208RefundAsked },
+  { name: 'Migration20261210RefundOutcomes', class: Migration20261210RefundOutcomes },
 ];

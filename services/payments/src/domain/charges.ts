@@ -12,6 +12,7 @@ import type { ChargeWrites } from '../db/charge-writes';
 import { TransactionSchema, type Transaction } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { computeFee } from './fees';
+import { refundView } from './refund-state';
 import { pspFor, type PspAdapters } from './psp';
 import { renderQrPngBase64 } from './qr-png';
 import { newTxid } from './txid';
@@ -107,6 +108,14 @@ export async function createCharge(
     version: 0,
     statusChangedAt: null,
     refundAskedAt: null,
+    refundStatus: null,
+    refundAttempt: 0,
+    refundRequestedAt: null,
+    refundUpdatedAt: null,
+    refundReason: null,
+    refundReleaseHold: false,
+    refundCheckAt: null,
+    refundChecks: 0,
   };
   // Validated before anything is written: a payload the contract refuses is a bug, not a charge.
   const payload = PaymentPixQrCodeCreatedData.parse(pixQrCodeCreatedData(transaction));
@@ -202,5 +211,6 @@ export function toCharge(transaction: Transaction): Charge {
     expires_at: transaction.expiresAt.toISOString(),
     created_at: transaction.createdAt.toISOString(),
     refund_asked_at: transaction.refundAskedAt?.toISOString() ?? null,
+    refund: refundView(transaction),
   };
 }

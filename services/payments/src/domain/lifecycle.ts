@@ -5,9 +5,11 @@ import {
   ChargeState,
   PaymentApprovedData,
   PaymentEvents,
+  PaymentRefundFailedData,
   PaymentRefundedData,
   type Environment,
   type PspPaymentOutcome,
+  type RefundStatus,
 } from '@seller-api/contracts';
 import {
   HttpError,
@@ -23,7 +25,24 @@ import { TransactionSchema, type ChargeStatus, type Transaction } from '../db/en
 import { EXCHANGE } from '../events/topology';
 import { eventHeaders, type ChargeOwner } from './charges';
 import { move, refundsLatePayment, type ChargeAction } from './charge-state';
-import { PspError, pspFor, type PspAdapter, type PspAdapters, type PspRefundInput } from './psp';
+import {
+  PspError,
+  pspFor,
+  type PspAdapter,
+  type PspAdapters,
+  type PspRefund,
+  type PspRefundInput,
+} from './psp';
+import {
+  attemptOfRefundId,
+  currentAttempt,
+  decideRefund,
+  reasonText,
+  refundIdFor,
+  refundRefusal,
+  refundView,
+  MAX_REFUND_ATTEMPTS,
+} from './refund-state';
 import type { PaymentMetrics } from '../metrics';
 
 export interface LifecycleDeps {
@@ -32,13 +51,22 @@ export interface LifecycleDeps {
   logger: Logger;
   now?: () => Date;
   metrics?: PaymentMetrics;
+  /**
+   * When a refund whose end has not arrived is looked up at the PSP (jobs/refund-checks.ts): first
+   * `baseMs` after it was asked, then doubling up to `maxMs`. Defaults 30 s and 1 h.
+   */
+  refundChecks?: { baseMs: number; maxMs: number };
 }
+
+const DEFAULT_REFUND_CHECKS = { baseMs: 30_000, maxMs: 3_600_000 };
+const refundChecksOf = (deps: Pick<LifecycleDeps, 'refundChecks'>) =>
+  deps.refundChecks ?? DEFAULT_REFUND_CHECKS;
 
 /**
  * Moves decided in a transaction, recorded in the metrics once it has returned (for a keyed request,
  * whose outer transaction commits later, a crash in between counts a move that did not happen).
  */
-type Moved = Array<{ to: ChargeStatus; amount: number }>;
+type Moved = Array<{ to: ChargeStatus | `REFUND_${RefundStatus}`; amount: number }>;
 const recordMoves = (deps: LifecycleDeps, moved: Moved) => {
   for (const m of moved) deps.metrics?.chargeMoved(m.to, m.amount);
 };
@@ -53,6 +81,7 @@ function chargeState(t: Transaction, previous: ChargeStatus | null): ChargeState
     version: t.version,
     paid_at: iso(t.approvedAt),
     changed_at: (t.statusChangedAt ?? t.createdAt).toISOString(),
+    refund: refundView(t),
   });
 }
 
@@ -116,20 +145,41 @@ function owned(t: Transaction | null, owner: ChargeOwner): Transaction {
  * Records, committed on its own connection before anything is locked, that the seller's refund of a
  * PAID charge is about to be asked of the PSP (`refund_asked_at`). The call's outcome may be lost (a
  * timeout, a 5xx) after the PSP made the refund: the charge then still reads PAID, and this mark tells
- * the ledger's sweep to keep the refund's hold rather than release it (docs/finance.md "Refunds"). Run
- * it before the request's transaction: taking a second connection while holding the row's lock could
- * exhaust the pool.
+ * the ledger's sweep to keep the refund's hold rather than release it (docs/finance.md "Refunds"), and
+ * the refund checks (jobs/refund-checks.ts) to look it up. After a FAILED refund the ask is a new
+ * attempt, with its own refund id, committed here before the PSP can hear of it. Run it before the
+ * request's transaction: taking a second connection while holding the row's lock could exhaust the pool.
  */
 export async function noteRefundAsked(
   em: EntityManager,
   owner: ChargeOwner,
   orderId: string,
+  deps: Pick<LifecycleDeps, 'refundChecks'>,
   now: Date = new Date(),
 ): Promise<void> {
+  // Every SET expression reads the row as it was: `failed` is the old status throughout.
+  const failed = `refund_status = 'FAILED'`;
   await em.fork().execute(
-    `update payments.transactions set refund_asked_at = ?
-       where order_id = ? and seller_id = ? and environment = ? and charge_status = 'PAID' and end_to_end_id is not null`,
-    [now, orderId, owner.sellerId, owner.environment],
+    `update payments.transactions set
+       refund_attempt = case when ${failed} then greatest(refund_attempt, 1) + 1 else greatest(refund_attempt, 1) end,
+       refund_requested_at = case when ${failed} or refund_requested_at is null then ? else refund_requested_at end,
+       refund_reason = case when ${failed} then null else refund_reason end,
+       refund_release_hold = case when ${failed} then false else refund_release_hold end,
+       refund_checks = case when ${failed} then 0 else refund_checks end,
+       refund_check_at = case when ${failed} or refund_check_at is null then ? else refund_check_at end,
+       refund_status = case when ${failed} then null else refund_status end,
+       refund_asked_at = ?
+     where order_id = ? and seller_id = ? and environment = ? and charge_status = 'PAID'
+       and end_to_end_id is not null
+       and (refund_status is null or (${failed} and refund_attempt < ${MAX_REFUND_ATTEMPTS}))`,
+    [
+      now,
+      new Date(now.getTime() + refundChecksOf(deps).baseMs),
+      now,
+      orderId,
+      owner.sellerId,
+      owner.environment,
+    ],
   );
 }
 
@@ -137,7 +187,9 @@ export async function noteRefundAsked(
  * A seller's action or a sandbox simulation on the order's charge: decided on the locked row, so
  * concurrent actions (or a payment racing a cancel) have one winner. A refund asks the PSP first,
  * inside the lock: a failed PSP call leaves everything as it was, but for `refund_asked_at`, which the
- * caller committed beforehand (noteRefundAsked).
+ * caller committed beforehand (noteRefundAsked). The PSP may answer that it is still making the refund
+ * (the charge stays PAID, its refund PROCESSING) or that it will not (RefundRefused, which the caller
+ * records with recordRefundRefused once this transaction has rolled back).
  */
 export async function actOnCharge(
   em: EntityManager,
@@ -151,49 +203,276 @@ export async function actOnCharge(
     const t = owned(await lockByOrder(tx, orderId), owner);
     const decided = move(t.chargeStatus, action);
     if (!decided.ok) throw conflict(decided.message);
+    const now = deps.now?.() ?? new Date();
     if (action === 'refund') {
       if (!t.endToEndId) throw conflict('This payment has no PSP reference to refund.');
+      const refusal = refundRefusal(t);
+      if (refusal) throw conflict(refusal);
       // The PSP is never asked unless the ask was recorded first: see noteRefundAsked.
       // (Absent only when the charge became PAID after the caller's mark: nothing was asked, retry.)
-      if (!t.refundAskedAt) throw serviceUnavailable('The charge changed meanwhile; retry the request.');
-      await askRefund(
+      if (!t.refundAskedAt || t.refundStatus === 'FAILED')
+        throw serviceUnavailable('The charge changed meanwhile; retry the request.');
+      const attempt = currentAttempt(t);
+      const answer = await askRefund(
         pspFor(deps.psps, t.environment),
-        { endToEndId: t.endToEndId, refundId: refundIdFor(t), amountCents: t.grossAmount },
+        { endToEndId: t.endToEndId, refundId: refundIdFor(t.id, attempt), amountCents: t.grossAmount },
+        attempt,
         deps.logger,
       );
+      if (answer.status === 'FAILED') throw new RefundRefused(attempt, reasonText(answer.reason), true);
+      if (answer.status === 'PROCESSING') return commitRefund(tx, t, 'PROCESSING', now, deps, moved);
     }
-    return commitMove(tx, t, decided.to, deps.now?.() ?? new Date(), moved);
+    if (decided.to === 'REFUNDED' && t.refundAskedAt !== null && t.refundStatus !== 'REFUNDED')
+      setRefund(t, 'REFUNDED', now);
+    return commitMove(tx, t, decided.to, now, moved);
   });
   recordMoves(deps, moved);
   return state;
 }
 
 /**
- * The PSP's refund of a seller's refund. Its failure rolls the transaction back, and the answer tells
- * the caller what the PSP said: 502 `bad_gateway` when it refused the refund (it was certainly not made:
- * orders gives the refund's hold back, docs/finance.md "Refunds"); 503 when it could not be asked or did
- * not answer, so it may have refunded (a retry asks again with the same refund id, which the PSP takes
- * as the same refund).
+ * The PSP did not make the refund: it answered `NAO_REALIZADO` (`atPsp`: a refund with this id exists
+ * there, failed, so the next ask is a new attempt), or refused the request itself (a 4xx: nothing was
+ * made). The seller is answered 502 with the PSP's reason and orders gives the refund's hold back;
+ * recordRefundRefused keeps the outcome.
  */
-async function askRefund(psp: PspAdapter, input: PspRefundInput, logger: Logger): Promise<void> {
+export class RefundRefused extends HttpError {
+  constructor(
+    readonly attempt: number,
+    readonly reason: string | null,
+    readonly atPsp: boolean,
+  ) {
+    super(
+      502,
+      'bad_gateway',
+      atPsp
+        ? `The PSP did not make the refund${reason ? `: ${reason}` : ''}. The order is unchanged; the refund can be asked again.`
+        : 'The PSP refused the refund; the order is unchanged.',
+    );
+    this.name = 'RefundRefused';
+  }
+}
+
+/**
+ * Records a refund the PSP refused (RefundRefused), after the request's transaction rolled back. A
+ * `NAO_REALIZADO`: the charge's refund becomes FAILED with the reason, `payment.refund_failed` tells the
+ * seller, and the next refund is a new attempt; the hold is given back by orders, which gets the 502
+ * (`release_hold` false). A refused request: nothing to look up at the PSP any more. False when it could
+ * not be recorded: the caller then answers 503, keeping the hold, and the refund checks find the
+ * outcome at the PSP and release it then.
+ */
+export async function recordRefundRefused(
+  em: EntityManager,
+  owner: ChargeOwner,
+  orderId: string,
+  refused: RefundRefused,
+  deps: LifecycleDeps,
+): Promise<boolean> {
   try {
-    await psp.refund(input);
+    await inTransaction(em.fork(), async (tx) => {
+      const t = owned(await lockByOrder(tx, orderId), owner);
+      if (!refused.atPsp) {
+        if (t.refundStatus === null && currentAttempt(t) === refused.attempt) t.refundCheckAt = null;
+        return;
+      }
+      const decided = decideRefund(t, { attempt: refused.attempt, status: 'FAILED' });
+      if (decided.kind !== 'failed') return;
+      t.refundReason = refused.reason;
+      commitRefund(tx, t, 'FAILED', deps.now?.() ?? new Date(), deps, [], { releaseHold: false });
+    });
+    return true;
+  } catch (err) {
+    deps.logger.error(
+      { err, order_uuid: orderId },
+      'refused refund not recorded; the refund checks will find it at the PSP',
+    );
+    return false;
+  }
+}
+
+/**
+ * The PSP's refund of a seller's refund. A failure rolls the transaction back, and the answer tells the
+ * caller what the PSP said: 502 `bad_gateway` when it refused the request (a 4xx: it was certainly not
+ * made: orders gives the refund's hold back, docs/finance.md "Refunds"); 503 when it could not be asked
+ * or did not answer, so it may have refunded (a retry asks again with the same refund id, which the PSP
+ * takes as the same refund, and the refund checks look it up meanwhile).
+ */
+async function askRefund(
+  psp: PspAdapter,
+  input: PspRefundInput,
+  attempt: number,
+  logger: Logger,
+): Promise<PspRefund> {
+  try {
+    return await psp.refund(input);
   } catch (err) {
     if (!(err instanceof PspError)) throw err;
     logger.warn(
       { err: err.message, psp: psp.name, psp_status: err.status, retryable: err.retryable },
       'PSP refund failed; the charge is unchanged',
     );
-    if (!err.retryable)
-      throw new HttpError(502, 'bad_gateway', 'The PSP refused the refund; the order is unchanged.');
+    if (!err.retryable) throw new RefundRefused(attempt, null, false);
     throw serviceUnavailable('The PSP could not be asked for the refund; retry the request.');
   }
 }
 
-/** API Pix refund ids: up to 35 letters and digits, ours, stable per transaction (a retry is the same refund). */
-function refundIdFor(t: Transaction): string {
-  return `D${t.id.replace(/-/g, '')}`.slice(0, 35);
+/** Sets the refund's state on the locked row (no event: the caller's move or commitRefund queues it). */
+function setRefund(t: Transaction, status: RefundStatus, now: Date): void {
+  t.refundStatus = status;
+  t.refundUpdatedAt = now;
+  t.refundRequestedAt ??= t.refundAskedAt ?? now;
+  if (status !== 'PROCESSING') t.refundCheckAt = null;
+  if (status !== 'FAILED') t.refundReason = null;
 }
+
+/**
+ * A change of the refund alone (PROCESSING, FAILED; or REFUNDED on a charge no longer PAID): a new
+ * version of the charge's state with the same status, queued as `internal.charge.<status>` so orders
+ * shows it and the ledger releases a failed refund's hold; a FAILED one also tells the seller through
+ * `payment.refund_failed`.
+ */
+function commitRefund(
+  tx: EntityManager,
+  t: Transaction,
+  status: RefundStatus,
+  now: Date,
+  deps: LifecycleDeps,
+  moved: Moved,
+  options: { releaseHold: boolean } = { releaseHold: true },
+): ChargeState {
+  setRefund(t, status, now);
+  if (status === 'PROCESSING' && t.refundCheckAt === null) {
+    t.refundCheckAt = new Date(now.getTime() + refundChecksOf(deps).baseMs);
+  }
+  t.refundReleaseHold = status === 'FAILED' && options.releaseHold;
+  t.version += 1;
+  moved.push({ to: `REFUND_${status}`, amount: t.grossAmount });
+  if (status === 'FAILED') {
+    enqueue(tx, {
+      exchange: EXCHANGE,
+      routingKey: PaymentEvents.REFUND_FAILED,
+      payload: refundFailedData(t),
+      headers: eventHeaders(t),
+    });
+  }
+  const state = chargeState(t, t.chargeStatus);
+  enqueue(tx, {
+    exchange: EXCHANGE,
+    routingKey: `internal.charge.${t.chargeStatus.toLowerCase()}`,
+    payload: state,
+    headers: eventHeaders(t),
+  });
+  return state;
+}
+
+/** Where a refund is reported from, for the logs and metrics. */
+export type RefundReportSource = 'notification' | 'check';
+
+/** A refund's state as the PSP reported it (a notification's `devolucoes`, or a look-up). */
+export interface RefundReportInput {
+  /** Whose PSP reported it: a report of the other environment's charge changes nothing. */
+  environment: Environment;
+  /** The refunded payment's end-to-end id. */
+  endToEndId: string;
+  /** Our refund id. */
+  refundId: string;
+  status: RefundStatus;
+  reason: string | null;
+}
+
+/**
+ * Applies the PSP's report of a refund (docs/payments.md, "Refunds"): the end of a seller's refund
+ * (REFUNDED: the charge becomes REFUNDED, with its events and the ledger's reversal; FAILED: the
+ * charge stays PAID, the hold is released and the seller told), or its progress. A report seen twice,
+ * late or out of order changes nothing (refund-state.ts decideRefund). A refund of a late payment
+ * (id `L...`) is recorded on that payment. Returns what it did.
+ */
+export async function settleRefund(
+  em: EntityManager,
+  report: RefundReportInput,
+  deps: LifecycleDeps,
+  source: RefundReportSource,
+): Promise<'applied' | 'unchanged' | 'unknown'> {
+  const moved: Moved = [];
+  const result = await inTransaction(em, async (tx) => {
+    // The payment's record names its charge; a late payment's e2e id is not the charge's own.
+    const [payment] = await tx.execute<Array<{ transaction_id: string | null }>>(
+      `select transaction_id from payments.psp_payments where end_to_end_id = ?`,
+      [report.endToEndId],
+    );
+    if (!payment?.transaction_id) return 'unknown' as const;
+    const t = await tx.findOne(
+      TransactionSchema,
+      { id: payment.transaction_id },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!t || t.environment !== report.environment) return 'unknown' as const;
+    if (t.endToEndId !== report.endToEndId) {
+      return (await settleLateRefund(tx, report, deps)) ? ('applied' as const) : ('unchanged' as const);
+    }
+    const attempt = attemptOfRefundId(t.id, report.refundId);
+    if (attempt === null) return 'unknown' as const;
+    const decided = decideRefund(t, { attempt, status: report.status });
+    const now = deps.now?.() ?? new Date();
+    switch (decided.kind) {
+      case 'none':
+        deps.logger.debug(
+          { order_uuid: t.orderId, why: decided.why, source },
+          'refund report changes nothing',
+        );
+        return 'unchanged' as const;
+      case 'processing':
+        commitRefund(tx, t, 'PROCESSING', now, deps, moved);
+        return 'applied' as const;
+      case 'failed':
+        t.refundReason = reasonText(report.reason);
+        commitRefund(tx, t, 'FAILED', now, deps, moved);
+        deps.logger.warn(
+          { order_uuid: t.orderId, reason: t.refundReason, source },
+          'PSP did not make the refund; the order stays PAID',
+        );
+        return 'applied' as const;
+      case 'refunded':
+        if (t.chargeStatus === 'PAID' || t.chargeStatus === 'MED') {
+          setRefund(t, 'REFUNDED', now);
+          commitMove(tx, t, 'REFUNDED', now, moved);
+        } else {
+          // A chargeback decided meanwhile took the money already: the refund is recorded, nothing moves.
+          commitRefund(tx, t, 'REFUNDED', now, deps, moved);
+          deps.logger.error(
+            { order_uuid: t.orderId, charge_status: t.chargeStatus },
+            'PSP refunded a charge that is no longer PAID; check it with the PSP',
+          );
+        }
+        return 'applied' as const;
+    }
+  });
+  recordMoves(deps, moved);
+  return result;
+}
+
+/** The end of a late payment's refund (refundLatePayment), recorded on that payment. */
+async function settleLateRefund(tx: EntityManager, report: RefundReportInput, deps: LifecycleDeps) {
+  if (report.refundId !== lateRefundId(report.endToEndId)) return false;
+  if (report.status === 'REFUNDED') {
+    const updated = await tx.execute<{ affectedRows: number }>(
+      `update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ? and outcome <> 'refunded'`,
+      [report.endToEndId],
+      'run',
+    );
+    return updated.affectedRows > 0;
+  }
+  if (report.status === 'FAILED') {
+    deps.logger.error(
+      { end_to_end_id: report.endToEndId, reason: reasonText(report.reason) },
+      'refund of a late payment was not made; left for an operator',
+    );
+  }
+  return false;
+}
+
+/** Our refund id for a late payment: `L` and its end-to-end id. */
+const lateRefundId = (endToEndId: string) => `L${endToEndId}`.slice(0, 35);
 
 export interface PixPayment {
   /**
@@ -201,7 +480,8 @@ export interface PixPayment {
    * and the sandbox pay route test charges only. A charge of the other environment is an unknown txid.
    */
   environment: Environment;
-  txid: string;
+  /** Null for a PIX paid to the key without a charge (API Pix makes `txid` optional). */
+  txid: string | null;
   endToEndId: string;
   amountCents: number;
   paidAt: Date;
@@ -242,6 +522,8 @@ export async function recordPayment(
   payment: PixPayment,
   deps: LifecycleDeps,
 ): Promise<RecordedPayment> {
+  if (payment.txid === null) return recordPaymentWithoutTxid(em, payment, deps);
+  const txid = payment.txid;
   const moved: Moved = [];
   const result = await inTransaction(em, async (tx) => {
     // A charge of the other environment is checked before anything is recorded: recording the end-to-end
@@ -249,7 +531,7 @@ export async function recordPayment(
     // that the real payment would be ignored as a duplicate.
     const [charge] = await tx.execute<Array<{ environment: Environment }>>(
       `select environment from payments.transactions where txid = ?`,
-      [payment.txid],
+      [txid],
     );
     if (charge && charge.environment !== payment.environment) {
       // For an operator: a PSP (or its secret) naming the other environment's charges.
@@ -266,11 +548,7 @@ export async function recordPayment(
       'run',
     );
     if (inserted.affectedRows === 0) return { outcome: 'duplicate' as const, state: null, refund: null };
-    const t = await tx.findOne(
-      TransactionSchema,
-      { txid: payment.txid },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    const t = await tx.findOne(TransactionSchema, { txid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const record = (outcome: PaymentOutcome, detail: string | null = null) =>
       tx.execute(
         `update payments.psp_payments set outcome = ?, transaction_id = ?, detail = ? where end_to_end_id = ?`,
@@ -309,15 +587,49 @@ export async function recordPayment(
   };
 }
 
-/** The payer gets the money back; the order stays as it is. Recorded on the payment once done. */
+/**
+ * A PIX paid to our key without a txid: no charge of ours, so nothing changes; it is kept for an
+ * operator (outcome `unknown_txid`, detail `no txid`), once per end-to-end id.
+ */
+async function recordPaymentWithoutTxid(
+  em: EntityManager,
+  payment: PixPayment,
+  deps: LifecycleDeps,
+): Promise<RecordedPayment> {
+  const inserted = await callerOrFork(em).execute<{ affectedRows: number }>(
+    `insert into payments.psp_payments (end_to_end_id, txid, amount, paid_at, outcome, detail)
+     values (?, null, ?, ?, 'unknown_txid', 'no txid') on conflict (end_to_end_id) do nothing`,
+    [payment.endToEndId, payment.amountCents, payment.paidAt],
+    'run',
+  );
+  if (inserted.affectedRows === 0) return { outcome: 'duplicate', state: null, refundLate: null };
+  deps.logger.warn(
+    { end_to_end_id: payment.endToEndId, notified_by: payment.environment },
+    'PSP payment without a txid; flagged for an operator',
+  );
+  return { outcome: 'unknown_txid', state: null, refundLate: null };
+}
+
+/**
+ * The payer gets the money back; the order stays as it is. Recorded on the payment once the PSP says it
+ * is done (in its answer, or later in a notification's `devolucoes`).
+ */
 async function refundLatePayment(em: EntityManager, payment: PixPayment, deps: LifecycleDeps): Promise<void> {
   try {
     // The PSP that reported the payment gives it back (the charge is of that same environment).
-    await pspFor(deps.psps, payment.environment).refund({
+    const answer = await pspFor(deps.psps, payment.environment).refund({
       endToEndId: payment.endToEndId,
-      refundId: `L${payment.endToEndId}`.slice(0, 35),
+      refundId: lateRefundId(payment.endToEndId),
       amountCents: payment.amountCents,
     });
+    if (answer.status === 'FAILED') {
+      deps.logger.error(
+        { txid: payment.txid, reason: reasonText(answer.reason) },
+        'refund of a late payment was not made; left for an operator',
+      );
+      return;
+    }
+    if (answer.status === 'PROCESSING') return;
     await em
       .fork()
       .execute(`update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ?`, [
@@ -382,6 +694,29 @@ function refundedData(t: Transaction): PaymentRefundedData {
       refunded_at: iso(t.refundedAt),
     },
     order: { uuid: t.orderId, status: 'REFUNDED' },
+    seller: { name: t.sellerName ?? '' },
+  });
+}
+
+function refundFailedData(t: Transaction): PaymentRefundFailedData {
+  const view = refundView(t);
+  return PaymentRefundFailedData.parse({
+    transaction: {
+      id: t.id,
+      method: t.method,
+      status: t.status,
+      gross_amount: t.grossAmount,
+      fee_amount: t.feeAmount,
+      net_amount: t.netAmount,
+      approved_at: iso(t.approvedAt),
+    },
+    order: { uuid: t.orderId, status: t.chargeStatus },
+    refund: {
+      amount: t.grossAmount,
+      requested_at: view?.requested_at ?? iso(t.refundAskedAt),
+      failed_at: view?.updated_at ?? iso(t.refundUpdatedAt),
+      reason: t.refundReason,
+    },
     seller: { name: t.sellerName ?? '' },
   });
 }

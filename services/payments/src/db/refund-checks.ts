@@ -1,0 +1,79 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '@seller-api/contracts';
+
+/** A refund due for a look-up at the PSP (jobs/refund-checks.ts). */
+export interface DueRefundCheck {
+  transactionId: string;
+  orderId: string;
+  environment: Environment;
+  endToEndId: string;
+  attempt: number;
+  /** Look-ups made before this one. */
+  checks: number;
+}
+
+/**
+ * Claims up to `limit` refunds whose look-up is due: each one's next look-up is moved `delayMs(checks)`
+ * ahead in the same statement, so replicas share the work (SKIP LOCKED) and a replica that dies after
+ * claiming only delays that look-up to its next turn. A row locked by a seller's refund in progress is
+ * skipped: that request is asking the PSP right now.
+ */
+export async function claimRefundChecks(
+  em: EntityManager,
+  now: Date,
+  limit: number,
+  delayMs: (checks: number) => number,
+): Promise<DueRefundCheck[]> {
+  return em.fork().transactional(async (tx) => {
+    const due = await tx.execute<
+      Array<{
+        id: string;
+        order_id: string;
+        environment: Environment;
+        end_to_end_id: string;
+        refund_attempt: number;
+        refund_checks: number;
+      }>
+    >(
+      `select id, order_id, environment, end_to_end_id, refund_attempt, refund_checks
+         from payments.transactions
+        where refund_check_at <= ? and end_to_end_id is not null
+        order by refund_check_at
+        limit ? for update skip locked`,
+      [now, limit],
+    );
+    for (const row of due) {
+      await tx.execute(
+        `update payments.transactions set refund_check_at = ?, refund_checks = refund_checks + 1 where id = ?`,
+        [new Date(now.getTime() + delayMs(row.refund_checks + 1)), row.id],
+      );
+    }
+    return due.map((row) => ({
+      transactionId: row.id,
+      orderId: row.order_id,
+      environment: row.environment,
+      endToEndId: row.end_to_end_id,
+      attempt: Math.max(1, row.refund_attempt),
+      checks: row.refund_checks,
+    }));
+  });
+}
+
+/**
+ * Refunds asked of the PSP before `askedBefore` whose end has not arrived yet, per environment: the
+ * alert's figure (docs/runbooks/SellerApiRefundsUnresolved.md).
+ */
+export async function countUnresolvedRefunds(
+  em: EntityManager,
+  askedBefore: Date,
+): Promise<Record<Environment, number>> {
+  const rows = await em.fork().execute<Array<{ environment: Environment; count: string }>>(
+    `select environment, count(*) as count from payments.transactions
+      where refund_check_at is not null and refund_asked_at < ?
+      group by environment`,
+    [askedBefore],
+  );
+  const counts: Record<Environment, number> = { live: 0, test: 0 };
+  for (const row of rows) counts[row.environment] = Number(row.count);
+  return counts;
+}
