@@ -23,6 +23,8 @@ beforeAll(async () => {
     PSP_CLIENT_SECRET: 's3cret-client',
     PSP_WEBHOOK_SECRET: WEBHOOK_SECRET,
     PIX_KEY: 'pix@seller-api.example',
+    PIX_MERCHANT_NAME: 'Loja Exemplo',
+    PIX_MERCHANT_CITY: 'Recife',
   });
   gateway = await system.startGateway();
   // PIX_PSP is the live environment's PSP: test keys stay in the sandbox (test-environment-psp.test.ts).
@@ -93,6 +95,32 @@ describe('bacen-api-pix against the PSP simulator, end to end', () => {
     expect(psp.refunds).toEqual([
       expect.objectContaining({ endToEndId: paid.endToEndId, valor: '150.00', status: 'DEVOLVIDO' }),
     ]);
+  });
+
+  it('charges a PSP that answers without pixCopiaECola: the code is built from its location', async () => {
+    psp.cobAnswer = 'location';
+    try {
+      const order = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+      const cob = psp.cobs.get(order.pix.qr_code_id);
+      expect(cob).toBeDefined();
+      const { ours } = checkBrCode(order.pix.copy_and_paste);
+      expect(ours.valid).toBe(true);
+      expect(ours.fields).toMatchObject({
+        '26': { '00': 'br.gov.bcb.pix', '25': cob?.location },
+        '54': cob?.valor.original,
+        '59': 'Loja Exemplo',
+        '60': 'Recife',
+      });
+      // The PSP made the charge, and so do we: it is payable.
+      const paid = await psp.pay(order.pix.qr_code_id, {
+        webhookUrl: `${gateway.url}/psp/webhook`,
+        secret: WEBHOOK_SECRET,
+      });
+      expect(paid.status).toBe(200);
+      await waitFor(async () => (await status(order.uuid)) === 'PAID' || null, { what: 'order PAID' });
+    } finally {
+      psp.cobAnswer = 'code';
+    }
   });
 
   it('ignores a notification with the wrong secret', async () => {
