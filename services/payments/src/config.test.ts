@@ -266,4 +266,81 @@ describe('payments configuration', () => {
       expect(message).toContain('PIX_KEY_TEST:');
     });
   });
+
+  describe("the PSPs' client certificates", () => {
+    const LIVE_CERT = 'CN=pix.example-psp.com,O=Example PSP,C=BR';
+    const TEST_CERT = 'CN=pix-h.example-psp.com,O=Example PSP,C=BR';
+
+    it('accepts a certificate instead of the webhook secret for bacen-api-pix, in either environment', () => {
+      const { PSP_WEBHOOK_SECRET: _secret, ...live } = BACEN;
+      expect(loadPaymentsConfig({ ...live, PSP_CLIENT_CERT_SUBJECT: LIVE_CERT })).toMatchObject({
+        PSP_WEBHOOK_SECRET: undefined,
+        PSP_CLIENT_CERT_SUBJECT: LIVE_CERT,
+        PSP_CLIENT_CERT_ISSUER: undefined,
+      });
+      expect(configError(live)).toContain(
+        'PSP_WEBHOOK_SECRET: Required when PIX_PSP is bacen-api-pix, unless PSP_CLIENT_CERT_SUBJECT is set',
+      );
+      const homologation = {
+        PIX_PSP_TEST: 'bacen-api-pix',
+        PSP_TEST_API_URL: 'https://homolog.example-psp.com/api/v2',
+        PSP_TEST_CLIENT_ID: 'homolog-id',
+        PSP_TEST_CLIENT_SECRET: 'homolog-secret',
+      };
+      expect(
+        loadPaymentsConfig({ ...homologation, PSP_TEST_CLIENT_CERT_SUBJECT: TEST_CERT })
+          .PSP_TEST_CLIENT_CERT_SUBJECT,
+      ).toBe(TEST_CERT);
+      expect(configError(homologation)).toContain(
+        'PSP_TEST_WEBHOOK_SECRET: Required when PIX_PSP_TEST is bacen-api-pix, unless PSP_TEST_CLIENT_CERT_SUBJECT is set',
+      );
+    });
+
+    it('refuses a name that is not a distinguished name, and an issuer without a subject', () => {
+      const message = configError({
+        PSP_CLIENT_CERT_SUBJECT: 'pix.example-psp.com',
+        PSP_TEST_CLIENT_CERT_SUBJECT: 'CN=a\nb',
+        PSP_TEST_CLIENT_CERT_ISSUER: 'CN=Example CA',
+      });
+      expect(message).toContain('PSP_CLIENT_CERT_SUBJECT: Must be a distinguished name');
+      expect(message).toContain('PSP_TEST_CLIENT_CERT_SUBJECT: Must be a distinguished name');
+      expect(configError({ PSP_CLIENT_CERT_ISSUER: 'CN=Example CA' })).toContain(
+        'PSP_CLIENT_CERT_ISSUER: Only with PSP_CLIENT_CERT_SUBJECT',
+      );
+    });
+
+    it('never lets one certificate name both environments', () => {
+      const clash = 'PSP_TEST_CLIENT_CERT_SUBJECT: Must differ from PSP_CLIENT_CERT_SUBJECT';
+      expect(
+        configError({ PSP_CLIENT_CERT_SUBJECT: LIVE_CERT, PSP_TEST_CLIENT_CERT_SUBJECT: LIVE_CERT }),
+      ).toContain(clash);
+      // Written differently, the same name.
+      expect(
+        configError({
+          PSP_CLIENT_CERT_SUBJECT: LIVE_CERT,
+          PSP_TEST_CLIENT_CERT_SUBJECT: 'cn=pix.example-psp.com, O=Example PSP, C=BR',
+        }),
+      ).toContain(clash);
+      // One subject under two issuers is two certificates only when both issuers are pinned.
+      expect(
+        configError({
+          PSP_CLIENT_CERT_SUBJECT: LIVE_CERT,
+          PSP_CLIENT_CERT_ISSUER: 'CN=Live CA',
+          PSP_TEST_CLIENT_CERT_SUBJECT: LIVE_CERT,
+        }),
+      ).toContain(clash);
+      expect(
+        loadPaymentsConfig({
+          PSP_CLIENT_CERT_SUBJECT: LIVE_CERT,
+          PSP_CLIENT_CERT_ISSUER: 'CN=Live CA',
+          PSP_TEST_CLIENT_CERT_SUBJECT: LIVE_CERT,
+          PSP_TEST_CLIENT_CERT_ISSUER: 'CN=Homologation CA',
+        }).PSP_TEST_CLIENT_CERT_ISSUER,
+      ).toBe('CN=Homologation CA');
+      expect(
+        loadPaymentsConfig({ PSP_CLIENT_CERT_SUBJECT: LIVE_CERT, PSP_TEST_CLIENT_CERT_SUBJECT: TEST_CERT })
+          .PSP_TEST_CLIENT_CERT_SUBJECT,
+      ).toBe(TEST_CERT);
+    });
+  });
 });

@@ -2,6 +2,7 @@ import { apiPixEnv, apiPixEnvProblems, apiPixUrls, sameApiUrl } from '@seller-ap
 import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { normaliseMerchantText } from './domain/brcode';
+import { normaliseDn } from './http/psp-senders';
 
 /**
  * PSP adapters (docs/payments.md): `sandbox` makes the BR Code locally; `bacen-api-pix` speaks API Pix.
@@ -23,6 +24,16 @@ const webhookSecret = () =>
   z
     .string()
     .regex(/^[\x21-\x7e]{16,256}$/, { error: 'Must be 16 to 256 printable ASCII characters, no spaces' })
+    .optional();
+
+// A distinguished name as `openssl x509 -noout -subject -nameopt RFC2253` prints it (docs/deploy.md).
+const distinguishedName = () =>
+  z
+    .string()
+    .max(1024)
+    .regex(/^[^\x00-\x1f\x7f]+=[^\x00-\x1f\x7f]*$/, {
+      error: 'Must be a distinguished name such as CN=pix.psp.example,O=PSP,C=BR (RFC 2253)',
+    })
     .optional();
 
 const nonNegativeInt = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -64,10 +75,21 @@ export const paymentsEnv = {
    * Required for bacen-api-pix.
    */
   PSP_WEBHOOK_SECRET: webhookSecret(),
+  /**
+   * The live PSP's TLS client certificate, as the ingress of its notification host verified it
+   * (http/psp-senders.ts): its subject, and optionally its issuer, as RFC 2253 distinguished names.
+   * Notifications sent with it pay live charges only. With PIX_PSP=bacen-api-pix, this or
+   * PSP_WEBHOOK_SECRET is required.
+   */
+  PSP_CLIENT_CERT_SUBJECT: distinguishedName(),
+  PSP_CLIENT_CERT_ISSUER: distinguishedName(),
   /** PIX_PSP_TEST=bacen-api-pix: the homologation PSP (`PSP_TEST_API_URL`, `PSP_TEST_CLIENT_ID`, ...). */
   ...apiPixEnv('PSP_TEST_'),
   /** The homologation PSP's notification secret, on the same route; they apply to test charges only. */
   PSP_TEST_WEBHOOK_SECRET: webhookSecret(),
+  /** The homologation PSP's client certificate, the same way; its notifications pay test charges only. */
+  PSP_TEST_CLIENT_CERT_SUBJECT: distinguishedName(),
+  PSP_TEST_CLIENT_CERT_ISSUER: distinguishedName(),
 };
 
 export type PaymentsConfig = ReturnType<typeof loadPaymentsConfig>;
@@ -93,8 +115,11 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
   const test = source.PIX_PSP_TEST === 'bacen-api-pix';
   if (live) {
     problems.push(...apiPixEnvProblems(source, 'PSP_', 'PIX_PSP is bacen-api-pix', named));
-    if (!given('PSP_WEBHOOK_SECRET') && !named('PSP_WEBHOOK_SECRET')) {
-      problems.push('PSP_WEBHOOK_SECRET: Required when PIX_PSP is bacen-api-pix');
+    // Its notifications must be recognised one way or the other (docs/payments.md, "Notifications").
+    if (!given('PSP_WEBHOOK_SECRET') && !given('PSP_CLIENT_CERT_SUBJECT') && !named('PSP_WEBHOOK_SECRET')) {
+      problems.push(
+        'PSP_WEBHOOK_SECRET: Required when PIX_PSP is bacen-api-pix, unless PSP_CLIENT_CERT_SUBJECT is set',
+      );
     }
     if (source.NODE_ENV === 'production' && (!given('PIX_KEY') || source.PIX_KEY === DEFAULT_PIX_KEY)) {
       problems.push("PIX_KEY: Must be set to the merchant's key at the PSP in production");
@@ -102,8 +127,14 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
   }
   if (test) {
     problems.push(...apiPixEnvProblems(source, 'PSP_TEST_', 'PIX_PSP_TEST is bacen-api-pix', named));
-    if (!given('PSP_TEST_WEBHOOK_SECRET') && !named('PSP_TEST_WEBHOOK_SECRET')) {
-      problems.push('PSP_TEST_WEBHOOK_SECRET: Required when PIX_PSP_TEST is bacen-api-pix');
+    if (
+      !given('PSP_TEST_WEBHOOK_SECRET') &&
+      !given('PSP_TEST_CLIENT_CERT_SUBJECT') &&
+      !named('PSP_TEST_WEBHOOK_SECRET')
+    ) {
+      problems.push(
+        'PSP_TEST_WEBHOOK_SECRET: Required when PIX_PSP_TEST is bacen-api-pix, unless PSP_TEST_CLIENT_CERT_SUBJECT is set',
+      );
     }
     if (
       source.NODE_ENV === 'production' &&
@@ -123,6 +154,7 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
   if (given('PSP_TEST_WEBHOOK_SECRET') && source.PSP_TEST_WEBHOOK_SECRET === source.PSP_WEBHOOK_SECRET) {
     problems.push('PSP_TEST_WEBHOOK_SECRET: Must differ from PSP_WEBHOOK_SECRET');
   }
+  problems.push(...certificateProblems(source, given, named));
   if (problems.length > 0 || config === null) throw new ConfigError(problems);
 
   const urls = apiPixUrls(config.PSP_API_URL, config.PSP_TOKEN_URL);
@@ -134,4 +166,33 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
     PSP_TEST_API_URL: testUrls.apiUrl,
     PSP_TEST_TOKEN_URL: testUrls.tokenUrl,
   };
+}
+
+/**
+ * The PSPs' client certificates: an issuer only beside a subject, and never one certificate for both
+ * environments (the certificate decides whose charges a notification may pay). Two PSPs may share a
+ * subject only when both issuers are given and differ.
+ */
+function certificateProblems(
+  source: NodeJS.ProcessEnv,
+  given: (name: string) => boolean,
+  named: (name: string) => boolean,
+): string[] {
+  const problems: string[] = [];
+  for (const prefix of ['PSP_', 'PSP_TEST_']) {
+    if (given(`${prefix}CLIENT_CERT_ISSUER`) && !given(`${prefix}CLIENT_CERT_SUBJECT`))
+      problems.push(`${prefix}CLIENT_CERT_ISSUER: Only with ${prefix}CLIENT_CERT_SUBJECT`);
+  }
+  const usable = (name: string) => given(name) && !named(name);
+  if (!usable('PSP_CLIENT_CERT_SUBJECT') || !usable('PSP_TEST_CLIENT_CERT_SUBJECT')) return problems;
+  const same = (a: string, b: string) => normaliseDn(source[a] ?? '') === normaliseDn(source[b] ?? '');
+  const issuersDiffer =
+    usable('PSP_CLIENT_CERT_ISSUER') &&
+    usable('PSP_TEST_CLIENT_CERT_ISSUER') &&
+    !same('PSP_CLIENT_CERT_ISSUER', 'PSP_TEST_CLIENT_CERT_ISSUER');
+  if (same('PSP_CLIENT_CERT_SUBJECT', 'PSP_TEST_CLIENT_CERT_SUBJECT') && !issuersDiffer)
+    problems.push(
+      'PSP_TEST_CLIENT_CERT_SUBJECT: Must differ from PSP_CLIENT_CERT_SUBJECT, unless both issuers are set and differ',
+    );
+  return problems;
 }

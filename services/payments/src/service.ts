@@ -7,6 +7,7 @@ import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import { topology } from './events/topology';
 import { mountPublicRoutes, mountRoutes } from './http/routes';
+import type { PspSenders } from './http/psp-senders';
 import { ExpiryScheduler } from './events/expiry';
 import { createPaymentMetrics } from './metrics';
 
@@ -42,10 +43,7 @@ export async function startPayments(
       writes: new ChargeWrites(runtime.sql),
     },
     lifecycle,
-    pspWebhookSecrets: {
-      live: config.PSP_WEBHOOK_SECRET ?? null,
-      test: config.PSP_TEST_WEBHOOK_SECRET ?? null,
-    },
+    pspSenders: pspSendersFromConfig(config),
     internalSecret: verifyingSecrets(config),
   };
   const expiry = new ExpiryScheduler(runtime.orm, lifecycle, config.EXPIRY_INTERVAL_MS, runtime.logger);
@@ -66,5 +64,21 @@ export async function startPayments(
         await expiry.stop();
         await Promise.all([...new Set([psps.live, psps.test])].map((psp) => psp.close?.()));
       }),
+  };
+}
+
+/** How each environment's PSP is recognised on notifications (docs/payments.md, "Notifications"). */
+function pspSendersFromConfig(config: PaymentsConfig): PspSenders {
+  const certificate = (subject: string | undefined, issuer: string | undefined) =>
+    subject ? { subject, issuer: issuer ?? null } : null;
+  return {
+    live: {
+      secret: config.PSP_WEBHOOK_SECRET ?? null,
+      certificate: certificate(config.PSP_CLIENT_CERT_SUBJECT, config.PSP_CLIENT_CERT_ISSUER),
+    },
+    test: {
+      secret: config.PSP_TEST_WEBHOOK_SECRET ?? null,
+      certificate: certificate(config.PSP_TEST_CLIENT_CERT_SUBJECT, config.PSP_TEST_CLIENT_CERT_ISSUER),
+    },
   };
 }

@@ -26,7 +26,7 @@ import {
 } from '@seller-api/service-kit';
 import type { Express, Request, RequestHandler } from 'express';
 import { z } from 'zod';
-import { PSP_NOTIFICATION_SECRET_HEADER, isPspNotificationAuthorized } from '../clients/bacen-api-pix';
+import { pspOnly, type PspSenders } from './psp-senders';
 import { createCharge, toCharge, type ChargeDeps, type ChargeOwner } from '../domain/charges';
 import type { ChargeAction } from '../domain/charge-state';
 import {
@@ -44,10 +44,11 @@ export interface RouteDeps {
   charges: ChargeDeps;
   lifecycle: LifecycleDeps;
   /**
-   * Each environment's PSP notification secret (null: none of that PSP's notifications is accepted).
-   * The secret a notification carries tells whose PSP sent it, so which environment it may pay.
+   * How each environment's PSP is recognised on notifications: its client certificate (verified by
+   * the ingress, signed by the gateway) or its shared secret. Whose PSP sent a notification decides
+   * the environment it may pay (http/psp-senders.ts).
    */
-  pspWebhookSecrets: Readonly<Record<Environment, string | null>>;
+  pspSenders: PspSenders;
   /** Checks the identity each charge of a batch carries. */
   internalSecret: VerifyingSecrets;
 }
@@ -95,21 +96,12 @@ export function mountPublicRoutes(
   deps: RouteDeps,
   json: RequestHandler,
 ): void {
-  // The PSP's credentials are checked before its body is read; they name the environment it pays in:
-  // the live PSP's secret pays live charges only, so it can never pay a test charge.
+  // The PSP's credentials name the environment it pays in: the live PSP's certificate or secret pays
+  // live charges only, so it can never pay a test charge.
   const senders = new WeakMap<Request, Environment>();
-  const pspOnly: RequestHandler = (req, _res, next) => {
-    const header = req.headers[PSP_NOTIFICATION_SECRET_HEADER];
-    const environment = (['live', 'test'] as const).find((env) => {
-      const secret = deps.pspWebhookSecrets[env];
-      return secret !== null && isPspNotificationAuthorized(header, secret);
-    });
-    if (environment) senders.set(req, environment);
-    next(environment ? undefined : unauthorized('Invalid PSP credentials.'));
-  };
   app.post(
     '/psp/webhook/pix',
-    pspOnly,
+    pspOnly(deps.pspSenders, deps.internalSecret, senders),
     json,
     route(async (req, res) => {
       const environment = senders.get(req);

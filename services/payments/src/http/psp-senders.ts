@@ -1,0 +1,290 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Environment } from '@seller-api/contracts';
+import {
+  bodySha256,
+  readBody,
+  unauthorized,
+  type SignedBody,
+  type VerifyingSecrets,
+} from '@seller-api/service-kit';
+import type { Request, RequestHandler } from 'express';
+
+/*
+ * Who may send payment notifications (docs/payments.md, "Notifications"; set-up in docs/deploy.md,
+ * "PSP notifications"). API Pix's callback has no credentials of its own (`security: []`): the PSP
+ * authenticates with its TLS client certificate. So:
+ *
+ * - the ingress of the PSP's host verifies the certificate against that PSP's CA and passes the
+ *   verified subject and issuer to the gateway (ingress-nginx's `ssl-client-*` headers);
+ * - the gateway believes those headers only on a PSP host and from the ingress, and passes them on,
+ *   signed with payments' INTERNAL_SECRET, in the `x-sa-psp-client*` headers below (a client's own
+ *   `x-sa-*` headers never get past the gateway);
+ * - payments matches the certificate's subject (and issuer, when configured) against each
+ *   environment's PSP: that is the environment whose charges the notification may pay.
+ *
+ * A PSP that can add a header may instead (or as well) send the per-PSP shared secret as
+ * `Authorization: Bearer <secret>`. Either way the credential names one environment, never both.
+ */
+
+/** Where the PSP delivers payment notifications: the registered `/api/v1/psp/webhook` plus `/pix`. */
+export const PSP_NOTIFICATION_PATH = '/api/v1/psp/webhook/pix';
+
+// ---------------------------------------------------------------------------------------------------
+// Shared secret (optional, for PSPs that can send one)
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * The header carrying the per-PSP secret on notifications, as a bearer token:
+ * `Authorization: Bearer <PSP_WEBHOOK_SECRET>`. The gateway forwards `Authorization` untouched on public
+ * routes (no API key there), so it reaches the payments route as sent.
+ */
+export const PSP_NOTIFICATION_SECRET_HEADER = 'authorization';
+export const PSP_NOTIFICATION_SECRET_SCHEME = 'Bearer';
+
+/** The headers a PSP (or the test simulator) sends with a notification when it uses the secret. */
+export function pspNotificationHeaders(secret: string): Record<string, string> {
+  return { [PSP_NOTIFICATION_SECRET_HEADER]: `${PSP_NOTIFICATION_SECRET_SCHEME} ${secret}` };
+}
+
+/**
+ * True when the header value is `Bearer <secret>` (the secret compared in constant time). Pass
+ * `req.headers[PSP_NOTIFICATION_SECRET_HEADER]`; a missing, repeated or differently shaped header is refused.
+ */
+export function isPspNotificationAuthorized(value: string | string[] | undefined, secret: string): boolean {
+  if (typeof value !== 'string' || secret === '') return false;
+  const given = /^Bearer[ ]+(\S+)[ ]*$/i.exec(value)?.[1];
+  if (given === undefined) return false;
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(secret));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Client certificate, verified by the ingress and signed by the gateway
+// ---------------------------------------------------------------------------------------------------
+
+/** A PSP's TLS client certificate as the ingress verified it: DNs as RFC 2253 strings. */
+export interface PspClientCertificate {
+  subject: string;
+  issuer: string;
+  /** The PSP host (lower case, no port) whose ingress verified it. */
+  host: string;
+}
+
+/**
+ * The headers the gateway adds (the gateway's http/psp-client.ts writes them; this is their reader):
+ * the certificate as base64url JSON, when it was signed (ms), and an HMAC-SHA256 with payments'
+ * INTERNAL_SECRET over a version tag, the timestamp, the method, the path with its query as sent, the
+ * SHA-256 of the exact body bytes, and the encoded certificate. Like the signed identity of every other
+ * route, a signature is good for 60 s and for that one call only.
+ */
+export const PSP_CLIENT_HEADER = 'x-sa-psp-client';
+export const PSP_CLIENT_TS_HEADER = 'x-sa-psp-client-ts';
+export const PSP_CLIENT_SIG_HEADER = 'x-sa-psp-client-sig';
+const SIGNATURE_TAG = 'psp-client-v1';
+const MAX_SKEW_MS = 60_000;
+const MAX_DN = 1024;
+
+function mac(secret: string, ts: string, method: string, path: string, bodyHash: string, encoded: string) {
+  return createHmac('sha256', secret)
+    .update(`${SIGNATURE_TAG}\n${ts}\n${method.toUpperCase()}\n${path}\n${bodyHash}\n${encoded}`)
+    .digest('hex');
+}
+
+/** The signed headers for one call (tests use it to play a gateway; the gateway has its own copy). */
+export function pspClientHeaders(
+  secret: string,
+  certificate: PspClientCertificate,
+  method: string,
+  path: string,
+  body: SignedBody,
+  now = Date.now(),
+): Record<string, string> {
+  const encoded = Buffer.from(JSON.stringify(certificate)).toString('base64url');
+  const ts = String(now);
+  return {
+    [PSP_CLIENT_HEADER]: encoded,
+    [PSP_CLIENT_TS_HEADER]: ts,
+    [PSP_CLIENT_SIG_HEADER]: mac(secret, ts, method, path, bodySha256(body), encoded),
+  };
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** Whether the request carries a signed certificate at all (whatever its worth). */
+export function hasPspClientHeaders(headers: Headers): boolean {
+  return (
+    headers[PSP_CLIENT_HEADER] !== undefined ||
+    headers[PSP_CLIENT_TS_HEADER] !== undefined ||
+    headers[PSP_CLIENT_SIG_HEADER] !== undefined
+  );
+}
+
+/** Whether the signed certificate's timestamp is of now: checked before the body is read (no HMAC). */
+export function isFreshPspClient(headers: Headers, now = Date.now()): boolean {
+  const ts = headers[PSP_CLIENT_TS_HEADER];
+  if (typeof ts !== 'string' || !/^\d{1,15}$/.test(ts)) return false;
+  return Math.abs(now - Number(ts)) <= MAX_SKEW_MS;
+}
+
+/**
+ * The certificate the gateway signed for this call, or null unless its signature holds for this
+ * method, path (with its query, as received) and body, with one of the secrets, within 60 s.
+ */
+export function verifyPspClient(
+  secrets: VerifyingSecrets,
+  headers: Headers,
+  method: string,
+  path: string,
+  body: SignedBody,
+  now = Date.now(),
+): PspClientCertificate | null {
+  const encoded = headers[PSP_CLIENT_HEADER];
+  const ts = headers[PSP_CLIENT_TS_HEADER];
+  const sig = headers[PSP_CLIENT_SIG_HEADER];
+  if (typeof encoded !== 'string' || typeof ts !== 'string' || typeof sig !== 'string') return null;
+  if (!isFreshPspClient(headers, now) || !/^[0-9a-f]{64}$/.test(sig)) return null;
+  const bodyHash = bodySha256(body);
+  const given = Buffer.from(sig, 'hex');
+  const valid = (typeof secrets === 'string' ? [secrets] : secrets).some((secret) =>
+    timingSafeEqual(given, Buffer.from(mac(secret, ts, method, path, bodyHash, encoded), 'hex')),
+  );
+  return valid ? parseCertificate(encoded) : null;
+}
+
+function parseCertificate(encoded: string): PspClientCertificate | null {
+  try {
+    const raw = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Partial<
+      Record<keyof PspClientCertificate, unknown>
+    > | null;
+    const { subject, issuer, host } = raw ?? {};
+    if (typeof subject !== 'string' || typeof issuer !== 'string' || typeof host !== 'string') return null;
+    if (subject === '' || subject.length > MAX_DN || issuer.length > MAX_DN) return null;
+    return { subject, issuer, host };
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Which environment's PSP is calling
+// ---------------------------------------------------------------------------------------------------
+
+/** How one environment's PSP is recognised; null parts are not accepted for it. */
+export interface PspSender {
+  /** PSP_WEBHOOK_SECRET / PSP_TEST_WEBHOOK_SECRET. */
+  secret: string | null;
+  /** PSP_CLIENT_CERT_SUBJECT / _ISSUER (issuer null: any issuer the PSP host's CA accepts). */
+  certificate: { subject: string; issuer: string | null } | null;
+}
+
+export type PspSenders = Readonly<Record<Environment, PspSender>>;
+
+const ENVIRONMENTS = ['live', 'test'] as const;
+
+/** The environment whose PSP holds this certificate, or null. */
+export function environmentOfCertificate(
+  senders: PspSenders,
+  certificate: PspClientCertificate,
+): Environment | null {
+  return (
+    ENVIRONMENTS.find((env) => {
+      const expected = senders[env].certificate;
+      return (
+        expected !== null &&
+        sameDn(expected.subject, certificate.subject) &&
+        (expected.issuer === null || sameDn(expected.issuer, certificate.issuer))
+      );
+    }) ?? null
+  );
+}
+
+/** The environment whose PSP's secret this `Authorization` value carries, or null. */
+export function environmentOfSecret(
+  senders: PspSenders,
+  header: string | string[] | undefined,
+): Environment | null {
+  return (
+    ENVIRONMENTS.find((env) => {
+      const secret = senders[env].secret;
+      return secret !== null && isPspNotificationAuthorized(header, secret);
+    }) ?? null
+  );
+}
+
+/**
+ * A distinguished name as compared: RFC 2253 as ingress-nginx and `openssl x509 -nameopt RFC2253`
+ * print it, with the spaces an operator may leave after the commas between attributes dropped.
+ * Attribute types compare case-insensitively; values exactly.
+ */
+export function normaliseDn(dn: string): string {
+  const parts: string[] = [];
+  let current = '';
+  for (let i = 0; i < dn.length; i += 1) {
+    const char = dn[i] as string;
+    if (char === '\\' && i + 1 < dn.length) {
+      current += char + (dn[i + 1] as string);
+      i += 1;
+    } else if (char === ',') {
+      parts.push(current);
+      current = '';
+    } else current += char;
+  }
+  parts.push(current);
+  return parts
+    .map((part) => {
+      const trimmed = part.trim();
+      const eq = trimmed.indexOf('=');
+      return eq < 0
+        ? trimmed
+        : `${trimmed.slice(0, eq).trim().toUpperCase()}=${trimmed.slice(eq + 1).trim()}`;
+    })
+    .join(',');
+}
+
+function sameDn(expected: string, given: string): boolean {
+  const a = Buffer.from(normaliseDn(expected), 'utf8');
+  const b = Buffer.from(normaliseDn(given), 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The route's check
+// ---------------------------------------------------------------------------------------------------
+
+const refused = () => unauthorized('Invalid PSP credentials.');
+
+/**
+ * The notification route's check: records in `senders` the environment of the PSP that sent the
+ * request, or refuses it with 401. A certificate the gateway signed decides; without one, the shared
+ * secret. A request carrying both is refused when they name different environments (a secret that
+ * names none is not ours, and is ignored beside a certificate). Nothing else is believed: the
+ * ingress's own `ssl-client-*` headers, which only the gateway may read, are never looked at here.
+ * Credentials that cannot pass are refused before the body is read; a signed certificate is checked
+ * against the body's exact bytes, which are then kept for the JSON parser.
+ */
+export function pspOnly(
+  pspSenders: PspSenders,
+  internalSecret: VerifyingSecrets,
+  senders: WeakMap<Request, Environment>,
+): RequestHandler {
+  return (req, _res, next) => {
+    const bySecret = environmentOfSecret(pspSenders, req.headers[PSP_NOTIFICATION_SECRET_HEADER]);
+    if (!hasPspClientHeaders(req.headers)) {
+      if (bySecret) senders.set(req, bySecret);
+      return next(bySecret ? undefined : refused());
+    }
+    if (!isFreshPspClient(req.headers)) {
+      req.resume();
+      return next(refused());
+    }
+    const read = req.rawBody !== undefined ? Promise.resolve(req.rawBody) : readBody(req);
+    read.then((raw) => {
+      req.rawBody = raw;
+      const certificate = verifyPspClient(internalSecret, req.headers, req.method, req.originalUrl, raw);
+      const environment = certificate && environmentOfCertificate(pspSenders, certificate);
+      if (!environment || (bySecret !== null && bySecret !== environment)) return next(refused());
+      senders.set(req, environment);
+      next();
+    }, next);
+  };
+}
