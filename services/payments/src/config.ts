@@ -31,7 +31,7 @@ const distinguishedName = () =>
   z
     .string()
     .max(1024)
-    .regex(/^[^\x00-\x1f\x7f]+=[^\x00-\x1f\x7f]*$/, {
+    .refine((value) => /^[^=]+=/.test(value) && !/\p{Cc}/u.test(value), {
       error: 'Must be a distinguished name such as CN=pix.psp.example,O=PSP,C=BR (RFC 2253)',
     })
     .optional();
