@@ -1,6 +1,9 @@
-import { calleeSecret, commonEnv, env, loadConfig } from '@seller-api/service-kit';
+import proxyaddr from 'proxy-addr';
+import { TRUSTED_PROXIES, calleeSecret, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { panelEnv } from './panel/config';
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 export const gatewayEnv = {
   ...commonEnv,
@@ -36,16 +39,44 @@ export const gatewayEnv = {
    */
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).default(60),
   /**
-   * The host (no port) the PSP's notifications arrive on, behind the ingress's client-certificate
-   * check; set, `/api/v1/psp/...` on any other Host is 404, so the public host cannot bypass mTLS.
+   * The hosts (no port; comma-separated, one per PSP: the live PSP's and the homologation PSP's) the
+   * PSPs' notifications arrive on, each behind an Ingress that checks that PSP's client certificate.
+   * Set, `/api/v1/psp/...` on any other Host is 404, so the public host cannot bypass mTLS, and only
+   * on these hosts is the ingress's verdict on the certificate believed (http/psp-client.ts).
    */
   PSP_NOTIFICATION_HOST: z
     .string()
-    .toLowerCase()
-    .regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, {
-      message: 'must be a host name without scheme, port or path',
+    .transform((value, ctx) => {
+      const hosts = [...new Set(value.split(',').map((host) => host.trim().toLowerCase()))];
+      if (hosts.some((host) => !HOST_NAME.test(host))) {
+        ctx.addIssue({ code: 'custom', message: 'must be host names without scheme, port or path' });
+        return z.NEVER;
+      }
+      return hosts;
     })
     .optional(),
+  /**
+   * The peers whose `ssl-client-*` headers (the ingress's verdict on a PSP's certificate) the gateway
+   * believes, in proxy-addr's terms (addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`);
+   * comma-separated. By default the proxies it trusts for X-Forwarded-For; the NetworkPolicy lets only
+   * the ingress controller reach the gateway's port (docs/deploy.md, "PSP notifications").
+   */
+  PSP_INGRESS_ADDRESSES: z
+    .string()
+    .transform((value, ctx) => {
+      const list = value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
+      try {
+        proxyaddr.compile(list);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be IP addresses, CIDRs or proxy-addr names' });
+        return z.NEVER;
+      }
+      return list;
+    })
+    .default([...TRUSTED_PROXIES]),
   ...panelEnv,
 };
 

@@ -9,6 +9,7 @@ import { SCHEMA, migrations } from './db/migrations';
 import { mountDocs } from './http/docs';
 import { withPublicApi } from './http/api';
 import { gatewayHandler } from './http/gateway';
+import { pspClientCheck } from './http/psp-client';
 import { TurnBatch } from './http/turn-batch';
 import { UpstreamClient } from './http/proxy';
 import type { Upstream } from './http/routing';
@@ -116,7 +117,7 @@ export async function startGateway(
     upstreams,
     internalSecrets,
     logger: runtime.logger,
-    pspNotificationHost: config.PSP_NOTIFICATION_HOST,
+    pspClients: pspClientCheck(config.PSP_NOTIFICATION_HOST, config.PSP_INGRESS_ADDRESSES),
   });
   finishHttpApp(app, runtime.logger);
   const { server, metricsServer } = await runtime.serve(

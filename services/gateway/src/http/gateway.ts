@@ -14,7 +14,8 @@ import type { KeyHolders } from '../domain/key-holders';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize, bearerToken } from './auth';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';
-import { hostIs, matchRoute, type Upstream } from './routing';
+import { pspClientHeaders, pspHostOf, verifiedPspClient, type PspClientCheck } from './psp-client';
+import { matchRoute, type Upstream } from './routing';
 import type { TurnBatch } from './turn-batch';
 import { UpstreamClient, hopHeaders, type UpstreamResponse } from './proxy';
 
@@ -28,8 +29,11 @@ export interface GatewayDeps {
   /** The secret each service verifies identities with, to sign what is sent to it. */
   internalSecrets: Record<Upstream, string>;
   logger: Logger;
-  /** PSP_NOTIFICATION_HOST: the only Host the public /psp/ routes answer on (unset: any). */
-  pspNotificationHost?: string;
+  /**
+   * PSP_NOTIFICATION_HOST (the only Hosts the public /psp/ routes answer on; unset: any) and
+   * PSP_INGRESS_ADDRESSES: where a PSP's client certificate, as the ingress verified it, is believed.
+   */
+  pspClients: PspClientCheck;
 }
 
 /** One public API request, as the front (api.ts) read it. */
@@ -54,14 +58,10 @@ export function gatewayHandler(deps: GatewayDeps) {
   return async (call: ApiRequest, res: ServerResponse): Promise<void> => {
     const { req, method, path } = call;
     const rule = matchRoute(path);
-    // The PSP routes exist only on the PSP's own host (its Ingress checks the client certificate):
+    // The PSP routes exist only on the PSPs' own hosts (their Ingresses check the client certificate):
     // elsewhere they answer exactly like a route that does not exist.
-    if (
-      !rule ||
-      (rule.prefix === '/psp/' &&
-        deps.pspNotificationHost !== undefined &&
-        !hostIs(req.headers.host, deps.pspNotificationHost))
-    )
+    const hosts = deps.pspClients.hosts;
+    if (!rule || (rule.prefix === '/psp/' && hosts !== undefined && pspHostOf(req, hosts) === null))
       throw new HttpError(404, 'not_found', `Route ${method} /api/v1${path} not found.`);
 
     let identity: Identity | null = null;
@@ -131,8 +131,23 @@ function forwardHeaders(
       extra,
       signIdentity(deps.internalSecrets[upstream], identity, call.method, call.path + call.query, body),
     );
-  // A public route authenticates itself (a PSP's secret): its credentials go through untouched.
-  else if (typeof headers.authorization === 'string') extra.authorization = headers.authorization;
+  else {
+    // A public route authenticates itself: a PSP's certificate, as its ingress verified it, signed for
+    // the service (http/psp-client.ts), and a PSP's secret, which goes through untouched.
+    const certificate = upstream === 'payments' ? verifiedPspClient(call.req, deps.pspClients) : null;
+    if (certificate)
+      Object.assign(
+        extra,
+        pspClientHeaders(
+          deps.internalSecrets[upstream],
+          certificate,
+          call.method,
+          call.path + call.query,
+          body,
+        ),
+      );
+    if (typeof headers.authorization === 'string') extra.authorization = headers.authorization;
+  }
   return UpstreamClient.forwardHeaders(headers, extra);
 }
 

@@ -7,11 +7,13 @@ import {
   injectTraceContext,
   type CallGuard,
 } from '@seller-api/service-kit';
+import { INGRESS_CLIENT_CERT_PREFIX } from './psp-client';
 import type { Upstream } from './routing';
 
 // Never forwarded: hop-by-hop headers, the caller's key (services trust the signed identity instead),
-// any identity header a caller tries to smuggle in, and the caller's trace context (the gateway's own
-// span is what the services continue).
+// any identity header a caller tries to smuggle in (`x-sa-*`), an ingress's verdict on a client
+// certificate (`ssl-client-*`: the gateway signs what it believes of it, psp-client.ts), and the
+// caller's trace context (the gateway's own span is what the services continue).
 const DROP_REQUEST = new Set([
   'connection',
   'keep-alive',
@@ -104,7 +106,13 @@ export class UpstreamClient {
   ): Record<string, string> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(incoming)) {
-      if (value === undefined || DROP_REQUEST.has(name) || name.startsWith('x-sa-')) continue;
+      if (
+        value === undefined ||
+        DROP_REQUEST.has(name) ||
+        name.startsWith('x-sa-') ||
+        name.startsWith(INGRESS_CLIENT_CERT_PREFIX)
+      )
+        continue;
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     return { ...headers, ...extra };
