@@ -1,6 +1,10 @@
-// PSP_NOTIFICATION_HOST: the PSP's notification path answers only on the PSP's host (the one whose
-// Ingress checks the client certificate), so the public host cannot be used to skip mTLS.
+// PSP_NOTIFICATION_HOST: the PSP's notification path answers only on the PSPs' hosts (those whose
+// Ingress checks the client certificate), so the public host cannot be used to skip mTLS; there only,
+// and only from PSP_INGRESS_ADDRESSES, is the ingress's verdict on the certificate believed and passed
+// to payments, signed (services/gateway/src/http/psp-client.ts).
 import http from 'node:http';
+import { verifyPspClient } from '../../services/payments/src/http/psp-senders';
+import { json, startFakeUpstream } from '../support/fake-upstream';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 
 let system: System;
@@ -94,9 +98,115 @@ it('without it, the PSP path answers on any host', async () => {
   expect(res.status).toBe(401);
 });
 
-it('refuses a PSP_NOTIFICATION_HOST that is not a bare host name', async () => {
-  for (const value of ['https://psp.seller.example', 'psp.seller.example:443', 'psp.seller.example/x'])
+it('refuses a PSP_NOTIFICATION_HOST that is not bare host names, and bad PSP_INGRESS_ADDRESSES', async () => {
+  for (const value of [
+    'https://psp.seller.example',
+    'psp.seller.example:443',
+    'psp.seller.example/x',
+    'psp.seller.example,',
+    'psp.seller.example,https://psp-homolog.seller.example',
+  ])
     await expect(system.startGateway({ PSP_NOTIFICATION_HOST: value })).rejects.toThrow(
       /PSP_NOTIFICATION_HOST/,
     );
+  for (const value of ['ingress-nginx', '10.0.0.0/33', '127.0.0.1,not-an-address'])
+    await expect(system.startGateway({ PSP_INGRESS_ADDRESSES: value })).rejects.toThrow(
+      /PSP_INGRESS_ADDRESSES/,
+    );
+});
+
+describe('with two PSP hosts, one per PSP', () => {
+  it('answers the PSP path on each, 404 elsewhere', async () => {
+    const both = await system.startGateway({
+      PSP_NOTIFICATION_HOST: 'psp.seller.example, PSP-Homolog.Seller.Example',
+    });
+    for (const host of ['psp.seller.example', 'psp-homolog.seller.example:443'])
+      expect((await request(`${both.url}/psp/webhook/pix`, host, post)).status).toBe(401);
+    expect((await request(`${both.url}/psp/webhook/pix`, 'api.seller.example', post)).status).toBe(404);
+  });
+});
+
+describe("the ingress's verdict on a client certificate", () => {
+  const verdict = {
+    'ssl-client-verify': 'SUCCESS',
+    'ssl-client-subject-dn': 'CN=pix.psp.example,O=PSP,C=BR',
+    'ssl-client-issuer-dn': 'CN=PSP CA,O=PSP,C=BR',
+  };
+  let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
+  let behindIngress: RunningGateway;
+  let notIngress: RunningGateway;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream((_req, res) => json(res, 200, { message: 'ok', data: {} }));
+    const to = {
+      PAYMENTS_URL: upstream.url,
+      ORDERS_URL: upstream.url,
+      PSP_NOTIFICATION_HOST: 'psp.seller.example',
+    };
+    // These tests call from 127.0.0.1: as the ingress, or as anyone else.
+    behindIngress = await system.startGateway({ ...to, PSP_INGRESS_ADDRESSES: '127.0.0.1' });
+    notIngress = await system.startGateway({ ...to, PSP_INGRESS_ADDRESSES: '10.0.0.0/8' });
+  });
+  afterAll(() => upstream.close());
+
+  const last = () => upstream.received[upstream.received.length - 1];
+  const headerNames = () => Object.keys(last()?.headers ?? {});
+
+  it('reaches payments signed with its secret, for that call only, from the ingress on a PSP host', async () => {
+    const res = await request(`${behindIngress.url}/psp/webhook/pix?x=1`, 'psp.seller.example', {
+      ...post,
+      headers: { ...post.headers, ...verdict },
+    });
+    expect(res.status).toBe(200);
+    const received = last();
+    expect(headerNames().filter((name) => name.startsWith('ssl-client-'))).toEqual([]);
+    const secret = system.env.INTERNAL_SECRET as string;
+    const certificate = verifyPspClient(
+      secret,
+      received.headers,
+      'POST',
+      '/psp/webhook/pix?x=1',
+      notification,
+    );
+    expect(certificate).toEqual({
+      subject: 'CN=pix.psp.example,O=PSP,C=BR',
+      issuer: 'CN=PSP CA,O=PSP,C=BR',
+      host: 'psp.seller.example',
+    });
+    expect(verifyPspClient(secret, received.headers, 'POST', '/psp/webhook/pix', notification)).toBeNull();
+  });
+
+  it('is dropped, never signed, unless it says SUCCESS with a subject, from the ingress, on a PSP host', async () => {
+    const cases: Array<[RunningGateway, string, Record<string, string>]> = [
+      [notIngress, 'psp.seller.example', verdict],
+      [
+        behindIngress,
+        'psp.seller.example',
+        { ...verdict, 'ssl-client-verify': 'FAILED:certificate has expired' },
+      ],
+      [behindIngress, 'psp.seller.example', { ...verdict, 'ssl-client-verify': 'NONE' }],
+      [behindIngress, 'psp.seller.example', { ...verdict, 'ssl-client-subject-dn': '' }],
+    ];
+    for (const [gateway, host, headers] of cases) {
+      const res = await request(`${gateway.url}/psp/webhook/pix`, host, {
+        ...post,
+        headers: { ...post.headers, ...headers },
+      });
+      expect(res.status).toBe(200);
+      expect({ headers, names: headerNames().filter((n) => /^(ssl-client-|x-sa-psp)/.test(n)) }).toEqual({
+        headers,
+        names: [],
+      });
+    }
+  });
+
+  it('is dropped from every other route', async () => {
+    const { key } = await createKey(behindIngress.service);
+    const res = await request(`${behindIngress.url}/sellers/orders/`, 'psp.seller.example', {
+      headers: { authorization: `Bearer ${key}`, ...verdict, 'x-sa-psp-client': 'forged' },
+    });
+    expect(res.status).toBe(200);
+    expect(last().url).toBe('/sellers/orders/');
+    expect(headerNames().filter((n) => /^(ssl-client-|x-sa-psp)/.test(n))).toEqual([]);
+  });
 });

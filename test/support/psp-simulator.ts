@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { PspPixNotification } from '@seller-api/contracts';
-import { pspNotificationHeaders } from '../../services/payments/src/clients/bacen-api-pix';
+import { pspNotificationHeaders } from '../../services/payments/src/http/psp-senders';
 import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
 
 /*
@@ -29,8 +30,10 @@ import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
  *
  * Payments: pay() marks a charge paid and POSTs the standard notification
  * {pix: [{endToEndId, txid, valor, horario}]} to `webhookUrl + '/pix'` (the URL registered with a PSP is
- * .../api/v1/psp/webhook; the standard appends /pix), with the per-PSP secret as
- * `Authorization: Bearer <secret>` (pspNotificationHeaders from clients/bacen-api-pix.ts).
+ * .../api/v1/psp/webhook; the standard appends /pix), either as API Pix has it, over mutual TLS with the
+ * PSP's client certificate (`tls`: to an ingress such as test/support/psp-ingress.ts), or with the
+ * per-PSP secret as `Authorization: Bearer <secret>` (pspNotificationHeaders from
+ * services/payments/src/http/psp-senders.ts), or both.
  */
 
 const PROBLEM_BASE = 'https://pix.bcb.gov.br/api/v2/error/';
@@ -123,6 +126,8 @@ export interface PayOptions {
   webhookUrl: string;
   /** Sent as `Authorization: Bearer <secret>`; null sends no Authorization header. */
   secret: string | null;
+  /** Sends over mutual TLS with this client certificate (webhookUrl then names the ingress). */
+  tls?: PspClientTls;
   /** Amount paid in integer cents; the charge's amount by default. */
   amount?: number;
   /** The payment's end-to-end id; a new one in the standard's format by default. */
@@ -134,6 +139,18 @@ export interface PayOptions {
 export interface NotifyOptions {
   webhookUrl: string;
   secret: string | null;
+  tls?: PspClientTls;
+}
+
+/** The PSP's side of mutual TLS towards our ingress. */
+export interface PspClientTls {
+  /** The PSP's client certificate and key (PEM). */
+  cert: string;
+  key: string;
+  /** The CA of the ingress's server certificate. */
+  ca: string;
+  /** Our PSP host: the TLS server name and the Host header (webhookUrl names the address to dial). */
+  host: string;
 }
 
 export interface NotifyRefundsOptions extends NotifyOptions {
@@ -568,24 +585,28 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
 
   async function deliver(
     webhookUrl: string,
-    secret: string | null,
+    { secret, tls }: { secret: string | null; tls?: PspClientTls },
     payload: unknown,
   ): Promise<NotificationDelivery> {
     const target = `${webhookUrl.replace(/\/+$/, '')}/pix`;
     let status = 0;
     let text = '';
+    const headers = {
+      'content-type': 'application/json',
+      ...(secret === null ? {} : pspNotificationHeaders(secret)),
+    };
     try {
-      const res = await fetch(target, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(secret === null ? {} : pspNotificationHeaders(secret)),
-        },
-        body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(10_000),
-      });
-      status = res.status;
-      text = await res.text();
+      if (tls) ({ status, text } = await postMutualTls(target, tls, headers, JSON.stringify(payload)));
+      else {
+        const res = await fetch(target, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(payload),
+          signal: AbortSignal.timeout(10_000),
+        });
+        status = res.status;
+        text = await res.text();
+      }
     } catch (err) {
       text = (err as Error).message;
     }
@@ -641,7 +662,7 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
         );
         return { ...pixView(found), devolucoes: chosen.map(refundView) };
       });
-      return deliver(notifyOptions.webhookUrl, notifyOptions.secret, { pix });
+      return deliver(notifyOptions.webhookUrl, notifyOptions, { pix });
     },
     get envioStatus() {
       return sim.envioStatus;
@@ -703,11 +724,11 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       payments.set(pix.endToEndId, pix);
       const { devolucoes: _none, ...item } = pix;
       const payload: PspPixNotification = { pix: [item] };
-      const delivery = await deliver(payOptions.webhookUrl, payOptions.secret, payload);
+      const delivery = await deliver(payOptions.webhookUrl, payOptions, payload);
       return { ...delivery, endToEndId: pix.endToEndId, pix };
     },
     notify(payload, notifyOptions) {
-      return deliver(notifyOptions.webhookUrl, notifyOptions.secret, payload);
+      return deliver(notifyOptions.webhookUrl, notifyOptions, payload);
     },
     close() {
       return new Promise<void>((resolve) => {
@@ -717,6 +738,42 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     },
   };
   return simulator;
+}
+
+/** One POST over mutual TLS: the PSP's certificate, our ingress's CA, server name and Host `tls.host`. */
+function postMutualTls(
+  target: string,
+  tls: PspClientTls,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
+  const url = new URL(target);
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: 'POST',
+        servername: tls.host,
+        ca: tls.ca,
+        cert: tls.cert,
+        key: tls.key,
+        headers: { ...headers, host: tls.host },
+        timeout: 10_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 interface Violation {
