@@ -5,11 +5,14 @@ import { PaymentsCallError, RECONCILIATION_USER_ID } from './payments';
 
 /**
  * Whether payments refunded an order's charge. `not_refunded`: not refunded and no refund ever asked of
- * the PSP; `refund_asked`: not refunded although a refund was asked (its answer may have been lost after
- * the PSP made it; a payments that does not say counts as this); `unknown`: it has no charge of that
- * order for the owner.
+ * the PSP; `refund_asked`: not refunded although a refund was asked and its outcome is unknown (its
+ * answer may have been lost after the PSP made it; a payments that does not say counts as this);
+ * `refund_processing`: the PSP is making it; `refund_failed`: the PSP did not make the refund `attempt`
+ * (docs/payments.md, "Refunds"); `unknown`: it has no charge of that order for the owner.
  */
-export type RefundedAnswer = 'refunded' | 'not_refunded' | 'refund_asked' | 'unknown';
+export type RefundedAnswer =
+  | { kind: 'refunded' | 'not_refunded' | 'refund_asked' | 'refund_processing' | 'unknown' }
+  | { kind: 'refund_failed'; attempt: number };
 
 /** Where the sweep of refund holds asks whether a charge was refunded; a stand-in in unit tests. */
 export interface ChargeRefunds {
@@ -51,7 +54,7 @@ export class PaymentsChargeRefunds implements ChargeRefunds {
     } catch (err) {
       throw new PaymentsCallError(`payments did not answer GET ${path}: ${(err as Error).message}`);
     }
-    if (status === 404) return 'unknown';
+    if (status === 404) return { kind: 'unknown' };
     let body: unknown = null;
     try {
       body = JSON.parse(text);
@@ -61,7 +64,12 @@ export class PaymentsChargeRefunds implements ChargeRefunds {
     const charge = Charge.safeParse((body as { data?: unknown } | null)?.data);
     if (status !== 200 || !charge.success)
       throw new PaymentsCallError(`payments answered ${status} to GET ${path} without a charge`);
-    if (charge.data.status === 'REFUNDED') return 'refunded';
-    return charge.data.refund_asked_at === null ? 'not_refunded' : 'refund_asked';
+    if (charge.data.status === 'REFUNDED') return { kind: 'refunded' };
+    if (charge.data.refund_asked_at === null) return { kind: 'not_refunded' };
+    const refund = charge.data.refund;
+    if (refund?.status === 'PROCESSING') return { kind: 'refund_processing' };
+    // A refund asked again after a failure has no outcome yet: its status is gone until it has one.
+    if (refund?.status === 'FAILED') return { kind: 'refund_failed', attempt: refund.attempt };
+    return { kind: 'refund_asked' };
   }
 }

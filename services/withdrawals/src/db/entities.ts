@@ -76,6 +76,11 @@ export interface OrderFundsRow {
   refundAttempts: number;
   /** When the refund hold was last reserved; null outside REFUND_HELD. */
   refundHeldAt: Date | null;
+  /**
+   * The highest refund attempt (payments' numbering) whose failure at the PSP gave its hold back, by
+   * message or sweep: a late message of that attempt changes nothing (domain/refund-holds.ts).
+   */
+  refundReleasedAttempt: number;
   updatedAt: Date;
 }
 
@@ -94,6 +99,7 @@ export const OrderFundsSchema = new EntitySchema<OrderFundsRow>({
     position: { type: 'string' },
     refundAttempts: { type: 'integer', default: 0 },
     refundHeldAt: timestamp(true),
+    refundReleasedAttempt: { type: 'integer', default: 0 },
     updatedAt: timestamp(),
   },
 });

@@ -288,6 +288,17 @@ class Migration20261209RefundHolds extends Migration {
   }
 }
 
+/**
+ * The highest refund attempt whose failure has given its hold back (domain/refund-holds.ts): a late
+ * message of that attempt must not release a hold reserved for the next one.
+ */
+class Migration20261210RefundFailures extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table withdrawals.order_funds
+      add column if not exists refund_released_attempt int not null default 0`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
@@ -299,4 +310,5 @@ export const migrations = [
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
   { name: 'Migration20261208ReconciliationBalanceCheck', class: Migration20261208ReconciliationBalanceCheck },
   { name: 'Migration20261209RefundHolds', class: Migration20261209RefundHolds },
+  { name: 'Migration20261210RefundFailures', class: Migration20261210RefundFailures },
 ];

@@ -54,7 +54,14 @@ export async function recordOrderMessage(
   if (row) Object.assign(row, values);
   else
     em.persist(
-      em.create(OrderFundsSchema, { orderId, ...owner, refundAttempts: 0, refundHeldAt: null, ...values }),
+      em.create(OrderFundsSchema, {
+        orderId,
+        ...owner,
+        refundAttempts: 0,
+        refundHeldAt: null,
+        refundReleasedAttempt: 0,
+        ...values,
+      }),
     );
   await postEntries(em, owner, { orderId, cause }, entries);
   return entries.map((e) => e.kind);

@@ -166,13 +166,40 @@ export async function releaseStaleHold(
   owner: FundsOwner,
   orderId: string,
   heldAt: Date,
+  failedAttempt = 0,
 ): Promise<boolean> {
   return em.fork().transactional(async (tx) => {
     await lockSellerFunds(tx, owner);
     const row = await lockedRecord(tx, owner, orderId);
     if (!row || row.position !== 'REFUND_HELD' || row.refundHeldAt?.getTime() !== heldAt.getTime())
       return false;
+    // The failure's own message, if it comes later, must not release a hold reserved since.
+    row.refundReleasedAttempt = Math.max(row.refundReleasedAttempt, failedAttempt);
     await release(tx, owner, row, 'refund not made (sweep)');
     return true;
   });
+}
+
+/**
+ * A refund the PSP did not make, reported after the seller's answer (payments' message with a FAILED
+ * refund and `release_hold`): the attempt that asked it gives its count back, in the consumer's
+ * transaction, and the last one releases the net, as orders does for a refusal it was answered. Once
+ * per attempt: a failure already released (by this message or by the sweep) changes nothing, so a late
+ * message cannot release a hold reserved for the next attempt. True when it released the net.
+ */
+export async function releaseFailedRefund(
+  tx: EntityManager,
+  owner: FundsOwner,
+  orderId: string,
+  attempt: number,
+): Promise<boolean> {
+  await lockSellerFunds(tx, owner);
+  const row = await lockedRecord(tx, owner, orderId);
+  if (!row || attempt <= row.refundReleasedAttempt) return false;
+  row.refundReleasedAttempt = attempt;
+  if (row.position !== 'REFUND_HELD') return false;
+  row.refundAttempts = Math.max(0, row.refundAttempts - 1);
+  if (row.refundAttempts > 0) return false;
+  await release(tx, owner, row, 'refund not made (PSP)');
+  return true;
 }

@@ -15,6 +15,7 @@ import {
   type Logger,
 } from '@seller-api/service-kit';
 import { recordOrderMessage } from '../domain/order-ledger';
+import { releaseFailedRefund } from '../domain/refund-holds';
 import type { OrderMessage } from '../domain/order-funds';
 
 const CHARGE_PREFIX = 'internal.charge.';
@@ -27,13 +28,20 @@ const amountsOf = (t: Transaction) => ({ gross: t.gross_amount, fee: t.fee_amoun
  * the ledger uses; any other name, or a payload its contract refuses, can never be applied and is
  * parked (UnprocessableMessageError), never acked: it may carry money.
  */
-export function readOrderMessage(message: IncomingMessage): { orderId: string; message: OrderMessage } {
+export function readOrderMessage(message: IncomingMessage): {
+  orderId: string;
+  message: OrderMessage;
+  /** A refund the PSP did not make whose hold this message gives back (its attempt), or null. */
+  releasesRefund: number | null;
+} | null {
   const { name, payload } = message;
   if (name.startsWith(CHARGE_PREFIX)) {
     const state = readMessagePart(ChargeState, payload, name);
+    const refund = state.refund;
     return {
       orderId: state.order_uuid,
       message: { kind: 'charge', status: state.status, version: state.version },
+      releasesRefund: refund?.status === 'FAILED' && refund.release_hold ? refund.attempt : null,
     };
   }
   switch (name) {
@@ -42,6 +50,7 @@ export function readOrderMessage(message: IncomingMessage): { orderId: string; m
       return {
         orderId: data.order.uuid,
         message: { kind: 'payment', status: 'PENDING', amounts: amountsOf(data.transaction) },
+        releasesRefund: null,
       };
     }
     case PaymentEvents.APPROVED: {
@@ -49,6 +58,7 @@ export function readOrderMessage(message: IncomingMessage): { orderId: string; m
       return {
         orderId: data.order.uuid,
         message: { kind: 'payment', status: 'PAID', amounts: amountsOf(data.transaction) },
+        releasesRefund: null,
       };
     }
     case PaymentEvents.REFUNDED: {
@@ -56,8 +66,12 @@ export function readOrderMessage(message: IncomingMessage): { orderId: string; m
       return {
         orderId: data.order.uuid,
         message: { kind: 'payment', status: 'REFUNDED', amounts: amountsOf(data.transaction) },
+        releasesRefund: null,
       };
     }
+    // For the seller: the hold of a failed refund is given back by the internal state that comes with it.
+    case PaymentEvents.REFUND_FAILED:
+      return null;
     default:
       throw new UnprocessableMessageError(`the ledger knows no message named ${name}`);
   }
@@ -73,6 +87,7 @@ export function readOrderMessage(message: IncomingMessage): { orderId: string; m
 export function paymentsHandler(logger: Logger): Handler {
   return async (em, incoming) => {
     const read = readOrderMessage(incoming);
+    if (!read) return;
     const sellerId = readMessagePart(uuid, incoming.headers['x-seller-id'], 'x-seller-id header');
     const environment = readMessagePart(
       Environment,
@@ -86,6 +101,11 @@ export function paymentsHandler(logger: Logger): Handler {
       read.message,
       `${incoming.name} ${incoming.id}`,
     );
+    if (read.releasesRefund !== null) {
+      await em.flush();
+      if (await releaseFailedRefund(em, { sellerId, environment }, read.orderId, read.releasesRefund))
+        posted.push('refund_released');
+    }
     if (posted.length > 0) {
       logger.info(
         { order_uuid: read.orderId, message: incoming.name, entries: posted },

@@ -32,6 +32,9 @@ export interface RefundHoldSweepOptions {
  * - not refunded but a refund asked: the PSP may have made it (its answer was lost), so the hold is kept
  *   and reported for an operator (`refund_holds_unresolved`); a retry of the refund completes it
  *   (docs/finance.md "Refunds");
+ * - a refund the PSP is making (PROCESSING): kept quietly, payments follows it to its end;
+ * - a refund the PSP did not make (FAILED): released, as the failure's message would have (the attempt
+ *   is recorded, so that message, arriving later, releases nothing more);
  * - refunded: the reversal it posted (or that the reconciliation replays) takes the net from the hold.
  * A hold that cannot be decided (payments fails) is logged, counted and skipped; the pass goes on.
  */
@@ -95,23 +98,29 @@ export class RefundHoldSweep {
 
   private async sweepHold(hold: StaleHold): Promise<'released' | 'kept' | 'unresolved'> {
     const answer = await this.payments.refunded(hold.owner, hold.orderId);
-    if (answer === 'unknown') {
+    if (answer.kind === 'unknown') {
       this.logger.warn(
         { order_uuid: hold.orderId },
         'refund hold of an order payments does not know; left held',
       );
       return 'kept';
     }
-    if (answer === 'refunded') return 'kept';
-    if (answer === 'refund_asked') {
+    if (answer.kind === 'refunded' || answer.kind === 'refund_processing') return 'kept';
+    if (answer.kind === 'refund_asked') {
       this.logger.error(
         { order_uuid: hold.orderId, seller_id: hold.owner.sellerId, environment: hold.owner.environment },
         'refund hold kept: a refund was asked of the PSP and its outcome is unknown; check the refund at the PSP and retry it (docs/finance.md "Refunds")',
       );
       return 'unresolved';
     }
-    if (await releaseStaleHold(this.orm.em, hold.owner, hold.orderId, hold.heldAt)) {
-      this.logger.info({ order_uuid: hold.orderId }, 'refund hold released: no refund was asked');
+    const failedAttempt = answer.kind === 'refund_failed' ? answer.attempt : 0;
+    if (await releaseStaleHold(this.orm.em, hold.owner, hold.orderId, hold.heldAt, failedAttempt)) {
+      this.logger.info(
+        { order_uuid: hold.orderId },
+        failedAttempt > 0
+          ? 'refund hold released: the PSP did not make the refund'
+          : 'refund hold released: no refund was asked',
+      );
       return 'released';
     }
     return 'kept';
