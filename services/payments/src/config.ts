@@ -67,6 +67,16 @@ export const paymentsEnv = {
   PLATFORM_FEE_FIXED_AMOUNT: nonNegativeInt.default(0),
   /** How often the scheduler looks for PENDING charges past their expiry (docs/payments.md, "Expiry"). */
   EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  /**
+   * Refunds whose end has not arrived are looked up at the PSP (docs/payments.md, "Refunds"): the job
+   * runs every REFUND_CHECK_INTERVAL_MS; a refund is first looked up REFUND_CHECK_BASE_MS after it was
+   * asked, then with a doubling delay up to REFUND_CHECK_MAX_MS. One still open REFUND_ALERT_AFTER_MS
+   * after it was asked counts in payments_refunds_unresolved (the alert).
+   */
+  REFUND_CHECK_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  REFUND_CHECK_BASE_MS: z.coerce.number().int().positive().default(30_000),
+  REFUND_CHECK_MAX_MS: z.coerce.number().int().positive().default(3_600_000),
+  REFUND_ALERT_AFTER_MS: z.coerce.number().int().positive().default(3_600_000),
   /** PIX_PSP=bacen-api-pix: the live PSP's API Pix (`PSP_API_URL`, `PSP_CLIENT_ID`, ...: api-pix apiPixEnv). */
   ...apiPixEnv('PSP_'),
   /**

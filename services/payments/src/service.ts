@@ -9,6 +9,7 @@ import { topology } from './events/topology';
 import { mountPublicRoutes, mountRoutes } from './http/routes';
 import type { PspSenders } from './http/psp-senders';
 import { ExpiryScheduler } from './events/expiry';
+import { RefundChecks } from './jobs/refund-checks';
 import { createPaymentMetrics } from './metrics';
 
 export interface PaymentsService {
@@ -34,7 +35,13 @@ export async function startPayments(
     logDestination: options.logDestination,
     idempotency: true,
   });
-  const lifecycle = { psps, logger: runtime.logger, metrics: createPaymentMetrics(runtime.metrics) };
+  const metrics = createPaymentMetrics(runtime.metrics);
+  const lifecycle = {
+    psps,
+    logger: runtime.logger,
+    metrics,
+    refundChecks: { baseMs: config.REFUND_CHECK_BASE_MS, maxMs: config.REFUND_CHECK_MAX_MS },
+  };
   const routeDeps = {
     charges: {
       psps,
@@ -47,6 +54,13 @@ export async function startPayments(
     internalSecret: verifyingSecrets(config),
   };
   const expiry = new ExpiryScheduler(runtime.orm, lifecycle, config.EXPIRY_INTERVAL_MS, runtime.logger);
+  const refundChecks = new RefundChecks(
+    runtime.orm,
+    lifecycle,
+    { intervalMs: config.REFUND_CHECK_INTERVAL_MS, alertAfterMs: config.REFUND_ALERT_AFTER_MS },
+    runtime.logger,
+    metrics,
+  );
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
@@ -55,13 +69,14 @@ export async function startPayments(
     mount: (app) => mountRoutes(app, runtime, routeDeps),
   });
   expiry.start();
+  refundChecks.start();
   const address = server.address();
   return {
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
     stop: () =>
       runtime.stop(async () => {
-        await expiry.stop();
+        await Promise.all([expiry.stop(), refundChecks.stop()]);
         await Promise.all([...new Set([psps.live, psps.test])].map((psp) => psp.close?.()));
       }),
   };

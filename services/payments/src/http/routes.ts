@@ -18,6 +18,7 @@ import {
   parseOrThrow,
   route,
   sendAnswer,
+  serviceUnavailable,
   unauthorized,
   verifySignedIdentity,
   type PlainRoute,
@@ -29,10 +30,12 @@ import { z } from 'zod';
 import { pspOnly, type PspSenders } from './psp-senders';
 import { createCharge, toCharge, type ChargeDeps, type ChargeOwner } from '../domain/charges';
 import type { ChargeAction } from '../domain/charge-state';
+import { applyNotifiedPix } from '../domain/psp-notifications';
 import {
+  RefundRefused,
   actOnCharge,
   noteRefundAsked,
-  confirmPayment,
+  recordRefundRefused,
   recordPayment,
   findCharge,
   newEndToEndId,
@@ -83,12 +86,6 @@ const ActionParams = OrderPathParams.extend({
   action: z.enum(Object.keys(ACTIONS) as [string, ...string[]]),
 });
 
-/** Reais as API Pix writes them ("150.00") to integer cents, without floating point. */
-function reaisToCents(valor: string): number {
-  const [whole = '0', fraction = '00'] = valor.split('.');
-  return Number(whole) * 100 + Number(fraction.padEnd(2, '0').slice(0, 2));
-}
-
 /** The PSP's notifications (docs/pix.md): the only payments route the gateway exposes publicly. */
 export function mountPublicRoutes(
   app: Express,
@@ -112,20 +109,7 @@ export function mountPublicRoutes(
       const outcomes: PspPixNotificationResponse['data']['outcomes'] = await inOrderAtMost(
         NOTIFICATION_CONCURRENCY,
         notification.pix,
-        async (pix) =>
-          (
-            await confirmPayment(
-              runtime.orm.em,
-              {
-                environment,
-                txid: pix.txid,
-                endToEndId: pix.endToEndId,
-                amountCents: reaisToCents(pix.valor),
-                paidAt: new Date(pix.horario),
-              },
-              deps.lifecycle,
-            )
-          ).outcome,
+        (pix) => applyNotifiedPix(runtime.orm.em, environment, pix, deps.lifecycle),
       );
       const answer: PspPixNotificationResponse = { message: 'Notification received.', data: { outcomes } };
       res.json(answer);
@@ -247,34 +231,50 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       if (action.startsWith('sandbox-') && owner.environment !== 'test')
         throw forbidden('Sandbox actions are for test keys only.');
       // Committed before the keyed transaction opens: a lost PSP answer must not erase it.
-      if (what === 'refund') await noteRefundAsked(runtime.orm.em, owner, uuid);
+      if (what === 'refund') await noteRefundAsked(runtime.orm.em, owner, uuid, deps.lifecycle);
       // The change and its Idempotency-Key record (forwarded by orders) commit together.
       const late: { refund: (() => Promise<void>) | null } = { refund: null };
-      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-        if (what === 'pay') {
-          // The sandbox pays the way a PSP notification would, through the very same code.
-          const charge = await findCharge(tx, owner, uuid);
-          const now = new Date();
-          const recorded = await recordPayment(
-            tx,
-            {
-              environment: owner.environment,
-              txid: charge.txid,
-              endToEndId: newEndToEndId(now),
-              amountCents: charge.grossAmount,
-              paidAt: now,
-            },
-            deps.lifecycle,
-          );
-          late.refund = recorded.refundLate;
-          return {
-            status: 200,
-            body: { message: `Payment ${recorded.outcome}.`, data: recorded.state },
-          };
-        }
-        const state = await actOnCharge(tx, owner, uuid, what, deps.lifecycle);
-        return { status: 200, body: { message: `Charge is now ${state.status}.`, data: state } };
-      });
+      const answer = await runtime.idempotency
+        .run(keyedRequest(req), async (tx) => {
+          if (what === 'pay') {
+            // The sandbox pays the way a PSP notification would, through the very same code.
+            const charge = await findCharge(tx, owner, uuid);
+            const now = new Date();
+            const recorded = await recordPayment(
+              tx,
+              {
+                environment: owner.environment,
+                txid: charge.txid,
+                endToEndId: newEndToEndId(now),
+                amountCents: charge.grossAmount,
+                paidAt: now,
+              },
+              deps.lifecycle,
+            );
+            late.refund = recorded.refundLate;
+            return {
+              status: 200,
+              body: { message: `Payment ${recorded.outcome}.`, data: recorded.state },
+            };
+          }
+          const state = await actOnCharge(tx, owner, uuid, what, deps.lifecycle);
+          const message =
+            state.refund?.status === 'PROCESSING' && state.status === 'PAID'
+              ? 'Refund requested; the PSP is processing it.'
+              : `Charge is now ${state.status}.`;
+          return { status: 200, body: { message, data: state } };
+        })
+        .catch(async (err: unknown) => {
+          // The PSP refused the refund in its answer: kept once the request's transaction rolled back.
+          // Unkept, the seller gets a 503 (the hold stays) and the refund checks find the refusal later.
+          // (A request the PSP refused made nothing there: a 502 whether or not that is recorded.)
+          if (err instanceof RefundRefused) {
+            const recorded = await recordRefundRefused(runtime.orm.em, owner, uuid, err, deps.lifecycle);
+            if (!recorded && err.atPsp)
+              throw serviceUnavailable('The PSP did not make the refund; retry the request.');
+          }
+          throw err;
+        });
       // A late payment's refund leaves only once its recording has committed.
       await late.refund?.();
       sendAnswer(res, answer);
