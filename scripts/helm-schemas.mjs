@@ -206,6 +206,13 @@ function serviceSchema(name) {
         caSecret: { type: 'string', pattern: '^([a-z0-9-]+/[a-z0-9.-]+)?$' },
         verifyDepth: int(1),
         annotations: anyObj,
+        // The homologation PSP's own Ingress and CA (docs/deploy.md, "PSP notifications").
+        homologation: obj({
+          enabled: bool,
+          host: tlsHost,
+          tlsSecretName: tlsHost,
+          caSecret: { type: 'string', pattern: '^([a-z0-9-]+/[a-z0-9.-]+)?$' },
+        }),
       }),
     });
   }

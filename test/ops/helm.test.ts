@@ -377,6 +377,50 @@ describe('the umbrella chart', () => {
     expect(alone.data.PSP_NOTIFICATION_HOST).toBe('psp.api.example.com');
   });
 
+  it('gives each PSP its own Ingress and CA, and the gateway both PSP hosts', () => {
+    const homologation = [
+      ...ALL_ON,
+      'ingress.pspMtls.homologation.enabled=true',
+      'ingress.pspMtls.homologation.caSecret=seller-api/psp-homolog-ca',
+    ];
+    const objects = charts.template('gateway', { set: homologation });
+    const ingress = (name: string) =>
+      one(objects, 'Ingress', name) as unknown as {
+        metadata: { annotations: Record<string, string> };
+        spec: { rules: Array<{ host: string; http: { paths: Array<{ path: string; pathType: string }> } }> };
+      };
+    const live = ingress('gateway-psp');
+    const homolog = ingress('gateway-psp-homolog');
+    expect(live.metadata.annotations['nginx.ingress.kubernetes.io/auth-tls-secret']).toBe(
+      'seller-api/psp-ca',
+    );
+    expect(homolog.metadata.annotations['nginx.ingress.kubernetes.io/auth-tls-secret']).toBe(
+      'seller-api/psp-homolog-ca',
+    );
+    for (const psp of [live, homolog]) {
+      expect(psp.metadata.annotations['nginx.ingress.kubernetes.io/auth-tls-verify-client']).toBe('on');
+      expect(psp.spec.rules[0]?.http.paths).toEqual([
+        expect.objectContaining({ path: '/api/v1/psp/webhook/pix', pathType: 'Exact' }),
+      ]);
+    }
+    expect(homolog.spec.rules[0]?.host).toBe('psp-homolog.api.example.com');
+    const config = (one(objects, 'ConfigMap') as unknown as { data: Record<string, string> }).data;
+    expect(config.PSP_NOTIFICATION_HOST).toBe('psp.api.example.com,psp-homolog.api.example.com');
+    // One CA for both PSPs would let the homologation PSP's CA vouch for the live PSP's name.
+    expect(() =>
+      charts.template('gateway', {
+        set: [
+          ...ALL_ON,
+          'ingress.pspMtls.homologation.enabled=true',
+          'ingress.pspMtls.homologation.caSecret=seller-api/psp-ca',
+        ],
+      }),
+    ).toThrow(/homologation.caSecret must not be the live PSP's caSecret/);
+    expect(() =>
+      charts.template('gateway', { set: [...ALL_ON, 'ingress.pspMtls.homologation.enabled=true'] }),
+    ).toThrow(/homologation.caSecret/);
+  });
+
   it('production values: every NetworkPolicy lets the service reach the OTLP collector', () => {
     const values = parse(readFileSync(path.join(ROOT, 'helm/seller-api/values-production.yaml'), 'utf8')) as {
       global: { otlpEndpoint?: string };
