@@ -125,7 +125,7 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
   const test = source.PIX_PSP_TEST === 'bacen-api-pix';
   if (live) {
     problems.push(...apiPixEnvProblems(source, 'PSP_', 'PIX_PSP is bacen-api-pix', named));
-    // Its notifications must be recognised one way or the other (docs/payments.md, "Notifications").
+    // Its notifications must be recognised one way or the other (docs/payments.md, "bacen-api-pix").
     if (!given('PSP_WEBHOOK_SECRET') && !given('PSP_CLIENT_CERT_SUBJECT') && !named('PSP_WEBHOOK_SECRET')) {
       problems.push(
         'PSP_WEBHOOK_SECRET: Required when PIX_PSP is bacen-api-pix, unless PSP_CLIENT_CERT_SUBJECT is set',

@@ -82,7 +82,7 @@ export async function startPayments(
   };
 }
 
-/** How each environment's PSP is recognised on notifications (docs/payments.md, "Notifications"). */
+/** How each environment's PSP is recognised on notifications (docs/payments.md, "bacen-api-pix"). */
 function pspSendersFromConfig(config: PaymentsConfig): PspSenders {
   const certificate = (subject: string | undefined, issuer: string | undefined) =>
     subject ? { subject, issuer: issuer ?? null } : null;

@@ -1,0 +1,36 @@
+// `npm run conformance:pix`: the charge adapter against the Central Bank's API Pix OpenAPI document
+// (test/conformance/api-pix.ts, packages/api-pix/spec/README.md). Prints the table and exits non-zero
+// on a failure. Node 20 reads no TypeScript: a require hook compiles each .ts file with @swc/core (a
+// devDependency, as jest uses it), and the workspace packages are read from their sources, so nothing
+// needs building first.
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const swc = require('@swc/core');
+const Module = require('node:module');
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+Module._extensions['.ts'] = (module, filename) => {
+  const source = fs.readFileSync(filename, 'utf8');
+  const { code } = swc.transformSync(source, {
+    filename,
+    jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  });
+  module._compile(code, filename);
+};
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  const workspace = /^@seller-api\/([a-z-]+)$/.exec(request);
+  if (workspace) return path.join(root, 'packages', workspace[1], 'src', 'index.ts');
+  return resolve.call(this, request, ...rest);
+};
+
+const { runApiPixConformance, formatConformance } = require(path.join(root, 'test/conformance/api-pix.ts'));
+const report = await runApiPixConformance();
+console.log(formatConformance(report));
+process.exitCode = report.failures.length === 0 ? 0 : 1;
