@@ -10,7 +10,7 @@ import {
 import type { Request, RequestHandler } from 'express';
 
 /*
- * Who may send payment notifications (docs/payments.md, "Notifications"; set-up in docs/deploy.md,
+ * Who may send payment notifications (docs/payments.md, "bacen-api-pix"; set-up in docs/deploy.md,
  * "PSP notifications"). API Pix's callback has no credentials of its own (`security: []`): the PSP
  * authenticates with its TLS client certificate. So:
  *
@@ -255,9 +255,10 @@ const refused = () => unauthorized('Invalid PSP credentials.');
 
 /**
  * The notification route's check: records in `senders` the environment of the PSP that sent the
- * request, or refuses it with 401. A certificate the gateway signed decides; without one, the shared
- * secret. A request carrying both is refused when they name different environments (a secret that
- * names none is not ours, and is ignored beside a certificate). Nothing else is believed: the
+ * request, or refuses it with 401. A certificate the gateway signed names a PSP, or the shared secret
+ * does (a certificate that names none, during a change of the PSP's certificate, leaves it to the
+ * secret); when both name one, it must be the same. A signature that does not hold is refused
+ * whatever else the request carries. Nothing else is believed: the
  * ingress's own `ssl-client-*` headers, which only the gateway may read, are never looked at here.
  * Credentials that cannot pass are refused before the body is read; a signed certificate is checked
  * against the body's exact bytes, which are then kept for the JSON parser.
@@ -281,7 +282,9 @@ export function pspOnly(
     read.then((raw) => {
       req.rawBody = raw;
       const certificate = verifyPspClient(internalSecret, req.headers, req.method, req.originalUrl, raw);
-      const environment = certificate && environmentOfCertificate(pspSenders, certificate);
+      if (!certificate) return next(refused());
+      const byCertificate = environmentOfCertificate(pspSenders, certificate);
+      const environment = byCertificate ?? bySecret;
       if (!environment || (bySecret !== null && bySecret !== environment)) return next(refused());
       senders.set(req, environment);
       next();
