@@ -1,16 +1,19 @@
+import { useState } from 'react';
 import {
   DeliveryListResponse,
   DeliveryStatus,
+  MessageResponse,
   OrderDetailResponse,
   PixCharge,
   dataResponse,
   type OrderDetail,
+  type OrderRefundDetail,
   type WebhookDelivery,
 } from '@seller-api/contracts';
 import { apiPath, perform, request } from '../api';
 import { money } from '../format';
 import { href } from '../router';
-import { useActions, useListState, useLoad } from '../hooks';
+import { useActions, useIdempotencyKey, useListState, useLoad, useSubmit } from '../hooks';
 import {
   ColumnHeads,
   CopyButton,
@@ -38,13 +41,13 @@ export function OrderDetailPage({ uuid }: { uuid: string }) {
       </h1>
       <ErrorMessage>{order.error}</ErrorMessage>
       {order.loading && !o ? <Status>Loading order…</Status> : null}
-      {o ? <Detail order={o} /> : null}
+      {o ? <Detail order={o} onRefunded={order.reload} /> : null}
       {o ? <PostbackDeliveries uuid={o.uuid} /> : null}
     </>
   );
 }
 
-function Detail({ order: o }: { order: OrderDetail }) {
+function Detail({ order: o, onRefunded }: { order: OrderDetail; onRefunded: () => Promise<void> }) {
   const p = o.payment;
   return (
     <>
@@ -83,6 +86,7 @@ function Detail({ order: o }: { order: OrderDetail }) {
           </dd>
         </dl>
       </section>
+      <Refund order={o} onRefunded={onRefunded} />
       {p.status === 'PENDING' ? <PixQrCode uuid={o.uuid} /> : null}
       <section aria-labelledby="items">
         <h2 id="items">Items and tracking</h2>
@@ -150,6 +154,105 @@ function Detail({ order: o }: { order: OrderDetail }) {
         </dl>
       </section>
     </>
+  );
+}
+
+/** What each refund status means for the seller (docs/orders.md, "Refund an order"). */
+const REFUND_STATUS: Record<OrderRefundDetail['status'], string> = {
+  PROCESSING: 'In progress at the PSP',
+  REFUNDED: 'Refunded',
+  FAILED: 'Not made by the PSP',
+};
+
+/**
+ * The order's latest refund, and the refund of a PAID order: not offered while one is in progress at
+ * the PSP (payments would answer 409), offered again after one the PSP did not make. The refund asks
+ * for a confirmation, and keeps its Idempotency-Key while retried after an unknown outcome.
+ */
+function Refund({ order: o, onRefunded }: { order: OrderDetail; onRefunded: () => Promise<void> }) {
+  const r = o.payment.refund;
+  const [confirming, setConfirming] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const { busy, error, run } = useSubmit();
+  const keyed = useIdempotencyKey();
+  const inProgress = r?.status === 'PROCESSING';
+  const refund = () =>
+    run(async () => {
+      setNotice(null);
+      try {
+        const res = await keyed({ refund: o.uuid }, (idempotencyKey) =>
+          request(MessageResponse, apiPath(`/sellers/orders/${o.uuid}/refund/`), {
+            method: 'POST',
+            idempotencyKey,
+          }),
+        );
+        setNotice(res.message);
+      } finally {
+        // Refused too (a refund already in progress, a status that changed): show the order as it is.
+        setConfirming(false);
+        await onRefunded();
+      }
+    });
+  // Nothing to show or offer: an order never refunded that is not PAID.
+  if (!r && o.payment.status !== 'PAID' && !notice) return null;
+  return (
+    <section aria-labelledby="refund">
+      <h2 id="refund">Refund</h2>
+      {r ? (
+        <dl className="pairs">
+          <dt>Status</dt>
+          <dd>{REFUND_STATUS[r.status]}</dd>
+          <dt>Amount</dt>
+          <dd>{money(r.amount)}</dd>
+          <dt>Requested</dt>
+          <dd>
+            <When iso={r.requested_at} />
+          </dd>
+          <dt>{r.status === 'FAILED' ? 'Failed' : r.status === 'REFUNDED' ? 'Refunded' : 'Updated'}</dt>
+          <dd>
+            <When iso={r.updated_at} />
+          </dd>
+          {r.status === 'FAILED' ? (
+            <>
+              <dt>Reason</dt>
+              <dd>{r.failure_reason ?? 'The PSP gave none.'}</dd>
+            </>
+          ) : null}
+        </dl>
+      ) : null}
+      {inProgress ? (
+        <p>
+          The PSP is making the refund. The order stays {o.payment.status} until the PSP confirms it, then
+          becomes REFUNDED; it cannot be refunded again meanwhile.
+        </p>
+      ) : null}
+      {r?.status === 'FAILED' && o.payment.status === 'PAID' ? (
+        <p className="warning">
+          The PSP did not make the refund: the payer has not been paid back and the order is still PAID. Its
+          net amount goes back to your available balance. You can ask for the refund again.
+        </p>
+      ) : null}
+      {notice ? <Status>{notice}</Status> : null}
+      <ErrorMessage>{error}</ErrorMessage>
+      {o.payment.status === 'PAID' && !inProgress ? (
+        confirming ? (
+          <div className="toolbar">
+            <button type="button" className="danger" disabled={busy} onClick={() => void refund()}>
+              {busy ? 'Refunding…' : `Confirm: refund ${money(o.payment.gross_amount)}`}
+            </button>
+            <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        ) : (
+          <div className="toolbar">
+            <button type="button" onClick={() => setConfirming(true)}>
+              Refund the order
+            </button>
+          </div>
+        )
+      ) : null}
+    </section>
   );
 }
 
