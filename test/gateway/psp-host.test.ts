@@ -149,8 +149,12 @@ describe("the ingress's verdict on a client certificate", () => {
   });
   afterAll(() => upstream.close());
 
-  const last = () => upstream.received[upstream.received.length - 1];
-  const headerNames = () => Object.keys(last()?.headers ?? {});
+  const last = () => {
+    const received = upstream.received[upstream.received.length - 1];
+    if (!received) throw new Error('nothing reached the upstream');
+    return received;
+  };
+  const headerNames = () => Object.keys(last().headers);
 
   it('reaches payments signed with its secret, for that call only, from the ingress on a PSP host', async () => {
     const res = await request(`${behindIngress.url}/psp/webhook/pix?x=1`, 'psp.seller.example', {
