@@ -396,16 +396,18 @@ export async function settleRefund(
   const moved: Moved = [];
   const result = await inTransaction(em, async (tx) => {
     // The payment's record names its charge; a late payment's e2e id is not the charge's own.
-    const [payment] = await tx.execute<Array<{ transaction_id: string | null }>>(
-      `select transaction_id from payments.psp_payments where end_to_end_id = ?`,
+    // (An applied payment's record names its charge by txid only.)
+    const [payment] = await tx.execute<Array<{ transaction_id: string | null; txid: string | null }>>(
+      `select transaction_id, txid from payments.psp_payments where end_to_end_id = ?`,
       [report.endToEndId],
     );
-    if (!payment?.transaction_id) return 'unknown' as const;
-    const t = await tx.findOne(
-      TransactionSchema,
-      { id: payment.transaction_id },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    const where = payment?.transaction_id
+      ? { id: payment.transaction_id }
+      : payment?.txid
+        ? { txid: payment.txid }
+        : null;
+    if (!where) return 'unknown' as const;
+    const t = await tx.findOne(TransactionSchema, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!t || t.environment !== report.environment) return 'unknown' as const;
     if (t.endToEndId !== report.endToEndId) {
       return (await settleLateRefund(tx, report, deps)) ? ('applied' as const) : ('unchanged' as const);

@@ -1,0 +1,234 @@
+// A seller's refund follows the PSP to its end (docs/payments.md, "Refunds"): API Pix answers a refund
+// EM_PROCESSAMENTO, DEVOLVIDO or NAO_REALIZADO, and reports the end of a processing one in a later
+// notification's `devolucoes` or when it is looked up. Driven through the gateway against the PSP
+// simulator, with the ledger's balance checked at each step: the money is held while the refund is on
+// its way, taken once when it is made, and given back once when it is not.
+import { Balance, ChargeState, CreatedOrder, type Environment } from '@seller-api/contracts';
+import { signIdentity } from '@seller-api/service-kit';
+import { INTERNAL_SECRET } from '../support/env';
+import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { waitFor } from '../support/wait';
+import { createOrder, standaloneOrder } from '../orders/fixtures';
+
+const WEBHOOK_SECRET = 'refund-outcomes-webhook-secret-01';
+let psp: PspSimulator;
+let system: System;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  psp = await startPspSimulator({ clientId: 'seller-api', clientSecret: 's3cret-client' });
+  system = await startSystem({
+    PIX_PSP: 'bacen-api-pix',
+    PSP_API_URL: psp.url,
+    PSP_CLIENT_ID: 'seller-api',
+    PSP_CLIENT_SECRET: 's3cret-client',
+    PSP_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    PIX_KEY: 'pix@seller-api.example',
+    // Refunds whose end has not arrived are looked up quickly here.
+    REFUND_CHECK_INTERVAL_MS: '100',
+    REFUND_CHECK_BASE_MS: '300',
+    REFUND_CHECK_MAX_MS: '600',
+  });
+  gateway = await system.startGateway();
+});
+afterAll(async () => {
+  await system.stop();
+  await psp.close();
+});
+afterEach(() => {
+  psp.refundStatus = 'DEVOLVIDO';
+});
+
+const webhook = () => ({ webhookUrl: `${gateway.url}/psp/webhook`, secret: WEBHOOK_SECRET });
+
+/** A live seller with one paid order of R$ 150,00, its net credited. */
+async function paidOrder() {
+  const { key, sellerId } = await createKey(gateway.service, { environment: 'live' as Environment });
+  const order = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+  const paid = await psp.pay(order.pix.qr_code_id, webhook());
+  expect(paid.status).toBe(200);
+  const net = await waitFor(
+    async () => {
+      const b = await balance(key);
+      return b.available_amount > 0 ? b.available_amount : null;
+    },
+    { what: 'the sale credited' },
+  );
+  return { key, sellerId: sellerId as string, order, endToEndId: paid.endToEndId, net };
+}
+
+async function balance(key: string) {
+  return Balance.parse((await call(`${gateway.url}/finance/balance/`, { key })).body.data);
+}
+
+async function detail(key: string, uuid: string) {
+  const body = (await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data as {
+    payment: { status: string; refund?: { status: string; failure_reason: string | null } | null };
+  };
+  return body.payment;
+}
+
+/** Payments' own view of the charge: its status and its refund. */
+async function charge(sellerId: string, uuid: string) {
+  const path = `/internal/charges/${uuid}/`;
+  const identity = {
+    user_id: sellerId,
+    seller_id: sellerId,
+    environment: 'live' as const,
+    role: 'seller' as const,
+  };
+  const res = await call(`${system.services.payments}${path}`, {
+    headers: signIdentity(INTERNAL_SECRET, identity, 'GET', path),
+  });
+  return res.body.data as { status: string; refund: ChargeState['refund'] };
+}
+
+const refund = (key: string, uuid: string) =>
+  call(`${gateway.url}/sellers/orders/${uuid}/refund/`, { method: 'POST', key });
+
+async function events(key: string, type: string, uuid: string) {
+  const res = await call(`${gateway.url}/events/?type=${type}&order_uuid=${uuid}`, { key });
+  return (res.body.data as { results: Array<{ data: Record<string, unknown> }> }).results;
+}
+
+describe('a refund the PSP is still making', () => {
+  it('keeps the order PAID and the money held until a notification says DEVOLVIDO, applied once', async () => {
+    const { key, sellerId, order, endToEndId, net } = await paidOrder();
+    psp.refundStatus = 'EM_PROCESSAMENTO';
+    const asked = await refund(key, order.uuid);
+    expect(asked.status).toBe(200);
+    expect(asked.body.message).toMatch(/processing/i);
+    expect((await charge(sellerId, order.uuid)).refund).toMatchObject({ status: 'PROCESSING', attempt: 1 });
+    expect((await detail(key, order.uuid)).status).toBe('PAID');
+    // Held, not gone: neither available nor paid back yet.
+    expect((await balance(key)).available_amount).toBe(0);
+
+    // Asked again while in progress: refused, nothing held twice.
+    const again = await refund(key, order.uuid);
+    expect(again.status).toBe(409);
+    expect(again.body.message).toMatch(/already in progress/);
+
+    const [made] = psp.refunds.filter((r) => r.endToEndId === endToEndId);
+    psp.settleRefund(made?.id as string, 'DEVOLVIDO', undefined, endToEndId);
+    const told = await psp.notifyRefunds([endToEndId], webhook());
+    expect(told.status).toBe(200);
+    await waitFor(async () => ((await detail(key, order.uuid)).status === 'REFUNDED' ? true : null), {
+      what: 'order REFUNDED',
+    });
+    // The same notification twice, and a stale EM_PROCESSAMENTO after the end: nothing more.
+    expect((await psp.notifyRefunds([endToEndId], webhook())).status).toBe(200);
+    const stale = await psp.notify(
+      {
+        pix: [
+          {
+            endToEndId,
+            txid: order.pix.qr_code_id,
+            valor: '150.00',
+            horario: new Date().toISOString(),
+            devolucoes: [
+              {
+                id: made?.id,
+                rtrId: made?.rtrId,
+                valor: '150.00',
+                horario: { solicitacao: new Date().toISOString() },
+                status: 'EM_PROCESSAMENTO',
+              },
+            ],
+          },
+        ],
+      },
+      webhook(),
+    );
+    expect(stale.status).toBe(200);
+    expect((await charge(sellerId, order.uuid)).refund).toMatchObject({ status: 'REFUNDED', attempt: 1 });
+    expect(await balance(key)).toMatchObject({ available_amount: 0 });
+    expect(await events(key, 'order.refunded', order.uuid)).toHaveLength(1);
+    expect(net).toBeGreaterThan(0);
+  });
+
+  it('is looked up at the PSP when no notification comes, and a NAO_REALIZADO gives the money back', async () => {
+    const { key, sellerId, order, endToEndId, net } = await paidOrder();
+    psp.refundStatus = 'EM_PROCESSAMENTO';
+    expect((await refund(key, order.uuid)).status).toBe(200);
+    const [made] = psp.refunds.filter((r) => r.endToEndId === endToEndId);
+    psp.settleRefund(made?.id as string, 'NAO_REALIZADO', 'Saldo insuficiente na conta.', endToEndId);
+
+    // No notification: the refund checks look it up (GET /pix/{e2eid}/devolucao/{id}).
+    const failed = await waitFor(
+      async () => {
+        const c = await charge(sellerId, order.uuid);
+        return c.refund?.status === 'FAILED' ? c : null;
+      },
+      { what: 'refund FAILED by look-up' },
+    );
+    expect(failed).toMatchObject({
+      status: 'APPROVED',
+      refund: { failure_reason: 'Saldo insuficiente na conta.' },
+    });
+    expect(psp.requests.some((r) => r.method === 'GET' && r.path.includes('/devolucao/'))).toBe(true);
+    expect((await detail(key, order.uuid)).status).toBe('PAID');
+    await waitFor(async () => ((await balance(key)).available_amount === net ? true : null), {
+      what: 'the hold given back',
+    });
+    const told = await waitFor(async () => {
+      const found = await events(key, 'payment.refund_failed', order.uuid);
+      return found.length > 0 ? found : null;
+    });
+    expect(told[0]?.data).toMatchObject({
+      order: { uuid: order.uuid, status: 'PAID' },
+      refund: { amount: 15000, reason: 'Saldo insuficiente na conta.' },
+    });
+
+    // Asked again: a new attempt with its own refund id, made this time; the net is taken once.
+    psp.refundStatus = 'DEVOLVIDO';
+    const second = await refund(key, order.uuid);
+    expect(second.status).toBe(200);
+    const ids = psp.refunds.filter((r) => r.endToEndId === endToEndId).map((r) => r.id);
+    expect(ids).toHaveLength(2);
+    expect(ids[1]).toBe(`${ids[0]}02`);
+    expect((await detail(key, order.uuid)).status).toBe('REFUNDED');
+    // The first attempt's failure told once more (a late notification) releases nothing now.
+    expect(
+      (await psp.notifyRefunds([endToEndId], { ...webhook(), refundIds: [ids[0] as string] })).status,
+    ).toBe(200);
+    await waitFor(async () => ((await balance(key)).available_amount === 0 ? true : null), {
+      what: 'the net reversed once',
+    });
+    expect((await charge(sellerId, order.uuid)).refund).toMatchObject({ status: 'REFUNDED', attempt: 2 });
+  });
+});
+
+describe('a refund the PSP refuses in its answer', () => {
+  it('answers the seller at once, records the reason, tells the seller and gives the hold back once', async () => {
+    const { key, sellerId, order, net } = await paidOrder();
+    psp.refundStatus = 'NAO_REALIZADO';
+    const res = await refund(key, order.uuid);
+    expect(res.status).toBe(503);
+    expect(res.body.message).toMatch(/did not make the refund/);
+    expect(await charge(sellerId, order.uuid)).toMatchObject({
+      status: 'APPROVED',
+      refund: { status: 'FAILED', attempt: 1, release_hold: false },
+    });
+    expect((await balance(key)).available_amount).toBe(net);
+    await waitFor(async () =>
+      (await events(key, 'payment.refund_failed', order.uuid)).length === 1 ? true : null,
+    );
+    expect((await balance(key)).available_amount).toBe(net);
+  });
+});
+
+describe('a refund whose answer was lost', () => {
+  it('is found at the PSP by the look-ups and completed there', async () => {
+    const { key, sellerId, order } = await paidOrder();
+    psp.loseAnswerNext(1);
+    const res = await refund(key, order.uuid);
+    expect(res.status).toBe(503);
+    expect((await charge(sellerId, order.uuid)).status).toBe('APPROVED');
+    // The PSP made it (DEVOLVIDO): the look-up finds it and the order is refunded, the hold reversed.
+    await waitFor(async () => ((await detail(key, order.uuid)).status === 'REFUNDED' ? true : null), {
+      what: 'order REFUNDED by look-up',
+    });
+    expect((await balance(key)).available_amount).toBe(0);
+  });
+});
