@@ -81,7 +81,8 @@ export const PspPixPayment = z.looseObject({
   txid: PspTxid.optional(),
   valor: pspValor,
   horario: pspDatetime,
-  devolucoes: z.array(PspRefundReport).optional(),
+  // An array in the schema; the spec's own example (pixWebhook1) sends one object: read as one refund.
+  devolucoes: z.union([z.array(PspRefundReport), PspRefundReport.transform((one) => [one])]).optional(),
 });
 export type PspPixPayment = z.infer<typeof PspPixPayment>;
 

@@ -2,6 +2,7 @@ import { apiPixEnv, apiPixEnvProblems, apiPixUrls, sameApiUrl } from '@seller-ap
 import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { normaliseMerchantText } from './domain/brcode';
+import { SANDBOX_REFUNDS } from './domain/psp';
 import { normaliseDn } from './http/psp-senders';
 
 /**
@@ -77,6 +78,11 @@ export const paymentsEnv = {
   REFUND_CHECK_BASE_MS: z.coerce.number().int().positive().default(30_000),
   REFUND_CHECK_MAX_MS: z.coerce.number().int().positive().default(3_600_000),
   REFUND_ALERT_AFTER_MS: z.coerce.number().int().positive().default(3_600_000),
+  /**
+   * How the sandbox PSP refunds (domain/psp.ts): `instant`, or `processing` to try refunds that end
+   * later, as a real PSP's do (the refund checks end them; amounts ending in 13 cents fail).
+   */
+  SANDBOX_REFUNDS: z.enum(SANDBOX_REFUNDS).default('instant'),
   /** PIX_PSP=bacen-api-pix: the live PSP's API Pix (`PSP_API_URL`, `PSP_CLIENT_ID`, ...: api-pix apiPixEnv). */
   ...apiPixEnv('PSP_'),
   /**

@@ -64,6 +64,7 @@ function pspFromSettings(config: PaymentsConfig, settings: PspSettings): PspAdap
         pixKey: settings.pixKey,
         merchantName: config.PIX_MERCHANT_NAME,
         merchantCity: config.PIX_MERCHANT_CITY,
+        refunds: config.SANDBOX_REFUNDS,
       });
     case 'bacen-api-pix': {
       const { apiUrl, tokenUrl, clientId, clientSecret } = settings;

@@ -8,6 +8,7 @@ export interface DueRefundCheck {
   environment: Environment;
   endToEndId: string;
   attempt: number;
+  amountCents: number;
   /** Look-ups made before this one. */
   checks: number;
 }
@@ -33,9 +34,10 @@ export async function claimRefundChecks(
         end_to_end_id: string;
         refund_attempt: number;
         refund_checks: number;
+        gross_amount: string;
       }>
     >(
-      `select id, order_id, environment, end_to_end_id, refund_attempt, refund_checks
+      `select id, order_id, environment, end_to_end_id, refund_attempt, refund_checks, gross_amount
          from payments.transactions
         where refund_check_at <= ? and end_to_end_id is not null
         order by refund_check_at
@@ -54,6 +56,7 @@ export async function claimRefundChecks(
       environment: row.environment,
       endToEndId: row.end_to_end_id,
       attempt: Math.max(1, row.refund_attempt),
+      amountCents: Number(row.gross_amount),
       checks: row.refund_checks,
     }));
   });

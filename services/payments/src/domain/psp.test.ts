@@ -44,3 +44,38 @@ describe('sandbox PSP', () => {
     expect(pix.txid).toBe(input.txid);
   });
 });
+
+describe('the sandbox in `processing` refunds', () => {
+  const later = sandboxPsp({
+    pixKey: 'sandbox@example.com',
+    merchantName: 'SELLER API',
+    merchantCity: 'SAO PAULO',
+    refunds: 'processing',
+  });
+  const ref = { endToEndId: `E${'1'.repeat(31)}`, refundId: 'D1' };
+
+  it('answers a refund as in progress and ends it on a look-up', async () => {
+    await expect(later.refund({ ...ref, amountCents: 1000 })).resolves.toEqual({
+      status: 'PROCESSING',
+      reason: null,
+    });
+    await expect(later.lookupRefund({ ...ref, amountCents: 1000 })).resolves.toEqual({
+      status: 'REFUNDED',
+      reason: null,
+    });
+  });
+
+  it('does not make a refund of an amount ending in 13 cents', async () => {
+    await expect(later.lookupRefund({ ...ref, amountCents: 1013 })).resolves.toMatchObject({
+      status: 'FAILED',
+      reason: expect.stringMatching(/13 cents/),
+    });
+  });
+
+  it('refunds at once by default', async () => {
+    await expect(psp.refund({ ...ref, amountCents: 1013 })).resolves.toEqual({
+      status: 'REFUNDED',
+      reason: null,
+    });
+  });
+});

@@ -42,8 +42,11 @@ export interface PspRefund {
   reason: string | null;
 }
 
-/** Which refund to look up: the payment's end-to-end id and our refund id. */
-export type PspRefundRef = Pick<PspRefundInput, 'endToEndId' | 'refundId'>;
+/**
+ * Which refund to look up: the payment's end-to-end id and our refund id (API Pix needs no more); the
+ * amount asked, for an adapter that decides by it (the sandbox).
+ */
+export type PspRefundRef = Pick<PspRefundInput, 'endToEndId' | 'refundId'> & { amountCents?: number };
 
 /** A PSP behind the payments service (docs/payments.md); chosen per environment (PspAdapters). */
 export interface PspAdapter {
@@ -100,12 +103,25 @@ export interface SandboxPspOptions {
   pixKey: string;
   merchantName: string;
   merchantCity: string;
+  /**
+   * `instant` (default): refunds are made at once. `processing`: as a PSP that answers
+   * `EM_PROCESSAMENTO` and reports the end later, so the refund checks end them on their next look-up:
+   * made, but not for an amount whose cents are 13 (R$ 10,13), which fails as `NAO_REALIZADO`.
+   */
+  refunds?: SandboxRefunds;
 }
+
+export const SANDBOX_REFUNDS = ['instant', 'processing'] as const;
+export type SandboxRefunds = (typeof SANDBOX_REFUNDS)[number];
+
+/** In the `processing` sandbox, refunds of an amount whose cents are 13 are not made. */
+export const SANDBOX_FAILING_REFUND_CENTS = 13;
 
 /**
  * The sandbox PSP makes a static BR Code locally: the receiving key, the amount and our txid, so the
  * code is one any bank app or parser accepts, and no money can move without the sandbox pay route.
- * Expiry and debtor stay with us: a static code has no room for them. Refunds succeed at once.
+ * Expiry and debtor stay with us: a static code has no room for them. Refunds succeed at once, or as
+ * SandboxPspOptions.refunds says.
  */
 export function sandboxPsp(options: SandboxPspOptions): PspAdapter {
   return {
@@ -123,9 +139,13 @@ export function sandboxPsp(options: SandboxPspOptions): PspAdapter {
       return { copyAndPaste, location: null };
     },
     async refund() {
-      return { status: 'REFUNDED', reason: null };
+      return { status: options.refunds === 'processing' ? 'PROCESSING' : 'REFUNDED', reason: null };
     },
-    async lookupRefund() {
+    async lookupRefund(ref) {
+      if (options.refunds === 'processing' && ref.amountCents !== undefined) {
+        if (ref.amountCents % 100 === SANDBOX_FAILING_REFUND_CENTS)
+          return { status: 'FAILED', reason: 'Sandbox: refunds of amounts ending in 13 cents are not made.' };
+      }
       return { status: 'REFUNDED', reason: null };
     },
   };

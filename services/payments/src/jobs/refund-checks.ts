@@ -65,7 +65,11 @@ export class RefundChecks {
     const psp = pspFor(this.deps.psps, check.environment);
     const refundId = refundIdFor(check.transactionId, check.attempt);
     try {
-      const found = await psp.lookupRefund({ endToEndId: check.endToEndId, refundId });
+      const found = await psp.lookupRefund({
+        endToEndId: check.endToEndId,
+        refundId,
+        amountCents: check.amountCents,
+      });
       this.metrics?.refundChecked(found ? found.status.toLowerCase() : 'not_found');
       if (!found) {
         // No refund with this id at the PSP (yet): the ask may not have reached it. Looked up again
