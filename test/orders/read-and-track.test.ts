@@ -88,7 +88,10 @@ describe('order detail', () => {
       net_amount: 13441,
       method: 'PIX',
       status: 'PENDING',
+      // Sent, not defaulted by the schema: null until a refund is asked.
+      refund: null,
     });
+    expect(res.body.data).toHaveProperty('payment.refund', null);
     expect(data.parties).toEqual({ producer: { name: 'Produtora X' }, seller: { name: expect.any(String) } });
     expect(data.timestamps).toEqual({
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
