@@ -65,6 +65,24 @@ async function refundHoldsLeft(databaseUrl) {
   }
 }
 
+/** Where each refund stands at the PSP, as payments knows it; open: refunds whose end has not arrived. */
+async function refundOutcomes(databaseUrl) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query(
+      `select order_id, refund_status, refund_check_at is not null as open from payments.transactions
+        where refund_asked_at is not null`,
+    );
+    return {
+      statusOf: new Map(rows.map((r) => [r.order_id, r.refund_status])),
+      open: rows.filter((r) => r.open).length,
+    };
+  } finally {
+    await db.end();
+  }
+}
+
 /** Everything the checks look at, read now. */
 export async function collect({ client, sellers, outcome, receiver, databaseUrl }) {
   const perSeller = [];
@@ -84,6 +102,7 @@ export async function collect({ client, sellers, outcome, receiver, databaseUrl 
     receiver,
     orphanCharges: await chargesWithoutOrder(databaseUrl),
     refundHolds: await refundHoldsLeft(databaseUrl),
+    refunds: await refundOutcomes(databaseUrl),
   };
 }
 
@@ -98,6 +117,7 @@ export function settled(state) {
   return (
     webhooks &&
     state.refundHolds === 0 &&
+    state.refunds.open === 0 &&
     state.perSeller.every((s) => balanceMiss(s) === 0 && !s.withdrawals.some((w) => IN_FLIGHT.has(w.status)))
   );
 }
@@ -114,7 +134,7 @@ const sample = (items) =>
   items.length ? `${items.slice(0, 5).join(', ')}${items.length > 5 ? ', ...' : ''}` : undefined;
 
 export function computeChecks(state, { reconciliation, exits }) {
-  const { outcome, receiver, perSeller, orphanCharges, refundHolds } = state;
+  const { outcome, receiver, perSeller, orphanCharges, refundHolds, refunds } = state;
   const asked = outcome.orders;
   const answered = asked.filter((o) => o.uuid);
   const answeredIds = new Set(answered.map((o) => o.uuid));
@@ -146,12 +166,19 @@ export function computeChecks(state, { reconciliation, exits }) {
   const refundMissed = answered
     .filter((o) => o.refund && o.paid === 200 && o.refunded !== 200 && !refundRefused.includes(o))
     .map((o) => `#${o.n}: ${o.refunded} ${o.refundCode ?? ''}`);
-  const notRefunded = refunded.filter((o) => statusOf.get(o.uuid) !== 'REFUNDED').map((o) => o.uuid);
+  const notRefunded = refunded
+    .filter((o) => !o.refundFails && statusOf.get(o.uuid) !== 'REFUNDED')
+    .map((o) => o.uuid);
+  // A refund the PSP did not make: the order stays PAID, the refund reads FAILED, the net is back.
+  const failedRefunds = refunded.filter((o) => o.refundFails);
+  const failedNotPaid = failedRefunds
+    .filter((o) => statusOf.get(o.uuid) !== 'PAID' || refunds.statusOf.get(o.uuid) !== 'FAILED')
+    .map((o) => `${o.uuid} ${statusOf.get(o.uuid)} ${refunds.statusOf.get(o.uuid)}`);
   const refundedUnasked = listed.filter(
     (o) => o.status === 'REFUNDED' && !refunded.some((r) => r.uuid === o.uuid),
   );
   const notPaid = paidOrders
-    .filter((o) => o.refunded !== 200 && statusOf.get(o.uuid) !== 'PAID')
+    .filter((o) => (o.refunded !== 200 || o.refundFails) && statusOf.get(o.uuid) !== 'PAID')
     .map((o) => o.uuid);
   const paidUnasked = listed.filter((o) => o.status === 'PAID' && !paidOrders.some((p) => p.uuid === o.uuid));
   const balanceMisses = perSeller.map((s) => balanceMiss(s));
@@ -221,6 +248,14 @@ export function computeChecks(state, { reconciliation, exits }) {
       sample(notRefunded),
     ),
     row('orders REFUNDED that nobody refunded', refundedUnasked.length, 0, refundedUnasked.length === 0),
+    row(
+      'failed refunds not PAID with refund FAILED',
+      `${failedNotPaid.length} of ${failedRefunds.length}`,
+      '0 of > 0',
+      failedNotPaid.length === 0 && (refunded.length < 10 || failedRefunds.length > 0),
+      sample(failedNotPaid),
+    ),
+    row('refunds still open at the PSP', refunds.open, 0, refunds.open === 0),
     row('refund holds left at the end', refundHolds, 0, refundHolds === 0),
     row(
       'withdrawals answered 201 / listed',

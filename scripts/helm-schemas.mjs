@@ -170,6 +170,7 @@ function serviceSchema(name) {
           SellerApiLedgerReconciliationMismatch: alert,
           SellerApiLedgerReconciliationStalled: alert,
           SellerApiRefundHoldsUnresolved: alert,
+          SellerApiRefundsUnresolved: alert,
         }),
       }),
     }),

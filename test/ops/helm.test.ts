@@ -642,6 +642,7 @@ describe('alerts', () => {
       'SellerApiOutboxLag',
       'SellerApiReadinessFailing',
       'SellerApiRefundHoldsUnresolved',
+      'SellerApiRefundsUnresolved',
     ]);
   });
 
@@ -664,6 +665,12 @@ describe('alerts', () => {
     const rules = alertRules(charts).filter((r) => r.alert === 'SellerApiRefundHoldsUnresolved');
     expect(rules.map((r) => r.service)).toEqual(['withdrawals']);
     expect(rules[0]?.expr).toMatch(/^max by \(namespace\) \(refund_holds_unresolved\{[^}]*\}\) > 0\s*$/);
+  });
+
+  it('watch refunds the PSP has not ended, in payments only', () => {
+    const rules = alertRules(charts).filter((r) => r.alert === 'SellerApiRefundsUnresolved');
+    expect(rules.map((r) => r.service)).toEqual(['payments']);
+    expect(rules[0]?.expr).toMatch(/^max by \(namespace\) \(payments_refunds_unresolved\{[^}]*\}\) > 0\s*$/);
   });
 
   it('select their own namespace and service, group by namespace, and leave out the probes', () => {

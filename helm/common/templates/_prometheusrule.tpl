@@ -142,6 +142,19 @@ spec:
             description: "{{ `{{ $value }}` }} refund holds wait for an operator: the PSP was asked and the charge is not refunded."
             runbook_url: {{ printf "%s/SellerApiRefundHoldsUnresolved.md" $pr.runbookBaseUrl }}
         {{- end }}{{ end }}
+        {{- with $a.SellerApiRefundsUnresolved }}{{ if .enabled }}
+        - alert: SellerApiRefundsUnresolved
+          expr: |
+            max by (namespace) (payments_refunds_unresolved{ {{- $sel }}}) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+            service: {{ $svc }}
+          annotations:
+            summary: "Refunds asked of the PSP have had no end for longer than REFUND_ALERT_AFTER_MS"
+            description: "{{ `{{ $value }}` }} refunds are neither made nor refused at the PSP; their money stays held."
+            runbook_url: {{ printf "%s/SellerApiRefundsUnresolved.md" $pr.runbookBaseUrl }}
+        {{- end }}{{ end }}
         {{- with $a.SellerApiLedgerReconciliationStalled }}{{ if .enabled }}
         - alert: SellerApiLedgerReconciliationStalled
           expr: |
