@@ -104,7 +104,7 @@ describe('a refund the PSP does not make', () => {
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({
       code: 'service_unavailable',
-      message: expect.stringMatching(/PSP refused/),
+      message: expect.stringMatching(/^The PSP did not make the refund: Conta do pagador encerrada/),
     });
     expect(await status(seller.key, uuid)).toBe('PAID');
     // Released before the answer: the balance read right after it has the net back.
@@ -184,7 +184,7 @@ describe('a refund the PSP does not make', () => {
       psp.refundStatus = 'DEVOLVIDO';
     }
     expect(res.status).toBe(503);
-    expect(res.body).not.toMatchObject({ message: expect.stringMatching(/PSP refused/) });
+    expect(res.body).not.toMatchObject({ message: expect.stringMatching(/did not make the refund/) });
     expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held']);
     expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
     expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
