@@ -100,6 +100,8 @@ describe('a refund the PSP makes later', () => {
       message: expect.stringMatching(/already in progress/),
     });
     expect(psp.refunds.filter((r) => r.endToEndId === endToEndId)).toHaveLength(1);
+    // The refused second ask leaves the first one's hold: the net is still reserved.
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
 
     await settle(endToEndId, 'DEVOLVIDO');
     const done = await waitFor(
