@@ -1,13 +1,14 @@
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
+import { startEfiSimulator, type EfiSimulator } from '../support/efi-simulator';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call } from '../support/system';
 import type { Harness } from '../withdrawals/helpers';
 
 /*
- * What the tests of the test environment's PSP routing share: a simulator standing for the live PSP,
- * the harness settings that make it the live environment's PSP for charges and payouts, and the
- * calls every such test makes.
+ * What the tests of the test environment's PSP routing share: simulators standing for the live PSPs
+ * (API Pix for charges, Efí for payouts), the harness settings that make them the live environment's
+ * PSPs, and the calls every such test makes.
  */
 
 export const LIVE_WEBHOOK_SECRET = 'live-psp-webhook-secret-0123';
@@ -15,13 +16,24 @@ export const LIVE_WEBHOOK_SECRET = 'live-psp-webhook-secret-0123';
 export const startLivePsp = (): Promise<PspSimulator> =>
   startPspSimulator({ clientId: 'live-client', clientSecret: 'live-secret' });
 
+/** Efí as the live payout PSP, for the account whose Pix key is `payingKey`. */
+export const startLivePayoutPsp = (payingKey: string): Promise<EfiSimulator> =>
+  startEfiSimulator({ clientId: 'live-payouts-client', clientSecret: 'live-payouts-secret', payingKey });
+
+/** What a PSP has heard so far: compare with a later one to show it heard nothing more. */
+export const heardSoFar = (psp: Pick<PspSimulator | EfiSimulator, 'requests' | 'tokenRequests'>) => ({
+  requests: psp.requests.length,
+  tokens: psp.tokenRequests,
+});
+
 /**
- * `live` as the live environment's PSP for charges (PIX key `pixKey`) and payouts (paying from
- * `payingKey`), with production's auto-approval: withdrawals below R$ 500,00 go out without an
- * operator.
+ * `live` as the live environment's PSP for charges (PIX key `pixKey`) and `payouts` (Efí, paying from
+ * `payingKey`, the key it was started with) for payouts, with production's auto-approval: withdrawals
+ * below R$ 500,00 go out without an operator.
  */
 export function livePspSettings(
   live: PspSimulator,
+  payouts: EfiSimulator,
   keys: { pixKey: string; payingKey: string },
 ): Record<string, string> {
   return {
@@ -31,13 +43,15 @@ export function livePspSettings(
     PSP_CLIENT_SECRET: 'live-secret',
     PSP_WEBHOOK_SECRET: LIVE_WEBHOOK_SECRET,
     PIX_KEY: keys.pixKey,
-    PAYOUT_PSP: 'bacen-api-pix',
-    PAYOUT_PSP_API_URL: live.url,
-    PAYOUT_PSP_CLIENT_ID: 'live-client',
-    PAYOUT_PSP_CLIENT_SECRET: 'live-secret',
+    PAYOUT_PSP: 'efi',
+    PAYOUT_PSP_API_URL: payouts.url,
+    PAYOUT_PSP_CLIENT_ID: 'live-payouts-client',
+    PAYOUT_PSP_CLIENT_SECRET: 'live-payouts-secret',
     PAYOUT_PIX_KEY: keys.payingKey,
     WITHDRAWAL_AUTO_APPROVE_BELOW: '50000',
     PAYOUT_INTERVAL_MS: '50',
+    // Efí answers a send EM_PROCESSAMENTO: the worker reads it back this soon after.
+    PAYOUT_RETRY_AFTER_MS: '100',
   };
 }
 

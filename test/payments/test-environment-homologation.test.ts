@@ -1,4 +1,5 @@
-import { idEnvioOf } from '../../services/withdrawals/src/clients/bacen-api-pix-payouts';
+import { idEnvioOf } from '../../services/withdrawals/src/clients/efi-payouts';
+import { startEfiSimulator, type EfiSimulator } from '../support/efi-simulator';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { waitFor } from '../support/wait';
 import {
@@ -13,53 +14,70 @@ import {
 } from '../withdrawals/helpers';
 import {
   LIVE_WEBHOOK_SECRET,
+  heardSoFar,
   livePspSettings,
   order,
   paymentStatus,
   pspWebhookUrl,
+  startLivePayoutPsp,
   startLivePsp,
 } from './psp-environments';
 
 /*
- * PSP_TEST_* and PAYOUT_PSP_TEST_* point the test environment at a PSP's homologation endpoint (here a
- * second simulator): test charges, payments, refunds and payouts go there and never to the live PSP,
- * and each PSP's notifications pay only its own environment's charges.
+ * PSP_TEST_* and PAYOUT_PSP_TEST_* point the test environment at PSPs' homologation endpoints (here a
+ * second API Pix simulator for charges and a second Efí simulator for payouts): test charges, payments,
+ * refunds and payouts go there and never to the live PSPs, and each PSP's notifications pay only its
+ * own environment's charges.
  */
 
 const TEST_WEBHOOK_SECRET = 'homologation-webhook-secret-0123';
 const TEST_PIX_KEY = 'pix-homologation@seller-api.example';
 const TEST_PAYING_KEY = 'payouts-homologation@seller-api.example';
+const LIVE_PAYING_KEY = 'payouts@seller-api.example';
 let live: PspSimulator;
+let livePayouts: EfiSimulator;
 let homologation: PspSimulator;
+let homologationPayouts: EfiSimulator;
 let h: Harness;
 
 beforeAll(async () => {
-  [live, homologation] = await Promise.all([
+  [live, livePayouts, homologation, homologationPayouts] = await Promise.all([
     startLivePsp(),
+    startLivePayoutPsp(LIVE_PAYING_KEY),
     startPspSimulator({ clientId: 'homologation-client', clientSecret: 'homologation-secret' }),
+    startEfiSimulator({
+      clientId: 'homologation-payouts-client',
+      clientSecret: 'homologation-payouts-secret',
+      payingKey: TEST_PAYING_KEY,
+    }),
   ]);
   h = await startHarness({
-    ...livePspSettings(live, { pixKey: 'pix@seller-api.example', payingKey: 'payouts@seller-api.example' }),
+    ...livePspSettings(live, livePayouts, { pixKey: 'pix@seller-api.example', payingKey: LIVE_PAYING_KEY }),
     PIX_PSP_TEST: 'bacen-api-pix',
     PSP_TEST_API_URL: homologation.url,
     PSP_TEST_CLIENT_ID: 'homologation-client',
     PSP_TEST_CLIENT_SECRET: 'homologation-secret',
     PSP_TEST_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
     PIX_KEY_TEST: TEST_PIX_KEY,
-    PAYOUT_PSP_TEST: 'bacen-api-pix',
-    PAYOUT_PSP_TEST_API_URL: homologation.url,
-    PAYOUT_PSP_TEST_CLIENT_ID: 'homologation-client',
-    PAYOUT_PSP_TEST_CLIENT_SECRET: 'homologation-secret',
+    PAYOUT_PSP_TEST: 'efi',
+    PAYOUT_PSP_TEST_API_URL: homologationPayouts.url,
+    PAYOUT_PSP_TEST_CLIENT_ID: 'homologation-payouts-client',
+    PAYOUT_PSP_TEST_CLIENT_SECRET: 'homologation-payouts-secret',
     PAYOUT_PIX_KEY_TEST: TEST_PAYING_KEY,
   });
 });
 afterAll(async () => {
   await h?.stop();
-  await Promise.all([live?.close(), homologation?.close()]);
+  await Promise.all([
+    live?.close(),
+    livePayouts?.close(),
+    homologation?.close(),
+    homologationPayouts?.close(),
+  ]);
 });
 
-it('sends every test action to the homologation PSP and none to the live one', async () => {
-  const seen = { requests: live.requests.length, tokens: live.tokenRequests };
+it('sends every test action to the homologation PSPs and none to the live ones', async () => {
+  const seen = { charges: heardSoFar(live), payouts: heardSoFar(livePayouts) };
   const seller = await newSeller(h, 'test');
   const kept = await order(h, seller.key);
   const refunded = await order(h, seller.key);
@@ -88,14 +106,17 @@ it('sends every test action to the homologation PSP and none to the live one', a
     pix_key_type: 'email',
   });
   await statusBecomes(h, seller.key, w.uuid, 'PAID');
-  expect(homologation.envios.get(idEnvioOf(w.uuid))).toMatchObject({
+  expect(homologationPayouts.sends.get(idEnvioOf(w.uuid))).toMatchObject({
     valor: '50.00',
-    pagador: { chave: TEST_PAYING_KEY },
+    chave: TEST_PAYING_KEY,
     favorecido: { chave: 'seller@example.com' },
+    status: 'REALIZADO',
   });
 
-  expect(live.requests.slice(seen.requests)).toEqual([]);
-  expect(live.tokenRequests).toBe(seen.tokens);
+  expect(live.requests.slice(seen.charges.requests)).toEqual([]);
+  expect(live.tokenRequests).toBe(seen.charges.tokens);
+  expect(livePayouts.requests.slice(seen.payouts.requests)).toEqual([]);
+  expect(livePayouts.tokenRequests).toBe(seen.payouts.tokens);
 });
 
 it("pays each environment's charges only from its own PSP's notifications", async () => {

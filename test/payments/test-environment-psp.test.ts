@@ -1,5 +1,6 @@
 import { DEFAULT_PIX_KEY } from '../../services/payments/src/config';
-import { idEnvioOf } from '../../services/withdrawals/src/clients/bacen-api-pix-payouts';
+import { idEnvioOf } from '../../services/withdrawals/src/clients/efi-payouts';
+import type { EfiSimulator } from '../support/efi-simulator';
 import type { PspSimulator } from '../support/psp-simulator';
 import { waitFor } from '../support/wait';
 import {
@@ -14,36 +15,41 @@ import {
 } from '../withdrawals/helpers';
 import {
   LIVE_WEBHOOK_SECRET,
+  heardSoFar,
   livePspSettings,
   order,
   paymentStatus,
   pspWebhookUrl,
+  startLivePayoutPsp,
   startLivePsp,
 } from './psp-environments';
 
 /*
- * The test environment never moves real money. The PSP simulator is configured as the real PSP of the
- * live environment, for charges, refunds and payouts, with production's auto-approval: a test key's
- * orders, payments, refunds and withdrawals all happen in the sandbox and the live PSP hears nothing,
- * while a live key's still go to it.
+ * The test environment never moves real money. The PSP simulators are configured as the real PSPs of
+ * the live environment (API Pix for charges and refunds, Efí for payouts), with production's
+ * auto-approval: a test key's orders, payments, refunds and withdrawals all happen in the sandbox and
+ * the live PSPs hear nothing, while a live key's still go to them.
  */
 
 const LIVE_PIX_KEY = 'pix@seller-api.example';
 const LIVE_PAYING_KEY = 'payouts@seller-api.example';
 let live: PspSimulator;
+let livePayouts: EfiSimulator;
 let h: Harness;
 
 beforeAll(async () => {
-  live = await startLivePsp();
-  h = await startHarness(livePspSettings(live, { pixKey: LIVE_PIX_KEY, payingKey: LIVE_PAYING_KEY }));
+  [live, livePayouts] = await Promise.all([startLivePsp(), startLivePayoutPsp(LIVE_PAYING_KEY)]);
+  h = await startHarness(
+    livePspSettings(live, livePayouts, { pixKey: LIVE_PIX_KEY, payingKey: LIVE_PAYING_KEY }),
+  );
 });
 afterAll(async () => {
   await h?.stop();
-  await live?.close();
+  await Promise.all([live?.close(), livePayouts?.close()]);
 });
 
 it('keeps a test key in the sandbox: charge, payment, refund and an auto-approved payout reach no PSP', async () => {
-  const seen = { requests: live.requests.length, tokens: live.tokenRequests };
+  const seen = { charges: heardSoFar(live), payouts: heardSoFar(livePayouts) };
   const seller = await newSeller(h, 'test');
 
   const kept = await order(h, seller.key);
@@ -68,10 +74,12 @@ it('keeps a test key in the sandbox: charge, payment, refund and an auto-approve
   expect(paid.decided_at).toEqual(expect.any(String));
   await balanceBecomes(h, seller.key, { available_amount: SALE_NET - 5000, pending_amount: 0 });
 
-  // Not one request to the live PSP, not even for a token.
-  expect(live.requests.slice(seen.requests)).toEqual([]);
-  expect(live.tokenRequests).toBe(seen.tokens);
-  expect(live.envios.has(idEnvioOf(w.uuid))).toBe(false);
+  // Not one request to either live PSP, not even for a token.
+  expect(live.requests.slice(seen.charges.requests)).toEqual([]);
+  expect(live.tokenRequests).toBe(seen.charges.tokens);
+  expect(livePayouts.requests.slice(seen.payouts.requests)).toEqual([]);
+  expect(livePayouts.tokenRequests).toBe(seen.payouts.tokens);
+  expect(livePayouts.sends.has(idEnvioOf(w.uuid))).toBe(false);
 });
 
 it("never pays a test charge from the live PSP's notification", async () => {
@@ -95,7 +103,7 @@ it("never pays a test charge from the live PSP's notification", async () => {
   expect(await paymentStatus(h, seller.key, o.uuid)).toBe('PENDING');
 });
 
-it('still sends a live key to the live PSP: charge, payment, refund and payout', async () => {
+it('still sends a live key to the live PSPs: charge, payment, refund and payout', async () => {
   const seller = await newSeller(h, 'live');
   const kept = await order(h, seller.key);
   const refunded = await order(h, seller.key);
@@ -125,9 +133,10 @@ it('still sends a live key to the live PSP: charge, payment, refund and payout',
   await balanceBecomes(h, seller.key, { available_amount: SALE_NET });
   const w = await withdraw(h, seller.key, { amount: 5000, pix_key: '52998224725', pix_key_type: 'cpf' });
   await statusBecomes(h, seller.key, w.uuid, 'PAID');
-  expect(live.envios.get(idEnvioOf(w.uuid))).toMatchObject({
+  expect(livePayouts.sends.get(idEnvioOf(w.uuid))).toMatchObject({
     valor: '50.00',
-    pagador: { chave: LIVE_PAYING_KEY },
+    chave: LIVE_PAYING_KEY,
     favorecido: { chave: '52998224725' },
+    status: 'REALIZADO',
   });
 });

@@ -7,8 +7,9 @@ import { pspNotificationHeaders } from '../../services/payments/src/http/psp-sen
 import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
 
 /*
- * A PSP speaking the subset of the Central Bank's API Pix that `bacen-api-pix` uses, on a free
- * 127.0.0.1 port, so that path runs in the tests end to end:
+ * A PSP speaking the subset of the Central Bank's API Pix that payments' `bacen-api-pix` charge adapter
+ * uses, on a free 127.0.0.1 port, so that path runs in the tests end to end (API Pix covers receiving
+ * only: payouts go through a PSP's own API, simulated for Efí in test/support/efi-simulator.ts):
  *
  *   POST /oauth/token                      client credentials (HTTP Basic), random bearer tokens; the
  *                                          token carries the `scope` asked for (all when none) and each
@@ -22,8 +23,6 @@ import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
  *                                          settleRefund(), and notifyRefunds() tells it as the spec's
  *                                          callback does (`pix[].devolucoes`)
  *   GET  /pix/:e2eid/devolucao/:id         that refund as it stands (pix.read)
- *   PUT  /pix/envio/:idEnvio                payout (envio de Pix) to a key: {valor, pagador, favorecido}
- *   GET  /pix/envio/:idEnvio                the payout; a repeated PUT of an idEnvio is a 409
  *
  * The API sits at the root: pass `url` as the adapter's apiUrl and `tokenUrl` (= url + /oauth/token).
  * Errors are RFC 7807 problems as API Pix has them ({type, title, status, detail, violacoes?}).
@@ -87,20 +86,6 @@ export interface SimCob {
   pixCopiaECola: string;
   /** Payments received for this charge (through pay()). */
   pix: SimPix[];
-}
-
-export type SimEnvioStatus = 'EM_PROCESSAMENTO' | 'REALIZADO' | 'NAO_REALIZADO';
-
-/** A payout (envio de Pix) received through PUT /pix/envio/:idEnvio. */
-export interface SimEnvio {
-  idEnvio: string;
-  e2eId: string;
-  valor: string;
-  pagador: { chave: string };
-  favorecido: { chave: string };
-  horario: { solicitacao: string; liquidacao?: string };
-  status: SimEnvioStatus;
-  motivo?: string;
 }
 
 export interface SimRequest {
@@ -201,14 +186,6 @@ export interface PspSimulator {
   notifyRefunds(endToEndIds: string[], options: NotifyRefundsOptions): Promise<NotificationDelivery>;
   cobs: Map<string, SimCob>;
   refunds: SimRefund[];
-  /** Payouts received, by idEnvio. */
-  envios: Map<string, SimEnvio>;
-  /** Status new payouts get: REALIZADO (default) or EM_PROCESSAMENTO until settleEnvio(). */
-  envioStatus: 'REALIZADO' | 'EM_PROCESSAMENTO';
-  /** Keys the PSP does not find: a payout to one is NAO_REALIZADO. */
-  unknownKeys: Set<string>;
-  /** Finishes a payout left EM_PROCESSAMENTO. */
-  settleEnvio(idEnvio: string, status: 'REALIZADO' | 'NAO_REALIZADO', motivo?: string): SimEnvio;
   /** Every request to the API (tokens included), in order. */
   requests: SimRequest[];
   /** Every notification sent by pay() or notify(). */
@@ -221,11 +198,6 @@ export interface PspSimulator {
   hangNext(count?: number): void;
   /** The next `count` API calls are carried out, but their answers are lost (the connection drops). */
   loseAnswerNext(count?: number): void;
-  /**
-   * How a repeated PUT of an idEnvio is answered: 409 (default), or a 422 as a PSP that checks the
-   * body (or the balance) before its idempotency would.
-   */
-  duplicateEnvioStatus: 409 | 422;
   /** The payer pays the charge: it becomes CONCLUIDA and the notification is POSTed. */
   pay(txid: string, options: PayOptions): Promise<PaymentResult>;
   /** POSTs any payload as a notification (duplicates, unknown txid, wrong amount, bad shape). */
@@ -246,8 +218,6 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   const cobs = new Map<string, SimCob>();
   const payments = new Map<string, SimPix>();
   const refunds: SimRefund[] = [];
-  const envios = new Map<string, SimEnvio>();
-  const unknownKeys = new Set<string>();
   const requests: SimRequest[] = [];
   const notifications: NotificationDelivery[] = [];
   let tokenRequests = 0;
@@ -259,8 +229,6 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
     refundStatus: 'DEVOLVIDO' as SimRefundStatus,
     cobAnswer: 'code' as SimCobAnswer,
-    envioStatus: 'REALIZADO' as 'REALIZADO' | 'EM_PROCESSAMENTO',
-    duplicateEnvioStatus: 409 as 409 | 422,
   };
 
   function stamp(prefix: 'E' | 'D', at: Date): string {
@@ -446,52 +414,6 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     send(res, 201, refundView(refund));
   }
 
-  function putEnvio(id: string, body: unknown, res: http.ServerResponse): void {
-    const violations: Violation[] = [];
-    if (!REFUND_ID.test(id)) {
-      violations.push({ propriedade: 'idEnvio', razao: 'Must be 1 to 35 letters and digits.' });
-    }
-    const b = isRecord(body) ? body : {};
-    const valor = b.valor;
-    if (typeof valor !== 'string' || !VALOR.test(valor) || valorToCents(valor) === 0) {
-      violations.push({ propriedade: 'valor', razao: 'Must match ^\\d{1,10}\\.\\d{2}$, above 0.' });
-    }
-    const key = (field: unknown) =>
-      isRecord(field) && typeof field.chave === 'string' && field.chave.length > 0 && field.chave.length <= 77
-        ? field.chave
-        : undefined;
-    const pagador = key(b.pagador);
-    const favorecido = key(b.favorecido);
-    if (!pagador) violations.push({ propriedade: 'pagador.chave', razao: 'Must be a Pix key.' });
-    if (!favorecido) violations.push({ propriedade: 'favorecido.chave', razao: 'Must be a Pix key.' });
-    if (violations.length > 0 || !pagador || !favorecido || typeof valor !== 'string') {
-      return problem(res, 400, 'EnvioPixInvalido', 'The payout does not follow the schema.', violations);
-    }
-    if (envios.has(id)) {
-      return sim.duplicateEnvioStatus === 409
-        ? problem(res, 409, 'EnvioPixDuplicado', 'A payout with this idEnvio exists.')
-        : problem(res, 422, 'SaldoInsuficiente', 'Insufficient balance for this payout.');
-    }
-    const now = new Date();
-    const unknown = unknownKeys.has(favorecido);
-    const status: SimEnvioStatus = unknown ? 'NAO_REALIZADO' : sim.envioStatus;
-    const envio: SimEnvio = {
-      idEnvio: id,
-      e2eId: stamp('E', now),
-      valor,
-      pagador: { chave: pagador },
-      favorecido: { chave: favorecido },
-      horario: {
-        solicitacao: now.toISOString(),
-        ...(status === 'REALIZADO' ? { liquidacao: now.toISOString() } : {}),
-      },
-      status,
-      ...(unknown ? { motivo: 'Chave Pix não encontrada.' } : {}),
-    };
-    envios.set(id, envio);
-    send(res, 201, envio);
-  }
-
   async function route(req: http.IncomingMessage, body: string, res: http.ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://sim').pathname;
     const method = req.method ?? '';
@@ -531,15 +453,6 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
         return found
           ? send(res, 200, cobView(found))
           : problem(res, 404, 'CobNaoEncontrado', 'No such charge.');
-      }
-    }
-    const envio = /^\/pix\/envio\/([^/]+)$/.exec(path);
-    if (envio?.[1]) {
-      const id = decodeURIComponent(envio[1]);
-      if (method === 'PUT') return putEnvio(id, json, res);
-      if (method === 'GET') {
-        const found = envios.get(id);
-        return found ? send(res, 200, found) : problem(res, 404, 'EnvioPixNaoEncontrado', 'No such payout.');
       }
     }
     const refund = /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/.exec(path);
@@ -664,26 +577,8 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       });
       return deliver(notifyOptions.webhookUrl, notifyOptions, { pix });
     },
-    get envioStatus() {
-      return sim.envioStatus;
-    },
-    set envioStatus(value: 'REALIZADO' | 'EM_PROCESSAMENTO') {
-      sim.envioStatus = value;
-    },
     cobs,
     refunds,
-    envios,
-    unknownKeys,
-    settleEnvio(idEnvio, status, motivo) {
-      const envio = envios.get(idEnvio);
-      if (!envio) throw new Error(`psp-simulator: no payout ${idEnvio}`);
-      if (envio.status !== 'EM_PROCESSAMENTO')
-        throw new Error(`psp-simulator: payout ${idEnvio} is ${envio.status}`);
-      envio.status = status;
-      if (status === 'REALIZADO') envio.horario.liquidacao = new Date().toISOString();
-      else envio.motivo = motivo ?? 'Conta do recebedor encerrada.';
-      return envio;
-    },
     requests,
     notifications,
     revokeTokens() {
@@ -694,12 +589,6 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     },
     loseAnswerNext(count = 1) {
       lostAnswers = count;
-    },
-    get duplicateEnvioStatus() {
-      return sim.duplicateEnvioStatus;
-    },
-    set duplicateEnvioStatus(value: 409 | 422) {
-      sim.duplicateEnvioStatus = value;
     },
     hangNext(count = 1) {
       hangs = count;
