@@ -5,12 +5,14 @@ import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { PspPixNotification, PspPixPayment } from '@seller-api/contracts';
 import {
   API_PIX_CHARGE_SCOPES,
-  PSP_NOTIFICATION_SECRET_HEADER,
   bacenApiPix,
-  isPspNotificationAuthorized,
   type BacenApiPixAdapter,
   type BacenApiPixOptions,
 } from '../../services/payments/src/clients/bacen-api-pix';
+import {
+  PSP_NOTIFICATION_SECRET_HEADER,
+  isPspNotificationAuthorized,
+} from '../../services/payments/src/http/psp-senders';
 import { parseBrCode } from '../../services/payments/src/domain/brcode';
 import { PspError, type PspChargeInput } from '../../services/payments/src/domain/psp';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';

@@ -83,9 +83,43 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
       body: '{not json',
     });
     expect(broken.status).toBe(401);
-    const malformed = await notify([{ txid: order.pix.qr_code_id, valor: '1,50' }]);
-    expect(malformed.status).toBe(400);
+    // Not the standard's envelope: refused whole.
+    const notAList = await call(`${gateway.url}/psp/webhook/pix`, {
+      method: 'POST',
+      body: { pix: 'not a list' },
+      headers: { authorization: `Bearer ${SECRET}` },
+    });
+    expect(notAList.status).toBe(400);
+    // An item the standard's schema refuses is answered `invalid`; the others of the batch are applied
+    // (the PSP would only send the same batch again).
+    const mixed = await notify([
+      { txid: order.pix.qr_code_id, valor: '1,50' },
+      pixFor('UNKNOWNTXID0000000000001'),
+    ]);
+    expect(mixed.status).toBe(200);
+    expect(mixed.body.data).toEqual({ outcomes: ['invalid', 'unknown_txid'] });
     expect(await paymentStatus(order.uuid)).toBe('PENDING');
+  });
+
+  it('reads the standard as it is written: txid optional, lower-case t and z, 32-character e2e ids', async () => {
+    const order = await newOrder();
+    const withoutTxid = { ...pixFor(order.pix.qr_code_id), txid: undefined };
+    const lower = { ...pixFor(order.pix.qr_code_id), horario: '2026-11-28t10:00:00.000z' };
+    const res = await notify([
+      withoutTxid,
+      { ...pixFor(order.pix.qr_code_id), endToEndId: 'E'.repeat(35) },
+      lower,
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ outcomes: ['unknown_txid', 'invalid', 'applied'] });
+    await waitFor(async () => (await paymentStatus(order.uuid)) === 'PAID' || null, { what: 'order PAID' });
+    const kept = await system.payments.runtime.orm.em
+      .fork()
+      .execute<Array<{ txid: string | null; outcome: string; detail: string }>>(
+        `select txid, outcome, detail from payments.psp_payments where end_to_end_id = ?`,
+        [withoutTxid.endToEndId],
+      );
+    expect(kept).toEqual([{ txid: null, outcome: 'unknown_txid', detail: 'no txid' }]);
   });
 
   it("never pays a test charge from the live PSP's notification: unknown there, and nothing recorded", async () => {

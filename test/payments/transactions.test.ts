@@ -6,7 +6,7 @@ import {
   type ReconciliationCharge,
 } from '@seller-api/contracts';
 import { signIdentity } from '@seller-api/service-kit';
-import { pspNotificationHeaders } from '../../services/payments/src/clients/bacen-api-pix';
+import { pspNotificationHeaders } from '../../services/payments/src/http/psp-senders';
 import { loadPaymentsConfig } from '../../services/payments/src/config';
 import { startPayments, type PaymentsService } from '../../services/payments/src/service';
 import { INTERNAL_SECRET, testEnv } from '../support/env';
@@ -204,7 +204,8 @@ it("keeps each environment to itself: an operator lists only its own environment
     body: {
       pix: [
         {
-          endToEndId: `E${randomUUID().replace(/-/g, '')}`,
+          // API Pix end-to-end ids are 32 letters and digits.
+          endToEndId: `E${randomUUID().replace(/-/g, '')}`.slice(0, 32),
           txid,
           valor: '150.00',
           horario: new Date().toISOString(),

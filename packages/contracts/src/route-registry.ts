@@ -201,7 +201,11 @@ export const routes: RouteDoc[] = [
     description:
       "The refund returns the order's gross to the payer and takes its net amount from the seller's " +
       'available balance, which must cover it: the net is reserved before the PSP is asked, so money ' +
-      'already withdrawn cannot be refunded. A failed refund gives the reservation back.',
+      'already withdrawn cannot be refunded. The order becomes REFUNDED when the PSP says the money went ' +
+      'back: at once, or later, when the PSP is still processing it (the 200 says so; the order stays ' +
+      'PAID with `payment.refund.status` PROCESSING until the end, then `order.refunded`). A refund the ' +
+      'PSP does not make leaves the order PAID with its refund FAILED and the reason, gives the ' +
+      'reservation back and emits `payment.refund_failed`; it may be asked again.',
     tag: 'Orders',
     auth: true,
     params: OrderPathParams,
@@ -209,7 +213,8 @@ export const routes: RouteDoc[] = [
       200: ok(MessageResponse),
       409: {
         description:
-          '`conflict`: the order is not PAID (the message names its status); `insufficient_balance`: the ' +
+          '`conflict`: the order is not PAID (the message names its status), or a refund of it is already ' +
+          'in progress; `insufficient_balance`: the ' +
           "available balance does not cover the order's net amount, and nothing was changed; or " +
           '`idempotency_conflict`',
         schema: ErrorBody,

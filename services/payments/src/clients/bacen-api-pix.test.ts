@@ -1,13 +1,7 @@
 import { buildDynamicBrCode, buildStaticBrCode, parseBrCode } from '../domain/brcode';
 import { crc16CcittFalse } from '../domain/crc16';
 import { PspError } from '../domain/psp';
-import {
-  PSP_NOTIFICATION_SECRET_HEADER,
-  bacenApiPix,
-  isPspNotificationAuthorized,
-  pspNotificationHeaders,
-  type PspFetch,
-} from './bacen-api-pix';
+import { bacenApiPix, type PspFetch } from './bacen-api-pix';
 
 // The adapter's mapping with a scripted fetch; test/payments/bacen-api-pix.test.ts runs it over HTTP.
 
@@ -475,21 +469,5 @@ describe('bacen-api-pix lookupRefund', () => {
     }
     const { psp } = scripted(() => ({ status: 403, body: { title: 'AcessoNegado' } }));
     expect(await rejection(psp.lookupRefund(REF))).toMatchObject({ retryable: false, status: 403 });
-  });
-});
-
-describe('PSP notification secret', () => {
-  const secret = 's'.repeat(20);
-  it('is a bearer token in Authorization, compared exactly', () => {
-    expect(PSP_NOTIFICATION_SECRET_HEADER).toBe('authorization');
-    expect(pspNotificationHeaders(secret)).toEqual({ authorization: `Bearer ${secret}` });
-    expect(isPspNotificationAuthorized(`Bearer ${secret}`, secret)).toBe(true);
-    expect(isPspNotificationAuthorized(`bearer ${secret}`, secret)).toBe(true);
-    expect(isPspNotificationAuthorized(`Bearer ${'s'.repeat(19)}`, secret)).toBe(false);
-    expect(isPspNotificationAuthorized(secret, secret)).toBe(false);
-    expect(isPspNotificationAuthorized(`Basic ${secret}`, secret)).toBe(false);
-    expect(isPspNotificationAuthorized(undefined, secret)).toBe(false);
-    expect(isPspNotificationAuthorized([`Bearer ${secret}`], secret)).toBe(false);
-    expect(isPspNotificationAuthorized('Bearer ', '')).toBe(false);
   });
 });

@@ -32,15 +32,6 @@ import {
  * @seller-api/contracts.
  */
 
-// Notifications (PSP → us) are authenticated in http/psp-senders.ts; re-exported for older importers.
-export {
-  PSP_NOTIFICATION_PATH,
-  PSP_NOTIFICATION_SECRET_HEADER,
-  PSP_NOTIFICATION_SECRET_SCHEME,
-  isPspNotificationAuthorized,
-  pspNotificationHeaders,
-} from '../http/psp-senders';
-
 // ---------------------------------------------------------------------------------------------------
 // Adapter (us → PSP)
 // ---------------------------------------------------------------------------------------------------

@@ -246,7 +246,7 @@ export class RefundRefused extends HttpError {
       502,
       'bad_gateway',
       atPsp
-        ? `The PSP did not make the refund${reason ? `: ${reason}` : ''}. The order is unchanged; the refund can be asked again.`
+        ? `The PSP did not make the refund${reason ? `: ${reason.replace(/[.\s]+$/, '')}` : ''}. The order is unchanged; the refund can be asked again.`
         : 'The PSP refused the refund; the order is unchanged.',
     );
     this.name = 'RefundRefused';
