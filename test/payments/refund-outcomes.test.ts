@@ -9,6 +9,12 @@ import { INTERNAL_SECRET } from '../support/env';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
+import {
+  RefundRefused,
+  recordRefundRefused,
+  settleRefund,
+} from '../../services/payments/src/domain/lifecycle';
+import { refundIdFor } from '../../services/payments/src/domain/refund-state';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 
 const WEBHOOK_SECRET = 'refund-outcomes-webhook-secret-01';
@@ -38,6 +44,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   psp.refundStatus = 'DEVOLVIDO';
+  psp.reusedRefundId = 'refuse';
 });
 
 const webhook = () => ({ webhookUrl: `${gateway.url}/psp/webhook`, secret: WEBHOOK_SECRET });
@@ -230,5 +237,104 @@ describe('a refund whose answer was lost', () => {
       what: 'order REFUNDED by look-up',
     });
     expect((await balance(key)).available_amount).toBe(0);
+  });
+});
+
+describe('asked again', () => {
+  it.each(['refuse', 'replay'] as const)(
+    'after a lost answer, follows the refund the PSP already has (a PSP that %ss a known id)',
+    async (reused) => {
+      psp.reusedRefundId = reused;
+      const { key, sellerId, order, endToEndId } = await paidOrder();
+      psp.refundStatus = 'EM_PROCESSAMENTO';
+      psp.loseAnswerNext(1);
+      expect((await refund(key, order.uuid)).status).toBe(503);
+      // The retry asks with the same refund id; a 400 for a known id is looked up, not taken as a refusal.
+      const again = await refund(key, order.uuid);
+      expect(again.status).toBe(200);
+      expect(again.body.message).toMatch(/processing/i);
+      expect(psp.refunds.filter((r) => r.endToEndId === endToEndId)).toHaveLength(1);
+      expect((await charge(sellerId, order.uuid)).refund).toMatchObject({ status: 'PROCESSING', attempt: 1 });
+      expect((await balance(key)).available_amount).toBe(0);
+      const [made] = psp.refunds.filter((r) => r.endToEndId === endToEndId);
+      psp.settleRefund(made?.id as string, 'DEVOLVIDO', undefined, endToEndId);
+      await waitFor(async () => ((await detail(key, order.uuid)).status === 'REFUNDED' ? true : null), {
+        what: 'order REFUNDED',
+      });
+      expect((await balance(key)).available_amount).toBe(0);
+    },
+  );
+
+  it('with the same Idempotency-Key once it failed, is answered as before: no new attempt, nothing held', async () => {
+    const { key, sellerId, order, endToEndId, net } = await paidOrder();
+    psp.refundStatus = 'EM_PROCESSAMENTO';
+    const keyed = () =>
+      call(`${gateway.url}/sellers/orders/${order.uuid}/refund/`, {
+        method: 'POST',
+        key,
+        headers: { 'Idempotency-Key': `refund-${order.uuid}` },
+      });
+    const first = await keyed();
+    expect(first.status).toBe(200);
+    const [made] = psp.refunds.filter((r) => r.endToEndId === endToEndId);
+    psp.settleRefund(made?.id as string, 'NAO_REALIZADO', 'Conta encerrada.', endToEndId);
+    await waitFor(async () => ((await balance(key)).available_amount === net ? true : null), {
+      what: 'the failed refund released',
+    });
+    const replay = await keyed();
+    expect(replay.status).toBe(200);
+    expect(replay.text).toBe(first.text);
+    expect((await charge(sellerId, order.uuid)).refund).toMatchObject({ status: 'FAILED', attempt: 1 });
+    expect(psp.refunds.filter((r) => r.endToEndId === endToEndId)).toHaveLength(1);
+    expect((await balance(key)).available_amount).toBe(net);
+  });
+});
+
+describe('a refusal answered while a report of the same failure comes in', () => {
+  it('leaves the hold to the report, so it is not given back twice', async () => {
+    const { key, sellerId, order, endToEndId, net } = await paidOrder();
+    const owner = { sellerId, environment: 'live' as const, sellerName: null };
+    const em = system.payments.runtime.orm.em;
+    // Neither asks a PSP: they record what one said.
+    const deps = { psps: {} as never, logger: system.payments.runtime.logger };
+    // As the route does before asking the PSP; then the PSP's notification of NAO_REALIZADO wins the
+    // row before the request records the refusal it was answered.
+    await em
+      .fork()
+      .execute(
+        `update payments.transactions set refund_asked_at = now(), refund_attempt = 1 where order_id = ?`,
+        [order.uuid],
+      );
+    const [row] = await em
+      .fork()
+      .execute<Array<{ id: string }>>(`select id from payments.transactions where order_id = ?`, [
+        order.uuid,
+      ]);
+    await settleRefund(
+      em,
+      {
+        environment: 'live',
+        endToEndId,
+        refundId: refundIdFor(row?.id as string, 1),
+        status: 'FAILED',
+        reason: 'Conta encerrada.',
+      },
+      deps,
+      'notification',
+    );
+    const recorded = await recordRefundRefused(
+      em,
+      owner,
+      order.uuid,
+      new RefundRefused(1, 'Conta encerrada.', true),
+      deps,
+    );
+    expect(recorded).toBe('held');
+    expect((await charge(sellerId, order.uuid)).refund).toMatchObject({
+      status: 'FAILED',
+      release_hold: true,
+    });
+    // Nothing else moved: the sale's net is where it was.
+    expect((await balance(key)).available_amount).toBe(net);
   });
 });

@@ -172,6 +172,11 @@ export interface PspSimulator {
   refundStatus: SimRefundStatus;
   /** How PUT /cob answers from now on (`code` by default). */
   cobAnswer: SimCobAnswer;
+  /**
+   * How a PUT of a refund id already used for that payment is answered: `refuse` (default), a 400
+   * `PixDevolucaoInvalida` as API Pix specifies; `replay`, the refund as it stands, as some PSPs do.
+   */
+  reusedRefundId: 'refuse' | 'replay';
   /** Finishes a refund left EM_PROCESSAMENTO (by its id; an end-to-end id picks one of several). */
   settleRefund(
     id: string,
@@ -229,6 +234,7 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
     refundStatus: 'DEVOLVIDO' as SimRefundStatus,
     cobAnswer: 'code' as SimCobAnswer,
+    reusedRefundId: 'refuse' as 'refuse' | 'replay',
   };
 
   function stamp(prefix: 'E' | 'D', at: Date): string {
@@ -387,8 +393,8 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     if (!pix) return problem(res, 404, 'PixNaoEncontrado', 'No payment with this endToEndId.');
     const existing = pix.devolucoes.find((refund) => refund.id === id);
     if (existing) {
-      if (existing.valor !== valor) {
-        return problem(res, 400, 'PixDevolucaoInvalida', 'This refund id exists with another valor.');
+      if (existing.valor !== valor || sim.reusedRefundId === 'refuse') {
+        return problem(res, 400, 'PixDevolucaoInvalida', 'This refund id was already used for this payment.');
       }
       return send(res, 200, refundView(existing));
     }
@@ -545,6 +551,12 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     },
     set refundStatus(value: SimRefundStatus) {
       sim.refundStatus = value;
+    },
+    get reusedRefundId() {
+      return sim.reusedRefundId;
+    },
+    set reusedRefundId(value: 'refuse' | 'replay') {
+      sim.reusedRefundId = value;
     },
     get cobAnswer() {
       return sim.cobAnswer;

@@ -27,7 +27,13 @@ export function createPaymentMetrics(metrics: Metrics) {
     labelNames: ['environment'] as const,
     registers: [metrics.registry],
   });
+  const contradicted = new Counter({
+    name: 'payments_refunds_contradicted_total',
+    help: 'PSP reports that a refund booked as REFUNDED was not made (booked by an earlier release); check each with the PSP',
+    registers: [metrics.registry],
+  });
   return {
+    refundContradicted: () => contradicted.inc(),
     chargeMoved: (status: string, grossAmountCents: number) => moved(status.toLowerCase(), grossAmountCents),
     refundChecked: (outcome: string) => checked.inc({ outcome }),
     refundsUnresolved: (environment: string, count: number) => unresolved.set({ environment }, count),

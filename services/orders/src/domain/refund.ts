@@ -61,19 +61,24 @@ export async function refundOrder(
   // charge could become PAID meanwhile and be refunded without its hold.
   if (!hold.held && !FINAL.has(status))
     throw conflict(`Only a PAID order can be refunded; this order is ${status}.`);
+  const giveBack = () =>
+    deps.holds
+      .release(identity, orderId)
+      .catch((releaseErr: unknown) =>
+        deps.logger.warn(
+          { err: (releaseErr as Error).message, order_uuid: orderId },
+          'refund hold not given back; the sweep releases it',
+        ),
+      );
+  let answer: { state: ChargeState | null; replayed: boolean };
   try {
-    return await deps.payments.act(identity, orderId, 'refund', keyed);
+    answer = await deps.payments.act(identity, orderId, 'refund', keyed);
   } catch (err) {
-    if (hold.held && err instanceof ActionNotApplied) {
-      await deps.holds
-        .release(identity, orderId)
-        .catch((releaseErr: unknown) =>
-          deps.logger.warn(
-            { err: (releaseErr as Error).message, order_uuid: orderId },
-            'refund hold not given back; the sweep releases it',
-          ),
-        );
-    }
+    if (hold.held && err instanceof ActionNotApplied) await giveBack();
     throw err;
   }
+  // A keyed retry answered with the first request's stored answer asked nothing of the PSP: this
+  // attempt's count goes back (the first one's stays with its refund).
+  if (hold.held && answer.replayed) await giveBack();
+  return answer;
 }

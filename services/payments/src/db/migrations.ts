@@ -155,6 +155,9 @@ class Migration20261210RefundOutcomes extends Migration {
       add column if not exists refund_checks integer not null default 0`);
     this.addSql(`create index if not exists transactions_refund_check_idx
       on payments.transactions (refund_check_at) where refund_check_at is not null`);
+    // Refunds an earlier release asked whose answer was lost: looked up from now on.
+    this.addSql(`update payments.transactions set refund_check_at = now()
+      where charge_status = 'PAID' and refund_asked_at is not null and refund_status is null`);
     this.addSql(`alter table payments.psp_payments alter column txid drop not null`);
   }
 }

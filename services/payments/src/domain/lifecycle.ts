@@ -254,12 +254,20 @@ export class RefundRefused extends HttpError {
 }
 
 /**
+ * What became of a refusal once recorded (recordRefundRefused): `recorded`, the seller is answered 502
+ * and orders gives this attempt's hold back; `held`, the seller is answered 503 and the hold is left to
+ * what else moved meanwhile (a notification or a look-up recorded the same failure with `release_hold`,
+ * whose message releases it; or the refund is no longer a refusal: it is in progress or made).
+ */
+export type RefusalRecord = 'recorded' | 'held';
+
+/**
  * Records a refund the PSP refused (RefundRefused), after the request's transaction rolled back. A
  * `NAO_REALIZADO`: the charge's refund becomes FAILED with the reason, `payment.refund_failed` tells the
  * seller, and the next refund is a new attempt; the hold is given back by orders, which gets the 502
- * (`release_hold` false). A refused request: nothing to look up at the PSP any more. False when it could
- * not be recorded: the caller then answers 503, keeping the hold, and the refund checks find the
- * outcome at the PSP and release it then.
+ * (`release_hold` false). A refused request (nothing at the PSP): nothing to look up any more. When it
+ * cannot be recorded, a `NAO_REALIZADO` is answered 503 (`held`): the hold stays, and the refund checks
+ * find the refusal at the PSP and release it then.
  */
 export async function recordRefundRefused(
   em: EntityManager,
@@ -267,35 +275,41 @@ export async function recordRefundRefused(
   orderId: string,
   refused: RefundRefused,
   deps: LifecycleDeps,
-): Promise<boolean> {
+): Promise<RefusalRecord> {
   try {
-    await inTransaction(em.fork(), async (tx) => {
+    return await inTransaction(em.fork(), async (tx): Promise<RefusalRecord> => {
       const t = owned(await lockByOrder(tx, orderId), owner);
+      const same = currentAttempt(t) === refused.attempt;
+      if (same && t.refundStatus === 'FAILED')
+        // Recorded meanwhile: by another request's refusal (each request gives its own hold back), or by
+        // a report after the fact, whose message gives the hold back: then this one must not as well.
+        return t.refundReleaseHold ? 'held' : 'recorded';
+      if (!same || t.refundStatus !== null) return 'held';
       if (!refused.atPsp) {
-        if (t.refundStatus === null && currentAttempt(t) === refused.attempt) t.refundCheckAt = null;
-        return;
+        t.refundCheckAt = null;
+        return 'recorded';
       }
-      const decided = decideRefund(t, { attempt: refused.attempt, status: 'FAILED' });
-      if (decided.kind !== 'failed') return;
       t.refundReason = refused.reason;
       commitRefund(tx, t, 'FAILED', deps.now?.() ?? new Date(), deps, [], { releaseHold: false });
+      return 'recorded';
     });
-    return true;
   } catch (err) {
     deps.logger.error(
       { err, order_uuid: orderId },
       'refused refund not recorded; the refund checks will find it at the PSP',
     );
-    return false;
+    // Nothing made at the PSP: the hold can go back all the same.
+    return refused.atPsp ? 'held' : 'recorded';
   }
 }
 
 /**
  * The PSP's refund of a seller's refund. A failure rolls the transaction back, and the answer tells the
- * caller what the PSP said: 502 `bad_gateway` when it refused the request (a 4xx: it was certainly not
- * made: orders gives the refund's hold back, docs/finance.md "Refunds"); 503 when it could not be asked
- * or did not answer, so it may have refunded (a retry asks again with the same refund id, which the PSP
- * takes as the same refund, and the refund checks look it up meanwhile).
+ * caller what the PSP said: 502 `bad_gateway` when it refused the request (a 4xx, and it has no refund
+ * with this id: it was certainly not made; orders gives the refund's hold back, docs/finance.md
+ * "Refunds"); 503 when it could not be asked or did not answer, so it may have refunded (the refund
+ * checks look it up; a retry asks again with the same refund id, and a PSP that refuses an id it knows
+ * is looked up instead).
  */
 async function askRefund(
   psp: PspAdapter,
@@ -311,8 +325,21 @@ async function askRefund(
       { err: err.message, psp: psp.name, psp_status: err.status, retryable: err.retryable },
       'PSP refund failed; the charge is unchanged',
     );
-    if (!err.retryable) throw new RefundRefused(attempt, null, false);
-    throw serviceUnavailable('The PSP could not be asked for the refund; retry the request.');
+    if (err.retryable)
+      throw serviceUnavailable('The PSP could not be asked for the refund; retry the request.');
+    // API Pix refuses a refund id it already knows (400): the refund asked before, whose answer was
+    // lost, may be made or on its way. Only a PSP that has no refund with this id refused for sure.
+    const found = await psp.lookupRefund(input).catch((lookupErr: unknown) => {
+      logger.warn(
+        { err: (lookupErr as Error).message, psp: psp.name },
+        'refund look-up after a refusal failed',
+      );
+      return undefined;
+    });
+    if (found === undefined)
+      throw serviceUnavailable('The PSP could not be asked for the refund; retry the request.');
+    if (found === null) throw new RefundRefused(attempt, null, false);
+    return found;
   }
 }
 
@@ -418,10 +445,21 @@ export async function settleRefund(
     const now = deps.now?.() ?? new Date();
     switch (decided.kind) {
       case 'none':
-        deps.logger.debug(
-          { order_uuid: t.orderId, why: decided.why, source },
-          'refund report changes nothing',
-        );
+        if (report.status === 'FAILED' && t.chargeStatus === 'REFUNDED' && t.refundStatus !== 'FAILED') {
+          // An earlier release booked any accepted refund as made: one of those the PSP did not make.
+          deps.logger.error(
+            { order_uuid: t.orderId, refund_id: report.refundId, reason: reasonText(report.reason), source },
+            'PSP did not make a refund booked as REFUNDED; the payer is not refunded: check with the PSP',
+          );
+          deps.metrics?.refundContradicted();
+        } else {
+          deps.logger.debug(
+            { order_uuid: t.orderId, why: decided.why, source },
+            'refund report changes nothing',
+          );
+        }
+        // Nothing left to follow on a charge no refund of ours can move any more.
+        if (t.refundCheckAt !== null && !['PAID', 'MED'].includes(t.chargeStatus)) t.refundCheckAt = null;
         return 'unchanged' as const;
       case 'processing':
         commitRefund(tx, t, 'PROCESSING', now, deps, moved);

@@ -230,8 +230,14 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       const what = ACTIONS[action] ?? 'cancel';
       if (action.startsWith('sandbox-') && owner.environment !== 'test')
         throw forbidden('Sandbox actions are for test keys only.');
-      // Committed before the keyed transaction opens: a lost PSP answer must not erase it.
-      if (what === 'refund') await noteRefundAsked(runtime.orm.em, owner, uuid, deps.lifecycle);
+      if (what === 'refund') {
+        // A keyed refund that already finished is answered as it was, and asks nothing: noting an ask
+        // would start a new attempt after a failed one that no PSP call follows.
+        const stored = await runtime.idempotency.find(keyedRequest(req));
+        if (stored) return sendAnswer(res, stored);
+        // Committed before the keyed transaction opens: a lost PSP answer must not erase it.
+        await noteRefundAsked(runtime.orm.em, owner, uuid, deps.lifecycle);
+      }
       // The change and its Idempotency-Key record (forwarded by orders) commit together.
       const late: { refund: (() => Promise<void>) | null } = { refund: null };
       const answer = await runtime.idempotency
@@ -268,11 +274,13 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
           // The PSP refused the refund in its answer: kept once the request's transaction rolled back.
           // Unkept, the seller gets a 503 (the hold stays) and the refund checks find the refusal later.
           // (A request the PSP refused made nothing there: a 502 whether or not that is recorded.)
-          if (err instanceof RefundRefused) {
-            const recorded = await recordRefundRefused(runtime.orm.em, owner, uuid, err, deps.lifecycle);
-            if (!recorded && err.atPsp)
-              throw serviceUnavailable('The PSP did not make the refund; retry the request.');
-          }
+          // Else (recorded meanwhile with the hold left to its message, or no longer a refusal) a 503: the
+          // hold must not be given back twice.
+          if (
+            err instanceof RefundRefused &&
+            (await recordRefundRefused(runtime.orm.em, owner, uuid, err, deps.lifecycle)) === 'held'
+          )
+            throw serviceUnavailable(`${err.message} Retry the request to see where it stands.`);
           throw err;
         });
       // A late payment's refund leaves only once its recording has committed.
