@@ -3,7 +3,7 @@
 // and only from PSP_INGRESS_ADDRESSES, is the ingress's verdict on the certificate believed and passed
 // to payments, signed (services/gateway/src/http/psp-client.ts).
 import http from 'node:http';
-import { verifyPspClient } from '../../services/payments/src/http/psp-senders';
+import { verifyPspClient } from '@seller-api/service-kit';
 import { json, startFakeUpstream } from '../support/fake-upstream';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 

@@ -1,5 +1,5 @@
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
-import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call } from '../support/system';
 import { waitFor } from '../support/wait';
 import {
@@ -25,12 +25,10 @@ let h: Harness;
 beforeAll(async () => {
   psp = await startPspSimulator({ clientId: 'homologation-client', clientSecret: 'homologation-secret' });
   h = await startHarness({
-    PIX_PSP_TEST: 'bacen-api-pix',
-    PSP_TEST_API_URL: psp.url,
-    PSP_TEST_CLIENT_ID: 'homologation-client',
-    PSP_TEST_CLIENT_SECRET: 'homologation-secret',
-    PSP_TEST_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    PIX_KEY_TEST: 'pix-homologation@seller-api.example',
+    ...apiPixPspEnv(psp, 'test', {
+      webhookSecret: WEBHOOK_SECRET,
+      pixKey: 'pix-homologation@seller-api.example',
+    }),
     PSP_TEST_TIMEOUT_MS: '300',
     // The sweep of refund holds runs when the test asks.
     RECONCILE_GRACE_MS: '0',

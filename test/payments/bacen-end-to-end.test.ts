@@ -3,7 +3,7 @@ import { Charge, CreatedOrder, OrderDetail, type Identity } from '@seller-api/co
 import { signIdentity } from '@seller-api/service-kit';
 import { INTERNAL_SECRET } from '../support/env';
 import { checkBrCode, decodeQrPng } from '../support/pix';
-import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
@@ -17,12 +17,7 @@ let key: string;
 beforeAll(async () => {
   psp = await startPspSimulator({ clientId: 'seller-api', clientSecret: 's3cret-client' });
   system = await startSystem({
-    PIX_PSP: 'bacen-api-pix',
-    PSP_API_URL: psp.url,
-    PSP_CLIENT_ID: 'seller-api',
-    PSP_CLIENT_SECRET: 's3cret-client',
-    PSP_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    PIX_KEY: 'pix@seller-api.example',
+    ...apiPixPspEnv(psp, 'live', { webhookSecret: WEBHOOK_SECRET, pixKey: 'pix@seller-api.example' }),
     PIX_MERCHANT_NAME: 'Loja Exemplo',
     PIX_MERCHANT_CITY: 'Recife',
   });

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
-import { pspClientHeaders } from '../../services/payments/src/http/psp-senders';
+import { pspClientHeaders } from '@seller-api/service-kit';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { startPspIngress, type PspIngress } from '../support/psp-ingress';
 import { startPspSimulator, type PspClientTls, type PspSimulator } from '../support/psp-simulator';

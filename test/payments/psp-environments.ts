@@ -1,7 +1,7 @@
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { startEfiSimulator, type EfiSimulator } from '../support/efi-simulator';
-import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call } from '../support/system';
 import type { Harness } from '../withdrawals/helpers';
 
@@ -37,12 +37,7 @@ export function livePspSettings(
   keys: { pixKey: string; payingKey: string },
 ): Record<string, string> {
   return {
-    PIX_PSP: 'bacen-api-pix',
-    PSP_API_URL: live.url,
-    PSP_CLIENT_ID: 'live-client',
-    PSP_CLIENT_SECRET: 'live-secret',
-    PSP_WEBHOOK_SECRET: LIVE_WEBHOOK_SECRET,
-    PIX_KEY: keys.pixKey,
+    ...apiPixPspEnv(live, 'live', { webhookSecret: LIVE_WEBHOOK_SECRET, pixKey: keys.pixKey }),
     PAYOUT_PSP: 'efi',
     PAYOUT_PSP_API_URL: payouts.url,
     PAYOUT_PSP_CLIENT_ID: 'live-payouts-client',

@@ -1,6 +1,6 @@
 import { idEnvioOf } from '../../services/withdrawals/src/clients/efi-payouts';
 import { startEfiSimulator, type EfiSimulator } from '../support/efi-simulator';
-import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { waitFor } from '../support/wait';
 import {
   act,
@@ -53,12 +53,7 @@ beforeAll(async () => {
   ]);
   h = await startHarness({
     ...livePspSettings(live, livePayouts, { pixKey: 'pix@seller-api.example', payingKey: LIVE_PAYING_KEY }),
-    PIX_PSP_TEST: 'bacen-api-pix',
-    PSP_TEST_API_URL: homologation.url,
-    PSP_TEST_CLIENT_ID: 'homologation-client',
-    PSP_TEST_CLIENT_SECRET: 'homologation-secret',
-    PSP_TEST_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
-    PIX_KEY_TEST: TEST_PIX_KEY,
+    ...apiPixPspEnv(homologation, 'test', { webhookSecret: TEST_WEBHOOK_SECRET, pixKey: TEST_PIX_KEY }),
     PAYOUT_PSP_TEST: 'efi',
     PAYOUT_PSP_TEST_API_URL: homologationPayouts.url,
     PAYOUT_PSP_TEST_CLIENT_ID: 'homologation-payouts-client',

@@ -159,6 +159,9 @@ export interface PaymentResult extends NotificationDelivery {
 export interface PspSimulator {
   /** Base URL of the API Pix (the adapter's apiUrl). */
   url: string;
+  /** The OAuth2 client credentials it accepts. */
+  readonly clientId: string;
+  readonly clientSecret: string;
   /** POST here for tokens (the adapter's tokenUrl). */
   tokenUrl: string;
   /** Token requests answered, successful or not. */
@@ -536,6 +539,8 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
 
   const simulator: PspSimulator = {
     url,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
     tokenUrl: `${url}/oauth/token`,
     get tokenRequests() {
       return tokenRequests;
@@ -762,4 +767,25 @@ function centsToValor(cents: number): string {
     throw new Error(`amount must be integer cents, got ${cents}`);
   const rest = cents % 100;
   return `${(cents - rest) / 100}.${String(rest).padStart(2, '0')}`;
+}
+
+/**
+ * The payments variables that make `sim` the PSP (`bacen-api-pix`) of `environment`: the live group
+ * (`PSP_`, `PIX_KEY`) or the homologation one (`PSP_TEST_`, `PIX_KEY_TEST`), with its credentials and
+ * the secret its notifications carry.
+ */
+export function apiPixPspEnv(
+  sim: Pick<PspSimulator, 'url' | 'clientId' | 'clientSecret'>,
+  environment: 'live' | 'test',
+  options: { webhookSecret: string; pixKey: string },
+): Record<string, string> {
+  const prefix = environment === 'live' ? 'PSP_' : 'PSP_TEST_';
+  return {
+    [environment === 'live' ? 'PIX_PSP' : 'PIX_PSP_TEST']: 'bacen-api-pix',
+    [`${prefix}API_URL`]: sim.url,
+    [`${prefix}CLIENT_ID`]: sim.clientId,
+    [`${prefix}CLIENT_SECRET`]: sim.clientSecret,
+    [`${prefix}WEBHOOK_SECRET`]: options.webhookSecret,
+    [environment === 'live' ? 'PIX_KEY' : 'PIX_KEY_TEST']: options.pixKey,
+  };
 }

@@ -4,6 +4,7 @@ export * from './logger';
 export * from './metrics';
 export * from './errors';
 export * from './identity';
+export * from './psp-client';
 export * from './http';
 export * from './body';
 export * from './plain-route';

@@ -4,6 +4,7 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   assertJson,
   checkIdempotencyKey,
+  pspClientHeaders,
   readBody,
   signIdentity,
   unauthorized,
@@ -14,7 +15,7 @@ import type { KeyHolders } from '../domain/key-holders';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize, bearerToken } from './auth';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';
-import { pspClientHeaders, pspHostOf, verifiedPspClient, type PspClientCheck } from './psp-client';
+import { pspHostOf, verifiedPspClient, type PspClientCheck } from './psp-client';
 import { matchRoute, type Upstream } from './routing';
 import type { TurnBatch } from './turn-batch';
 import { UpstreamClient, hopHeaders, type UpstreamResponse } from './proxy';

@@ -1,7 +1,6 @@
-import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
-import { bodySha256 } from '@seller-api/service-kit';
+import { type PspClientCertificate } from '@seller-api/service-kit';
 import { hostIs } from './routing';
 
 /*
@@ -27,15 +26,9 @@ const ISSUER = 'ssl-client-issuer-dn';
 /** Every header of the ingress's verdict: dropped from every request the gateway forwards. */
 export const INGRESS_CLIENT_CERT_PREFIX = 'ssl-client-';
 
-const SIGNATURE_TAG = 'psp-client-v1';
 const MAX_DN = 1024;
 
-export interface PspClientCertificate {
-  subject: string;
-  issuer: string;
-  /** The PSP host (lower case, no port) whose ingress verified it. */
-  host: string;
-}
+export type { PspClientCertificate };
 
 export interface PspClientCheck {
   /** PSP_NOTIFICATION_HOST: the PSPs' hosts; unset, no certificate is ever believed. */
@@ -71,26 +64,4 @@ export function verifiedPspClient(req: IncomingMessage, check: PspClientCheck): 
   if (headers[VERIFY] !== 'SUCCESS' || typeof subject !== 'string' || typeof issuer !== 'string') return null;
   if (subject === '' || subject.length > MAX_DN || issuer.length > MAX_DN) return null;
   return { subject, issuer, host };
-}
-
-/**
- * The headers that carry a verified certificate to payments for one call: `path` with its query as
- * sent, `body` the exact bytes sent. An HMAC-SHA256 with payments' INTERNAL_SECRET over a version tag,
- * the timestamp, the method, the path, the body's SHA-256 and the encoded certificate: good for that
- * call only, for 60 s.
- */
-export function pspClientHeaders(
-  secret: string,
-  certificate: PspClientCertificate,
-  method: string,
-  path: string,
-  body: Buffer,
-  now = Date.now(),
-): Record<string, string> {
-  const encoded = Buffer.from(JSON.stringify(certificate)).toString('base64url');
-  const ts = String(now);
-  const sig = createHmac('sha256', secret)
-    .update(`${SIGNATURE_TAG}\n${ts}\n${method.toUpperCase()}\n${path}\n${bodySha256(body)}\n${encoded}`)
-    .digest('hex');
-  return { 'x-sa-psp-client': encoded, 'x-sa-psp-client-ts': ts, 'x-sa-psp-client-sig': sig };
 }

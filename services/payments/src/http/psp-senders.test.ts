@@ -1,12 +1,11 @@
+import { pspClientHeaders, verifyPspClient } from '@seller-api/service-kit';
 import {
   PSP_NOTIFICATION_SECRET_HEADER,
   environmentOfCertificate,
   environmentOfSecret,
   isPspNotificationAuthorized,
   normaliseDn,
-  pspClientHeaders,
   pspNotificationHeaders,
-  verifyPspClient,
   type PspSenders,
 } from './psp-senders';
 

@@ -1,10 +1,12 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Environment } from '@seller-api/contracts';
 import {
-  bodySha256,
+  hasPspClientHeaders,
+  isFreshPspClient,
   readBody,
   unauthorized,
-  type SignedBody,
+  verifyPspClient,
+  type PspClientCertificate,
   type VerifyingSecrets,
 } from '@seller-api/service-kit';
 import type { Request, RequestHandler } from 'express';
@@ -62,108 +64,8 @@ export function isPspNotificationAuthorized(value: string | string[] | undefined
 // Client certificate, verified by the ingress and signed by the gateway
 // ---------------------------------------------------------------------------------------------------
 
-/** A PSP's TLS client certificate as the ingress verified it: DNs as RFC 2253 strings. */
-export interface PspClientCertificate {
-  subject: string;
-  issuer: string;
-  /** The PSP host (lower case, no port) whose ingress verified it. */
-  host: string;
-}
-
-/**
- * The headers the gateway adds (the gateway's http/psp-client.ts writes them; this is their reader):
- * the certificate as base64url JSON, when it was signed (ms), and an HMAC-SHA256 with payments'
- * INTERNAL_SECRET over a version tag, the timestamp, the method, the path with its query as sent, the
- * SHA-256 of the exact body bytes, and the encoded certificate. Like the signed identity of every other
- * route, a signature is good for 60 s and for that one call only.
- */
-export const PSP_CLIENT_HEADER = 'x-sa-psp-client';
-export const PSP_CLIENT_TS_HEADER = 'x-sa-psp-client-ts';
-export const PSP_CLIENT_SIG_HEADER = 'x-sa-psp-client-sig';
-const SIGNATURE_TAG = 'psp-client-v1';
-const MAX_SKEW_MS = 60_000;
-const MAX_DN = 1024;
-
-function mac(secret: string, ts: string, method: string, path: string, bodyHash: string, encoded: string) {
-  return createHmac('sha256', secret)
-    .update(`${SIGNATURE_TAG}\n${ts}\n${method.toUpperCase()}\n${path}\n${bodyHash}\n${encoded}`)
-    .digest('hex');
-}
-
-/** The signed headers for one call (tests use it to play a gateway; the gateway has its own copy). */
-export function pspClientHeaders(
-  secret: string,
-  certificate: PspClientCertificate,
-  method: string,
-  path: string,
-  body: SignedBody,
-  now = Date.now(),
-): Record<string, string> {
-  const encoded = Buffer.from(JSON.stringify(certificate)).toString('base64url');
-  const ts = String(now);
-  return {
-    [PSP_CLIENT_HEADER]: encoded,
-    [PSP_CLIENT_TS_HEADER]: ts,
-    [PSP_CLIENT_SIG_HEADER]: mac(secret, ts, method, path, bodySha256(body), encoded),
-  };
-}
-
-type Headers = Record<string, string | string[] | undefined>;
-
-/** Whether the request carries a signed certificate at all (whatever its worth). */
-export function hasPspClientHeaders(headers: Headers): boolean {
-  return (
-    headers[PSP_CLIENT_HEADER] !== undefined ||
-    headers[PSP_CLIENT_TS_HEADER] !== undefined ||
-    headers[PSP_CLIENT_SIG_HEADER] !== undefined
-  );
-}
-
-/** Whether the signed certificate's timestamp is of now: checked before the body is read (no HMAC). */
-export function isFreshPspClient(headers: Headers, now = Date.now()): boolean {
-  const ts = headers[PSP_CLIENT_TS_HEADER];
-  if (typeof ts !== 'string' || !/^\d{1,15}$/.test(ts)) return false;
-  return Math.abs(now - Number(ts)) <= MAX_SKEW_MS;
-}
-
-/**
- * The certificate the gateway signed for this call, or null unless its signature holds for this
- * method, path (with its query, as received) and body, with one of the secrets, within 60 s.
- */
-export function verifyPspClient(
-  secrets: VerifyingSecrets,
-  headers: Headers,
-  method: string,
-  path: string,
-  body: SignedBody,
-  now = Date.now(),
-): PspClientCertificate | null {
-  const encoded = headers[PSP_CLIENT_HEADER];
-  const ts = headers[PSP_CLIENT_TS_HEADER];
-  const sig = headers[PSP_CLIENT_SIG_HEADER];
-  if (typeof encoded !== 'string' || typeof ts !== 'string' || typeof sig !== 'string') return null;
-  if (!isFreshPspClient(headers, now) || !/^[0-9a-f]{64}$/.test(sig)) return null;
-  const bodyHash = bodySha256(body);
-  const given = Buffer.from(sig, 'hex');
-  const valid = (typeof secrets === 'string' ? [secrets] : secrets).some((secret) =>
-    timingSafeEqual(given, Buffer.from(mac(secret, ts, method, path, bodyHash, encoded), 'hex')),
-  );
-  return valid ? parseCertificate(encoded) : null;
-}
-
-function parseCertificate(encoded: string): PspClientCertificate | null {
-  try {
-    const raw = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as Partial<
-      Record<keyof PspClientCertificate, unknown>
-    > | null;
-    const { subject, issuer, host } = raw ?? {};
-    if (typeof subject !== 'string' || typeof issuer !== 'string' || typeof host !== 'string') return null;
-    if (subject === '' || subject.length > MAX_DN || issuer.length > MAX_DN) return null;
-    return { subject, issuer, host };
-  } catch {
-    return null;
-  }
-}
+// The signed headers' format is the kit's (service-kit psp-client.ts): the gateway writes them, this
+// service reads them (verifyPspClient, isFreshPspClient, hasPspClientHeaders).
 
 // ---------------------------------------------------------------------------------------------------
 // Which environment's PSP is calling
