@@ -80,7 +80,7 @@ const refund = (overrides: Partial<ChargeRefund>): ChargeRefund => ({
   requested_at: REQUESTED_1,
   updated_at: REQUESTED_1,
   failure_reason: null,
-  release_hold: false,
+  hold_seq: 0,
   ...overrides,
 });
 

@@ -91,7 +91,7 @@ it('shows a refund in progress without the refund button, a failed one with its 
     requested_at: requestedAt,
     updated_at: requestedAt,
     failure_reason: null,
-    release_hold: false,
+    hold_seq: 0,
   });
 
   const context = await browser.newContext({ baseURL: origin, viewport: { width: 1280, height: 900 } });
@@ -123,7 +123,7 @@ it('shows a refund in progress without the refund button, a failed one with its 
     requested_at: requestedAt,
     updated_at: new Date().toISOString(),
     failure_reason: 'Conta do pagador encerrada',
-    release_hold: true,
+    hold_seq: 1,
   });
   await page.reload();
   await page.getByRole('heading', { level: 2, name: 'Refund' }).waitFor();

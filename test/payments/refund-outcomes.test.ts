@@ -6,15 +6,9 @@
 import { Balance, ChargeState, CreatedOrder, type Environment } from '@seller-api/contracts';
 import { signIdentity } from '@seller-api/service-kit';
 import { INTERNAL_SECRET } from '../support/env';
-import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
-import {
-  RefundRefused,
-  recordRefundRefused,
-  settleRefund,
-} from '../../services/payments/src/domain/lifecycle';
-import { refundIdFor } from '../../services/payments/src/domain/refund-state';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 
 const WEBHOOK_SECRET = 'refund-outcomes-webhook-secret-01';
@@ -25,12 +19,7 @@ let gateway: RunningGateway;
 beforeAll(async () => {
   psp = await startPspSimulator({ clientId: 'seller-api', clientSecret: 's3cret-client' });
   system = await startSystem({
-    PIX_PSP: 'bacen-api-pix',
-    PSP_API_URL: psp.url,
-    PSP_CLIENT_ID: 'seller-api',
-    PSP_CLIENT_SECRET: 's3cret-client',
-    PSP_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    PIX_KEY: 'pix@seller-api.example',
+    ...apiPixPspEnv(psp, 'live', { webhookSecret: WEBHOOK_SECRET, pixKey: 'pix@seller-api.example' }),
     // Refunds whose end has not arrived are looked up quickly here.
     REFUND_CHECK_INTERVAL_MS: '100',
     REFUND_CHECK_BASE_MS: '300',
@@ -215,7 +204,7 @@ describe('a refund the PSP refuses in its answer', () => {
     expect(res.body.message).toMatch(/did not make the refund/);
     expect(await charge(sellerId, order.uuid)).toMatchObject({
       status: 'APPROVED',
-      refund: { status: 'FAILED', attempt: 1, release_hold: false },
+      refund: { status: 'FAILED', attempt: 1 },
     });
     expect((await balance(key)).available_amount).toBe(net);
     await waitFor(async () =>
@@ -286,55 +275,6 @@ describe('asked again', () => {
     expect(replay.text).toBe(first.text);
     expect((await charge(sellerId, order.uuid)).refund).toMatchObject({ status: 'FAILED', attempt: 1 });
     expect(psp.refunds.filter((r) => r.endToEndId === endToEndId)).toHaveLength(1);
-    expect((await balance(key)).available_amount).toBe(net);
-  });
-});
-
-describe('a refusal answered while a report of the same failure comes in', () => {
-  it('leaves the hold to the report, so it is not given back twice', async () => {
-    const { key, sellerId, order, endToEndId, net } = await paidOrder();
-    const owner = { sellerId, environment: 'live' as const, sellerName: null };
-    const em = system.payments.runtime.orm.em;
-    // Neither asks a PSP: they record what one said.
-    const deps = { psps: {} as never, logger: system.payments.runtime.logger };
-    // As the route does before asking the PSP; then the PSP's notification of NAO_REALIZADO wins the
-    // row before the request records the refusal it was answered.
-    await em
-      .fork()
-      .execute(
-        `update payments.transactions set refund_asked_at = now(), refund_attempt = 1 where order_id = ?`,
-        [order.uuid],
-      );
-    const [row] = await em
-      .fork()
-      .execute<Array<{ id: string }>>(`select id from payments.transactions where order_id = ?`, [
-        order.uuid,
-      ]);
-    await settleRefund(
-      em,
-      {
-        environment: 'live',
-        endToEndId,
-        refundId: refundIdFor(row?.id as string, 1),
-        status: 'FAILED',
-        reason: 'Conta encerrada.',
-      },
-      deps,
-      'notification',
-    );
-    const recorded = await recordRefundRefused(
-      em,
-      owner,
-      order.uuid,
-      new RefundRefused(1, 'Conta encerrada.', true),
-      deps,
-    );
-    expect(recorded).toBe('held');
-    expect((await charge(sellerId, order.uuid)).refund).toMatchObject({
-      status: 'FAILED',
-      release_hold: true,
-    });
-    // Nothing else moved: the sale's net is where it was.
     expect((await balance(key)).available_amount).toBe(net);
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { RefundHoldResponse, RefundReleaseResponse, type Identity } from '@seller-api/contracts';
 import { signIdentity } from '@seller-api/service-kit';
 import { PaymentsChargeRefunds, type ChargeRefunds } from '../../services/withdrawals/src/clients/charges';
+import { releaseFailedRefund } from '../../services/withdrawals/src/domain/refund-holds';
 import { RefundHoldSweep } from '../../services/withdrawals/src/events/refund-hold-sweep';
 import { INTERNAL_SECRET } from '../support/env';
 import { call } from '../support/system';
@@ -95,7 +96,12 @@ describe('refund holds', () => {
   it('orders crashing after the reservation: a retry finds the same hold; the sweep releases it', async () => {
     const seller = await newSeller(h);
     const uuid = await fund(h, seller);
-    expect(await held(seller, uuid)).toEqual({ order_uuid: uuid, held: true, charge_status: 'PAID' });
+    expect(await held(seller, uuid)).toEqual({
+      order_uuid: uuid,
+      held: true,
+      charge_status: 'PAID',
+      hold_seq: 1,
+    });
     expect(await available(seller)).toBe(0);
     // The same refund asked again (a retry after a lost answer): held once.
     expect((await held(seller, uuid)).held).toBe(true);
@@ -161,6 +167,32 @@ describe('refund holds', () => {
     // Nothing left to release.
     expect(await release(seller, uuid)).toBe(false);
     expect(await available(seller)).toBe(SALE_NET);
+  });
+
+  it('a refund the PSP did not make gives the hold back once, and never a hold reserved since', async () => {
+    const seller = await newSeller(h);
+    const uuid = await fund(h, seller);
+    const first = await held(seller, uuid);
+    const again = await held(seller, uuid);
+    expect([first.hold_seq, again.hold_seq]).toEqual([1, 2]);
+    const owner = { sellerId: seller.sellerId, environment: 'test' as const };
+    const em = h.system.withdrawals.runtime.orm.em;
+    const failed = (holdSeq: number) =>
+      em.fork().transactional((tx) => releaseFailedRefund(tx, owner, uuid, holdSeq));
+    // A failure payments recorded having heard of hold 1 only: hold 2 may be a refund asked since.
+    expect(await failed(1)).toBe(false);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+    // One that covers both releases the net, whole, once; the same message again finds nothing.
+    expect(await failed(2)).toBe(true);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET });
+    expect(await failed(2)).toBe(false);
+    // orders' release of the attempt it was answered a refusal for adds nothing either.
+    expect(await release(seller, uuid)).toBe(false);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET });
+    // A late message of that failure after a new hold (3): not released.
+    expect((await held(seller, uuid)).hold_seq).toBe(3);
+    expect(await failed(2)).toBe(false);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
   });
 
   it('refuses with 409 insufficient_balance what the available balance does not cover', async () => {

@@ -150,11 +150,11 @@ export const ChargeRefund = z.object({
   updated_at: z.iso.datetime(),
   failure_reason: z.string().nullable(),
   /**
-   * FAILED only: true when the seller had not been told of the failure (the PSP reported it after
-   * answering, or the answer was lost), so nothing gave the refund's hold back yet and this message
-   * does (docs/finance.md, "Refunds"). False when the seller's refund was answered with the refusal.
+   * The newest refund hold (withdrawals' `hold_seq`) payments had heard of when it recorded this
+   * state: a FAILED refund gives the order's hold back unless a newer hold exists, which may be a
+   * refund asked since (docs/finance.md, "Refunds"). 0: none heard of (an orders of an earlier release).
    */
-  release_hold: z.boolean(),
+  hold_seq: z.int().min(0),
 });
 export type ChargeRefund = z.infer<typeof ChargeRefund>;
 

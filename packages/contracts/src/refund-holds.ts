@@ -27,6 +27,11 @@ export const RefundHold = z.object({
   order_uuid: uuid,
   held: z.boolean(),
   charge_status: OrderStatus.nullable(),
+  /**
+   * This reservation's number among the order's holds, growing with each one: orders passes it on to
+   * payments with the refund (absent from a withdrawals of an earlier release).
+   */
+  hold_seq: z.int().min(1).optional(),
 });
 export type RefundHold = z.infer<typeof RefundHold>;
 export const RefundHoldResponse = z.object({ message: z.string(), data: RefundHold });

@@ -158,8 +158,10 @@ export class PaymentsClient {
     orderId: string,
     action: ChargeAction,
     keyed: IdempotentRequest | null = null,
+    /** A refund's ledger hold (withdrawals' hold_seq), for payments to record with the ask. */
+    holdSeq?: number,
   ): Promise<{ message: string; state: ChargeState | null; replayed: boolean }> {
-    const path = `/internal/charges/${orderId}/${action}/`;
+    const path = `/internal/charges/${orderId}/${action}/${holdSeq === undefined ? '' : `?hold_seq=${holdSeq}`}`;
     let status: number;
     let text: string;
     let replayed = false;

@@ -17,17 +17,14 @@ const refund = (overrides: Partial<ChargeRefund> = {}): ChargeRefund => ({
   requested_at: '2026-06-15T12:00:00.000Z',
   updated_at: '2026-06-15T12:00:01.000Z',
   failure_reason: null,
-  release_hold: false,
+  hold_seq: 0,
   ...overrides,
 });
 
 describe('mirrorRefund', () => {
   it('copies the refund payments reports, every field but the ledger instruction', () => {
     const order = none();
-    mirrorRefund(
-      order,
-      refund({ status: 'FAILED', failure_reason: 'Saldo insuficiente', release_hold: true }),
-    );
+    mirrorRefund(order, refund({ status: 'FAILED', failure_reason: 'Saldo insuficiente', hold_seq: 1 }));
     expect(order).toEqual({
       refundStatus: 'FAILED',
       refundAttempt: 1,

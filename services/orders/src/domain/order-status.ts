@@ -30,7 +30,7 @@ export type OrderRefund = Pick<
  * Copies the latest refund payments reports onto the order (docs/orders.md, "Refund an order"). A
  * state without one (`undefined`: a payments of an earlier release) or with none yet (`null`) leaves
  * what the order has: a refund once reported is never forgotten by a message that does not speak of
- * it. `release_hold` is the ledger's (docs/finance.md, "Refunds"), not kept here.
+ * it. `hold_seq` is the ledger's (docs/finance.md, "Refunds"), not kept here.
  */
 export function mirrorRefund(order: OrderRefund, refund: ChargeRefund | null | undefined): void {
   if (!refund) return;

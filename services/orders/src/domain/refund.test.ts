@@ -18,7 +18,7 @@ const state = (status: ChargeState['status'], refund?: Partial<ChargeRefund> | n
           requested_at: '2026-06-15T12:05:00.000Z',
           updated_at: '2026-06-15T12:05:00.000Z',
           failure_reason: null,
-          release_hold: false,
+          hold_seq: 0,
           ...refund,
         },
       }),

@@ -72,7 +72,13 @@ export async function refundOrder(
       );
   let answer: { state: ChargeState | null; replayed: boolean };
   try {
-    answer = await deps.payments.act(identity, orderId, 'refund', keyed);
+    answer = await deps.payments.act(
+      identity,
+      orderId,
+      'refund',
+      keyed,
+      hold.held ? hold.hold_seq : undefined,
+    );
   } catch (err) {
     if (hold.held && err instanceof ActionNotApplied) await giveBack();
     throw err;

@@ -50,8 +50,8 @@ export interface Transaction {
   refundUpdatedAt: Date | null;
   /** The PSP's reason for a FAILED refund, when it gave one. */
   refundReason: string | null;
-  /** A FAILED refund whose hold no answer gave back: the ledger releases it on the message. */
-  refundReleaseHold: boolean;
+  /** The newest refund hold (withdrawals' hold_seq) a seller's refund request brought (domain/refund-state.ts). */
+  refundHoldSeq: number;
   /** When to look the refund up at the PSP next; null when its end is known (or nothing was asked). */
   refundCheckAt: Date | null;
   refundChecks: number;
@@ -92,7 +92,7 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     refundRequestedAt: { ...timestamp, nullable: true },
     refundUpdatedAt: { ...timestamp, nullable: true },
     refundReason: { type: 'string', nullable: true },
-    refundReleaseHold: { type: 'boolean', default: false },
+    refundHoldSeq: { type: new BigIntType('number'), columnType: 'bigint', default: 0 },
     refundCheckAt: { ...timestamp, nullable: true },
     refundChecks: { type: 'integer', default: 0 },
   },

@@ -150,7 +150,7 @@ class Migration20261210RefundOutcomes extends Migration {
       add column if not exists refund_requested_at timestamptz(3),
       add column if not exists refund_updated_at timestamptz(3),
       add column if not exists refund_reason text,
-      add column if not exists refund_release_hold boolean not null default false,
+      add column if not exists refund_hold_seq bigint not null default 0,
       add column if not exists refund_check_at timestamptz(3),
       add column if not exists refund_checks integer not null default 0`);
     this.addSql(`create index if not exists transactions_refund_check_idx

@@ -113,7 +113,7 @@ export async function createCharge(
     refundRequestedAt: null,
     refundUpdatedAt: null,
     refundReason: null,
-    refundReleaseHold: false,
+    refundHoldSeq: 0,
     refundCheckAt: null,
     refundChecks: 0,
   };

@@ -155,24 +155,32 @@ export async function noteRefundAsked(
   owner: ChargeOwner,
   orderId: string,
   deps: Pick<LifecycleDeps, 'refundChecks'>,
+  holdSeq: number | null,
   now: Date = new Date(),
 ): Promise<void> {
-  // Every SET expression reads the row as it was: `failed` is the old status throughout.
+  // One statement, so that the hold it records and the attempt it decides go together: a failure
+  // recorded before it covers this request's hold only if this request is of the failed attempt.
+  // Every SET expression reads the row as it was: `failed` and `asks` are of the old row throughout.
   const failed = `refund_status = 'FAILED'`;
+  const asks = `(refund_status is null or (${failed} and refund_attempt < ${MAX_REFUND_ATTEMPTS}))`;
+  const renew = `${asks} and ${failed}`;
   await em.fork().execute(
     `update payments.transactions set
-       refund_attempt = case when ${failed} then greatest(refund_attempt, 1) + 1 else greatest(refund_attempt, 1) end,
-       refund_requested_at = case when ${failed} or refund_requested_at is null then ? else refund_requested_at end,
-       refund_reason = case when ${failed} then null else refund_reason end,
-       refund_release_hold = case when ${failed} then false else refund_release_hold end,
-       refund_checks = case when ${failed} then 0 else refund_checks end,
-       refund_check_at = case when ${failed} or refund_check_at is null then ? else refund_check_at end,
-       refund_status = case when ${failed} then null else refund_status end,
-       refund_asked_at = ?
+       refund_hold_seq = greatest(refund_hold_seq, ?),
+       refund_attempt = case when ${renew} then greatest(refund_attempt, 1) + 1
+                             when ${asks} then greatest(refund_attempt, 1) else refund_attempt end,
+       refund_requested_at = case when ${renew} or (${asks} and refund_requested_at is null) then ?
+                                  else refund_requested_at end,
+       refund_reason = case when ${renew} then null else refund_reason end,
+       refund_checks = case when ${renew} then 0 else refund_checks end,
+       refund_check_at = case when ${renew} or (${asks} and refund_check_at is null) then ?
+                              else refund_check_at end,
+       refund_status = case when ${renew} then null else refund_status end,
+       refund_asked_at = case when ${asks} then ? else refund_asked_at end
      where order_id = ? and seller_id = ? and environment = ? and charge_status = 'PAID'
-       and end_to_end_id is not null
-       and (refund_status is null or (${failed} and refund_attempt < ${MAX_REFUND_ATTEMPTS}))`,
+       and end_to_end_id is not null`,
     [
+      holdSeq ?? 0,
       now,
       new Date(now.getTime() + refundChecksOf(deps).baseMs),
       now,
@@ -253,21 +261,17 @@ export class RefundRefused extends HttpError {
   }
 }
 
-/**
- * What became of a refusal once recorded (recordRefundRefused): `recorded`, the seller is answered 502
- * and orders gives this attempt's hold back; `held`, the seller is answered 503 and the hold is left to
- * what else moved meanwhile (a notification or a look-up recorded the same failure with `release_hold`,
- * whose message releases it; or the refund is no longer a refusal: it is in progress or made).
- */
+/** What became of a refusal once recorded (recordRefundRefused). */
 export type RefusalRecord = 'recorded' | 'held';
 
 /**
  * Records a refund the PSP refused (RefundRefused), after the request's transaction rolled back. A
  * `NAO_REALIZADO`: the charge's refund becomes FAILED with the reason, `payment.refund_failed` tells the
- * seller, and the next refund is a new attempt; the hold is given back by orders, which gets the 502
- * (`release_hold` false). A refused request (nothing at the PSP): nothing to look up any more. When it
- * cannot be recorded, a `NAO_REALIZADO` is answered 503 (`held`): the hold stays, and the refund checks
- * find the refusal at the PSP and release it then.
+ * seller, and the next refund is a new attempt; orders, answered 502, gives its hold back at once (the
+ * ledger would too on the message: a hold is released once). A refused request (nothing at the PSP):
+ * nothing to look up any more. `held` (answered 503, the hold left where it is) when the refund is no
+ * longer a refusal (another request or a report moved it meanwhile), or a `NAO_REALIZADO` that could not
+ * be recorded: the refund checks find it at the PSP and the ledger releases the hold then.
  */
 export async function recordRefundRefused(
   em: EntityManager,
@@ -280,17 +284,15 @@ export async function recordRefundRefused(
     return await inTransaction(em.fork(), async (tx): Promise<RefusalRecord> => {
       const t = owned(await lockByOrder(tx, orderId), owner);
       const same = currentAttempt(t) === refused.attempt;
-      if (same && t.refundStatus === 'FAILED')
-        // Recorded meanwhile: by another request's refusal (each request gives its own hold back), or by
-        // a report after the fact, whose message gives the hold back: then this one must not as well.
-        return t.refundReleaseHold ? 'held' : 'recorded';
+      // Recorded meanwhile (another request's refusal, or a report of the same failure).
+      if (same && t.refundStatus === 'FAILED') return 'recorded';
       if (!same || t.refundStatus !== null) return 'held';
       if (!refused.atPsp) {
         t.refundCheckAt = null;
         return 'recorded';
       }
       t.refundReason = refused.reason;
-      commitRefund(tx, t, 'FAILED', deps.now?.() ?? new Date(), deps, [], { releaseHold: false });
+      commitRefund(tx, t, 'FAILED', deps.now?.() ?? new Date(), deps, []);
       return 'recorded';
     });
   } catch (err) {
@@ -365,13 +367,11 @@ function commitRefund(
   now: Date,
   deps: LifecycleDeps,
   moved: Moved,
-  options: { releaseHold: boolean } = { releaseHold: true },
 ): ChargeState {
   setRefund(t, status, now);
   if (status === 'PROCESSING' && t.refundCheckAt === null) {
     t.refundCheckAt = new Date(now.getTime() + refundChecksOf(deps).baseMs);
   }
-  t.refundReleaseHold = status === 'FAILED' && options.releaseHold;
   t.version += 1;
   moved.push({ to: `REFUND_${status}`, amount: t.grossAmount });
   if (status === 'FAILED') {

@@ -99,7 +99,7 @@ describe('refundView', () => {
     refundAskedAt: new Date('2026-11-28T10:00:01Z'),
     refundUpdatedAt: new Date('2026-11-28T10:05:00Z'),
     refundReason: 'Conta encerrada.',
-    refundReleaseHold: true,
+    refundHoldSeq: 7,
   };
   it('shows the latest attempt with its reason, and nothing before an outcome', () => {
     expect(refundView(row)).toEqual({
@@ -109,11 +109,11 @@ describe('refundView', () => {
       requested_at: '2026-11-28T10:00:00.000Z',
       updated_at: '2026-11-28T10:05:00.000Z',
       failure_reason: 'Conta encerrada.',
-      release_hold: true,
+      hold_seq: 7,
     });
     expect(refundView({ ...row, refundStatus: 'PROCESSING' })).toMatchObject({
       failure_reason: null,
-      release_hold: false,
+      hold_seq: 7,
     });
     expect(refundView({ ...row, refundStatus: null })).toBeNull();
   });

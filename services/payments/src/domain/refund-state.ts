@@ -112,7 +112,7 @@ export function refundView(t: {
   refundAskedAt: Date | null;
   refundUpdatedAt: Date | null;
   refundReason: string | null;
-  refundReleaseHold: boolean;
+  refundHoldSeq: number;
 }): ChargeRefund | null {
   if (t.refundStatus === null) return null;
   const requested = t.refundRequestedAt ?? t.refundAskedAt ?? t.refundUpdatedAt ?? new Date(0);
@@ -123,7 +123,7 @@ export function refundView(t: {
     requested_at: requested.toISOString(),
     updated_at: (t.refundUpdatedAt ?? requested).toISOString(),
     failure_reason: t.refundStatus === 'FAILED' ? t.refundReason : null,
-    release_hold: t.refundStatus === 'FAILED' && t.refundReleaseHold,
+    hold_seq: t.refundHoldSeq,
   };
 }
 

@@ -82,6 +82,11 @@ const ACTIONS: Record<string, Exclude<ChargeAction, 'pay'> | 'pay'> = {
   'sandbox-med-rejected': 'med_rejected',
   'sandbox-chargeback': 'chargeback',
 };
+/** `?hold_seq=` on a refund: the ledger hold orders reserved for it (absent: an earlier orders). */
+const RefundActionQuery = z.object({
+  hold_seq: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+});
+
 const ActionParams = OrderPathParams.extend({
   action: z.enum(Object.keys(ACTIONS) as [string, ...string[]]),
 });
@@ -235,8 +240,10 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
         // would start a new attempt after a failed one that no PSP call follows.
         const stored = await runtime.idempotency.find(keyedRequest(req));
         if (stored) return sendAnswer(res, stored);
-        // Committed before the keyed transaction opens: a lost PSP answer must not erase it.
-        await noteRefundAsked(runtime.orm.em, owner, uuid, deps.lifecycle);
+        // Committed before the keyed transaction opens: a lost PSP answer must not erase it. With it, the
+        // ledger's hold this request reserved (orders passes its number; docs/finance.md "Refunds").
+        const { hold_seq: holdSeq } = parseOrThrow(RefundActionQuery, req.query, 'Invalid refund query.');
+        await noteRefundAsked(runtime.orm.em, owner, uuid, deps.lifecycle, holdSeq ?? null);
       }
       // The change and its Idempotency-Key record (forwarded by orders) commit together.
       const late: { refund: (() => Promise<void>) | null } = { refund: null };

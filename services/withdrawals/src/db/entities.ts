@@ -77,10 +77,10 @@ export interface OrderFundsRow {
   /** When the refund hold was last reserved; null outside REFUND_HELD. */
   refundHeldAt: Date | null;
   /**
-   * The highest refund attempt (payments' numbering) whose failure at the PSP gave its hold back, by
-   * message or sweep: a late message of that attempt changes nothing (domain/refund-holds.ts).
+   * The number of the order's latest refund hold, growing with every reservation (domain/refund-holds.ts);
+   * payments records the newest one it heard of with each refund asked.
    */
-  refundReleasedAttempt: number;
+  refundHoldSeq: number;
   updatedAt: Date;
 }
 
@@ -99,7 +99,7 @@ export const OrderFundsSchema = new EntitySchema<OrderFundsRow>({
     position: { type: 'string' },
     refundAttempts: { type: 'integer', default: 0 },
     refundHeldAt: timestamp(true),
-    refundReleasedAttempt: { type: 'integer', default: 0 },
+    refundHoldSeq: { type: new BigIntType('number'), columnType: 'bigint', default: 0 },
     updatedAt: timestamp(),
   },
 });

@@ -289,13 +289,13 @@ class Migration20261209RefundHolds extends Migration {
 }
 
 /**
- * The highest refund attempt whose failure has given its hold back (domain/refund-holds.ts): a late
- * message of that attempt must not release a hold reserved for the next one.
+ * Each refund hold's number (domain/refund-holds.ts): a refund the PSP did not make gives the hold back
+ * only when no hold newer than the ones its failure covered was reserved since.
  */
 class Migration20261210RefundFailures extends Migration {
   override async up(): Promise<void> {
     this.addSql(`alter table withdrawals.order_funds
-      add column if not exists refund_released_attempt int not null default 0`);
+      add column if not exists refund_hold_seq bigint not null default 0`);
   }
 }
 

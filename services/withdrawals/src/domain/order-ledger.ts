@@ -59,7 +59,7 @@ export async function recordOrderMessage(
         ...owner,
         refundAttempts: 0,
         refundHeldAt: null,
-        refundReleasedAttempt: 0,
+        refundHoldSeq: 0,
         ...values,
       }),
     );

@@ -73,7 +73,13 @@ export async function holdRefund(
       // Another attempt at the same refund: the money is held once; this attempt counts itself.
       row.refundAttempts += 1;
       row.refundHeldAt = now;
-      return { order_uuid: orderId, held: true, charge_status: row.chargeStatus };
+      row.refundHoldSeq += 1;
+      return {
+        order_uuid: orderId,
+        held: true,
+        charge_status: row.chargeStatus,
+        hold_seq: row.refundHoldSeq,
+      };
     }
     if (row.position !== 'AVAILABLE' || amounts === null)
       return { order_uuid: orderId, held: false, charge_status: row.chargeStatus };
@@ -83,8 +89,9 @@ export async function holdRefund(
     row.position = 'REFUND_HELD';
     row.refundAttempts = 1;
     row.refundHeldAt = now;
+    row.refundHoldSeq += 1;
     row.updatedAt = now;
-    return { order_uuid: orderId, held: true, charge_status: row.chargeStatus };
+    return { order_uuid: orderId, held: true, charge_status: row.chargeStatus, hold_seq: row.refundHoldSeq };
   });
 }
 
@@ -166,40 +173,34 @@ export async function releaseStaleHold(
   owner: FundsOwner,
   orderId: string,
   heldAt: Date,
-  failedAttempt = 0,
 ): Promise<boolean> {
   return em.fork().transactional(async (tx) => {
     await lockSellerFunds(tx, owner);
     const row = await lockedRecord(tx, owner, orderId);
     if (!row || row.position !== 'REFUND_HELD' || row.refundHeldAt?.getTime() !== heldAt.getTime())
       return false;
-    // The failure's own message, if it comes later, must not release a hold reserved since.
-    row.refundReleasedAttempt = Math.max(row.refundReleasedAttempt, failedAttempt);
     await release(tx, owner, row, 'refund not made (sweep)');
     return true;
   });
 }
 
 /**
- * A refund the PSP did not make, reported after the seller's answer (payments' message with a FAILED
- * refund and `release_hold`): the attempt that asked it gives its count back, in the consumer's
- * transaction, and the last one releases the net, as orders does for a refusal it was answered. Once
- * per attempt: a failure already released (by this message or by the sweep) changes nothing, so a late
- * message cannot release a hold reserved for the next attempt. True when it released the net.
+ * A refund the PSP did not make (payments' message with a FAILED refund), in the consumer's transaction:
+ * the hold is released whole, unless a hold newer than the newest one payments had heard of when it
+ * recorded the failure (`holdSeq`) was reserved since: that one may be a refund asked again, at the PSP
+ * now, and its own end will release or reverse it. Releasing is once (the position moves), so orders'
+ * release of an attempt it was answered a refusal for, or the sweep's, never adds a second. True when
+ * it released the net.
  */
 export async function releaseFailedRefund(
   tx: EntityManager,
   owner: FundsOwner,
   orderId: string,
-  attempt: number,
+  holdSeq: number,
 ): Promise<boolean> {
   await lockSellerFunds(tx, owner);
   const row = await lockedRecord(tx, owner, orderId);
-  if (!row || attempt <= row.refundReleasedAttempt) return false;
-  row.refundReleasedAttempt = attempt;
-  if (row.position !== 'REFUND_HELD') return false;
-  row.refundAttempts = Math.max(0, row.refundAttempts - 1);
-  if (row.refundAttempts > 0) return false;
+  if (!row || row.position !== 'REFUND_HELD' || row.refundHoldSeq > holdSeq) return false;
   await release(tx, owner, row, 'refund not made (PSP)');
   return true;
 }

@@ -31,7 +31,7 @@ const amountsOf = (t: Transaction) => ({ gross: t.gross_amount, fee: t.fee_amoun
 export function readOrderMessage(message: IncomingMessage): {
   orderId: string;
   message: OrderMessage;
-  /** A refund the PSP did not make whose hold this message gives back (its attempt), or null. */
+  /** A refund the PSP did not make: the newest hold its failure covers (releaseFailedRefund), or null. */
   releasesRefund: number | null;
 } | null {
   const { name, payload } = message;
@@ -41,7 +41,7 @@ export function readOrderMessage(message: IncomingMessage): {
     return {
       orderId: state.order_uuid,
       message: { kind: 'charge', status: state.status, version: state.version },
-      releasesRefund: refund?.status === 'FAILED' && refund.release_hold ? refund.attempt : null,
+      releasesRefund: refund?.status === 'FAILED' ? refund.hold_seq : null,
     };
   }
   switch (name) {

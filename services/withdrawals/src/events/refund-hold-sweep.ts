@@ -33,8 +33,8 @@ export interface RefundHoldSweepOptions {
  *   and reported for an operator (`refund_holds_unresolved`); a retry of the refund completes it
  *   (docs/finance.md "Refunds");
  * - a refund the PSP is making (PROCESSING): kept quietly, payments follows it to its end;
- * - a refund the PSP did not make (FAILED): released, as the failure's message would have (the attempt
- *   is recorded, so that message, arriving later, releases nothing more);
+ * - a refund the PSP did not make (FAILED): released, as the failure's message would have (a hold is
+ *   released once; the message arriving later finds none, or a newer hold it does not cover);
  * - refunded: the reversal it posted (or that the reconciliation replays) takes the net from the hold.
  * A hold that cannot be decided (payments fails) is logged, counted and skipped; the pass goes on.
  */
@@ -113,11 +113,10 @@ export class RefundHoldSweep {
       );
       return 'unresolved';
     }
-    const failedAttempt = answer.kind === 'refund_failed' ? answer.attempt : 0;
-    if (await releaseStaleHold(this.orm.em, hold.owner, hold.orderId, hold.heldAt, failedAttempt)) {
+    if (await releaseStaleHold(this.orm.em, hold.owner, hold.orderId, hold.heldAt)) {
       this.logger.info(
         { order_uuid: hold.orderId },
-        failedAttempt > 0
+        answer.kind === 'refund_failed'
           ? 'refund hold released: the PSP did not make the refund'
           : 'refund hold released: no refund was asked',
       );
