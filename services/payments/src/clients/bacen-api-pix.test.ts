@@ -460,6 +460,8 @@ describe('bacen-api-pix lookupRefund', () => {
       { status: 503, body: 'busy' },
       { status: 200, body: { status: 'QUASE' } },
       { status: 200, body: 'not json' },
+      // Another refund's answer says nothing of ours.
+      { status: 200, body: { id: 'D2', status: 'NAO_REALIZADO' } },
     ]) {
       const { psp } = scripted(() => answer);
       expect({ answer, retryable: (await rejection(psp.lookupRefund(REF))).retryable }).toEqual({

@@ -84,6 +84,7 @@ const CobAnswer = z.looseObject({
 
 // Only what we read of `Devolucao`: an unknown or missing status is handled by the caller.
 const RefundAnswer = z.looseObject({
+  id: z.string().optional(),
   status: z.string(),
   motivo: z.string().nullish(),
 });
@@ -173,7 +174,7 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
       // we do not know, no JSON) may be a refund it made: an unknown outcome, retryable with the same
       // refund id, so the refund's hold is kept (docs/finance.md "Refunds").
       const answer = await acceptedAnswer(() => call('PUT', path, { valor }));
-      return refundOutcome(`PUT ${path}`, answer);
+      return refundOutcome(`PUT ${path}`, answer, input.refundId);
     },
 
     async lookupRefund(ref: PspRefundRef) {
@@ -181,7 +182,7 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
       const res = await client.send('GET', path);
       if (res.status === 404) return null;
       if (res.status < 200 || res.status > 299) throw refusal(`GET ${path}`, res.status, res.text);
-      return refundOutcome(`GET ${path}`, res.json);
+      return refundOutcome(`GET ${path}`, res.json, ref.refundId);
     },
 
     close: () => client.close(),
@@ -211,10 +212,14 @@ function refundPath(ref: PspRefundRef): string {
 }
 
 /** `Devolucao.status` as ours; anything else is an unknown outcome (retryable). */
-function refundOutcome(what: string, json: unknown): PspRefund {
+function refundOutcome(what: string, json: unknown, refundId: string): PspRefund {
   const answer = RefundAnswer.safeParse(json);
   if (!answer.success) {
     throw new PspError(`PSP answered ${what} without a refund status`, { retryable: true });
+  }
+  // An answer about another refund says nothing of ours: unknown, never read as its outcome.
+  if (answer.data.id !== undefined && answer.data.id !== refundId) {
+    throw new PspError(`PSP answered ${what} for another refund id`, { retryable: true });
   }
   switch (answer.data.status) {
     case 'DEVOLVIDO':
