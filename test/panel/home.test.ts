@@ -189,7 +189,15 @@ it('shows on Home the figures of the orders created and paid, webhook health and
   await expectAccessible(page, 'home');
 
   // Today, by hour: the same orders, and the choice is kept in the URL.
-  await page.getByRole('radio', { name: 'Today' }).check();
+  // A click, then the state: the page may re-render the radios under the first click.
+  const todayRadio = page.getByRole('radio', { name: 'Today' });
+  await waitFor(
+    async () => {
+      if (!(await todayRadio.isChecked())) await todayRadio.click();
+      return (await todayRadio.isChecked()) || null;
+    },
+    { what: 'Today chosen' },
+  );
   await page.getByText('The figures of each hour as a table').waitFor();
   // The same path (no move of focus to the page's top), the period in the hash's query.
   expect(page.url()).toMatch(/#\/(home)?\?period=today$/);
@@ -313,8 +321,9 @@ it('searches orders by e-mail, tax id and uuid, and pages orders, deliveries and
   // With a status filter, paging goes over the filtered list.
   await page.getByLabel('Status', { exact: true }).selectOption('PAID');
   await page.getByRole('button', { name: 'Search', exact: true }).click();
+  // The link may be on the page before the filtered list replaces it: wait for the list itself.
+  await waitFor(async () => (await orderRows.count()) === 1, { what: 'the filtered list' });
   await page.getByRole('link', { name: `Order ${rest[0]}` }).waitFor();
-  await expect(orderRows.count()).resolves.toBe(1);
 
   // Deliveries of the webhook: 22, so 20 then 2.
   await page.goto(`/#/webhooks/${hook}`);

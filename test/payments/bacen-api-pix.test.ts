@@ -368,11 +368,21 @@ describe('bacen-api-pix payments and refunds', () => {
       status: 'FAILED',
       reason: 'Conta do pagador encerrada.',
     });
-    // Asking again with the same id is the same refund, as it stands now.
-    await expect(psp.refund(asked[1] as (typeof asked)[number])).resolves.toEqual({
-      status: 'FAILED',
-      reason: 'Conta do pagador encerrada.',
+    // Asking again with the same id: API Pix refuses an id it has (400, not retryable: payments then
+    // looks the refund up); a PSP that replays it answers the refund as it stands now.
+    expect(await rejection(psp.refund(asked[1] as (typeof asked)[number]))).toMatchObject({
+      retryable: false,
+      status: 400,
     });
+    sim.reusedRefundId = 'replay';
+    try {
+      await expect(psp.refund(asked[1] as (typeof asked)[number])).resolves.toEqual({
+        status: 'FAILED',
+        reason: 'Conta do pagador encerrada.',
+      });
+    } finally {
+      sim.reusedRefundId = 'refuse';
+    }
     await expect(psp.lookupRefund({ endToEndId, refundId: 'D9' })).resolves.toBeNull();
     expect(() => sim.settleRefund('D1', 'NAO_REALIZADO')).toThrow(/DEVOLVIDO/);
   });

@@ -278,3 +278,63 @@ describe('asked again', () => {
     expect((await balance(key)).available_amount).toBe(net);
   });
 });
+
+describe('requests that reach payments out of their order', () => {
+  /** Orders' call to payments for a refund whose ledger hold is `holdSeq`. */
+  const ask = (sellerId: string, uuid: string, holdSeq: number) => {
+    const path = `/internal/charges/${uuid}/refund/?hold_seq=${holdSeq}`;
+    const identity = {
+      user_id: sellerId,
+      seller_id: sellerId,
+      environment: 'live' as const,
+      role: 'seller' as const,
+    };
+    return call(`${system.services.payments}${path}`, {
+      method: 'POST',
+      headers: signIdentity(INTERNAL_SECRET, identity, 'POST', path),
+    });
+  };
+  const refundsAsked = (endToEndId: string) =>
+    psp.requests.filter((r) => r.method === 'PUT' && r.path.includes(`/pix/${endToEndId}/devolucao/`)).length;
+
+  it('a hold older than a failure never starts the next attempt; a newer one does', async () => {
+    const { sellerId, order, endToEndId } = await paidOrder();
+    psp.refundStatus = 'NAO_REALIZADO';
+    expect((await ask(sellerId, order.uuid, 2)).status).toBe(502);
+    expect(refundsAsked(endToEndId)).toBe(1);
+    // Hold 1 was reserved before hold 2 but arrives after the failure that covered both: nothing asked.
+    psp.refundStatus = 'DEVOLVIDO';
+    expect((await ask(sellerId, order.uuid, 1)).status).toBe(503);
+    expect(refundsAsked(endToEndId)).toBe(1);
+    expect((await charge(sellerId, order.uuid)).refund).toMatchObject({
+      status: 'FAILED',
+      attempt: 1,
+      hold_seq: 2,
+    });
+    // Hold 3, reserved after it: the next attempt, with its own refund id.
+    expect((await ask(sellerId, order.uuid, 3)).status).toBe(200);
+    expect(refundsAsked(endToEndId)).toBe(2);
+    expect((await charge(sellerId, order.uuid)).refund).toMatchObject({ status: 'REFUNDED', attempt: 2 });
+  });
+
+  it('a request the PSP refused outright (a 4xx, no such refund) takes its ask back', async () => {
+    const { sellerId, order, endToEndId } = await paidOrder();
+    psp.failNext(422);
+    expect((await ask(sellerId, order.uuid, 1)).status).toBe(502);
+    // The PSP was asked, then looked up (404): nothing was made, nothing is left to look up.
+    expect(
+      psp.requests.some((r) => r.method === 'GET' && r.path.includes(`/pix/${endToEndId}/devolucao/`)),
+    ).toBe(true);
+    const path = `/internal/charges/${order.uuid}/`;
+    const identity = {
+      user_id: sellerId,
+      seller_id: sellerId,
+      environment: 'live' as const,
+      role: 'seller' as const,
+    };
+    const read = await call(`${system.services.payments}${path}`, {
+      headers: signIdentity(INTERNAL_SECRET, identity, 'GET', path),
+    });
+    expect(read.body.data).toMatchObject({ status: 'APPROVED', refund_asked_at: null, refund: null });
+  });
+});

@@ -63,12 +63,13 @@ async function hold(seller: Seller, uuid: string, status = 'PAID') {
 }
 
 /** orders' call after an attempt that certainly refunded nothing. */
-async function release(seller: Seller, uuid: string) {
+async function release(seller: Seller, uuid: string, holdSeq?: number) {
   const path = `/internal/refund-holds/${uuid}/release/`;
+  const body = holdSeq === undefined ? {} : { hold_seq: holdSeq };
   const res = await call(`${h.system.services.withdrawals}${path}`, {
     method: 'POST',
-    headers: signIdentity(INTERNAL_SECRET, identityOf(seller), 'POST', path, '{}'),
-    body: {},
+    headers: signIdentity(INTERNAL_SECRET, identityOf(seller), 'POST', path, JSON.stringify(body)),
+    body,
   });
   expect(res.status).toBe(200);
   return RefundReleaseResponse.parse(res.body).data.released;
@@ -193,6 +194,11 @@ describe('refund holds', () => {
     expect((await held(seller, uuid)).hold_seq).toBe(3);
     expect(await failed(2)).toBe(false);
     expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+    // Nor orders' late release of an attempt of the hold released before (1 or 2): only hold 3's.
+    expect(await release(seller, uuid, 2)).toBe(false);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
+    expect(await release(seller, uuid, 3)).toBe(true);
+    expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET });
   });
 
   it('refuses with 409 insufficient_balance what the available balance does not cover', async () => {

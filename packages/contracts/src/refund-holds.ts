@@ -42,5 +42,11 @@ export const RefundHoldResponse = z.object({ message: z.string(), data: RefundHo
  * of the hold to fail); false while another attempt may still refund, or when there is no hold.
  */
 export const RefundRelease = z.object({ order_uuid: uuid, released: z.boolean() });
+/**
+ * The release's body: the `hold_seq` its reservation was given, so that a release late on its way
+ * never gives back a newer hold (absent from an orders of an earlier release: any hold).
+ */
+export const RefundReleaseRequest = z.object({ hold_seq: z.int().min(1).optional() });
+export type RefundReleaseRequest = z.infer<typeof RefundReleaseRequest>;
 export type RefundRelease = z.infer<typeof RefundRelease>;
 export const RefundReleaseResponse = z.object({ message: z.string(), data: RefundRelease });

@@ -4,6 +4,7 @@ import {
   type Identity,
   type RefundHold,
   type RefundHoldRequest,
+  type RefundReleaseRequest,
 } from '@seller-api/contracts';
 import { HttpError, injectTraceContext, serviceUnavailable, signIdentity } from '@seller-api/service-kit';
 import { Pool } from 'undici';
@@ -51,8 +52,9 @@ export class RefundHoldsClient {
   }
 
   /** Gives back one attempt's hold (the last one releases the net); whether the net was released. */
-  async release(identity: Identity, orderId: string): Promise<boolean> {
-    const answer = await this.post(identity, `/internal/refund-holds/${orderId}/release/`, {});
+  async release(identity: Identity, orderId: string, holdSeq?: number): Promise<boolean> {
+    const body: RefundReleaseRequest = holdSeq === undefined ? {} : { hold_seq: holdSeq };
+    const answer = await this.post(identity, `/internal/refund-holds/${orderId}/release/`, body);
     const parsed = answer?.status === 200 ? RefundReleaseResponse.safeParse(answer.body) : null;
     if (!parsed?.success)
       throw new Error(`withdrawals answered ${answer?.status ?? 'nothing'} to the release of a refund hold`);

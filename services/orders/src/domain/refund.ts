@@ -63,7 +63,7 @@ export async function refundOrder(
     throw conflict(`Only a PAID order can be refunded; this order is ${status}.`);
   const giveBack = () =>
     deps.holds
-      .release(identity, orderId)
+      .release(identity, orderId, hold.hold_seq)
       .catch((releaseErr: unknown) =>
         deps.logger.warn(
           { err: (releaseErr as Error).message, order_uuid: orderId },

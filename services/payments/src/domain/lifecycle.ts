@@ -158,29 +158,31 @@ export async function noteRefundAsked(
   holdSeq: number | null,
   now: Date = new Date(),
 ): Promise<void> {
-  // One statement, so that the hold it records and the attempt it decides go together: a failure
-  // recorded before it covers this request's hold only if this request is of the failed attempt.
-  // Every SET expression reads the row as it was: `failed` and `asks` are of the old row throughout.
-  const failed = `refund_status = 'FAILED'`;
-  const asks = `(refund_status is null or (${failed} and refund_attempt < ${MAX_REFUND_ATTEMPTS}))`;
-  const renew = `${asks} and ${failed}`;
+  // One statement, so that the hold it records and the attempt it decides go together. After a
+  // failure, only a request whose hold is newer than the ones the failure covered (whose message
+  // releases them: docs/finance.md "Refunds") starts the next attempt; an older one, late on its
+  // way here, finds the refund FAILED and is answered 503. Every SET expression reads the row as it
+  // was: `fresh`, `renew` and `asks` are of the old row throughout.
+  const seq = holdSeq ?? 0;
+  const fresh = `refund_status is null`;
+  const renew = `(refund_status = 'FAILED' and refund_attempt < ${MAX_REFUND_ATTEMPTS} and ${seq} > refund_hold_seq)`;
+  const asks = `(${fresh} or ${renew})`;
   await em.fork().execute(
     `update payments.transactions set
-       refund_hold_seq = greatest(refund_hold_seq, ?),
+       refund_hold_seq = greatest(refund_hold_seq, ${seq}),
        refund_attempt = case when ${renew} then greatest(refund_attempt, 1) + 1
-                             when ${asks} then greatest(refund_attempt, 1) else refund_attempt end,
-       refund_requested_at = case when ${renew} or (${asks} and refund_requested_at is null) then ?
+                             when ${fresh} then greatest(refund_attempt, 1) else refund_attempt end,
+       refund_requested_at = case when ${renew} or (${fresh} and refund_requested_at is null) then ?
                                   else refund_requested_at end,
        refund_reason = case when ${renew} then null else refund_reason end,
        refund_checks = case when ${renew} then 0 else refund_checks end,
-       refund_check_at = case when ${renew} or (${asks} and refund_check_at is null) then ?
+       refund_check_at = case when ${renew} or (${fresh} and refund_check_at is null) then ?
                               else refund_check_at end,
        refund_status = case when ${renew} then null else refund_status end,
        refund_asked_at = case when ${asks} then ? else refund_asked_at end
      where order_id = ? and seller_id = ? and environment = ? and charge_status = 'PAID'
        and end_to_end_id is not null`,
     [
-      holdSeq ?? 0,
       now,
       new Date(now.getTime() + refundChecksOf(deps).baseMs),
       now,
@@ -188,6 +190,23 @@ export async function noteRefundAsked(
       owner.sellerId,
       owner.environment,
     ],
+  );
+}
+
+/**
+ * The ledger hold of a seller's refund request that asks nothing (a keyed retry answered with its
+ * stored answer): recorded all the same, so that the failure of the refund it retried covers it.
+ */
+export async function noteRefundHold(
+  em: EntityManager,
+  owner: ChargeOwner,
+  orderId: string,
+  holdSeq: number,
+): Promise<void> {
+  await em.fork().execute(
+    `update payments.transactions set refund_hold_seq = greatest(refund_hold_seq, ?)
+      where order_id = ? and seller_id = ? and environment = ?`,
+    [holdSeq, orderId, owner.sellerId, owner.environment],
   );
 }
 
@@ -245,6 +264,9 @@ export async function actOnCharge(
  * recordRefundRefused keeps the outcome.
  */
 export class RefundRefused extends HttpError {
+  /** The ledger hold of the request the PSP refused (set by the route; null: none known). */
+  holdSeq: number | null = null;
+
   constructor(
     readonly attempt: number,
     readonly reason: string | null,
@@ -288,7 +310,13 @@ export async function recordRefundRefused(
       if (same && t.refundStatus === 'FAILED') return 'recorded';
       if (!same || t.refundStatus !== null) return 'held';
       if (!refused.atPsp) {
-        t.refundCheckAt = null;
+        // Nothing was made (the PSP refused the request and has no refund of this id). Unless a newer
+        // request reached us since (it may be asking now), the ask is taken back: the ledger's sweep
+        // then reads no refund asked, and releases a hold whose count a lost answer kept.
+        if (refused.holdSeq !== null && refused.holdSeq >= t.refundHoldSeq) {
+          t.refundAskedAt = null;
+          t.refundCheckAt = null;
+        }
         return 'recorded';
       }
       t.refundReason = refused.reason;

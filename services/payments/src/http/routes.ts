@@ -35,6 +35,7 @@ import {
   RefundRefused,
   actOnCharge,
   noteRefundAsked,
+  noteRefundHold,
   recordRefundRefused,
   recordPayment,
   findCharge,
@@ -235,15 +236,20 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       const what = ACTIONS[action] ?? 'cancel';
       if (action.startsWith('sandbox-') && owner.environment !== 'test')
         throw forbidden('Sandbox actions are for test keys only.');
+      let refundHold: number | null = null;
       if (what === 'refund') {
         // A keyed refund that already finished is answered as it was, and asks nothing: noting an ask
         // would start a new attempt after a failed one that no PSP call follows.
-        const stored = await runtime.idempotency.find(keyedRequest(req));
-        if (stored) return sendAnswer(res, stored);
-        // Committed before the keyed transaction opens: a lost PSP answer must not erase it. With it, the
-        // ledger's hold this request reserved (orders passes its number; docs/finance.md "Refunds").
+        // The ledger's hold this request reserved (orders passes its number; docs/finance.md "Refunds").
         const { hold_seq: holdSeq } = parseOrThrow(RefundActionQuery, req.query, 'Invalid refund query.');
-        await noteRefundAsked(runtime.orm.em, owner, uuid, deps.lifecycle, holdSeq ?? null);
+        refundHold = holdSeq ?? null;
+        const stored = await runtime.idempotency.find(keyedRequest(req));
+        if (stored) {
+          if (holdSeq !== undefined) await noteRefundHold(runtime.orm.em, owner, uuid, holdSeq);
+          return sendAnswer(res, stored);
+        }
+        // Committed before the keyed transaction opens: a lost PSP answer must not erase it.
+        await noteRefundAsked(runtime.orm.em, owner, uuid, deps.lifecycle, refundHold);
       }
       // The change and its Idempotency-Key record (forwarded by orders) commit together.
       const late: { refund: (() => Promise<void>) | null } = { refund: null };
@@ -283,6 +289,7 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
           // (A request the PSP refused made nothing there: a 502 whether or not that is recorded.)
           // Else (recorded meanwhile with the hold left to its message, or no longer a refusal) a 503: the
           // hold must not be given back twice.
+          if (err instanceof RefundRefused) err.holdSeq = refundHold;
           if (
             err instanceof RefundRefused &&
             (await recordRefundRefused(runtime.orm.em, owner, uuid, err, deps.lifecycle)) === 'held'

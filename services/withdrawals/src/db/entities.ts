@@ -71,7 +71,8 @@ export interface OrderFundsRow {
   position: FundsPosition;
   /**
    * Refund attempts since the hold was reserved whose failure is not known (domain/refund-holds.ts):
-   * the hold is released by the last one to fail, or by the sweep. 0 outside REFUND_HELD.
+   * the hold is released by the last one to fail, by its refund's failure at the PSP, or by the sweep.
+   * 0 outside REFUND_HELD.
    */
   refundAttempts: number;
   /** When the refund hold was last reserved; null outside REFUND_HELD. */
@@ -81,6 +82,8 @@ export interface OrderFundsRow {
    * payments records the newest one it heard of with each refund asked.
    */
   refundHoldSeq: number;
+  /** The number of the reservation that made the current hold (REFUND_HELD from AVAILABLE). */
+  refundHoldFirstSeq: number;
   updatedAt: Date;
 }
 
@@ -100,6 +103,7 @@ export const OrderFundsSchema = new EntitySchema<OrderFundsRow>({
     refundAttempts: { type: 'integer', default: 0 },
     refundHeldAt: timestamp(true),
     refundHoldSeq: { type: new BigIntType('number'), columnType: 'bigint', default: 0 },
+    refundHoldFirstSeq: { type: new BigIntType('number'), columnType: 'bigint', default: 0 },
     updatedAt: timestamp(),
   },
 });

@@ -295,7 +295,8 @@ class Migration20261209RefundHolds extends Migration {
 class Migration20261210RefundFailures extends Migration {
   override async up(): Promise<void> {
     this.addSql(`alter table withdrawals.order_funds
-      add column if not exists refund_hold_seq bigint not null default 0`);
+      add column if not exists refund_hold_seq bigint not null default 0,
+      add column if not exists refund_hold_first_seq bigint not null default 0`);
   }
 }
 

@@ -60,6 +60,7 @@ export async function recordOrderMessage(
         refundAttempts: 0,
         refundHeldAt: null,
         refundHoldSeq: 0,
+        refundHoldFirstSeq: 0,
         ...values,
       }),
     );

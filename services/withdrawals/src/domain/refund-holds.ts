@@ -18,10 +18,12 @@ import type { OrderMessage } from './order-funds';
  * and never creates debt.
  *
  * A hold is per order: every attempt at the refund (a retry, a duplicate) reserves the same hold once,
- * and counts itself in `refund_attempts`. An attempt known to have refunded nothing (payments answered a
- * refusal or a failure) gives its count back; the last one releases the net. An attempt whose outcome is
- * unknown (no answer, a crash) keeps it held until the sweep (refund-hold-sweep.ts) finds the hold
- * untouched for longer than any refund takes and payments' charge not refunded.
+ * counts itself in `refund_attempts` and gets the next number (`refund_hold_seq`). An attempt known to
+ * have refunded nothing (payments answered a refusal) gives its count back; the last one releases the
+ * net. A refund the PSP did not make releases the hold whole, unless a newer hold than its failure
+ * covered exists (releaseFailedRefund). An attempt whose outcome is unknown (no answer, a crash) keeps
+ * it held until one of those, or the sweep (refund-hold-sweep.ts) finds the hold untouched for longer
+ * than any refund takes and payments' charge not refunded.
  */
 
 const amountsOf = (row: OrderFundsRow): SaleAmounts | null =>
@@ -90,6 +92,7 @@ export async function holdRefund(
     row.refundAttempts = 1;
     row.refundHeldAt = now;
     row.refundHoldSeq += 1;
+    row.refundHoldFirstSeq = row.refundHoldSeq;
     row.updatedAt = now;
     return { order_uuid: orderId, held: true, charge_status: row.chargeStatus, hold_seq: row.refundHoldSeq };
   });
@@ -108,17 +111,22 @@ async function release(tx: EntityManager, owner: FundsOwner, row: OrderFundsRow,
 
 /**
  * A refund attempt that certainly refunded nothing: it gives its count back, and the last one releases
- * the net. Nothing to release (no hold, or the hold already reversed or moved by a MED) is no error.
+ * the net. Nothing to release (no hold, or the hold already reversed or moved by a MED) is no error,
+ * and neither is an attempt (`holdSeq`) of a hold released whole since: the hold now is a newer one's.
  */
 export async function releaseRefund(
   em: EntityManager,
   owner: FundsOwner,
   orderId: string,
+  holdSeq?: number,
 ): Promise<RefundRelease> {
   return em.fork().transactional(async (tx) => {
     await lockSellerFunds(tx, owner);
     const row = await lockedRecord(tx, owner, orderId);
     if (!row || row.position !== 'REFUND_HELD') return { order_uuid: orderId, released: false };
+    // An attempt of a hold released whole since (its refund failed): the hold now is another one's.
+    if (holdSeq !== undefined && holdSeq < row.refundHoldFirstSeq)
+      return { order_uuid: orderId, released: false };
     row.refundAttempts = Math.max(0, row.refundAttempts - 1);
     if (row.refundAttempts > 0) return { order_uuid: orderId, released: false };
     await release(tx, owner, row, 'refund not made');

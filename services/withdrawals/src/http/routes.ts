@@ -3,6 +3,7 @@ import {
   OpsWithdrawalListQuery,
   OrderPathParams,
   RefundHoldRequest,
+  RefundReleaseRequest,
   WithdrawalListQuery,
   WithdrawalPathParams,
   type Environment,
@@ -174,7 +175,12 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
     '/internal/refund-holds/:uuid/release/',
     route(async (req, res) => {
       const scope = sellerScope(req);
-      const data = await releaseRefund(runtime.orm.em, scope, orderId(req));
+      const { hold_seq: holdSeq } = parseOrThrow(
+        RefundReleaseRequest,
+        req.body ?? {},
+        'Invalid refund release.',
+      );
+      const data = await releaseRefund(runtime.orm.em, scope, orderId(req), holdSeq);
       res.json({ message: data.released ? 'Refund hold released.' : 'Refund hold kept.', data });
     }),
   );
