@@ -2,10 +2,16 @@
 // Ingress checks the client certificate), so the public host cannot be used to skip mTLS; there only,
 // and only from PSP_INGRESS_ADDRESSES, is the ingress's verdict on the certificate believed and passed
 // to payments, signed (services/gateway/src/http/psp-client.ts).
-import http from 'node:http';
 import { verifyPspClient } from '@seller-api/service-kit';
 import { json, startFakeUpstream } from '../support/fake-upstream';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import {
+  call,
+  createKey,
+  requestWithHost,
+  startSystem,
+  type RunningGateway,
+  type System,
+} from '../support/system';
 
 let system: System;
 let open: RunningGateway;
@@ -20,38 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => system.stop());
 
-/** A request with a chosen Host header (fetch does not let one set it). */
-function request(
-  url: string,
-  host: string,
-  options: { method?: string; body?: string; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname + target.search,
-        method: options.method ?? 'GET',
-        headers: { ...options.headers, host },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: res.statusCode ?? 0,
-            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+const request = requestWithHost;
 
 const notification = JSON.stringify({ pix: [] });
 const post = { method: 'POST', body: notification, headers: { 'content-type': 'application/json' } };

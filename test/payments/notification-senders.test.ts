@@ -3,14 +3,20 @@
 // the gateway believes its verdict only on a PSP host and from the ingress's address, and payments
 // decides from the certificate which environment's charges the notification may pay
 // (docs/payments.md, "bacen-api-pix"; docs/deploy.md, "PSP notifications").
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
 import { pspClientHeaders } from '@seller-api/service-kit';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { startPspIngress, type PspIngress } from '../support/psp-ingress';
 import { startPspSimulator, type PspClientTls, type PspSimulator } from '../support/psp-simulator';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import {
+  call,
+  createKey,
+  requestWithHost,
+  startSystem,
+  type RunningGateway,
+  type System,
+} from '../support/system';
 import { createTestCa, type TestCertificate } from '../support/test-pki';
 import { waitFor } from '../support/wait';
 
@@ -100,38 +106,17 @@ const notifyVia = (
   );
 
 /** A plain HTTP request to the gateway from 127.0.0.1, with any Host and headers. */
-function direct(
+const direct = (
   host: string,
   headers: Record<string, string>,
   body = JSON.stringify({ pix: [] }),
   path = '/api/v1/psp/webhook/pix',
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const target = new URL(gatewayOrigin);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers, host },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: res.statusCode ?? 0,
-            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+) =>
+  requestWithHost(new URL(path, gatewayOrigin).href, host, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
   });
-}
 
 const forged = (certificate: TestCertificate) => ({
   'ssl-client-verify': 'SUCCESS',

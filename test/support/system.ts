@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type pino from 'pino';
 import { loadGatewayConfig } from '../../services/gateway/src/config';
 import { startGateway, type GatewayService } from '../../services/gateway/src/service';
@@ -245,4 +246,40 @@ export async function call(
     parsed = {};
   }
   return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/**
+ * A request with a chosen Host header (fetch does not let one set it), from 127.0.0.1; the answer's
+ * status and its JSON body ({} when empty).
+ */
+export function requestWithHost(
+  url: string,
+  host: string,
+  options: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: options.method ?? 'GET',
+        headers: { ...options.headers, host },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }
