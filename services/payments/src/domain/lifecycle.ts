@@ -163,7 +163,8 @@ export async function noteRefundAsked(
   // releases them: docs/finance.md "Refunds") starts the next attempt; an older one, late on its
   // way here, finds the refund FAILED and is answered 503. Every SET expression reads the row as it
   // was: `fresh`, `renew` and `asks` are of the old row throughout.
-  const seq = holdSeq ?? 0;
+  // Written into the statement (it is used in several expressions): an integer, never text.
+  const seq = holdSeq !== null && Number.isSafeInteger(holdSeq) && holdSeq > 0 ? holdSeq : 0;
   const fresh = `refund_status is null`;
   const renew = `(refund_status = 'FAILED' and refund_attempt < ${MAX_REFUND_ATTEMPTS} and ${seq} > refund_hold_seq)`;
   const asks = `(${fresh} or ${renew})`;
