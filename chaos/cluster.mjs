@@ -116,7 +116,7 @@ async function waitReady(name, url, timeoutMs = 90_000) {
 }
 
 /** Every queue the topologies declare, in the namespace, old classic names included. */
-const QUEUES = ['withdrawals.ledger', 'orders.charges', 'webhooks.intake'].flatMap((q) =>
+export const QUEUES = ['withdrawals.ledger', 'orders.charges', 'webhooks.intake'].flatMap((q) =>
   [q, `${q}.quorum`].flatMap((main) => [main, `${main}.retry`, `${main}.dead`]),
 );
 
@@ -148,19 +148,18 @@ export async function deleteQueues(amqpUrl, namespace) {
 }
 
 /**
- * The services: orders, payments, withdrawals, two dispatchers, two gateways. Logs go to one file per
- * process under `logDir`, kept after the run.
+ * The services: orders, payments, withdrawals, two dispatchers, two gateways (`replicas: 1`: one of
+ * each, as `npm start` runs them). Logs go to one file per process under `logDir`, kept after the run.
  */
-export async function startCluster({ env, logDir }) {
+export async function startCluster({ env, logDir, replicas = 2 }) {
   mkdirSync(logDir, { recursive: true });
+  const numbered = Array.from({ length: replicas }, (_, i) => i + 1);
   const specs = [
     { name: 'payments', service: 'payments' },
     { name: 'orders', service: 'orders' },
     { name: 'withdrawals', service: 'withdrawals' },
-    { name: 'dispatcher-1', service: 'webhook-dispatcher' },
-    { name: 'dispatcher-2', service: 'webhook-dispatcher' },
-    { name: 'gateway-1', service: 'gateway' },
-    { name: 'gateway-2', service: 'gateway' },
+    ...numbered.map((i) => ({ name: `dispatcher-${i}`, service: 'webhook-dispatcher' })),
+    ...numbered.map((i) => ({ name: `gateway-${i}`, service: 'gateway' })),
   ];
   const procs = new Map();
   for (const spec of specs) {
@@ -213,13 +212,16 @@ export async function startCluster({ env, logDir }) {
   };
   // Payments first (orders calls it); the gateways last.
   await startAll(['payments']);
-  await startAll(['orders', 'withdrawals', 'dispatcher-1', 'dispatcher-2']);
-  await startAll(['gateway-1', 'gateway-2']);
+  await startAll(['orders', 'withdrawals', ...numbered.map((i) => `dispatcher-${i}`)]);
+  const gateways = numbered.map((i) => `gateway-${i}`);
+  await startAll(gateways);
 
   return {
     url,
-    gatewayUrls: ['gateway-1', 'gateway-2'].map((g) => `${url(g)}/api/v1`),
+    gatewayUrls: gateways.map((g) => `${url(g)}/api/v1`),
     envOf: (name) => envOf(procs.get(name)),
+    /** Each running process's name and pid (for a bench reading /proc). */
+    pids: () => [...procs.values()].filter((p) => p.child).map((p) => ({ name: p.name, pid: p.child.pid })),
     /** Processes that died without being killed by a fault: a failure of the run. */
     unexpectedExits: () => [...exits],
     kill(name) {
