@@ -44,7 +44,7 @@ export const RefundHoldResponse = z.object({ message: z.string(), data: RefundHo
 export const RefundRelease = z.object({ order_uuid: uuid, released: z.boolean() });
 /**
  * The release's body: the `hold_seq` its reservation was given, so that a release late on its way
- * never gives back a newer hold (absent from an orders of an earlier release: any hold).
+ * never gives back a newer hold (absent from an orders of an earlier release: whichever hold is held).
  */
 export const RefundReleaseRequest = z.object({ hold_seq: z.int().min(1).optional() });
 export type RefundReleaseRequest = z.infer<typeof RefundReleaseRequest>;

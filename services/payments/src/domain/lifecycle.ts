@@ -23,6 +23,13 @@ import {
 } from '@seller-api/service-kit';
 import { TransactionSchema, type ChargeStatus, type Transaction } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
+import {
+  chargeOfPayment,
+  markPaymentRefunded,
+  recordPaymentWithoutTxid,
+  recordRefundAsk,
+  recordRefundHold,
+} from '../db/refunds';
 import { eventHeaders, type ChargeOwner } from './charges';
 import { move, refundsLatePayment, type ChargeAction } from './charge-state';
 import {
@@ -41,7 +48,6 @@ import {
   refundIdFor,
   refundRefusal,
   refundView,
-  MAX_REFUND_ATTEMPTS,
 } from './refund-state';
 import type { PaymentMetrics } from '../metrics';
 
@@ -120,11 +126,18 @@ function commitMove(
       headers: eventHeaders(t),
     });
   }
+  return queueState(tx, t, previous);
+}
+
+/**
+ * Queues the charge's state as `internal.charge.<status>`: orders mirrors it (and emits the public
+ * order.* event of a move); the ledger follows it.
+ */
+function queueState(tx: EntityManager, t: Transaction, previous: ChargeStatus | null): ChargeState {
   const state = chargeState(t, previous);
-  // Internal: orders mirrors the money state and emits the public order.* event.
   enqueue(tx, {
     exchange: EXCHANGE,
-    routingKey: `internal.charge.${to.toLowerCase()}`,
+    routingKey: `internal.charge.${t.chargeStatus.toLowerCase()}`,
     payload: state,
     headers: eventHeaders(t),
   });
@@ -158,39 +171,14 @@ export async function noteRefundAsked(
   holdSeq: number | null,
   now: Date = new Date(),
 ): Promise<void> {
-  // One statement, so that the hold it records and the attempt it decides go together. After a
-  // failure, only a request whose hold is newer than the ones the failure covered (whose message
-  // releases them: docs/finance.md "Refunds") starts the next attempt; an older one, late on its
-  // way here, finds the refund FAILED and is answered 503. Every SET expression reads the row as it
-  // was: `fresh`, `renew` and `asks` are of the old row throughout.
-  // Written into the statement (it is used in several expressions): an integer, never text.
-  const seq = holdSeq !== null && Number.isSafeInteger(holdSeq) && holdSeq > 0 ? holdSeq : 0;
-  const fresh = `refund_status is null`;
-  const renew = `(refund_status = 'FAILED' and refund_attempt < ${MAX_REFUND_ATTEMPTS} and ${seq} > refund_hold_seq)`;
-  const asks = `(${fresh} or ${renew})`;
-  await em.fork().execute(
-    `update payments.transactions set
-       refund_hold_seq = greatest(refund_hold_seq, ${seq}),
-       refund_attempt = case when ${renew} then greatest(refund_attempt, 1) + 1
-                             when ${fresh} then greatest(refund_attempt, 1) else refund_attempt end,
-       refund_requested_at = case when ${renew} or (${fresh} and refund_requested_at is null) then ?
-                                  else refund_requested_at end,
-       refund_reason = case when ${renew} then null else refund_reason end,
-       refund_checks = case when ${renew} then 0 else refund_checks end,
-       refund_check_at = case when ${renew} or (${fresh} and refund_check_at is null) then ?
-                              else refund_check_at end,
-       refund_status = case when ${renew} then null else refund_status end,
-       refund_asked_at = case when ${asks} then ? else refund_asked_at end
-     where order_id = ? and seller_id = ? and environment = ? and charge_status = 'PAID'
-       and end_to_end_id is not null`,
-    [
-      now,
-      new Date(now.getTime() + refundChecksOf(deps).baseMs),
-      now,
-      orderId,
-      owner.sellerId,
-      owner.environment,
-    ],
+  await recordRefundAsk(
+    em,
+    { orderId, ...owner },
+    {
+      holdSeq,
+      at: now,
+      firstCheckAt: new Date(now.getTime() + refundChecksOf(deps).baseMs),
+    },
   );
 }
 
@@ -204,11 +192,7 @@ export async function noteRefundHold(
   orderId: string,
   holdSeq: number,
 ): Promise<void> {
-  await em.fork().execute(
-    `update payments.transactions set refund_hold_seq = greatest(refund_hold_seq, ?)
-      where order_id = ? and seller_id = ? and environment = ?`,
-    [holdSeq, orderId, owner.sellerId, owner.environment],
-  );
+  await recordRefundHold(em, { orderId, ...owner }, holdSeq);
 }
 
 /**
@@ -411,14 +395,7 @@ function commitRefund(
       headers: eventHeaders(t),
     });
   }
-  const state = chargeState(t, t.chargeStatus);
-  enqueue(tx, {
-    exchange: EXCHANGE,
-    routingKey: `internal.charge.${t.chargeStatus.toLowerCase()}`,
-    payload: state,
-    headers: eventHeaders(t),
-  });
-  return state;
+  return queueState(tx, t, t.chargeStatus);
 }
 
 /** Where a refund is reported from, for the logs and metrics. */
@@ -452,16 +429,7 @@ export async function settleRefund(
   const moved: Moved = [];
   const result = await inTransaction(em, async (tx) => {
     // The payment's record names its charge; a late payment's e2e id is not the charge's own.
-    // (An applied payment's record names its charge by txid only.)
-    const [payment] = await tx.execute<Array<{ transaction_id: string | null; txid: string | null }>>(
-      `select transaction_id, txid from payments.psp_payments where end_to_end_id = ?`,
-      [report.endToEndId],
-    );
-    const where = payment?.transaction_id
-      ? { id: payment.transaction_id }
-      : payment?.txid
-        ? { txid: payment.txid }
-        : null;
+    const where = await chargeOfPayment(tx, report.endToEndId);
     if (!where) return 'unknown' as const;
     const t = await tx.findOne(TransactionSchema, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!t || t.environment !== report.environment) return 'unknown' as const;
@@ -523,14 +491,7 @@ export async function settleRefund(
 /** The end of a late payment's refund (refundLatePayment), recorded on that payment. */
 async function settleLateRefund(tx: EntityManager, report: RefundReportInput, deps: LifecycleDeps) {
   if (report.refundId !== lateRefundId(report.endToEndId)) return false;
-  if (report.status === 'REFUNDED') {
-    const updated = await tx.execute<{ affectedRows: number }>(
-      `update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ? and outcome <> 'refunded'`,
-      [report.endToEndId],
-      'run',
-    );
-    return updated.affectedRows > 0;
-  }
+  if (report.status === 'REFUNDED') return markPaymentRefunded(tx, report.endToEndId);
   if (report.status === 'FAILED') {
     deps.logger.error(
       { end_to_end_id: report.endToEndId, reason: reasonText(report.reason) },
@@ -591,7 +552,7 @@ export async function recordPayment(
   payment: PixPayment,
   deps: LifecycleDeps,
 ): Promise<RecordedPayment> {
-  if (payment.txid === null) return recordPaymentWithoutTxid(em, payment, deps);
+  if (payment.txid === null) return recordWithoutTxid(em, payment, deps);
   const txid = payment.txid;
   const moved: Moved = [];
   const result = await inTransaction(em, async (tx) => {
@@ -660,18 +621,13 @@ export async function recordPayment(
  * A PIX paid to our key without a txid: no charge of ours, so nothing changes; it is kept for an
  * operator (outcome `unknown_txid`, detail `no txid`), once per end-to-end id.
  */
-async function recordPaymentWithoutTxid(
+async function recordWithoutTxid(
   em: EntityManager,
   payment: PixPayment,
   deps: LifecycleDeps,
 ): Promise<RecordedPayment> {
-  const inserted = await callerOrFork(em).execute<{ affectedRows: number }>(
-    `insert into payments.psp_payments (end_to_end_id, txid, amount, paid_at, outcome, detail)
-     values (?, null, ?, ?, 'unknown_txid', 'no txid') on conflict (end_to_end_id) do nothing`,
-    [payment.endToEndId, payment.amountCents, payment.paidAt],
-    'run',
-  );
-  if (inserted.affectedRows === 0) return { outcome: 'duplicate', state: null, refundLate: null };
+  if (!(await recordPaymentWithoutTxid(callerOrFork(em), payment)))
+    return { outcome: 'duplicate', state: null, refundLate: null };
   deps.logger.warn(
     { end_to_end_id: payment.endToEndId, notified_by: payment.environment },
     'PSP payment without a txid; flagged for an operator',
@@ -699,11 +655,7 @@ async function refundLatePayment(em: EntityManager, payment: PixPayment, deps: L
       return;
     }
     if (answer.status === 'PROCESSING') return;
-    await em
-      .fork()
-      .execute(`update payments.psp_payments set outcome = 'refunded' where end_to_end_id = ?`, [
-        payment.endToEndId,
-      ]);
+    await markPaymentRefunded(em.fork(), payment.endToEndId);
   } catch (err) {
     deps.logger.error({ err, txid: payment.txid }, 'refund of a late payment failed; left for an operator');
   }

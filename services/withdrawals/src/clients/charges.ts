@@ -7,12 +7,11 @@ import { PaymentsCallError, RECONCILIATION_USER_ID } from './payments';
  * Whether payments refunded an order's charge. `not_refunded`: not refunded and no refund ever asked of
  * the PSP; `refund_asked`: not refunded although a refund was asked and its outcome is unknown (its
  * answer may have been lost after the PSP made it; a payments that does not say counts as this);
- * `refund_processing`: the PSP is making it; `refund_failed`: the PSP did not make the refund `attempt`
+ * `refund_processing`: the PSP is making it; `refund_failed`: the PSP did not make the refund
  * (docs/payments.md, "Refunds"); `unknown`: it has no charge of that order for the owner.
  */
 export type RefundedAnswer =
-  | { kind: 'refunded' | 'not_refunded' | 'refund_asked' | 'refund_processing' | 'unknown' }
-  | { kind: 'refund_failed'; attempt: number };
+  'refunded' | 'not_refunded' | 'refund_asked' | 'refund_processing' | 'refund_failed' | 'unknown';
 
 /** Where the sweep of refund holds asks whether a charge was refunded; a stand-in in unit tests. */
 export interface ChargeRefunds {
@@ -54,7 +53,7 @@ export class PaymentsChargeRefunds implements ChargeRefunds {
     } catch (err) {
       throw new PaymentsCallError(`payments did not answer GET ${path}: ${(err as Error).message}`);
     }
-    if (status === 404) return { kind: 'unknown' };
+    if (status === 404) return 'unknown';
     let body: unknown = null;
     try {
       body = JSON.parse(text);
@@ -64,12 +63,12 @@ export class PaymentsChargeRefunds implements ChargeRefunds {
     const charge = Charge.safeParse((body as { data?: unknown } | null)?.data);
     if (status !== 200 || !charge.success)
       throw new PaymentsCallError(`payments answered ${status} to GET ${path} without a charge`);
-    if (charge.data.status === 'REFUNDED') return { kind: 'refunded' };
-    if (charge.data.refund_asked_at === null) return { kind: 'not_refunded' };
+    if (charge.data.status === 'REFUNDED') return 'refunded';
+    if (charge.data.refund_asked_at === null) return 'not_refunded';
     const refund = charge.data.refund;
-    if (refund?.status === 'PROCESSING') return { kind: 'refund_processing' };
+    if (refund?.status === 'PROCESSING') return 'refund_processing';
     // A refund asked again after a failure has no outcome yet: its status is gone until it has one.
-    if (refund?.status === 'FAILED') return { kind: 'refund_failed', attempt: refund.attempt };
-    return { kind: 'refund_asked' };
+    if (refund?.status === 'FAILED') return 'refund_failed';
+    return 'refund_asked';
   }
 }

@@ -98,15 +98,15 @@ export class RefundHoldSweep {
 
   private async sweepHold(hold: StaleHold): Promise<'released' | 'kept' | 'unresolved'> {
     const answer = await this.payments.refunded(hold.owner, hold.orderId);
-    if (answer.kind === 'unknown') {
+    if (answer === 'unknown') {
       this.logger.warn(
         { order_uuid: hold.orderId },
         'refund hold of an order payments does not know; left held',
       );
       return 'kept';
     }
-    if (answer.kind === 'refunded' || answer.kind === 'refund_processing') return 'kept';
-    if (answer.kind === 'refund_asked') {
+    if (answer === 'refunded' || answer === 'refund_processing') return 'kept';
+    if (answer === 'refund_asked') {
       this.logger.error(
         { order_uuid: hold.orderId, seller_id: hold.owner.sellerId, environment: hold.owner.environment },
         'refund hold kept: a refund was asked of the PSP and its outcome is unknown; check the refund at the PSP and retry it (docs/finance.md "Refunds")',
@@ -116,7 +116,7 @@ export class RefundHoldSweep {
     if (await releaseStaleHold(this.orm.em, hold.owner, hold.orderId, hold.heldAt)) {
       this.logger.info(
         { order_uuid: hold.orderId },
-        answer.kind === 'refund_failed'
+        answer === 'refund_failed'
           ? 'refund hold released: the PSP did not make the refund'
           : 'refund hold released: no refund was asked',
       );
