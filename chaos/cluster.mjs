@@ -150,8 +150,9 @@ export async function deleteQueues(amqpUrl, namespace) {
 /**
  * The services: orders, payments, withdrawals, two dispatchers, two gateways (`replicas: 1`: one of
  * each, as `npm start` runs them). Logs go to one file per process under `logDir`, kept after the run.
+ * `nodeArgs` go before each child's script (a bench's `--cpu-prof`).
  */
-export async function startCluster({ env, logDir, replicas = 2 }) {
+export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] }) {
   mkdirSync(logDir, { recursive: true });
   const numbered = Array.from({ length: replicas }, (_, i) => i + 1);
   const specs = [
@@ -188,7 +189,7 @@ export async function startCluster({ env, logDir, replicas = 2 }) {
   function start(name) {
     const p = procs.get(name);
     const log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
-    const child = spawn(process.execPath, [p.main], {
+    const child = spawn(process.execPath, [...nodeArgs, p.main], {
       cwd: ROOT,
       env: envOf(p),
       stdio: ['ignore', 'pipe', 'pipe'],

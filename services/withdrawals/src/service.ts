@@ -1,10 +1,4 @@
-import {
-  createRuntime,
-  idempotentHandler,
-  serveService,
-  verifyingSecrets,
-  type Runtime,
-} from '@seller-api/service-kit';
+import { createRuntime, serveService, verifyingSecrets, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
 import { PaymentsChargeRefunds } from './clients/charges';
 import { PaymentsClient } from './clients/payments';
@@ -13,7 +7,7 @@ import type { WithdrawalsConfig } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import type { PayoutAdapters } from './domain/payouts';
-import { paymentsHandler } from './events/payments';
+import { ledgerHandler } from './events/payments';
 import { PayoutWorker } from './events/payouts';
 import { LedgerReconciliation } from './events/reconciliation';
 import { RefundHoldSweep } from './events/refund-hold-sweep';
@@ -88,10 +82,7 @@ export async function startWithdrawals(
         },
       }),
   });
-  await runtime.broker.consume(
-    LEDGER_QUEUE,
-    idempotentHandler(runtime.orm, SCHEMA, LEDGER_QUEUE, paymentsHandler(runtime.logger)),
-  );
+  await runtime.broker.consume(LEDGER_QUEUE, ledgerHandler(runtime));
   payouts.start();
   reconciliation.start();
   refundHolds.start();

@@ -17,7 +17,7 @@ export interface FundsOwner {
 
 // The first key of the two-key advisory lock: a namespace, so these locks never meet another purpose's
 // (the two-key and one-key lock spaces of PostgreSQL do not overlap either).
-const LOCK_NAMESPACE = `hashtext('withdrawals.seller_funds')`;
+export const LOCK_NAMESPACE = `hashtext('withdrawals.seller_funds')`;
 
 /**
  * Serialises every change to one seller's balance (in one environment) until the transaction ends: a

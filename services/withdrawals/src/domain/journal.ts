@@ -8,6 +8,7 @@ import {
   UnbalancedEntryError,
   type Entry,
   type EntryKind,
+  type SellerPosition,
 } from './ledger';
 
 /** Holds checked against the available balance before they are posted: never settled into debt. */
@@ -17,10 +18,36 @@ const HOLDS_CHECKED: ReadonlySet<EntryKind> = new Set(['withdrawal_held', 'refun
 export type EntrySubject = ({ orderId: string } | { withdrawalId: string }) & { cause?: string };
 
 /**
+ * Settles entries decided by domain/ledger.ts one after another against the seller's position
+ * (ledger.settleAvailable), so the available balance never goes below zero: answers the entries as they
+ * are to be stored and the position after them. A withdrawal or a refund hold that would take the
+ * balance into debt is a bug upstream, refused here rather than settled; so is an entry that does not
+ * balance (the database checks that again at commit).
+ */
+export function settleEntries(
+  start: SellerPosition,
+  entries: Entry[],
+): { entries: Entry[]; position: SellerPosition } {
+  let position = start;
+  const settledEntries: Entry[] = [];
+  for (const decided of entries) {
+    const settled = settleAvailable(decided, position);
+    if (HOLDS_CHECKED.has(decided.kind) && settled.position.debt !== position.debt) {
+      throw new Error(
+        `${decided.kind} of ${-availableChange(decided)} cents exceeds the available ${position.available}`,
+      );
+    }
+    if (!isBalanced(settled.entry)) throw new UnbalancedEntryError(settled.entry);
+    position = settled.position;
+    settledEntries.push(settled.entry);
+  }
+  return { entries: settledEntries, position };
+}
+
+/**
  * Stores entries decided by domain/ledger.ts, in the caller's transaction, which must hold the seller's
- * lock (balance.lockSellerFunds): each is first settled against the seller's position read here, so the
- * available balance never goes below zero (ledger.settleAvailable). The database checks again at commit
- * that each entry balances.
+ * lock (balance.lockSellerFunds): each is first settled against the seller's position read here
+ * (settleEntries).
  */
 export async function postEntries(
   em: EntityManager,
@@ -29,19 +56,7 @@ export async function postEntries(
   entries: Entry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  let position = await positionOf(em, owner);
-  for (const decided of entries) {
-    const settled = settleAvailable(decided, position);
-    // A withdrawal or a refund hold is checked against the available balance under the seller's lock:
-    // one that would take it into debt is a bug upstream, refused here rather than settled.
-    if (HOLDS_CHECKED.has(decided.kind) && settled.position.debt !== position.debt) {
-      throw new Error(
-        `${decided.kind} of ${-availableChange(decided)} cents exceeds the available ${position.available}`,
-      );
-    }
-    position = settled.position;
-    const entry = settled.entry;
-    if (!isBalanced(entry)) throw new UnbalancedEntryError(entry);
+  for (const entry of settleEntries(await positionOf(em, owner), entries).entries) {
     const id = randomUUID();
     await em.execute(
       `insert into withdrawals.ledger_entries (id, seller_id, environment, kind, order_id, withdrawal_id, cause)

@@ -4,7 +4,7 @@ import { UnprocessableMessageError } from '@seller-api/service-kit';
 import { OrderFundsSchema, type OrderFundsRow } from '../db/entities';
 import { lockSellerFunds, type FundsOwner } from './balance';
 import { postEntries } from './journal';
-import type { EntryKind } from './ledger';
+import type { Entry, EntryKind } from './ledger';
 import { applyOrderMessage, NEW_ORDER_FUNDS, type OrderFunds, type OrderMessage } from './order-funds';
 import { replayOf, type LedgerOrder, type PaidCharge } from './reconciliation';
 
@@ -20,9 +20,60 @@ function toFunds(row: OrderFundsRow | null): OrderFunds {
 }
 
 /**
+ * What one payments message makes of an order's record (null: none yet) and the entries it causes,
+ * before they are settled against the balance (journal.settleEntries). Pure: the callers lock, read and
+ * store (recordOrderMessage here, the ledger consumer's batches in db/ledger-batches.ts).
+ */
+export function nextOrderRecord(
+  row: OrderFundsRow | null,
+  owner: FundsOwner,
+  orderId: string,
+  message: OrderMessage,
+  now: Date,
+): { row: OrderFundsRow; entries: Entry[] } {
+  if (row && (row.sellerId !== owner.sellerId || row.environment !== owner.environment)) {
+    // Payments never moves an order between sellers; a message that says so is refused, not applied.
+    // Retrying cannot change that: it is parked at once for an operator (docs/messaging.md).
+    throw new UnprocessableMessageError(`order ${orderId} belongs to another seller or environment`);
+  }
+  const { funds, entries } = applyOrderMessage(toFunds(row), message);
+  // A refund hold the message took the money out of (a reversal, a MED) has nothing left to release.
+  const leftRefundHold = funds.position !== 'REFUND_HELD';
+  const base: OrderFundsRow = row ?? {
+    orderId,
+    ...owner,
+    grossAmount: null,
+    feeAmount: null,
+    netAmount: null,
+    chargeStatus: null,
+    chargeVersion: null,
+    position: 'NONE',
+    refundAttempts: 0,
+    refundHeldAt: null,
+    refundHoldSeq: 0,
+    refundHoldFirstSeq: 0,
+    updatedAt: now,
+  };
+  return {
+    row: {
+      ...base,
+      ...(leftRefundHold ? { refundAttempts: 0, refundHeldAt: null } : {}),
+      grossAmount: funds.amounts?.gross ?? null,
+      feeAmount: funds.amounts?.fee ?? null,
+      netAmount: funds.amounts?.net ?? null,
+      chargeStatus: funds.status,
+      chargeVersion: funds.version,
+      position: funds.position,
+      updatedAt: now,
+    },
+    entries,
+  };
+}
+
+/**
  * Applies one payments message to an order's record and posts what it causes, in the caller's
- * transaction (the idempotent consumer's, which also records the message id: applied exactly once).
- * Returns the kinds of the entries posted.
+ * transaction (the reconciliation's, under the seller's lock taken here). Returns the kinds of the
+ * entries posted.
  */
 export async function recordOrderMessage(
   em: EntityManager,
@@ -33,39 +84,11 @@ export async function recordOrderMessage(
 ): Promise<EntryKind[]> {
   await lockSellerFunds(em, owner);
   const row = await em.findOne(OrderFundsSchema, { orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (row && (row.sellerId !== owner.sellerId || row.environment !== owner.environment)) {
-    // Payments never moves an order between sellers; a message that says so is refused, not applied.
-    // Retrying cannot change that: it is parked at once for an operator (docs/messaging.md).
-    throw new UnprocessableMessageError(`order ${orderId} belongs to another seller or environment`);
-  }
-  const { funds, entries } = applyOrderMessage(toFunds(row), message);
-  // A refund hold the message took the money out of (a reversal, a MED) has nothing left to release.
-  const leftRefundHold = funds.position !== 'REFUND_HELD';
-  const values = {
-    ...(leftRefundHold ? { refundAttempts: 0, refundHeldAt: null } : {}),
-    grossAmount: funds.amounts?.gross ?? null,
-    feeAmount: funds.amounts?.fee ?? null,
-    netAmount: funds.amounts?.net ?? null,
-    chargeStatus: funds.status,
-    chargeVersion: funds.version,
-    position: funds.position,
-    updatedAt: new Date(),
-  };
-  if (row) Object.assign(row, values);
-  else
-    em.persist(
-      em.create(OrderFundsSchema, {
-        orderId,
-        ...owner,
-        refundAttempts: 0,
-        refundHeldAt: null,
-        refundHoldSeq: 0,
-        refundHoldFirstSeq: 0,
-        ...values,
-      }),
-    );
-  await postEntries(em, owner, { orderId, cause }, entries);
-  return entries.map((e) => e.kind);
+  const next = nextOrderRecord(row, owner, orderId, message, new Date());
+  if (row) Object.assign(row, next.row);
+  else em.persist(em.create(OrderFundsSchema, next.row));
+  await postEntries(em, owner, { orderId, cause }, next.entries);
+  return next.entries.map((e) => e.kind);
 }
 
 /** The ledger's records of these orders, with when each last took a message (for the reconciliation). */

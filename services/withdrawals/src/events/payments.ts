@@ -9,14 +9,32 @@ import {
 } from '@seller-api/contracts';
 import {
   UnprocessableMessageError,
+  batchedIdempotentHandler,
   readMessagePart,
-  type Handler,
+  sqlInTransaction,
+  type BatchedMessage,
   type IncomingMessage,
   type Logger,
+  type MessageHandler,
+  type Runtime,
 } from '@seller-api/service-kit';
-import { recordOrderMessage } from '../domain/order-ledger';
+import { randomUUID } from 'node:crypto';
+import type { OrderFundsRow } from '../db/entities';
+import {
+  lockOrderRecords,
+  lockSellers,
+  ownerKey,
+  positionsOf,
+  recordProcessed,
+  writeLedgerBatch,
+  type BatchEntry,
+} from '../db/ledger-batches';
+import type { FundsOwner } from '../domain/balance';
+import { settleEntries } from '../domain/journal';
+import { nextOrderRecord, recordOrderMessage } from '../domain/order-ledger';
 import { releaseFailedRefund } from '../domain/refund-holds';
 import type { OrderMessage } from '../domain/order-funds';
+import { LEDGER_QUEUE } from './topology';
 
 const CHARGE_PREFIX = 'internal.charge.';
 
@@ -77,40 +95,128 @@ export function readOrderMessage(message: IncomingMessage): {
   }
 }
 
+/** A ledger message as read before it joins a batch: whose money, and what it says (null: nothing). */
+export interface LedgerMessage {
+  owner: FundsOwner;
+  read: NonNullable<ReturnType<typeof readOrderMessage>>;
+}
+
+/** readOrderMessage plus its owner from the AMQP headers; what neither refuses is one to batch. */
+export function readLedgerMessage(incoming: IncomingMessage): LedgerMessage | null {
+  const read = readOrderMessage(incoming);
+  if (!read) return null;
+  const sellerId = readMessagePart(uuid, incoming.headers['x-seller-id'], 'x-seller-id header');
+  const environment = readMessagePart(Environment, incoming.headers['x-environment'], 'x-environment header');
+  return { owner: { sellerId, environment }, read };
+}
+
+type Batch = Array<BatchedMessage<LedgerMessage | null>>;
+
 /**
- * Feeds the ledger from payments (bound to `payment.*` and `internal.charge.*`). Wrapped in the kit's
- * idempotentHandler, so the entries and the processed message id commit together. A message that
- * fails (the database restarting) goes through the retry queue and comes back under its own name; one
- * that can never be read is parked in the dead queue for an operator (docs/messaging.md), never
- * silently dropped, since it may carry money.
+ * Feeds the ledger from payments (bound to `payment.*` and `internal.charge.*`), a batch of messages
+ * at a time (the kit's batchedIdempotentHandler): the entries, the orders' records and the processed
+ * message ids commit together, so each message is applied exactly once. A batch that fails (the
+ * database restarting) is written again one message at a time; a message that fails alone goes
+ * through the retry queue and comes back under its own name; one that can never be read is parked in
+ * the dead queue for an operator (docs/messaging.md), never silently dropped, since it may carry money.
  */
-export function paymentsHandler(logger: Logger): Handler {
-  return async (em, incoming) => {
-    const read = readOrderMessage(incoming);
-    if (!read) return;
-    const sellerId = readMessagePart(uuid, incoming.headers['x-seller-id'], 'x-seller-id header');
-    const environment = readMessagePart(
-      Environment,
-      incoming.headers['x-environment'],
-      'x-environment header',
-    );
-    const posted = await recordOrderMessage(
-      em,
-      { sellerId, environment },
-      read.orderId,
-      read.message,
-      `${incoming.name} ${incoming.id}`,
-    );
-    if (read.releasesRefund !== null) {
-      await em.flush();
-      if (await releaseFailedRefund(em, { sellerId, environment }, read.orderId, read.releasesRefund))
-        posted.push('refund_released');
-    }
-    if (posted.length > 0) {
-      logger.info(
-        { order_uuid: read.orderId, message: incoming.name, entries: posted },
-        'ledger entries posted',
-      );
-    }
+export function ledgerHandler(runtime: Runtime): MessageHandler {
+  const write = async (batch: Batch): Promise<ReadonlySet<string>> => {
+    // A failed refund gives its hold back through domain/refund-holds.ts, one message at a time.
+    const releases = batch.some((item) => item.value?.read.releasesRefund != null);
+    return releases ? writeOneByOne(runtime, batch) : writeTogether(runtime, batch);
   };
+  return batchedIdempotentHandler(LEDGER_QUEUE, readLedgerMessage, write, { maxBatch: 100 });
+}
+
+const ids = (batch: Batch) => batch.map((item) => item.message.id);
+const causeOf = (item: BatchedMessage<unknown>) => `${item.message.name} ${item.message.id}`;
+
+function logPosted(logger: Logger, item: BatchedMessage<LedgerMessage | null>, posted: string[]): void {
+  if (posted.length === 0 || !item.value) return;
+  logger.info(
+    { order_uuid: item.value.read.orderId, message: item.message.name, entries: posted },
+    'ledger entries posted',
+  );
+}
+
+/**
+ * The usual batch: the sellers' locks, the orders' records and the balances are read once, the
+ * messages applied in their order in memory (domain/order-ledger.ts, domain/journal.ts), and
+ * everything written back in one statement (db/ledger-batches.ts).
+ */
+async function writeTogether(runtime: Runtime, batch: Batch): Promise<ReadonlySet<string>> {
+  return runtime.sql.transaction('select 1', async (_rows, query) => {
+    const fresh = await recordProcessed(query, LEDGER_QUEUE, ids(batch));
+    const todo = batch.filter((item) => item.value && fresh.has(item.message.id));
+    if (todo.length === 0) return fresh;
+    const owners = new Map<string, FundsOwner>();
+    for (const item of todo) if (item.value) owners.set(ownerKey(item.value.owner), item.value.owner);
+    await lockSellers(query, [...owners.values()]);
+    const records = await lockOrderRecords(query, [
+      ...new Set(todo.map((item) => item.value?.read.orderId ?? '')),
+    ]);
+    const existed = new Set(records.keys());
+    const now = new Date();
+    const decided = todo.map((item) => {
+      const { owner, read } = item.value as LedgerMessage;
+      const next = nextOrderRecord(records.get(read.orderId) ?? null, owner, read.orderId, read.message, now);
+      records.set(read.orderId, next.row);
+      return { item, owner, orderId: read.orderId, entries: next.entries };
+    });
+    const entries: BatchEntry[] = [];
+    if (decided.some((d) => d.entries.length > 0)) {
+      const positions = await positionsOf(query, [...owners.values()]);
+      for (const d of decided) {
+        if (d.entries.length === 0) continue;
+        const key = ownerKey(d.owner);
+        const settled = settleEntries(positions.get(key) ?? { available: 0, debt: 0 }, d.entries);
+        positions.set(key, settled.position);
+        for (const entry of settled.entries)
+          entries.push({
+            id: randomUUID(),
+            owner: d.owner,
+            orderId: d.orderId,
+            cause: causeOf(d.item),
+            entry,
+          });
+      }
+    }
+    const touched = new Set(decided.map((d) => d.orderId));
+    const rows = [...touched].map((orderId) => records.get(orderId) as OrderFundsRow);
+    await writeLedgerBatch(runtime.sql, query, {
+      created: rows.filter((row) => !existed.has(row.orderId)),
+      changed: rows.filter((row) => existed.has(row.orderId)),
+      entries,
+    });
+    for (const d of decided)
+      logPosted(
+        runtime.logger,
+        d.item,
+        d.entries.map((e) => e.kind),
+      );
+    return fresh;
+  });
+}
+
+/** A batch with a failed refund in it: each message through the ORM's path, in one transaction. */
+async function writeOneByOne(runtime: Runtime, batch: Batch): Promise<ReadonlySet<string>> {
+  return runtime.orm.em.fork().transactional(async (em) => {
+    const { query } = sqlInTransaction(runtime.sql, em);
+    const fresh = await recordProcessed((text, values) => query(text, values), LEDGER_QUEUE, ids(batch));
+    for (const item of batch) {
+      if (!item.value || !fresh.has(item.message.id)) continue;
+      const { owner, read } = item.value;
+      const posted: string[] = await recordOrderMessage(em, owner, read.orderId, read.message, causeOf(item));
+      await em.flush();
+      if (
+        read.releasesRefund !== null &&
+        (await releaseFailedRefund(em, owner, read.orderId, read.releasesRefund))
+      )
+        posted.push('refund_released');
+      await em.flush();
+      logPosted(runtime.logger, item, posted);
+    }
+    return fresh;
+  });
 }

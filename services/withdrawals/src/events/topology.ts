@@ -19,7 +19,9 @@ export const topology: Topology = {
         { exchange: PAYMENTS_EXCHANGE, pattern: 'payment.*' },
         { exchange: PAYMENTS_EXCHANGE, pattern: 'internal.charge.*' },
       ],
-      prefetch: 32,
+      // The consumer writes what arrives while a batch commits as the next batch (events/payments.ts):
+      // the prefetch bounds a batch.
+      prefetch: 200,
       // Money must not be parked by a short outage of our database: retry every 2 s for about 5 minutes
       // before an operator has to replay it from `withdrawals.ledger.dead`.
       retryDelayMs: 2_000,

@@ -1,0 +1,194 @@
+import type { Environment } from '@seller-api/contracts';
+import { insertPart, processedMessagesCte, rowsOf, type Sql, type SqlQuery } from '@seller-api/service-kit';
+import { LOCK_NAMESPACE, type FundsOwner } from '../domain/balance';
+import { ACCOUNTS, type Entry, type SellerPosition } from '../domain/ledger';
+import type { ChargeStatus, FundsPosition } from '../domain/order-funds';
+import { OrderFundsSchema, type OrderFundsRow } from './entities';
+import { SCHEMA } from './migrations';
+
+/**
+ * The statements of one batch of the ledger's messages (events/payments.ts), in one transaction on one
+ * connection: a handful of round trips and one commit for the whole batch, where a message alone took
+ * a transaction of six to nine. The rules are the same as for one message (docs/finance.md, "The
+ * ledger"): the sellers' locks first, then the orders' records, read locked.
+ */
+
+/** Records the batch's message ids as processed by `consumer`; answers the ones that were new. */
+export async function recordProcessed(
+  query: SqlQuery,
+  consumer: string,
+  ids: string[],
+): Promise<Set<string>> {
+  const rows = await query<{ message_id: string }>(
+    `with ${processedMessagesCte(SCHEMA)} select message_id from fresh`,
+    [consumer, ids],
+  );
+  return new Set(rows.map((row) => row.message_id));
+}
+
+export const ownerKey = (owner: FundsOwner) => `${owner.sellerId}:${owner.environment}`;
+
+/**
+ * Takes the sellers' locks (balance.lockSellerFunds, the same keys), in one fixed order, so two batches
+ * that share sellers never wait on each other in opposite orders; every other holder takes one only.
+ */
+export async function lockSellers(query: SqlQuery, owners: FundsOwner[]): Promise<void> {
+  const sorted = [...owners].sort((a, b) => (ownerKey(a) < ownerKey(b) ? -1 : 1));
+  await query(
+    `select pg_advisory_xact_lock(${LOCK_NAMESPACE}, hashtext(o.seller_id || ':' || o.environment))::text as locked
+       from (select * from unnest($1::text[], $2::text[]) with ordinality as u(seller_id, environment, n)
+              order by n) o`,
+    [sorted.map((o) => o.sellerId), sorted.map((o) => o.environment)],
+  );
+}
+
+interface OrderFundsRecord {
+  order_id: string;
+  seller_id: string;
+  environment: Environment;
+  gross_amount: string | null;
+  fee_amount: string | null;
+  net_amount: string | null;
+  charge_status: ChargeStatus | null;
+  charge_version: number | null;
+  position: FundsPosition;
+  refund_attempts: number;
+  refund_held_at: Date | null;
+  refund_hold_seq: string;
+  refund_hold_first_seq: string;
+  updated_at: Date;
+}
+
+const amount = (value: string | null) => (value === null ? null : Number(value));
+
+/** The records of these orders that exist, locked until the transaction ends, by order id. */
+export async function lockOrderRecords(
+  query: SqlQuery,
+  orderIds: string[],
+): Promise<Map<string, OrderFundsRow>> {
+  const rows = await query<OrderFundsRecord>(
+    `select order_id, seller_id, environment, gross_amount, fee_amount, net_amount, charge_status,
+            charge_version, position, refund_attempts, refund_held_at, refund_hold_seq,
+            refund_hold_first_seq, updated_at
+       from withdrawals.order_funds where order_id = any($1::uuid[]) order by order_id for update`,
+    [orderIds],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.order_id,
+      {
+        orderId: r.order_id,
+        sellerId: r.seller_id,
+        environment: r.environment,
+        grossAmount: amount(r.gross_amount),
+        feeAmount: amount(r.fee_amount),
+        netAmount: amount(r.net_amount),
+        chargeStatus: r.charge_status,
+        chargeVersion: r.charge_version,
+        position: r.position,
+        refundAttempts: r.refund_attempts,
+        refundHeldAt: r.refund_held_at,
+        refundHoldSeq: Number(r.refund_hold_seq),
+        refundHoldFirstSeq: Number(r.refund_hold_first_seq),
+        updatedAt: r.updated_at,
+      },
+    ]),
+  );
+}
+
+/** The sellers' positions (balance.positionOf), read under their locks, by ownerKey. */
+export async function positionsOf(
+  query: SqlQuery,
+  owners: FundsOwner[],
+): Promise<Map<string, SellerPosition>> {
+  const rows = await query<{ seller_id: string; environment: string; account: string; amount: string }>(
+    `select b.seller_id, b.environment, b.account, b.amount
+       from unnest($1::uuid[], $2::text[]) as o(seller_id, environment)
+       join withdrawals.ledger_balances b
+         on b.seller_id = o.seller_id and b.environment = o.environment and b.account in ($3, $4)`,
+    [
+      owners.map((o) => o.sellerId),
+      owners.map((o) => o.environment),
+      ACCOUNTS.SELLER_AVAILABLE,
+      ACCOUNTS.SELLER_DEBT,
+    ],
+  );
+  const positions = new Map<string, SellerPosition>(
+    owners.map((o) => [ownerKey(o), { available: 0, debt: 0 }]),
+  );
+  for (const row of rows) {
+    const position = positions.get(`${row.seller_id}:${row.environment}`);
+    if (!position) continue;
+    if (row.account === ACCOUNTS.SELLER_AVAILABLE) position.available = Number(row.amount);
+    else position.debt = Number(row.amount);
+  }
+  return positions;
+}
+
+/** A settled entry to store, with what it belongs to. */
+export interface BatchEntry {
+  id: string;
+  owner: FundsOwner;
+  orderId: string;
+  cause: string;
+  entry: Entry;
+}
+
+const RECORD_COLUMNS = [
+  'gross_amount',
+  'fee_amount',
+  'net_amount',
+  'charge_status',
+  'charge_version',
+  'position',
+  'refund_attempts',
+  'refund_held_at',
+  'refund_hold_seq',
+  'refund_hold_first_seq',
+  'updated_at',
+];
+
+/**
+ * Stores a batch's outcome in one statement: the new records (a plain insert: a record another seller's
+ * message created meanwhile is a conflict, never overwritten), the changed ones, the entries and their
+ * lines (whose statement trigger adds them to the balances once).
+ */
+export async function writeLedgerBatch(
+  sql: Sql,
+  query: SqlQuery,
+  batch: { created: OrderFundsRow[]; changed: OrderFundsRow[]; entries: BatchEntry[] },
+): Promise<void> {
+  const created = insertPart(sql, rowsOf(OrderFundsSchema, batch.created), 1);
+  const changed = insertPart(sql, rowsOf(OrderFundsSchema, batch.changed), 2);
+  const lines = batch.entries.flatMap(({ id, owner, entry }) =>
+    entry.lines.map((line) => ({
+      entry_id: id,
+      seller_id: owner.sellerId,
+      environment: owner.environment,
+      account: line.account,
+      amount: line.amount,
+    })),
+  );
+  const entries = batch.entries.map(({ id, owner, orderId, cause, entry }) => ({
+    id,
+    seller_id: owner.sellerId,
+    environment: owner.environment,
+    kind: entry.kind,
+    order_id: orderId,
+    cause,
+  }));
+  await query(
+    `with created as (${created.text}),
+     changed as (
+       update withdrawals.order_funds f set (${RECORD_COLUMNS.join(', ')}) = (${RECORD_COLUMNS.map((c) => `r.${c}`).join(', ')})
+         from json_populate_recordset(null::withdrawals.order_funds, $2::json) r where f.order_id = r.order_id),
+     entries as (
+       insert into withdrawals.ledger_entries (id, seller_id, environment, kind, order_id, cause)
+       select id, seller_id, environment, kind, order_id, cause
+         from json_populate_recordset(null::withdrawals.ledger_entries, $3::json))
+     insert into withdrawals.ledger_lines (entry_id, seller_id, environment, account, amount)
+     select entry_id, seller_id, environment, account, amount
+       from json_populate_recordset(null::withdrawals.ledger_lines, $4::json)`,
+    [created.value, changed.value, JSON.stringify(entries), JSON.stringify(lines)],
+  );
+}
