@@ -106,6 +106,12 @@ const chargeState = (
  */
 async function publish(state: ChargeState): Promise<void> {
   const messageId = randomUUID();
+  await send(state, messageId);
+  await consumed([messageId], `orders to consume version ${state.version}`);
+}
+
+/** Publishes `state` as payments does, under `messageId`, without waiting for orders. */
+async function send(state: ChargeState, messageId: string): Promise<void> {
   await new Promise<void>((resolve, reject) =>
     channel.publish(
       `${system.env.AMQP_NAMESPACE}payments.events`,
@@ -120,14 +126,19 @@ async function publish(state: ChargeState): Promise<void> {
       (err) => (err ? reject(err) : resolve()),
     ),
   );
+}
+
+/** Waits until orders has consumed every message id (among its processed messages). */
+async function consumed(messageIds: string[], what: string): Promise<void> {
   await waitFor(
-    async () =>
-      (
-        await ordersDb().execute<unknown[]>(`select 1 from orders.processed_messages where message_id = ?`, [
-          messageId,
-        ])
-      ).length > 0,
-    { what: `orders to consume version ${state.version}` },
+    async () => {
+      const [row] = await ordersDb().execute<Array<{ n: string }>>(
+        `select count(*) as n from orders.processed_messages where message_id = any(?::text[])`,
+        [`{${messageIds.join(',')}}`],
+      );
+      return Number(row?.n) === new Set(messageIds).size;
+    },
+    { what },
   );
 }
 
@@ -276,5 +287,34 @@ describe('the refund of an order, as payments reports it', () => {
     );
     expect(row).toEqual({ charge_version: version + 1, refund_attempt: 1 });
     expect((await detail(uuid)).refund?.status).toBe('PROCESSING');
+  });
+  it('a burst in one batch: states the order holds are only recorded, a newer one applies once', async () => {
+    const { uuid, version } = await paidOrder();
+    const made = refund({ status: 'REFUNDED', requested_at: REQUESTED_1, updated_at: REQUESTED_2 });
+    const newer = chargeState(uuid, version + 1, 'REFUNDED', made);
+    const twice = randomUUID();
+    const burst: Array<[ChargeState, string]> = [
+      ...Array.from({ length: 10 }, (): [ChargeState, string] => [
+        chargeState(uuid, version, 'PAID', null),
+        randomUUID(),
+      ]),
+      [newer, twice],
+      [newer, twice],
+      [newer, randomUUID()],
+      [chargeState(uuid, version - 1, 'PENDING', undefined), randomUUID()],
+    ];
+    // Sent back to back without waiting: the consumer meets them in batches.
+    await Promise.all(burst.map(([state, id]) => send(state, id)));
+    await consumed(
+      burst.map(([, id]) => id),
+      'orders to consume the burst',
+    );
+    expect(await detail(uuid)).toEqual(
+      expect.objectContaining({
+        status: 'REFUNDED',
+        refund: expect.objectContaining({ status: 'REFUNDED' }),
+      }),
+    );
+    expect(await orderRefundedEvents(uuid)).toBe(1);
   });
 });

@@ -12,6 +12,7 @@ import {
   tracingEnabled,
   type TraceCarrier,
 } from './telemetry';
+import type { SqlQuery } from './sql';
 import { WriteBatch, type WriteBatchOptions } from './write-batch';
 import type { z } from 'zod';
 
@@ -111,6 +112,46 @@ async function inConsumerSpan(
 }
 
 /**
+ * Runs `work` in one transaction with the recording of message `id` as processed by `consumer`;
+ * answers false without running it when the id was already recorded (a duplicate).
+ */
+export function processOnce(
+  orm: MikroORM,
+  schema: string,
+  consumer: string,
+  id: string,
+  work: (em: EntityManager) => Promise<void>,
+): Promise<boolean> {
+  return orm.em.fork().transactional(async (em) => {
+    const inserted = await em.execute<{ affectedRows: number }>(
+      `insert into "${schema}".processed_messages (consumer, message_id) values (?, ?) on conflict do nothing`,
+      [consumer, id],
+      'run',
+    );
+    if (inserted.affectedRows === 0) return false;
+    await work(em);
+    return true;
+  });
+}
+
+/**
+ * Records the ids as processed by `consumer` (processedMessagesCte) in the caller's transaction, or
+ * alone; answers the ones that were new.
+ */
+export async function recordProcessedMessages(
+  query: SqlQuery,
+  schema: string,
+  consumer: string,
+  ids: string[],
+): Promise<Set<string>> {
+  const rows = await query<{ message_id: string }>(
+    `with ${processedMessagesCte(schema)} select message_id from fresh`,
+    [consumer, ids],
+  );
+  return new Set(rows.map((row) => row.message_id));
+}
+
+/**
  * Makes a handler idempotent: the message id is recorded in the same transaction as the handler's
  * effect, so a redelivered message (after a crash, a lost ack, a relay retry) changes nothing.
  */
@@ -121,20 +162,11 @@ export function idempotentHandler(
   handler: Handler,
   onDuplicate?: (message: IncomingMessage) => void,
 ): MessageHandler {
-  const handle = (message: IncomingMessage): Promise<boolean> =>
-    orm.em.fork().transactional(async (em) => {
-      const inserted = await em.execute<{ affectedRows: number }>(
-        `insert into "${schema}".processed_messages (consumer, message_id) values (?, ?) on conflict do nothing`,
-        [consumer, message.id],
-        'run',
-      );
-      if (inserted.affectedRows === 0) {
-        onDuplicate?.(message);
-        return false;
-      }
-      await handler(em, message);
-      return true;
-    });
+  const handle = async (message: IncomingMessage): Promise<boolean> => {
+    const fresh = await processOnce(orm, schema, consumer, message.id, (em) => handler(em, message));
+    if (!fresh) onDuplicate?.(message);
+    return fresh;
+  };
   return async (raw) => {
     const message = decode(raw);
     await inConsumerSpan(consumer, message, () => handle(message));

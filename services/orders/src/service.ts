@@ -1,10 +1,4 @@
-import {
-  createRuntime,
-  idempotentHandler,
-  serveService,
-  verifyingSecrets,
-  type Runtime,
-} from '@seller-api/service-kit';
+import { createRuntime, serveService, verifyingSecrets, type Runtime } from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { OrdersConfig } from './config';
 import { entities } from './db/entities';
@@ -57,10 +51,7 @@ export async function startOrders(
         targets: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
       }),
   });
-  await runtime.broker.consume(
-    CHARGES_QUEUE,
-    idempotentHandler(runtime.orm, SCHEMA, CHARGES_QUEUE, chargeStateHandler),
-  );
+  await runtime.broker.consume(CHARGES_QUEUE, chargeStateHandler(runtime));
   const address = server.address();
   return {
     runtime,

@@ -556,17 +556,14 @@ export async function recordPayment(
   const txid = payment.txid;
   const moved: Moved = [];
   const result = await inTransaction(em, async (tx) => {
-    // A charge of the other environment is checked before anything is recorded: recording the end-to-end
-    // id first would let a notification of the test PSP (or the sandbox) take a live payment's id, so
-    // that the real payment would be ignored as a duplicate.
-    const [charge] = await tx.execute<Array<{ environment: Environment }>>(
-      `select environment from payments.transactions where txid = ?`,
-      [txid],
-    );
-    if (charge && charge.environment !== payment.environment) {
+    // The charge first, locked: one of the other environment is checked before anything is recorded
+    // (recording the end-to-end id first would let a notification of the test PSP, or the sandbox, take
+    // a live payment's id, so that the real payment would be ignored as a duplicate).
+    const t = await tx.findOne(TransactionSchema, { txid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (t && t.environment !== payment.environment) {
       // For an operator: a PSP (or its secret) naming the other environment's charges.
       deps.logger.warn(
-        { txid: payment.txid, charge_environment: charge.environment, notified_by: payment.environment },
+        { txid: payment.txid, charge_environment: t.environment, notified_by: payment.environment },
         'PSP notification names a charge of the other environment; nothing recorded',
       );
       return { outcome: 'unknown_txid' as const, state: null, refund: null };
@@ -578,15 +575,13 @@ export async function recordPayment(
       'run',
     );
     if (inserted.affectedRows === 0) return { outcome: 'duplicate' as const, state: null, refund: null };
-    const t = await tx.findOne(TransactionSchema, { txid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const record = (outcome: PaymentOutcome, detail: string | null = null) =>
       tx.execute(
         `update payments.psp_payments set outcome = ?, transaction_id = ?, detail = ? where end_to_end_id = ?`,
         [outcome, t?.id ?? null, detail, payment.endToEndId],
       );
-    if (!t || t.environment !== payment.environment) {
-      // A test charge is never paid through the live PSP (nor a live one through the test PSP).
-      await record('unknown_txid', t ? `charge is in the ${t.environment} environment` : null);
+    if (!t) {
+      await record('unknown_txid');
       return { outcome: 'unknown_txid' as const, state: null, refund: null };
     }
     if (payment.amountCents !== t.grossAmount) {

@@ -1,10 +1,9 @@
 import type { Environment } from '@seller-api/contracts';
-import { insertPart, processedMessagesCte, rowsOf, type Sql, type SqlQuery } from '@seller-api/service-kit';
+import { insertPart, rowsOf, type Sql, type SqlQuery } from '@seller-api/service-kit';
 import { LOCK_NAMESPACE, type FundsOwner } from '../domain/balance';
 import { ACCOUNTS, type Entry, type SellerPosition } from '../domain/ledger';
 import type { ChargeStatus, FundsPosition } from '../domain/order-funds';
 import { OrderFundsSchema, type OrderFundsRow } from './entities';
-import { SCHEMA } from './migrations';
 
 /**
  * The statements of one batch of the ledger's messages (events/payments.ts), in one transaction on one
@@ -12,19 +11,6 @@ import { SCHEMA } from './migrations';
  * a transaction of six to nine. The rules are the same as for one message (docs/finance.md, "The
  * ledger"): the sellers' locks first, then the orders' records, read locked.
  */
-
-/** Records the batch's message ids as processed by `consumer`; answers the ones that were new. */
-export async function recordProcessed(
-  query: SqlQuery,
-  consumer: string,
-  ids: string[],
-): Promise<Set<string>> {
-  const rows = await query<{ message_id: string }>(
-    `with ${processedMessagesCte(SCHEMA)} select message_id from fresh`,
-    [consumer, ids],
-  );
-  return new Set(rows.map((row) => row.message_id));
-}
 
 export const ownerKey = (owner: FundsOwner) => `${owner.sellerId}:${owner.environment}`;
 

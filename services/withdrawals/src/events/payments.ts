@@ -11,6 +11,7 @@ import {
   UnprocessableMessageError,
   batchedIdempotentHandler,
   readMessagePart,
+  recordProcessedMessages,
   sqlInTransaction,
   type BatchedMessage,
   type IncomingMessage,
@@ -25,7 +26,6 @@ import {
   lockSellers,
   ownerKey,
   positionsOf,
-  recordProcessed,
   writeLedgerBatch,
   type BatchEntry,
 } from '../db/ledger-batches';
@@ -34,6 +34,7 @@ import { settleEntries } from '../domain/journal';
 import { nextOrderRecord, recordOrderMessage } from '../domain/order-ledger';
 import { releaseFailedRefund } from '../domain/refund-holds';
 import type { OrderMessage } from '../domain/order-funds';
+import { SCHEMA } from '../db/migrations';
 import { LEDGER_QUEUE } from './topology';
 
 const CHARGE_PREFIX = 'internal.charge.';
@@ -147,7 +148,7 @@ function logPosted(logger: Logger, item: BatchedMessage<LedgerMessage | null>, p
  */
 async function writeTogether(runtime: Runtime, batch: Batch): Promise<ReadonlySet<string>> {
   return runtime.sql.transaction('select 1', async (_rows, query) => {
-    const fresh = await recordProcessed(query, LEDGER_QUEUE, ids(batch));
+    const fresh = await recordProcessedMessages(query, SCHEMA, LEDGER_QUEUE, ids(batch));
     const todo = batch.filter((item) => item.value && fresh.has(item.message.id));
     if (todo.length === 0) return fresh;
     const owners = new Map<string, FundsOwner>();
@@ -203,7 +204,12 @@ async function writeTogether(runtime: Runtime, batch: Batch): Promise<ReadonlySe
 async function writeOneByOne(runtime: Runtime, batch: Batch): Promise<ReadonlySet<string>> {
   return runtime.orm.em.fork().transactional(async (em) => {
     const { query } = sqlInTransaction(runtime.sql, em);
-    const fresh = await recordProcessed((text, values) => query(text, values), LEDGER_QUEUE, ids(batch));
+    const fresh = await recordProcessedMessages(
+      (text, values) => query(text, values),
+      SCHEMA,
+      LEDGER_QUEUE,
+      ids(batch),
+    );
     for (const item of batch) {
       if (!item.value || !fresh.has(item.message.id)) continue;
       const { owner, read } = item.value;
