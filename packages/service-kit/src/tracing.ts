@@ -1,10 +1,19 @@
 // Imported first by each service's main.ts, before express and pg are loaded, so their
-// instrumentation can patch them. Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+// instrumentation can patch them. Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; off, the SDK is not
+// even loaded (it and its instrumentations add about 35 MB to each process's memory).
+import type { NodeSDK } from '@opentelemetry/sdk-node';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand, synchronously (see above) */
+const load = () => ({
+  sdk: require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node'),
+  otlp: require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http'),
+  express:
+    require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express'),
+  pg: require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg'),
+  base: require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base'),
+});
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 let sdk: NodeSDK | null = null;
 
@@ -18,17 +27,23 @@ let sdk: NodeSDK | null = null;
 export function startTracing(serviceName: string, exporter?: SpanExporter): NodeSDK | null {
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!exporter && !endpoint) return null;
-  sdk = new NodeSDK({
+  const otel = load();
+  const { ExpressLayerType } = otel.express;
+  sdk = new otel.sdk.NodeSDK({
     serviceName,
     ...(exporter
-      ? { spanProcessors: [new SimpleSpanProcessor(exporter)] }
-      : { traceExporter: new OTLPTraceExporter({ url: `${endpoint?.replace(/\/$/, '')}/v1/traces` }) }),
+      ? { spanProcessors: [new otel.base.SimpleSpanProcessor(exporter)] }
+      : {
+          traceExporter: new otel.otlp.OTLPTraceExporter({
+            url: `${endpoint?.replace(/\/$/, '')}/v1/traces`,
+          }),
+        }),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
       // Route handlers only: a span per middleware (request id, metrics, body parser) is noise.
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
-      new PgInstrumentation({ requireParentSpan: true }),
+      new otel.express.ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
+      new otel.pg.PgInstrumentation({ requireParentSpan: true }),
     ],
   });
   sdk.start();
