@@ -146,7 +146,9 @@ export async function recordProcessedMessages(
 ): Promise<Set<string>> {
   const rows = await query<{ message_id: string }>(
     `with ${processedMessagesCte(schema)} select message_id from fresh`,
-    [consumer, ids],
+    // In one order whatever the batch's: two batches holding the same redelivered ids never wait on
+    // each other's rows in opposite orders.
+    [consumer, [...ids].sort()],
   );
   return new Set(rows.map((row) => row.message_id));
 }

@@ -38,7 +38,8 @@ export function chargeStateHandler(runtime: Runtime): MessageHandler {
               known.map((item) => item.message.id),
             )
           : new Set<string>();
-      await Promise.all(
+      // Settled all before an error is passed on: a batch written again must not overlap its own writes.
+      const outcomes = await Promise.allSettled(
         batch
           .filter((item) => !mirrored(item.value))
           .map(async (item) => {
@@ -54,6 +55,8 @@ export function chargeStateHandler(runtime: Runtime): MessageHandler {
             if (applied) fresh.add(item.message.id);
           }),
       );
+      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
       return fresh;
     },
   );

@@ -106,9 +106,10 @@ export interface LedgerMessage {
 export function readLedgerMessage(incoming: IncomingMessage): LedgerMessage | null {
   const read = readOrderMessage(incoming);
   if (!read) return null;
-  const sellerId = readMessagePart(uuid, incoming.headers['x-seller-id'], 'x-seller-id header');
+  // Ids as PostgreSQL answers them (lower case): the batch finds records and balances by these keys.
+  const sellerId = readMessagePart(uuid, incoming.headers['x-seller-id'], 'x-seller-id header').toLowerCase();
   const environment = readMessagePart(Environment, incoming.headers['x-environment'], 'x-environment header');
-  return { owner: { sellerId, environment }, read };
+  return { owner: { sellerId, environment }, read: { ...read, orderId: read.orderId.toLowerCase() } };
 }
 
 type Batch = Array<BatchedMessage<LedgerMessage | null>>;
@@ -127,7 +128,12 @@ export function ledgerHandler(runtime: Runtime): MessageHandler {
     const releases = batch.some((item) => item.value?.read.releasesRefund != null);
     return releases ? writeOneByOne(runtime, batch) : writeTogether(runtime, batch);
   };
-  return batchedIdempotentHandler(LEDGER_QUEUE, readLedgerMessage, write, { maxBatch: 100 });
+  // A failed batch is written again one message at a time on one connection, not all at once: the
+  // pool is shared with the API and the payouts.
+  return batchedIdempotentHandler(LEDGER_QUEUE, readLedgerMessage, write, {
+    maxBatch: 100,
+    retryOneAtATime: true,
+  });
 }
 
 const ids = (batch: Batch) => batch.map((item) => item.message.id);
@@ -210,6 +216,11 @@ async function writeOneByOne(runtime: Runtime, batch: Batch): Promise<ReadonlySe
       LEDGER_QUEUE,
       ids(batch),
     );
+    // Every seller's lock first, in the order the usual batches take them (no row is locked yet).
+    const owners = new Map<string, FundsOwner>();
+    for (const item of batch)
+      if (item.value && fresh.has(item.message.id)) owners.set(ownerKey(item.value.owner), item.value.owner);
+    await lockSellers((text, values) => query(text, values), [...owners.values()]);
     for (const item of batch) {
       if (!item.value || !fresh.has(item.message.id)) continue;
       const { owner, read } = item.value;
