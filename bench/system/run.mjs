@@ -427,7 +427,9 @@ async function main() {
   console.error(`database ${DATABASE}, AMQP namespace ${NAMESPACE}, logs in ${LOG_DIR}`);
   await resetState({ database: DATABASE, amqpUrl: AMQP_URL, namespace: NAMESPACE });
   // BENCH_PROFILE=<dir>: a V8 CPU profile of each service, written when it stops (whole run).
-  const nodeArgs = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const nodeArgs = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
   const cluster = await startCluster({ env, logDir: LOG_DIR, replicas: 1, nodeArgs });
   const db = new pg.Client({ connectionString: ADMIN_DB_URL, application_name: 'bench_system' });
   let amqpConnection = null;
