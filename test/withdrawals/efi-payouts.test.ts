@@ -11,7 +11,7 @@ import { SERVICE_QUEUES } from '../support/system';
 import { waitFor } from '../support/wait';
 import { efiPayouts, idEnvioOf } from '../../services/withdrawals/src/clients/efi-payouts';
 import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
-import { balanceOf } from '../../services/withdrawals/src/domain/balance';
+import { balanceOf } from '../../services/withdrawals/src/db/balances';
 import {
   decideWithdrawal,
   getWithdrawal,

@@ -5,7 +5,7 @@ import { SERVICE_QUEUES } from '../support/system';
 import { testEnv } from '../support/env';
 import { waitFor } from '../support/wait';
 import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
-import { balanceOf } from '../../services/withdrawals/src/domain/balance';
+import { balanceOf } from '../../services/withdrawals/src/db/balances';
 import type {
   PayoutAdapter,
   PayoutOutcome,

@@ -7,7 +7,7 @@ import { SERVICE_QUEUES } from '../support/system';
 import { waitFor } from '../support/wait';
 import { idEnvioOf } from '../../services/withdrawals/src/clients/efi-payouts';
 import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
-import { balanceOf } from '../../services/withdrawals/src/domain/balance';
+import { balanceOf } from '../../services/withdrawals/src/db/balances';
 import { getWithdrawal, requestWithdrawal } from '../../services/withdrawals/src/domain/withdrawals';
 import { startWithdrawals, type WithdrawalsService } from '../../services/withdrawals/src/service';
 import { publishSale } from './helpers';

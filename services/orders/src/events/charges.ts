@@ -32,7 +32,7 @@ export function chargeStateHandler(runtime: Runtime): MessageHandler {
       const fresh =
         known.length > 0
           ? await recordProcessedMessages(
-              (text, values) => runtime.sql.query(text, values),
+              runtime.sql.query,
               SCHEMA,
               CHARGES_QUEUE,
               known.map((item) => item.message.id),

@@ -22,6 +22,7 @@ import {
   type Logger,
 } from '@seller-api/service-kit';
 import { TransactionSchema, type ChargeStatus, type Transaction } from '../db/entities';
+import { insertPspPayment, markPspPayment } from '../db/psp-payments';
 import { EXCHANGE } from '../events/topology';
 import {
   chargeOfPayment,
@@ -568,18 +569,10 @@ export async function recordPayment(
       );
       return { outcome: 'unknown_txid' as const, state: null, refund: null };
     }
-    const inserted = await tx.execute<{ affectedRows: number }>(
-      `insert into payments.psp_payments (end_to_end_id, txid, amount, paid_at, outcome) values (?, ?, ?, ?, 'applied')
-       on conflict (end_to_end_id) do nothing`,
-      [payment.endToEndId, payment.txid, payment.amountCents, payment.paidAt],
-      'run',
-    );
-    if (inserted.affectedRows === 0) return { outcome: 'duplicate' as const, state: null, refund: null };
+    const recorded = await insertPspPayment(tx, { ...payment, txid });
+    if (!recorded) return { outcome: 'duplicate' as const, state: null, refund: null };
     const record = (outcome: PaymentOutcome, detail: string | null = null) =>
-      tx.execute(
-        `update payments.psp_payments set outcome = ?, transaction_id = ?, detail = ? where end_to_end_id = ?`,
-        [outcome, t?.id ?? null, detail, payment.endToEndId],
-      );
+      markPspPayment(tx, payment.endToEndId, outcome, t?.id ?? null, detail);
     if (!t) {
       await record('unknown_txid');
       return { outcome: 'unknown_txid' as const, state: null, refund: null };

@@ -1,7 +1,7 @@
 import type { Environment } from '@seller-api/contracts';
 import { insertPart, rowsOf, type Sql, type SqlQuery } from '@seller-api/service-kit';
-import { LOCK_NAMESPACE, type FundsOwner } from '../domain/balance';
-import { ACCOUNTS, type Entry, type SellerPosition } from '../domain/ledger';
+import type { FundsOwner } from '../domain/balance';
+import type { Entry } from '../domain/ledger';
 import type { ChargeStatus, FundsPosition } from '../domain/order-funds';
 import { OrderFundsSchema, type OrderFundsRow } from './entities';
 
@@ -11,22 +11,6 @@ import { OrderFundsSchema, type OrderFundsRow } from './entities';
  * a transaction of six to nine. The rules are the same as for one message (docs/finance.md, "The
  * ledger"): the sellers' locks first, then the orders' records, read locked.
  */
-
-export const ownerKey = (owner: FundsOwner) => `${owner.sellerId}:${owner.environment}`;
-
-/**
- * Takes the sellers' locks (balance.lockSellerFunds, the same keys), in one fixed order, so two batches
- * that share sellers never wait on each other in opposite orders; every other holder takes one only.
- */
-export async function lockSellers(query: SqlQuery, owners: FundsOwner[]): Promise<void> {
-  const sorted = [...owners].sort((a, b) => (ownerKey(a) < ownerKey(b) ? -1 : 1));
-  await query(
-    `select pg_advisory_xact_lock(${LOCK_NAMESPACE}, hashtext(o.seller_id || ':' || o.environment))::text as locked
-       from (select * from unnest($1::text[], $2::text[]) with ordinality as u(seller_id, environment, n)
-              order by n) o`,
-    [sorted.map((o) => o.sellerId), sorted.map((o) => o.environment)],
-  );
-}
 
 interface OrderFundsRecord {
   order_id: string;
@@ -82,35 +66,6 @@ export async function lockOrderRecords(
   );
 }
 
-/** The sellers' positions (balance.positionOf), read under their locks, by ownerKey. */
-export async function positionsOf(
-  query: SqlQuery,
-  owners: FundsOwner[],
-): Promise<Map<string, SellerPosition>> {
-  const rows = await query<{ seller_id: string; environment: string; account: string; amount: string }>(
-    `select b.seller_id, b.environment, b.account, b.amount
-       from unnest($1::uuid[], $2::text[]) as o(seller_id, environment)
-       join withdrawals.ledger_balances b
-         on b.seller_id = o.seller_id and b.environment = o.environment and b.account in ($3, $4)`,
-    [
-      owners.map((o) => o.sellerId),
-      owners.map((o) => o.environment),
-      ACCOUNTS.SELLER_AVAILABLE,
-      ACCOUNTS.SELLER_DEBT,
-    ],
-  );
-  const positions = new Map<string, SellerPosition>(
-    owners.map((o) => [ownerKey(o), { available: 0, debt: 0 }]),
-  );
-  for (const row of rows) {
-    const position = positions.get(`${row.seller_id}:${row.environment}`);
-    if (!position) continue;
-    if (row.account === ACCOUNTS.SELLER_AVAILABLE) position.available = Number(row.amount);
-    else position.debt = Number(row.amount);
-  }
-  return positions;
-}
-
 /** A settled entry to store, with what it belongs to. */
 export interface BatchEntry {
   id: string;
@@ -133,6 +88,19 @@ const RECORD_COLUMNS = [
   'refund_hold_first_seq',
   'updated_at',
 ];
+
+// The rest of writeLedgerBatch's statement after the new records, built once: the changed records ($2),
+// the entries ($3) and their lines ($4).
+const BATCH_WRITES = `changed as (
+       update withdrawals.order_funds f set (${RECORD_COLUMNS.join(', ')}) = (${RECORD_COLUMNS.map((c) => `r.${c}`).join(', ')})
+         from json_populate_recordset(null::withdrawals.order_funds, $2::json) r where f.order_id = r.order_id),
+     entries as (
+       insert into withdrawals.ledger_entries (id, seller_id, environment, kind, order_id, cause)
+       select id, seller_id, environment, kind, order_id, cause
+         from json_populate_recordset(null::withdrawals.ledger_entries, $3::json))
+     insert into withdrawals.ledger_lines (entry_id, seller_id, environment, account, amount)
+     select entry_id, seller_id, environment, account, amount
+       from json_populate_recordset(null::withdrawals.ledger_lines, $4::json)`;
 
 /**
  * Stores a batch's outcome in one statement: the new records (a plain insert: a record another seller's
@@ -163,18 +131,10 @@ export async function writeLedgerBatch(
     order_id: orderId,
     cause,
   }));
-  await query(
-    `with created as (${created.text}),
-     changed as (
-       update withdrawals.order_funds f set (${RECORD_COLUMNS.join(', ')}) = (${RECORD_COLUMNS.map((c) => `r.${c}`).join(', ')})
-         from json_populate_recordset(null::withdrawals.order_funds, $2::json) r where f.order_id = r.order_id),
-     entries as (
-       insert into withdrawals.ledger_entries (id, seller_id, environment, kind, order_id, cause)
-       select id, seller_id, environment, kind, order_id, cause
-         from json_populate_recordset(null::withdrawals.ledger_entries, $3::json))
-     insert into withdrawals.ledger_lines (entry_id, seller_id, environment, account, amount)
-     select entry_id, seller_id, environment, account, amount
-       from json_populate_recordset(null::withdrawals.ledger_lines, $4::json)`,
-    [created.value, changed.value, JSON.stringify(entries), JSON.stringify(lines)],
-  );
+  await query(`with created as (${created.text}), ${BATCH_WRITES}`, [
+    created.value,
+    changed.value,
+    JSON.stringify(entries),
+    JSON.stringify(lines),
+  ]);
 }

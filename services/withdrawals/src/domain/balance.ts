@@ -1,13 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '@seller-api/contracts';
-import {
-  ACCOUNTS,
-  emptyTotals,
-  sellerBalance,
-  type Account,
-  type SellerBalance,
-  type SellerPosition,
-} from './ledger';
 
 /** Whose money: one seller in one environment (test and live never mix). */
 export interface FundsOwner {
@@ -15,64 +6,5 @@ export interface FundsOwner {
   environment: Environment;
 }
 
-// The first key of the two-key advisory lock: a namespace, so these locks never meet another purpose's
-// (the two-key and one-key lock spaces of PostgreSQL do not overlap either).
-export const LOCK_NAMESPACE = `hashtext('withdrawals.seller_funds')`;
-
-/**
- * Serialises every change to one seller's balance (in one environment) until the transaction ends: a
- * withdrawal request, a ledger posting from a payment event, a denial, a payout. Whoever holds it reads
- * the balance after every earlier holder committed, so "check, then hold" cannot be raced. Take it
- * before any row lock, always, so two transactions never wait on each other in opposite orders.
- */
-export async function lockSellerFunds(em: EntityManager, owner: FundsOwner): Promise<void> {
-  await em.execute(`select pg_advisory_xact_lock(${LOCK_NAMESPACE}, hashtext(?::text || ':' || ?::text))`, [
-    owner.sellerId,
-    owner.environment,
-  ]);
-}
-
-/**
- * The seller's balance per account, read now (within the caller's transaction, if any): the rows of
- * `withdrawals.ledger_balances`, which the database keeps equal to the sums of the journal's lines in
- * the transaction of every line (docs/finance.md, "The balance"). One lookup on their primary key,
- * whatever the length of the journal; an account without a row has no line yet.
- */
-export async function accountTotals(em: EntityManager, owner: FundsOwner) {
-  const rows = await em.execute<Array<{ account: Account; amount: string }>>(
-    `select account, amount from withdrawals.ledger_balances where seller_id = ? and environment = ?`,
-    [owner.sellerId, owner.environment],
-  );
-  const totals = emptyTotals();
-  for (const row of rows) totals[row.account] = Number(row.amount);
-  return totals;
-}
-
-/** `GET /finance/balance/`: the balance rows, read on every request. */
-export async function balanceOf(em: EntityManager, owner: FundsOwner): Promise<SellerBalance> {
-  return sellerBalance(await accountTotals(em, owner));
-}
-
-/** The available balance alone (for the withdrawal check). */
-export async function availableOf(em: EntityManager, owner: FundsOwner): Promise<number> {
-  const rows = await em.execute<Array<{ amount: string }>>(
-    `select amount from withdrawals.ledger_balances where seller_id = ? and environment = ? and account = ?`,
-    [owner.sellerId, owner.environment, ACCOUNTS.SELLER_AVAILABLE],
-  );
-  return Number(rows[0]?.amount ?? 0);
-}
-
-/**
- * The available balance and the seller's debt (ledger.settleAvailable), read under the seller's lock:
- * every earlier holder has committed, so its lines and the balance rows they moved are both visible.
- * The lines posted next then row-lock these rows (the trigger's upsert) until commit.
- */
-export async function positionOf(em: EntityManager, owner: FundsOwner): Promise<SellerPosition> {
-  const rows = await em.execute<Array<{ account: Account; amount: string }>>(
-    `select account, amount from withdrawals.ledger_balances
-      where seller_id = ? and environment = ? and account in (?, ?)`,
-    [owner.sellerId, owner.environment, ACCOUNTS.SELLER_AVAILABLE, ACCOUNTS.SELLER_DEBT],
-  );
-  const amount = (account: Account) => Number(rows.find((row) => row.account === account)?.amount ?? 0);
-  return { available: amount(ACCOUNTS.SELLER_AVAILABLE), debt: amount(ACCOUNTS.SELLER_DEBT) };
-}
+/** A key per owner, for maps of several sellers' positions and locks. */
+export const ownerKey = (owner: FundsOwner) => `${owner.sellerId}:${owner.environment}`;

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { positionOf, type FundsOwner } from './balance';
+import { insertEntries } from '../db/journal';
+import { positionOf } from '../db/balances';
+import type { FundsOwner } from './balance';
 import {
   availableChange,
   isBalanced,
@@ -46,7 +47,7 @@ export function settleEntries(
 
 /**
  * Stores entries decided by domain/ledger.ts, in the caller's transaction, which must hold the seller's
- * lock (balance.lockSellerFunds): each is first settled against the seller's position read here
+ * lock (lockSellerFunds): each is first settled against the seller's position read here
  * (settleEntries).
  */
 export async function postEntries(
@@ -56,26 +57,5 @@ export async function postEntries(
   entries: Entry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  for (const entry of settleEntries(await positionOf(em, owner), entries).entries) {
-    const id = randomUUID();
-    await em.execute(
-      `insert into withdrawals.ledger_entries (id, seller_id, environment, kind, order_id, withdrawal_id, cause)
-       values (?, ?, ?, ?, ?, ?, ?)`,
-      [
-        id,
-        owner.sellerId,
-        owner.environment,
-        entry.kind,
-        'orderId' in subject ? subject.orderId : null,
-        'withdrawalId' in subject ? subject.withdrawalId : null,
-        subject.cause ?? null,
-      ],
-    );
-    if (entry.lines.length === 0) continue;
-    const values = entry.lines.map(() => '(?, ?, ?, ?, ?)').join(', ');
-    await em.execute(
-      `insert into withdrawals.ledger_lines (entry_id, seller_id, environment, account, amount) values ${values}`,
-      entry.lines.flatMap((line) => [id, owner.sellerId, owner.environment, line.account, line.amount]),
-    );
-  }
+  await insertEntries(em, owner, subject, settleEntries(await positionOf(em, owner), entries).entries);
 }

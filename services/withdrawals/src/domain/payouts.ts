@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { redactPixKey, type Environment, type PixKeyType } from '@seller-api/contracts';
 import { WithdrawalSchema, type WithdrawalRow } from '../db/entities';
 import { enqueueWithdrawalEvent } from '../events/payloads';
-import { lockSellerFunds } from './balance';
+import { lockSellerFunds } from '../db/balances';
 import { postEntries } from './journal';
 import { moveWithdrawal } from './withdrawal-state';
 

@@ -22,7 +22,7 @@ import {
 } from '@seller-api/service-kit';
 import { WithdrawalSchema, type WithdrawalRow } from '../db/entities';
 import { enqueueWithdrawalEvent } from '../events/payloads';
-import { availableOf, lockSellerFunds } from './balance';
+import { availableOf, lockSellerFunds } from '../db/balances';
 import { postEntries } from './journal';
 import { checkWithdrawal } from './ledger';
 import { moveWithdrawal } from './withdrawal-state';

@@ -21,15 +21,9 @@ import {
 } from '@seller-api/service-kit';
 import { randomUUID } from 'node:crypto';
 import type { OrderFundsRow } from '../db/entities';
-import {
-  lockOrderRecords,
-  lockSellers,
-  ownerKey,
-  positionsOf,
-  writeLedgerBatch,
-  type BatchEntry,
-} from '../db/ledger-batches';
-import type { FundsOwner } from '../domain/balance';
+import { lockSellers, positionsOf } from '../db/balances';
+import { lockOrderRecords, writeLedgerBatch, type BatchEntry } from '../db/ledger-batches';
+import { ownerKey, type FundsOwner } from '../domain/balance';
 import { settleEntries } from '../domain/journal';
 import { nextOrderRecord, recordOrderMessage } from '../domain/order-ledger';
 import { releaseFailedRefund } from '../domain/refund-holds';
@@ -137,14 +131,23 @@ export function ledgerHandler(runtime: Runtime): MessageHandler {
 }
 
 const ids = (batch: Batch) => batch.map((item) => item.message.id);
+
+/** The batch's new messages that say something to the ledger, in order, and their sellers. */
+function toApply(batch: Batch, fresh: ReadonlySet<string>) {
+  const todo: Array<{ item: BatchedMessage<unknown>; owner: FundsOwner; read: LedgerMessage['read'] }> = [];
+  const owners = new Map<string, FundsOwner>();
+  for (const item of batch) {
+    if (!item.value || !fresh.has(item.message.id)) continue;
+    todo.push({ item, ...item.value });
+    owners.set(ownerKey(item.value.owner), item.value.owner);
+  }
+  return { todo, owners: [...owners.values()] };
+}
 const causeOf = (item: BatchedMessage<unknown>) => `${item.message.name} ${item.message.id}`;
 
-function logPosted(logger: Logger, item: BatchedMessage<LedgerMessage | null>, posted: string[]): void {
-  if (posted.length === 0 || !item.value) return;
-  logger.info(
-    { order_uuid: item.value.read.orderId, message: item.message.name, entries: posted },
-    'ledger entries posted',
-  );
+function logPosted(logger: Logger, item: BatchedMessage<unknown>, orderId: string, posted: string[]): void {
+  if (posted.length === 0) return;
+  logger.info({ order_uuid: orderId, message: item.message.name, entries: posted }, 'ledger entries posted');
 }
 
 /**
@@ -155,25 +158,20 @@ function logPosted(logger: Logger, item: BatchedMessage<LedgerMessage | null>, p
 async function writeTogether(runtime: Runtime, batch: Batch): Promise<ReadonlySet<string>> {
   return runtime.sql.transaction('select 1', async (_rows, query) => {
     const fresh = await recordProcessedMessages(query, SCHEMA, LEDGER_QUEUE, ids(batch));
-    const todo = batch.filter((item) => item.value && fresh.has(item.message.id));
+    const { todo, owners } = toApply(batch, fresh);
     if (todo.length === 0) return fresh;
-    const owners = new Map<string, FundsOwner>();
-    for (const item of todo) if (item.value) owners.set(ownerKey(item.value.owner), item.value.owner);
-    await lockSellers(query, [...owners.values()]);
-    const records = await lockOrderRecords(query, [
-      ...new Set(todo.map((item) => item.value?.read.orderId ?? '')),
-    ]);
+    await lockSellers(query, owners);
+    const records = await lockOrderRecords(query, [...new Set(todo.map(({ read }) => read.orderId))]);
     const existed = new Set(records.keys());
     const now = new Date();
-    const decided = todo.map((item) => {
-      const { owner, read } = item.value as LedgerMessage;
+    const decided = todo.map(({ item, owner, read }) => {
       const next = nextOrderRecord(records.get(read.orderId) ?? null, owner, read.orderId, read.message, now);
       records.set(read.orderId, next.row);
       return { item, owner, orderId: read.orderId, entries: next.entries };
     });
     const entries: BatchEntry[] = [];
     if (decided.some((d) => d.entries.length > 0)) {
-      const positions = await positionsOf(query, [...owners.values()]);
+      const positions = await positionsOf(query, owners);
       for (const d of decided) {
         if (d.entries.length === 0) continue;
         const key = ownerKey(d.owner);
@@ -200,6 +198,7 @@ async function writeTogether(runtime: Runtime, batch: Batch): Promise<ReadonlySe
       logPosted(
         runtime.logger,
         d.item,
+        d.orderId,
         d.entries.map((e) => e.kind),
       );
     return fresh;
@@ -210,20 +209,11 @@ async function writeTogether(runtime: Runtime, batch: Batch): Promise<ReadonlySe
 async function writeOneByOne(runtime: Runtime, batch: Batch): Promise<ReadonlySet<string>> {
   return runtime.orm.em.fork().transactional(async (em) => {
     const { query } = sqlInTransaction(runtime.sql, em);
-    const fresh = await recordProcessedMessages(
-      (text, values) => query(text, values),
-      SCHEMA,
-      LEDGER_QUEUE,
-      ids(batch),
-    );
+    const fresh = await recordProcessedMessages(query, SCHEMA, LEDGER_QUEUE, ids(batch));
+    const { todo, owners } = toApply(batch, fresh);
     // Every seller's lock first, in the order the usual batches take them (no row is locked yet).
-    const owners = new Map<string, FundsOwner>();
-    for (const item of batch)
-      if (item.value && fresh.has(item.message.id)) owners.set(ownerKey(item.value.owner), item.value.owner);
-    await lockSellers((text, values) => query(text, values), [...owners.values()]);
-    for (const item of batch) {
-      if (!item.value || !fresh.has(item.message.id)) continue;
-      const { owner, read } = item.value;
+    await lockSellers(query, owners);
+    for (const { item, owner, read } of todo) {
       const posted: string[] = await recordOrderMessage(em, owner, read.orderId, read.message, causeOf(item));
       await em.flush();
       if (
@@ -232,7 +222,7 @@ async function writeOneByOne(runtime: Runtime, batch: Batch): Promise<ReadonlySe
       )
         posted.push('refund_released');
       await em.flush();
-      logPosted(runtime.logger, item, posted);
+      logPosted(runtime.logger, item, read.orderId, posted);
     }
     return fresh;
   });

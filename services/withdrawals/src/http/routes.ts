@@ -19,7 +19,7 @@ import {
   type Runtime,
 } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
-import { balanceOf } from '../domain/balance';
+import { balanceOf } from '../db/balances';
 import { holdRefund, releaseRefund } from '../domain/refund-holds';
 import {
   decideWithdrawal,
