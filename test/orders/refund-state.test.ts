@@ -278,8 +278,8 @@ describe('the refund of an order, as payments reports it', () => {
     const { uuid, version } = await paidOrder();
     const state = chargeState(uuid, version + 1, 'PAID', refund({ status: 'PROCESSING' }));
     // As the refund route mirrors payments' answer (http/charge-action-routes.ts).
-    expect(await applyChargeState(ordersDb(), state)).toBe(true);
-    expect(await applyChargeState(ordersDb(), state)).toBe(false);
+    expect(await applyChargeState(system.orders.runtime.sql, state)).toBe(true);
+    expect(await applyChargeState(system.orders.runtime.sql, state)).toBe(false);
     await publish(state);
     const [row] = await ordersDb().execute<Array<{ charge_version: number; refund_attempt: number }>>(
       `select charge_version, refund_attempt from orders.orders where id = ?`,

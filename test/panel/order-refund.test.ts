@@ -61,7 +61,7 @@ async function reportRefund(uuid: string, refund: ChargeRefund): Promise<void> {
     `select charge_version from orders.orders where id = ?`,
     [uuid],
   );
-  const applied = await applyChargeState(em, {
+  const applied = await applyChargeState(system.orders.runtime.sql, {
     order_uuid: uuid,
     status: 'PAID',
     previous_status: 'PAID',

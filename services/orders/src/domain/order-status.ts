@@ -1,9 +1,8 @@
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { OrderEvents, type ChargeRefund, type ChargeState, type OrderStatus } from '@seller-api/contracts';
-import { enqueue } from '@seller-api/service-kit';
-import { OrderItemSchema, OrderSchema, type OrderRow } from '../db/entities';
-import { orderEventData, orderHeaders } from '../events/payloads';
+import { outboxRow, type OutgoingMessage, type Sql, type SqlQuery } from '@seller-api/service-kit';
+import { readMirroredOrder, writeMirror } from '../db/charge-mirror';
+import type { OrderRow } from '../db/entities';
+import { orderEventData, orderHeaders, type EventItem, type EventOrder } from '../events/payloads';
 import { EXCHANGE } from '../events/topology';
 
 /** The public event each status emits when an order reaches it (docs/orders.md); MED has none. */
@@ -42,39 +41,64 @@ export function mirrorRefund(order: OrderRefund, refund: ChargeRefund | null | u
   order.refundFailureReason = refund.failure_reason;
 }
 
+/** An order as the mirror of its charge state reads and writes it (db/charge-mirror.ts). */
+export type MirroredOrder = EventOrder &
+  OrderRefund &
+  Pick<OrderRow, 'chargeVersion'> & {
+    items: EventItem[];
+  };
+
+/**
+ * What a charge state makes of the order and the public order.* event it emits: null when its version
+ * is not newer than the one the order mirrors (nothing changes). A newer version may change the refund
+ * alone (in progress at the PSP, or failed there), with the same status: the refund is mirrored before
+ * the status is compared. A MED rejected back to PAID does not emit order.paid again (docs/orders.md,
+ * "Order status").
+ */
+export function mirrorChargeState(
+  order: MirroredOrder,
+  state: ChargeState,
+): { order: MirroredOrder; event: OutgoingMessage | null } | null {
+  if (state.version <= order.chargeVersion) return null;
+  const next: MirroredOrder = { ...order, chargeVersion: state.version };
+  mirrorRefund(next, state.refund);
+  if (order.status === state.status) return { order: next, event: null };
+  next.status = state.status;
+  if (state.status === 'PAID' && !next.paidAt && state.paid_at) next.paidAt = new Date(state.paid_at);
+  const event = EVENT_OF[state.status];
+  const repeatOfPaid = state.status === 'PAID' && order.status === 'MED';
+  if (!event || repeatOfPaid) return { order: next, event: null };
+  return {
+    order: next,
+    event: {
+      exchange: EXCHANGE,
+      routingKey: event,
+      payload: orderEventData(next, next.items),
+      headers: orderHeaders(next),
+    },
+  };
+}
+
 /**
  * The one place where an order's status changes after creation. Payments decides the money state;
  * this mirrors it, from the internal action answer or from the internal event, whichever comes first
- * (the version makes the second a no-op), and emits the public order.* event in the same transaction.
- * A MED rejected back to PAID does not emit order.paid again (docs/orders.md, "Order status"). A newer
- * version may change the refund alone (in progress at the PSP, or failed there), with the same status:
- * the refund is mirrored before the status is compared.
+ * (the version makes the second a no-op), and stores the public order.* event with the change
+ * (db/charge-mirror.ts: one statement, written only if the order still holds the version read, read
+ * again otherwise). `query` runs the statements: the runtime's own, or a transaction's (the consumer
+ * records the message id with the change). Answers whether the state was newer; the caller wakes the
+ * outbox relay.
  */
-export async function applyChargeState(em: EntityManager, state: ChargeState): Promise<boolean> {
-  return em.transactional(async (tx) => {
-    const order = await tx.findOne(
-      OrderSchema,
-      { id: state.order_uuid },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
-    if (!order || state.version <= order.chargeVersion) return false;
-    const previous = order.status;
-    order.chargeVersion = state.version;
-    mirrorRefund(order, state.refund);
-    if (previous === state.status) return true;
-    order.status = state.status;
-    if (state.status === 'PAID' && !order.paidAt && state.paid_at) order.paidAt = new Date(state.paid_at);
-    const event = EVENT_OF[state.status];
-    const repeatOfPaid = state.status === 'PAID' && previous === 'MED';
-    if (event && !repeatOfPaid) {
-      const items = await tx.find(OrderItemSchema, { orderId: order.id }, { orderBy: { position: 'asc' } });
-      enqueue(tx, {
-        exchange: EXCHANGE,
-        routingKey: event,
-        payload: orderEventData(order, items),
-        headers: orderHeaders(order),
-      });
-    }
-    return true;
-  });
+export async function applyChargeState(
+  sql: Sql,
+  state: ChargeState,
+  query: SqlQuery = sql.query,
+): Promise<boolean> {
+  for (;;) {
+    const order = await readMirroredOrder(query, state.order_uuid);
+    if (!order) return false;
+    const next = mirrorChargeState(order, state);
+    if (!next) return false;
+    const event = next.event && outboxRow(next.event);
+    if (await writeMirror(sql, query, order.chargeVersion, next.order, event)) return true;
+  }
 }

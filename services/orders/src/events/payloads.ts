@@ -10,11 +10,38 @@ import type { OrderItemRow, OrderRow } from '../db/entities';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** What an order.* event says of the order (orderEventData, orderHeaders). */
+export type EventOrder = Pick<
+  OrderRow,
+  | 'id'
+  | 'sellerId'
+  | 'environment'
+  | 'sellerName'
+  | 'status'
+  | 'method'
+  | 'grossAmount'
+  | 'shippingAmount'
+  | 'discountAmount'
+  | 'feeAmount'
+  | 'netAmount'
+  | 'createdAt'
+  | 'paidAt'
+  | 'affiliateName'
+  | 'customerName'
+  | 'customerTaxId'
+  | 'customerTaxIdType'
+  | 'customerEmail'
+  | 'postbackUrl'
+>;
+
+/** What an order.* event says of each item. */
+export type EventItem = Pick<OrderItemRow, 'productId' | 'name' | 'quantity' | 'price' | 'lineTotalAmount'>;
+
 /**
  * The `data` of every order.* event (docs/events.md): what the webhook body will carry, masked, with
  * no internal ids. Parsed with the contract so a drift fails here, not at a receiver.
  */
-export function orderEventData(order: Omit<OrderRow, 'customerId'>, items: OrderItemRow[]): OrderEventData {
+export function orderEventData(order: EventOrder, items: EventItem[]): OrderEventData {
   return OrderEventData.parse({
     order: {
       uuid: order.id,
@@ -72,7 +99,9 @@ export function itemEventData(
 }
 
 /** AMQP headers of every message about an order; the dispatcher keeps the postback URL from them. */
-export function orderHeaders(order: Omit<OrderRow, 'customerId'>): Record<string, string> {
+export function orderHeaders(
+  order: Pick<OrderRow, 'id' | 'sellerId' | 'environment' | 'postbackUrl'>,
+): Record<string, string> {
   return {
     'x-seller-id': order.sellerId,
     'x-environment': order.environment,

@@ -35,7 +35,7 @@ export function mountChargeActionRoutes(app: Express, { runtime, payments, holds
     { state, replayed }: { state: ChargeState | null; replayed: boolean },
     message: string,
   ) => {
-    if (state) await applyChargeState(em(), state);
+    if (state && (await applyChargeState(runtime.sql, state))) runtime.relay.wake();
     if (replayed) res.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
     res.json({ message });
   };

@@ -23,13 +23,15 @@ interface OrderFundsRecord {
   charge_version: number | null;
   position: FundsPosition;
   refund_attempts: number;
-  refund_held_at: Date | null;
+  refund_held_at: string | null;
   refund_hold_seq: string;
   refund_hold_first_seq: string;
-  updated_at: Date;
+  updated_at: string;
 }
 
 const amount = (value: string | null) => (value === null ? null : Number(value));
+// The ORM's pool hands timestamps over as text.
+const date = (value: string | null) => (value === null ? null : new Date(value));
 
 /** The records of these orders that exist, locked until the transaction ends, by order id. */
 export async function lockOrderRecords(
@@ -57,10 +59,10 @@ export async function lockOrderRecords(
         chargeVersion: r.charge_version,
         position: r.position,
         refundAttempts: r.refund_attempts,
-        refundHeldAt: r.refund_held_at,
+        refundHeldAt: date(r.refund_held_at),
         refundHoldSeq: Number(r.refund_hold_seq),
         refundHoldFirstSeq: Number(r.refund_hold_first_seq),
-        updatedAt: r.updated_at,
+        updatedAt: new Date(r.updated_at),
       },
     ]),
   );

@@ -1,0 +1,97 @@
+import {
+  OutboxMessageSchema,
+  insertPart,
+  rowsOf,
+  type OutboxMessage,
+  type Sql,
+  type SqlQuery,
+} from '@seller-api/service-kit';
+import type { MirroredOrder } from '../domain/order-status';
+
+/**
+ * The statements of the charge state's mirror (domain/order-status.ts applyChargeState): no lock and
+ * no transaction of their own. The write names the version it read, so a state mirrored meanwhile by
+ * the other path (the request's answer, the message) makes it write nothing, and the reader tries again.
+ */
+
+/** The charge version each of these orders mirrors, for those that exist (the consumer's batch). */
+export async function chargeVersionsOf(sql: Sql, orderIds: string[]): Promise<Map<string, number>> {
+  const rows = await sql.query<{ id: string; charge_version: number }>(
+    `select id, charge_version from orders.orders where id = any($1::uuid[])`,
+    [orderIds],
+  );
+  return new Map(rows.map((row) => [row.id, row.charge_version]));
+}
+
+// Amounts are bigint columns: as float8 they arrive as numbers (integer cents, far below 2^53).
+const READ_ORDER = `select o.id, o.seller_id as "sellerId", o.environment, o.seller_name as "sellerName",
+       o.status, o.method, o.gross_amount::float8 as "grossAmount",
+       o.shipping_amount::float8 as "shippingAmount", o.discount_amount::float8 as "discountAmount",
+       o.fee_amount::float8 as "feeAmount", o.net_amount::float8 as "netAmount", o.created_at as "createdAt",
+       o.paid_at as "paidAt", o.affiliate_name as "affiliateName", o.customer_name as "customerName",
+       o.customer_tax_id as "customerTaxId", o.customer_tax_id_type as "customerTaxIdType",
+       o.customer_email as "customerEmail", o.postback_url as "postbackUrl",
+       o.charge_version as "chargeVersion", o.refund_status as "refundStatus",
+       o.refund_attempt as "refundAttempt", o.refund_amount::float8 as "refundAmount",
+       o.refund_requested_at as "refundRequestedAt", o.refund_updated_at as "refundUpdatedAt",
+       o.refund_failure_reason as "refundFailureReason",
+       coalesce((select json_agg(json_build_object('productId', i.product_id, 'name', i.name,
+                  'quantity', i.quantity, 'price', i.price, 'lineTotalAmount', i.line_total_amount)
+                  order by i.position)
+                  from orders.order_items i where i.order_id = o.id), '[]'::json) as items
+  from orders.orders o where o.id = $1`;
+
+type Stamp = 'createdAt' | 'paidAt' | 'refundRequestedAt' | 'refundUpdatedAt';
+// The ORM's pool hands timestamps over as text.
+const date = (value: string | null) => (value === null ? null : new Date(value));
+
+/** The order as the mirror reads it, with its items; null when there is none. */
+export async function readMirroredOrder(query: SqlQuery, orderId: string): Promise<MirroredOrder | null> {
+  const [row] = await query<Omit<MirroredOrder, Stamp> & Record<Stamp, string | null>>(READ_ORDER, [orderId]);
+  if (!row) return null;
+  return {
+    ...row,
+    createdAt: new Date(row.createdAt as string),
+    paidAt: date(row.paidAt),
+    refundRequestedAt: date(row.refundRequestedAt),
+    refundUpdatedAt: date(row.refundUpdatedAt),
+  };
+}
+
+const WRITE_MIRROR = `update orders.orders set status = $2, paid_at = $3, charge_version = $4, refund_status = $5,
+       refund_attempt = $6, refund_amount = $7, refund_requested_at = $8, refund_updated_at = $9,
+       refund_failure_reason = $10
+ where id = $1 and charge_version = $11 returning id`;
+
+/**
+ * Writes the mirrored order, and its event when it has one, in one statement, if the order still holds
+ * `readVersion`; answers whether it did.
+ */
+export async function writeMirror(
+  sql: Sql,
+  query: SqlQuery,
+  readVersion: number,
+  order: MirroredOrder,
+  event: OutboxMessage | null,
+): Promise<boolean> {
+  const values = [
+    order.id,
+    order.status,
+    order.paidAt,
+    order.chargeVersion,
+    order.refundStatus,
+    order.refundAttempt,
+    order.refundAmount,
+    order.refundRequestedAt,
+    order.refundUpdatedAt,
+    order.refundFailureReason,
+    readVersion,
+  ];
+  if (!event) return (await query(WRITE_MIRROR, values)).length > 0;
+  const outbox = insertPart(sql, rowsOf(OutboxMessageSchema, [event]), 12);
+  const rows = await query(
+    `with u as (${WRITE_MIRROR}), o as (${outbox.text} where exists (select 1 from u)) select id from u`,
+    [...values, outbox.value],
+  );
+  return rows.length > 0;
+}
