@@ -1,3 +1,4 @@
+import type { Environment } from '@seller-api/contracts';
 import {
   OutboxMessageSchema,
   insertPart,
@@ -21,6 +22,18 @@ export async function chargeVersionsOf(sql: Sql, orderIds: string[]): Promise<Ma
     [orderIds],
   );
   return new Map(rows.map((row) => [row.id, row.charge_version]));
+}
+
+/** Whose order this is (for assertOwned before an action on its charge); null when there is none. */
+export async function orderOwner(
+  sql: Sql,
+  orderId: string,
+): Promise<{ sellerId: string; environment: Environment } | null> {
+  const [row] = await sql.query<{ sellerId: string; environment: Environment }>(
+    `select seller_id as "sellerId", environment from orders.orders where id = $1`,
+    [orderId],
+  );
+  return row ?? null;
 }
 
 // Amounts are bigint columns: as float8 they arrive as numbers (integer cents, far below 2^53).

@@ -1,6 +1,7 @@
 import { MedResolveRequest, type ChargeAction, type ChargeState } from '@seller-api/contracts';
 import {
   IDEMPOTENT_REPLAYED_HEADER,
+  assertOwned,
   identityOf,
   keyedRequest,
   parseOrThrow,
@@ -12,7 +13,7 @@ import type { Express, Response } from 'express';
 import type { PaymentsClient } from '../clients/payments';
 import type { RefundHoldsClient } from '../clients/refund-holds';
 import { applyChargeState } from '../domain/order-status';
-import { findOwnedOrder } from '../domain/orders';
+import { orderOwner } from '../db/charge-mirror';
 import { refundMessage, refundOrder } from '../domain/refund';
 import { orderIdOf } from './order-routes';
 
@@ -46,7 +47,7 @@ export function mountChargeActionRoutes(app: Express, { runtime, payments, holds
         const identity = identityOf(req);
         const scope = sellerScope(req);
         const id = orderIdOf(req);
-        await findOwnedOrder(em(), scope, id);
+        assertOwned(await orderOwner(runtime.sql, id), scope, 'Order');
         await answer(res, await payments.act(identity, id, name, keyedRequest(req)), done);
       }),
     );
@@ -78,7 +79,7 @@ export function mountChargeActionRoutes(app: Express, { runtime, payments, holds
       const scope = sellerScope(req);
       const id = orderIdOf(req);
       const { outcome } = parseOrThrow(MedResolveRequest, req.body, 'Invalid MED resolution.');
-      await findOwnedOrder(em(), scope, id);
+      assertOwned(await orderOwner(runtime.sql, id), scope, 'Order');
       const name = outcome === 'refunded' ? 'sandbox-med-refunded' : 'sandbox-med-rejected';
       const decided = await payments.act(identity, id, name, keyedRequest(req));
       await answer(res, decided, outcome === 'refunded' ? 'MED decided for the payer.' : 'MED rejected.');
