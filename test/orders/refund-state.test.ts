@@ -317,4 +317,29 @@ describe('the refund of an order, as payments reports it', () => {
     );
     expect(await orderRefundedEvents(uuid)).toBe(1);
   });
+  it('order.paid, written by the mirror, says of the order what order.created said', async () => {
+    const { uuid } = await paidOrder();
+    const ofOrder = (name: string) =>
+      orderEvents.waitFor((m) => m.routingKey === name && m.headers['x-order-uuid'] === uuid, 1, name);
+    const [[created], [paid]] = await Promise.all([ofOrder('order.created'), ofOrder('order.paid')]);
+    const createdData = created?.payload as Record<string, Record<string, unknown>>;
+    const paidData = paid?.payload as Record<string, Record<string, unknown>>;
+    expect(paidData.items).toEqual(createdData.items);
+    expect(paidData.seller).toEqual(createdData.seller);
+    expect(paidData.customer).toEqual(createdData.customer);
+    expect(paidData.order).toEqual({ ...createdData.order, status: 'PAID', paid_at: expect.any(String) });
+    expect(paid?.headers).toMatchObject({ 'x-seller-id': sellerId, 'x-environment': 'test' });
+  });
+
+  it('the same newer state mirrored ten times at once applies once, with one event', async () => {
+    const { uuid, version } = await paidOrder();
+    const made = refund({ status: 'REFUNDED', requested_at: REQUESTED_1, updated_at: REQUESTED_2 });
+    const state = chargeState(uuid, version + 1, 'REFUNDED', made);
+    const applied = await Promise.all(
+      Array.from({ length: 10 }, () => applyChargeState(system.orders.runtime.sql, state)),
+    );
+    expect(applied.filter(Boolean)).toHaveLength(1);
+    expect(await orderRefundedEvents(uuid)).toBe(1);
+    expect((await detail(uuid)).status).toBe('REFUNDED');
+  });
 });

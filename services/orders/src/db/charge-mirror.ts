@@ -71,6 +71,9 @@ export async function readMirroredOrder(query: SqlQuery, orderId: string): Promi
   };
 }
 
+// Every column the mirror owns is written back as read or as the state changed it: only this write
+// changes them (tracking, the one other writer of orders.orders, owns other columns), and it names
+// the version read, so nothing written meanwhile can be overwritten.
 const WRITE_MIRROR = `update orders.orders set status = $2, paid_at = $3, charge_version = $4, refund_status = $5,
        refund_attempt = $6, refund_amount = $7, refund_requested_at = $8, refund_updated_at = $9,
        refund_failure_reason = $10

@@ -1,5 +1,5 @@
-import type { ChargeRefund } from '@seller-api/contracts';
-import { mirrorRefund, type OrderRefund } from './order-status';
+import type { ChargeRefund, ChargeState } from '@seller-api/contracts';
+import { mirrorChargeState, mirrorRefund, type MirroredOrder, type OrderRefund } from './order-status';
 
 const none = (): OrderRefund => ({
   refundStatus: null,
@@ -60,5 +60,86 @@ describe('mirrorRefund', () => {
     mirrorRefund(order, value);
     expect(order).toEqual(before);
     expect(order.refundStatus).toBe('PROCESSING');
+  });
+});
+
+describe('mirrorChargeState', () => {
+  const order = (overrides: Partial<MirroredOrder> = {}): MirroredOrder => ({
+    id: '6f1c2d8e-1b7a-4c55-9a3e-2f0d4b6c8a10',
+    sellerId: '0b5e9c1a-3d2f-4e6b-8a7c-9d1e2f3a4b5c',
+    environment: 'test',
+    sellerName: 'Loja',
+    status: 'PENDING',
+    method: 'PIX',
+    grossAmount: 15000,
+    shippingAmount: 1000,
+    discountAmount: 0,
+    feeAmount: 750,
+    netAmount: 14250,
+    createdAt: new Date('2026-06-15T11:00:00.000Z'),
+    paidAt: null,
+    affiliateName: null,
+    customerName: 'Maria',
+    customerTaxId: '52998224725',
+    customerTaxIdType: 'CPF',
+    customerEmail: 'maria@example.com',
+    postbackUrl: null,
+    chargeVersion: 1,
+    items: [
+      {
+        productId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+        name: 'Caneca',
+        quantity: 2,
+        price: 7000,
+        lineTotalAmount: 14000,
+      },
+    ],
+    ...none(),
+    ...overrides,
+  });
+  const state = (overrides: Partial<ChargeState> = {}): ChargeState => ({
+    order_uuid: order().id,
+    status: 'PAID',
+    previous_status: 'PENDING',
+    version: 2,
+    paid_at: '2026-06-15T12:00:00.000Z',
+    changed_at: '2026-06-15T12:00:00.000Z',
+    ...overrides,
+  });
+
+  it('changes nothing for a version the order holds or an older one', () => {
+    expect(mirrorChargeState(order({ chargeVersion: 2 }), state())).toBeNull();
+    expect(mirrorChargeState(order({ chargeVersion: 3 }), state())).toBeNull();
+  });
+
+  it('pays the order, keeps the first paid_at, and emits order.paid with its items', () => {
+    const before = order();
+    const next = mirrorChargeState(before, state());
+    expect(next?.order).toMatchObject({
+      status: 'PAID',
+      chargeVersion: 2,
+      paidAt: new Date('2026-06-15T12:00:00.000Z'),
+    });
+    expect(next?.event).toMatchObject({
+      routingKey: 'order.paid',
+      headers: { 'x-order-uuid': before.id, 'x-seller-id': before.sellerId, 'x-environment': 'test' },
+      payload: {
+        order: { status: 'PAID', paid_at: '2026-06-15T12:00:00.000Z' },
+        items: [{ quantity: 2, line_total_amount: 14000 }],
+      },
+    });
+    // The order read is left as it was.
+    expect(before).toMatchObject({ status: 'PENDING', chargeVersion: 1, paidAt: null });
+    const paidBefore = new Date('2026-06-15T11:30:00.000Z');
+    expect(mirrorChargeState(order({ paidAt: paidBefore }), state())?.order.paidAt).toEqual(paidBefore);
+  });
+
+  it('emits nothing for a refund that changes alone, nor for a MED rejected back to PAID', () => {
+    const refundOnly = mirrorChargeState(order({ status: 'PAID' }), state({ refund: refund() }));
+    expect(refundOnly?.event).toBeNull();
+    expect(refundOnly?.order).toMatchObject({ status: 'PAID', chargeVersion: 2, refundStatus: 'PROCESSING' });
+    const backFromMed = mirrorChargeState(order({ status: 'MED' }), state({ previous_status: 'MED' }));
+    expect(backFromMed?.order.status).toBe('PAID');
+    expect(backFromMed?.event).toBeNull();
   });
 });

@@ -93,7 +93,9 @@ export async function applyChargeState(
   state: ChargeState,
   query: SqlQuery = sql.query,
 ): Promise<boolean> {
-  for (;;) {
+  // A write that finds another version means another state was mirrored meanwhile; versions only grow,
+  // so this ends at the next read in practice: the bound guards against a writer breaking that rule.
+  for (let tries = 0; tries < 10; tries += 1) {
     const order = await readMirroredOrder(query, state.order_uuid);
     if (!order) return false;
     const next = mirrorChargeState(order, state);
@@ -101,4 +103,5 @@ export async function applyChargeState(
     const event = next.event && outboxRow(next.event);
     if (await writeMirror(sql, query, order.chargeVersion, next.order, event)) return true;
   }
+  throw new Error(`order ${state.order_uuid}: its charge version kept changing under the mirror`);
 }
