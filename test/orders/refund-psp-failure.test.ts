@@ -150,7 +150,7 @@ describe('a refund the PSP does not make', () => {
     const seller = await newSeller(h);
     const uuid = await paidOrder(seller.key);
     const key = `refund-${uuid}`;
-    psp.loseAnswerNext(1);
+    psp.loseAnswerNext(1, 'PUT');
     const res = await refund(seller.key, uuid, key);
     expect(res.status).toBe(503);
     expect(await status(seller.key, uuid)).toBe('PAID');

@@ -217,7 +217,7 @@ describe('a refund the PSP refuses in its answer', () => {
 describe('a refund whose answer was lost', () => {
   it('is found at the PSP by the look-ups and completed there', async () => {
     const { key, sellerId, order } = await paidOrder();
-    psp.loseAnswerNext(1);
+    psp.loseAnswerNext(1, 'PUT');
     const res = await refund(key, order.uuid);
     expect(res.status).toBe(503);
     expect((await charge(sellerId, order.uuid)).status).toBe('APPROVED');
@@ -236,7 +236,7 @@ describe('asked again', () => {
       psp.reusedRefundId = reused;
       const { key, sellerId, order, endToEndId } = await paidOrder();
       psp.refundStatus = 'EM_PROCESSAMENTO';
-      psp.loseAnswerNext(1);
+      psp.loseAnswerNext(1, 'PUT');
       expect((await refund(key, order.uuid)).status).toBe(503);
       // The retry asks with the same refund id; a 400 for a known id is looked up, not taken as a refusal.
       const again = await refund(key, order.uuid);

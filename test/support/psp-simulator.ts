@@ -204,8 +204,12 @@ export interface PspSimulator {
   failNext(status: number, count?: number): void;
   /** The next `count` API calls (not token requests) get no answer at all, until close(). */
   hangNext(count?: number): void;
-  /** The next `count` API calls are carried out, but their answers are lost (the connection drops). */
-  loseAnswerNext(count?: number): void;
+  /**
+   * The next `count` API calls (of `method` only, when given) are carried out, but their answers are
+   * lost (the connection drops). A method keeps the loss off the background look-ups (GET) that refunds
+   * left open by an earlier run of the same test database may cause.
+   */
+  loseAnswerNext(count?: number, method?: string): void;
   /** The payer pays the charge: it becomes CONCLUIDA and the notification is POSTed. */
   pay(txid: string, options: PayOptions): Promise<PaymentResult>;
   /** POSTs any payload as a notification (duplicates, unknown txid, wrong amount, bad shape). */
@@ -232,6 +236,7 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   let failures: { status: number; count: number } | null = null;
   let hangs = 0;
   let lostAnswers = 0;
+  let lostMethod: string | null = null;
 
   const sim = {
     tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
@@ -493,7 +498,11 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       const body = Buffer.concat(chunks).toString('utf8');
       requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
       // A lost answer: the call is carried out, then the connection drops before any byte is sent.
-      const lose = req.url !== '/oauth/token' && lostAnswers > 0 && (lostAnswers -= 1) >= 0;
+      const lose =
+        req.url !== '/oauth/token' &&
+        (lostMethod === null || req.method === lostMethod) &&
+        lostAnswers > 0 &&
+        (lostAnswers -= 1) >= 0;
       const answer = lose
         ? ({ writeHead: () => ({ end: () => req.socket.destroy() }) } as unknown as http.ServerResponse)
         : res;
@@ -604,8 +613,9 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     failNext(status, count = 1) {
       failures = { status, count };
     },
-    loseAnswerNext(count = 1) {
+    loseAnswerNext(count = 1, method?: string) {
       lostAnswers = count;
+      lostMethod = method ?? null;
     },
     hangNext(count = 1) {
       hangs = count;
