@@ -121,7 +121,7 @@ describe('a refund the PSP does not make', () => {
   it('unanswered by the PSP: the hold stays (it may have refunded); a retry completes the refund', async () => {
     const seller = await newSeller(h);
     const uuid = await paidOrder(seller.key);
-    psp.hangNext(1);
+    psp.hangNext(1, 'PUT');
     const res = await refund(seller.key, uuid);
     expect(res.status).toBe(503);
     expect(await status(seller.key, uuid)).toBe('PAID');

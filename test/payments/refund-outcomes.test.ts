@@ -319,7 +319,7 @@ describe('requests that reach payments out of their order', () => {
 
   it('a request the PSP refused outright (a 4xx, no such refund) takes its ask back', async () => {
     const { sellerId, order, endToEndId } = await paidOrder();
-    psp.failNext(422);
+    psp.failNext(422, 1, 'PUT');
     expect((await ask(sellerId, order.uuid, 1)).status).toBe(502);
     // The PSP was asked, then looked up (404): nothing was made, nothing is left to look up.
     expect(

@@ -200,15 +200,16 @@ export interface PspSimulator {
   notifications: NotificationDelivery[];
   /** Invalidates every issued token: the next API call gets 401. */
   revokeTokens(): void;
-  /** The next `count` API calls (not token requests) answer `status` with a problem body. */
-  failNext(status: number, count?: number): void;
-  /** The next `count` API calls (not token requests) get no answer at all, until close(). */
-  hangNext(count?: number): void;
-  /**
-   * The next `count` API calls (of `method` only, when given) are carried out, but their answers are
-   * lost (the connection drops). A method keeps the loss off the background look-ups (GET) that refunds
-   * left open by an earlier run of the same test database may cause.
+  /*
+   * Injected faults hit the next `count` API calls (never token requests), of `method` only when one
+   * is given: a method keeps a fault meant for a refund request (PUT) off the background look-ups
+   * (GET) that refunds left open by an earlier run of the same test database may cause.
    */
+  /** The next calls answer `status` with a problem body. */
+  failNext(status: number, count?: number, method?: string): void;
+  /** The next calls get no answer at all, until close(). */
+  hangNext(count?: number, method?: string): void;
+  /** The next calls are carried out, but their answers are lost (the connection drops). */
   loseAnswerNext(count?: number, method?: string): void;
   /** The payer pays the charge: it becomes CONCLUIDA and the notification is POSTed. */
   pay(txid: string, options: PayOptions): Promise<PaymentResult>;
@@ -234,7 +235,9 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   const notifications: NotificationDelivery[] = [];
   let tokenRequests = 0;
   let failures: { status: number; count: number } | null = null;
+  let failMethod: string | null = null;
   let hangs = 0;
+  let hangMethod: string | null = null;
   let lostAnswers = 0;
   let lostMethod: string | null = null;
 
@@ -435,11 +438,11 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       if (method !== 'POST') return problem(res, 405, 'RequisicaoInvalida', 'Use POST.');
       return issueToken(req, body, res);
     }
-    if (hangs > 0) {
+    if (hangs > 0 && (hangMethod === null || method === hangMethod)) {
       hangs -= 1;
       return; // never answered; close() drops the connection
     }
-    if (failures && failures.count > 0) {
+    if (failures && failures.count > 0 && (failMethod === null || method === failMethod)) {
       failures.count -= 1;
       return problem(res, failures.status, 'ServicoIndisponivel', 'Injected failure.');
     }
@@ -610,15 +613,17 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
     revokeTokens() {
       tokens.clear();
     },
-    failNext(status, count = 1) {
+    failNext(status, count = 1, method?: string) {
       failures = { status, count };
+      failMethod = method ?? null;
     },
     loseAnswerNext(count = 1, method?: string) {
       lostAnswers = count;
       lostMethod = method ?? null;
     },
-    hangNext(count = 1) {
+    hangNext(count = 1, method?: string) {
       hangs = count;
+      hangMethod = method ?? null;
     },
     newEndToEndId(at = new Date()) {
       return stamp('E', at);
