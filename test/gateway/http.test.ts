@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signIdentity, verifyIdentity } from '@seller-api/service-kit';
-import { INTERNAL_SECRET } from '../support/env';
+import { callerKeys, gatewayKey } from '../support/keys';
 import { json, startFakeUpstream } from '../support/fake-upstream';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { hostPort, TcpProxy, viaProxy } from '../support/tcp-proxy';
@@ -72,30 +72,30 @@ describe('forwarding', () => {
     expect(seen?.headers.authorization).toBeUndefined();
     // Signed over the path with its query: the same headers do not hold for another query.
     const headers = seen?.headers ?? {};
-    const identity = verifyIdentity(INTERNAL_SECRET, headers, 'GET', '/sellers/orders/?limit=5&status=PAID');
-    expect(identity).toMatchObject({ environment: 'test', role: 'seller', seller_id: expect.any(String) });
-    expect(
-      verifyIdentity(INTERNAL_SECRET, headers, 'GET', '/sellers/orders/?limit=100&status=PAID'),
-    ).toBeNull();
-    expect(verifyIdentity(INTERNAL_SECRET, headers, 'GET', '/sellers/orders/')).toBeNull();
+    const keys = callerKeys('orders');
+    const verified = verifyIdentity(keys, headers, 'GET', '/sellers/orders/?limit=5&status=PAID');
+    expect(verified?.caller).toBe('gateway');
+    expect(verified?.identity).toMatchObject({ environment: 'test', role: 'seller', seller_id: expect.any(String) });
+    expect(verifyIdentity(keys, headers, 'GET', '/sellers/orders/?limit=100&status=PAID')).toBeNull();
+    expect(verifyIdentity(keys, headers, 'GET', '/sellers/orders/')).toBeNull();
   });
 
   it('drops identity headers a caller tries to smuggle in', async () => {
     const forged = signIdentity(
-      'not-the-secret-at-all',
+      { caller: 'gateway', callee: 'orders', key: 'not-the-key-at-all-0123456789abcdef' },
       { user_id: randomUUID(), seller_id: randomUUID(), environment: 'live', role: 'operator' },
       'GET',
       '/sellers/orders/',
     );
     await call(`${gateway.url}/sellers/orders/`, { key, headers: forged });
-    const identity = verifyIdentity(
-      INTERNAL_SECRET,
+    const verified = verifyIdentity(
+      callerKeys('orders'),
       upstream.received.at(-1)?.headers ?? {},
       'GET',
       '/sellers/orders/',
     );
-    expect(identity?.role).toBe('seller');
-    expect(identity?.environment).toBe('test');
+    expect(verified?.identity.role).toBe('seller');
+    expect(verified?.identity.environment).toBe('test');
   });
 
   it('accepts an empty body on an action route, with or without Content-Type', async () => {
@@ -265,22 +265,28 @@ describe('services refuse requests that bypass the gateway', () => {
     expect(res.body.code).toBe('unauthorized');
   });
 
-  it('refuses an identity signed with another secret, for another path, or too long ago', async () => {
-    const wrongSecret = signIdentity('someone-elses-secret-123', identity(), 'GET', '/finance/balance/');
-    const otherPath = signIdentity(INTERNAL_SECRET, identity(), 'GET', '/finance/withdrawals/');
+  it('refuses an identity signed with another key, for another path, or too long ago', async () => {
+    const wrongKey = signIdentity(
+      { caller: 'gateway', callee: 'withdrawals', key: 'someone-elses-key-0123456789abcdef' },
+      identity(),
+      'GET',
+      '/finance/balance/',
+    );
+    const otherPath = signIdentity(gatewayKey('withdrawals'), identity(), 'GET', '/finance/withdrawals/');
     const stale = signIdentity(
-      INTERNAL_SECRET,
+      gatewayKey('withdrawals'),
       identity(),
       'GET',
       '/finance/balance/',
       null,
+      undefined,
       Date.now() - 5 * 60_000,
     );
-    for (const headers of [wrongSecret, otherPath, stale]) expect((await direct(headers)).status).toBe(401);
+    for (const headers of [wrongKey, otherPath, stale]) expect((await direct(headers)).status).toBe(401);
   });
 
   it('accepts the identity the gateway signs', async () => {
-    const res = await direct(signIdentity(INTERNAL_SECRET, identity(), 'GET', '/finance/balance/'));
+    const res = await direct(signIdentity(gatewayKey('withdrawals'), identity(), 'GET', '/finance/balance/'));
     expect(res.status).toBe(200);
   });
 
@@ -289,7 +295,7 @@ describe('services refuse requests that bypass the gateway', () => {
     const seller = identity();
     const sent = JSON.stringify({ name: 'Camiseta', price: 5000, type: 'DIGITAL' });
     const headers: Record<string, string> = {
-      ...signIdentity(INTERNAL_SECRET, seller, 'POST', path, sent),
+      ...signIdentity(gatewayKey('orders'), seller, 'POST', path, sent),
       'content-type': 'application/json',
     };
     const post = (body: string, h: Record<string, string> = headers) =>
@@ -298,9 +304,8 @@ describe('services refuse requests that bypass the gateway', () => {
     const tampered = await post(JSON.stringify({ name: 'Camiseta', price: 1, type: 'DIGITAL' }));
     expect(tampered.status).toBe(401);
     expect(tampered.body).toMatchObject({ code: 'unauthorized' });
-    // The headers without the body signature (the previous release's form): refused for a current signer.
-    const { 'x-sa-identity-sig2': _sig2, ...stripped } = headers;
-    expect((await post(sent, stripped)).status).toBe(401);
+    // Signed by another caller than the one named: refused.
+    expect((await post(sent, { ...headers, 'x-sa-caller': 'orders' })).status).toBe(401);
     // The body it was signed for goes through.
     const created = await post(sent);
     expect(created.status).toBe(201);

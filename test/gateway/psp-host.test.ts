@@ -3,6 +3,7 @@
 // and only from PSP_INGRESS_ADDRESSES, is the ingress's verdict on the certificate believed and passed
 // to payments, signed (services/gateway/src/http/psp-client.ts).
 import { verifyPspClient } from '@seller-api/service-kit';
+import { callerKeys } from '../support/keys';
 import { json, startFakeUpstream } from '../support/fake-upstream';
 import {
   call,
@@ -131,7 +132,7 @@ describe("the ingress's verdict on a client certificate", () => {
   };
   const headerNames = () => Object.keys(last().headers);
 
-  it('reaches payments signed with its secret, for that call only, from the ingress on a PSP host', async () => {
+  it("reaches payments signed with the gateway's key, for that call only, from the ingress on a PSP host", async () => {
     const res = await request(`${behindIngress.url}/psp/webhook/pix?x=1`, 'psp.seller.example', {
       ...post,
       headers: { ...post.headers, ...verdict },
@@ -139,9 +140,9 @@ describe("the ingress's verdict on a client certificate", () => {
     expect(res.status).toBe(200);
     const received = last();
     expect(headerNames().filter((name) => name.startsWith('ssl-client-'))).toEqual([]);
-    const secret = system.env.INTERNAL_SECRET as string;
+    const keys = callerKeys('payments');
     const certificate = verifyPspClient(
-      secret,
+      keys,
       received.headers,
       'POST',
       '/psp/webhook/pix?x=1',
@@ -152,7 +153,7 @@ describe("the ingress's verdict on a client certificate", () => {
       issuer: 'CN=PSP CA,O=PSP,C=BR',
       host: 'psp.seller.example',
     });
-    expect(verifyPspClient(secret, received.headers, 'POST', '/psp/webhook/pix', notification)).toBeNull();
+    expect(verifyPspClient(keys, received.headers, 'POST', '/psp/webhook/pix', notification)).toBeNull();
   });
 
   it('is dropped, never signed, unless it says SUCCESS with a subject, from the ingress, on a PSP host', async () => {

@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net';
 import type { Identity } from '@seller-api/contracts';
 import {
   HttpError,
+  callerAccess,
   createHttpApp,
   createLogger,
   createMetrics,
   finishHttpApp,
   listen,
+  requireCallerAccess,
   requireIdentity,
   route,
   signIdentity,
@@ -15,9 +17,12 @@ import {
   withPlainRoutes,
   type PlainRequest,
 } from '@seller-api/service-kit';
+import { callKey, callerKeys } from '../support/keys';
 import { LogCapture } from '../support/logs';
 
-const SECRET = 'plain-route-test-secret';
+const KEYS = callerKeys('things');
+// Only the gateway may post things: orders' signature is good, its row is empty.
+const ACCESS = callerAccess({ gateway: [{ roles: ['seller'], routes: ['POST /things/'] }] });
 const IDENTITY: Identity = {
   user_id: '00000000-0000-4000-8000-000000000001',
   seller_id: '00000000-0000-4000-8000-000000000002',
@@ -44,7 +49,8 @@ beforeAll(async () => {
     return { status: 201, body: { message: 'Made.', data: body } };
   };
   const app = createHttpApp({ logger, metrics });
-  app.use(requireIdentity(SECRET));
+  app.use(requireIdentity(KEYS));
+  app.use(requireCallerAccess(ACCESS));
   app.post(
     '/things/',
     route(async (req, res) => {
@@ -67,7 +73,7 @@ beforeAll(async () => {
         },
       },
     ],
-    { secret: SECRET, metrics, logger },
+    { keys: KEYS, access: ACCESS, metrics, logger },
   );
   server = await listen(listener, 0, '127.0.0.1');
   metricsServer = await startMetricsServer(metrics, 0, '127.0.0.1');
@@ -84,14 +90,14 @@ beforeEach(() => {
 
 function post(
   body: string,
-  { path = '/things/', type = 'application/json', signed = true } = {},
+  { path = '/things/', type = 'application/json', signed = true, caller = 'gateway' } = {},
 ): Promise<Response> {
   return fetch(`${base}${path}`, {
     method: 'POST',
     headers: {
       'content-type': type,
       // Signed as a service signs: the path with its query, and the body's bytes.
-      ...(signed ? signIdentity(SECRET, IDENTITY, 'POST', path, body) : {}),
+      ...(signed ? signIdentity(callKey(caller, 'things'), IDENTITY, 'POST', path, body) : {}),
     },
     body,
   });
@@ -124,6 +130,15 @@ describe('a route served on plain node:http ahead of express', () => {
       code: 'unauthorized',
       request_id: res.headers.get('x-request-id'),
     });
+    expect(seen).toEqual([]);
+  });
+
+  it("refuses a caller whose table row does not hold the route with 403, on both paths", async () => {
+    for (const path of ['/things/', '/things/?via=express']) {
+      const res = await post('{"a":1}', { path, caller: 'orders' });
+      expect(res.status).toBe(403);
+      expect(await res.json()).toMatchObject({ code: 'forbidden' });
+    }
     expect(seen).toEqual([]);
   });
 

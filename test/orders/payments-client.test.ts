@@ -3,9 +3,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Charge, CreateChargeRequest, CreateChargesRequest, Identity } from '@seller-api/contracts';
 import { HttpError, verifyIdentity, verifySignedIdentity } from '@seller-api/service-kit';
+import { callKey, callerKeys } from '../support/keys';
 import { PaymentsClient } from '../../services/orders/src/clients/payments';
 
-const SECRET = 'payments-client-test-secret-0123456789';
+const KEY = callKey('orders', 'payments');
+const KEYS = callerKeys('payments');
 
 /** A stand-in for payments: records each call, answers as `answer` says. */
 async function fakePayments(
@@ -22,7 +24,7 @@ async function fakePayments(
     req.on('end', () => {
       const path = req.url ?? '/';
       const body = JSON.parse(text) as unknown;
-      const identityOk = verifyIdentity(SECRET, req.headers, 'POST', path, text) !== null;
+      const identityOk = verifyIdentity(KEYS, req.headers, 'POST', path, text) !== null;
       calls.push({ path, body, identityOk });
       answer(path, body, res);
     });
@@ -94,7 +96,7 @@ describe('the payments client', () => {
         },
       });
     });
-    client = new PaymentsClient(fake.url, SECRET, 2_000);
+    client = new PaymentsClient(fake.url, KEY, 2_000);
     const sellers = [identity(), identity(), identity()];
     const inputs = [request(100), request(409), request(300)];
     const outcomes = await Promise.allSettled(
@@ -109,8 +111,11 @@ describe('the payments client', () => {
     // Signed over the body that call would send: the charge as JSON.
     sent.forEach((c, i) => {
       const body = JSON.stringify(c.charge);
-      expect(verifySignedIdentity(SECRET, c.signed, 'POST', '/internal/charges/', body)).toEqual(sellers[i]);
-      expect(verifySignedIdentity(SECRET, c.signed, 'POST', '/internal/charges/', '{}')).toBeNull();
+      expect(verifySignedIdentity(KEYS, c.signed, 'POST', '/internal/charges/', body)).toEqual({
+        caller: 'orders',
+        identity: sellers[i],
+      });
+      expect(verifySignedIdentity(KEYS, c.signed, 'POST', '/internal/charges/', '{}')).toBeNull();
     });
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[0] as PromiseFulfilledResult<Charge>).value.gross_amount).toBe(100);
@@ -124,7 +129,7 @@ describe('the payments client', () => {
         return json(res, 404, { message: 'Route not found.', code: 'not_found' });
       json(res, 201, { message: 'Charge created.', data: chargeOf(body as CreateChargeRequest) });
     });
-    client = new PaymentsClient(fake.url, SECRET, 2_000);
+    client = new PaymentsClient(fake.url, KEY, 2_000);
     const first = await Promise.all(
       [request(1), request(2)].map((input) => client!.createCharge(identity(), input)),
     );
@@ -147,7 +152,7 @@ describe('the payments client', () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html>proxy error</html>');
     });
-    client = new PaymentsClient(fake.url, SECRET, 300);
+    client = new PaymentsClient(fake.url, KEY, 300);
     const started = Date.now();
     const silent = await client.createCharge(identity(), request(1)).catch((err: unknown) => err);
     expect(silent).toBeInstanceOf(HttpError);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Charge, CreatedOrder, OrderDetail, type Identity } from '@seller-api/contracts';
 import { signIdentity } from '@seller-api/service-kit';
-import { INTERNAL_SECRET } from '../support/env';
+import { callKey } from '../support/keys';
 import { checkBrCode, decodeQrPng } from '../support/pix';
 import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
@@ -54,7 +54,7 @@ describe('bacen-api-pix against the PSP simulator, end to end', () => {
       call(`${system.services.payments}/internal/charges/`, {
         method: 'POST',
         body,
-        headers: signIdentity(INTERNAL_SECRET, identity, 'POST', '/internal/charges/', JSON.stringify(body)),
+        headers: signIdentity(callKey('orders', 'payments'), identity, 'POST', '/internal/charges/', JSON.stringify(body)),
       });
     const cobs = () => psp.requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/cob/')).length;
     const before = cobs();

@@ -12,11 +12,13 @@ import {
   type Identity,
 } from '@seller-api/contracts';
 import { signIdentity, signedIdentity } from '@seller-api/service-kit';
+import { callKey } from '../support/keys';
 import { DEFAULT_PIX_KEY } from '../../services/payments/src/config';
 import { parseBrCode } from '../../services/payments/src/domain/brcode';
-import { INTERNAL_SECRET } from '../support/env';
 import { call, startSystem, type System } from '../support/system';
 import { waitFor } from '../support/wait';
+
+const ORDERS_KEY = callKey('orders', 'payments');
 
 const PATH = '/internal/charges/';
 const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -56,7 +58,7 @@ function postCharge(body: unknown, identity: Identity | null, signedPath = PATH)
     body,
     // Signed over the bytes `call` sends (JSON.stringify of the body).
     headers: identity
-      ? signIdentity(INTERNAL_SECRET, identity, 'POST', signedPath, JSON.stringify(body))
+      ? signIdentity(ORDERS_KEY, identity, 'POST', signedPath, JSON.stringify(body))
       : {},
   });
 }
@@ -322,7 +324,7 @@ describe('POST /internal/charges/', () => {
       rawBody: '{"order_uuid":',
       headers: {
         'content-type': 'application/json',
-        ...signIdentity(INTERNAL_SECRET, sellerIdentity(), 'POST', PATH, '{"order_uuid":'),
+        ...signIdentity(ORDERS_KEY, sellerIdentity(), 'POST', PATH, '{"order_uuid":'),
       },
     });
     expect(notJson.status).toBe(400);
@@ -349,7 +351,7 @@ describe('POST /internal/charges/batch/', () => {
   const BATCH = '/internal/charges/batch/';
   // A charge of a batch, with the identity signed over the body its own call would send.
   const item = (identity: Identity, charge: unknown, path = PATH, signedBody = JSON.stringify(charge)) => ({
-    signed: signedIdentity(INTERNAL_SECRET, identity, 'POST', path, signedBody),
+    signed: signedIdentity(ORDERS_KEY, identity, 'POST', path, signedBody),
     charge,
   });
   const postBatch = (charges: unknown[], identity: Identity | null = sellerIdentity()) =>
@@ -357,7 +359,7 @@ describe('POST /internal/charges/batch/', () => {
       method: 'POST',
       body: { charges },
       headers: identity
-        ? signIdentity(INTERNAL_SECRET, identity, 'POST', BATCH, JSON.stringify({ charges }))
+        ? signIdentity(ORDERS_KEY, identity, 'POST', BATCH, JSON.stringify({ charges }))
         : {},
     });
 
@@ -444,7 +446,7 @@ describe('POST /internal/charges/batch/', () => {
     const viaExpress = await post(
       `${BATCH}?x=1`,
       batch,
-      signIdentity(INTERNAL_SECRET, sellerIdentity(), 'POST', `${BATCH}?x=1`, batch),
+      signIdentity(ORDERS_KEY, sellerIdentity(), 'POST', `${BATCH}?x=1`, batch),
     );
     expect(viaExpress.status).toBe(200);
     const { data } = (await viaExpress.json()) as {

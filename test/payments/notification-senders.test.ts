@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
 import { pspClientHeaders } from '@seller-api/service-kit';
+import { callKey, gatewayKey } from '../support/keys';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { startPspIngress, type PspIngress } from '../support/psp-ingress';
 import { startPspSimulator, type PspClientTls, type PspSimulator } from '../support/psp-simulator';
@@ -214,9 +215,9 @@ describe('the ingress verdict, from anyone but the ingress', () => {
   it("never lets a client's own signed-certificate headers through the gateway", async () => {
     const order = await newOrder(key);
     const body = JSON.stringify({ pix: [pixFor(order.pix.qr_code_id)] });
-    // Even signed with the right secret (a leaked one): the gateway drops every x-sa-* header.
+    // Even signed with the gateway's key (a leaked one): the gateway drops every x-sa-* header.
     const signed = pspClientHeaders(
-      system.env.INTERNAL_SECRET as string,
+      gatewayKey('payments'),
       { subject: livePsp.subject, issuer: livePsp.issuer, host: LIVE_HOST },
       'POST',
       '/psp/webhook/pix',
@@ -237,8 +238,9 @@ describe('the ingress verdict, from anyone but the ingress', () => {
         body,
       });
     expect((await post(forged(livePsp))).status).toBe(401);
+    // Signed by orders, whose key payments knows but whose word on a PSP it does not take.
     const signed = pspClientHeaders(
-      'not-payments-secret-0123456789',
+      callKey('orders', 'payments'),
       { subject: livePsp.subject, issuer: livePsp.issuer, host: LIVE_HOST },
       'POST',
       '/psp/webhook/pix',

@@ -5,7 +5,7 @@
 // its way, taken once when it is made, and given back once when it is not.
 import { Balance, ChargeState, CreatedOrder, type Environment } from '@seller-api/contracts';
 import { signIdentity } from '@seller-api/service-kit';
-import { INTERNAL_SECRET } from '../support/env';
+import { callKey } from '../support/keys';
 import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
@@ -75,7 +75,7 @@ async function charge(sellerId: string, uuid: string) {
     role: 'seller' as const,
   };
   const res = await call(`${system.services.payments}${path}`, {
-    headers: signIdentity(INTERNAL_SECRET, identity, 'GET', path),
+    headers: signIdentity(callKey('withdrawals', 'payments'), identity, 'GET', path),
   });
   return res.body.data as { status: string; refund: ChargeState['refund'] };
 }
@@ -291,7 +291,7 @@ describe('requests that reach payments out of their order', () => {
     };
     return call(`${system.services.payments}${path}`, {
       method: 'POST',
-      headers: signIdentity(INTERNAL_SECRET, identity, 'POST', path),
+      headers: signIdentity(callKey('orders', 'payments'), identity, 'POST', path),
     });
   };
   const refundsAsked = (endToEndId: string) =>
@@ -333,7 +333,7 @@ describe('requests that reach payments out of their order', () => {
       role: 'seller' as const,
     };
     const read = await call(`${system.services.payments}${path}`, {
-      headers: signIdentity(INTERNAL_SECRET, identity, 'GET', path),
+      headers: signIdentity(callKey('withdrawals', 'payments'), identity, 'GET', path),
     });
     expect(read.body.data).toMatchObject({ status: 'APPROVED', refund_asked_at: null, refund: null });
   });

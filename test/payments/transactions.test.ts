@@ -6,11 +6,16 @@ import {
   type ReconciliationCharge,
 } from '@seller-api/contracts';
 import { signIdentity } from '@seller-api/service-kit';
+import { callKey } from '../support/keys';
 import { pspNotificationHeaders } from '../../services/payments/src/http/psp-senders';
 import { loadPaymentsConfig } from '../../services/payments/src/config';
 import { startPayments, type PaymentsService } from '../../services/payments/src/service';
-import { INTERNAL_SECRET, testEnv } from '../support/env';
+import { testEnv } from '../support/env';
 import { call } from '../support/system';
+
+// As withdrawals' reconciliation and orders call payments.
+const RECONCILER = callKey('withdrawals', 'payments');
+const ORDERS_KEY = callKey('orders', 'payments');
 
 /**
  * `GET /internal/transactions/`: the paid charges the ledger's reconciliation reads, across sellers, for
@@ -45,7 +50,7 @@ function list(query: Record<string, string>, identity: Identity | null = operato
   const path = `${PATH}?${new URLSearchParams(query)}`;
   return call(`${url}${path}`, {
     // Signed over the path with its query, as sent.
-    headers: identity ? signIdentity(INTERNAL_SECRET, identity, 'GET', path) : {},
+    headers: identity ? signIdentity(RECONCILER, identity, 'GET', path) : {},
   });
 }
 
@@ -67,7 +72,7 @@ async function created(owner: Identity, actions: string[], gross: number) {
   const created = await call(`${url}/internal/charges/`, {
     method: 'POST',
     // Signed over the bytes `call` sends.
-    headers: signIdentity(INTERNAL_SECRET, owner, 'POST', '/internal/charges/', JSON.stringify(body)),
+    headers: signIdentity(ORDERS_KEY, owner, 'POST', '/internal/charges/', JSON.stringify(body)),
     body,
   });
   expect(created.status).toBe(201);
@@ -75,7 +80,7 @@ async function created(owner: Identity, actions: string[], gross: number) {
     const path = `/internal/charges/${orderId}/${action}/`;
     const res = await call(`${url}${path}`, {
       method: 'POST',
-      headers: signIdentity(INTERNAL_SECRET, owner, 'POST', path),
+      headers: signIdentity(ORDERS_KEY, owner, 'POST', path),
     });
     expect({ action, status: res.status }).toEqual({ action, status: 200 });
   }
@@ -153,7 +158,7 @@ it('pages oldest change first, each charge once, within [changed_after, changed_
     (
       await call(`${url}${refund}`, {
         method: 'POST',
-        headers: signIdentity(INTERNAL_SECRET, owner, 'POST', refund),
+        headers: signIdentity(ORDERS_KEY, owner, 'POST', refund),
       })
     ).status,
   ).toBe(200);
@@ -236,7 +241,7 @@ it('answers only an operator identity of the environment asked about', async () 
   expect(otherEnvironment.body.message).toBe('This operator identity may list test transactions only.');
   // Signed for another path: refused like any forged identity.
   const forged = await call(`${url}${PATH}?environment=test`, {
-    headers: signIdentity(INTERNAL_SECRET, operator(), 'GET', '/internal/charges/'),
+    headers: signIdentity(RECONCILER, operator(), 'GET', '/internal/charges/'),
   });
   expect(forged.status).toBe(401);
 });
@@ -269,7 +274,7 @@ it('refuses a bad query with a 400 naming every field', async () => {
   expect(tampered.body.data).toEqual({ cursor: ['Must be a next_cursor value returned by this list'] });
   const twicePath = `${PATH}?environment=test&environment=live`;
   const twice = await call(`${url}${twicePath}`, {
-    headers: signIdentity(INTERNAL_SECRET, operator(), 'GET', twicePath),
+    headers: signIdentity(RECONCILER, operator(), 'GET', twicePath),
   });
   expect(twice.status).toBe(400);
 });

@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEFAULT_URLS } from './servers';
 
-export const INTERNAL_SECRET = 'test-internal-secret-0123456789';
-
 /**
  * Each test file gets its own database (so a worker never shares one between files, nor two jest runs
  * at once), its own exchange and queue names and its own Redis key prefix: tests never see each other's
@@ -32,7 +30,6 @@ export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessE
     REDIS_KEY_PREFIX: `test:${file}:${run}:`,
     AMQP_URL: process.env.AMQP_URL ?? DEFAULT_URLS.AMQP_URL,
     AMQP_NAMESPACE: namespace,
-    INTERNAL_SECRET,
     PORT: '0',
     METRICS_PORT: '0',
     // Receivers in tests listen on loopback, and retries run in milliseconds.

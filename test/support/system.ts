@@ -12,7 +12,7 @@ import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
 import { startWithdrawals, type WithdrawalsService } from '../../services/withdrawals/src/service';
 import { loadDispatcherConfig } from '../../services/webhook-dispatcher/src/config';
 import { startDispatcher, type DispatcherService } from '../../services/webhook-dispatcher/src/service';
-import type { Resolver } from '@seller-api/service-kit';
+import { deriveCallKey, type Resolver } from '@seller-api/service-kit';
 import type { Environment, Role } from '@seller-api/contracts';
 import { topology as ordersTopology } from '../../services/orders/src/events/topology';
 import { topology as withdrawalsTopology } from '../../services/withdrawals/src/events/topology';
@@ -56,39 +56,27 @@ export interface RunningGateway {
   service: GatewayService;
 }
 
-/** Each service's own INTERNAL_SECRET when a system is started with `separateSecrets`. */
-export const SEPARATE_SECRETS = {
-  gateway: 'test-gateway-secret-0123456789',
-  orders: 'test-orders-secret-0123456789',
-  payments: 'test-payments-secret-0123456789',
-  withdrawals: 'test-withdrawals-secret-0123456789',
-  webhooks: 'test-webhooks-secret-0123456789',
+/** Each service's own INTERNAL_KEY when a system is started with `separateKeys` (not the defaults). */
+export const SEPARATE_KEYS = {
+  gateway: 'test-gateway-key-0123456789abcdef0123456789',
+  orders: 'test-orders-key-0123456789abcdef0123456789',
+  payments: 'test-payments-key-0123456789abcdef0123456789',
+  withdrawals: 'test-withdrawals-key-0123456789abcdef0123456789',
+  'webhook-dispatcher': 'test-dispatcher-key-0123456789abcdef0123456789',
 } as const;
 
 /**
- * What each service is given with `separateSecrets`, as a deployment that splits the secret gives it
- * (docs/deploy.md, "Secrets"): its own INTERNAL_SECRET and the secrets of the services it calls.
+ * What each service is given with `separateKeys`, as a deployment gives it (docs/deploy.md, "Internal
+ * keys"): its own INTERNAL_KEY, and every caller's key derived for it.
  */
-function secretsOf(service: keyof typeof SEPARATE_SECRETS): Record<string, string> {
-  const s = SEPARATE_SECRETS;
-  const callees: Record<keyof typeof SEPARATE_SECRETS, Record<string, string>> = {
-    gateway: {
-      ORDERS_INTERNAL_SECRET: s.orders,
-      PAYMENTS_INTERNAL_SECRET: s.payments,
-      WITHDRAWALS_INTERNAL_SECRET: s.withdrawals,
-      WEBHOOKS_INTERNAL_SECRET: s.webhooks,
-    },
-    orders: { PAYMENTS_INTERNAL_SECRET: s.payments, WITHDRAWALS_INTERNAL_SECRET: s.withdrawals },
-    payments: {},
-    withdrawals: { PAYMENTS_INTERNAL_SECRET: s.payments },
-    webhooks: {},
-  };
-  return { INTERNAL_SECRET: s[service], ...callees[service] };
+function keysOf(service: keyof typeof SEPARATE_KEYS): Record<string, string> {
+  const callers = Object.entries(SEPARATE_KEYS).map(([caller, key]) => `${caller}:${deriveCallKey(key, service)}`);
+  return { INTERNAL_KEY: SEPARATE_KEYS[service], INTERNAL_CALLER_KEYS: callers.join(',') };
 }
 
 /**
  * The four services behind the gateway, in this process, on free ports. All share the test
- * INTERNAL_SECRET, unless `separateSecrets` gives each its own (SEPARATE_SECRETS).
+ * development keys, unless `separateKeys` gives each its own (SEPARATE_KEYS).
  */
 export async function startSystem(
   overrides: Record<string, string> = {},
@@ -96,12 +84,11 @@ export async function startSystem(
   options: {
     wrapPayments?: (url: string) => Promise<string>;
     resolve?: Resolver;
-    separateSecrets?: boolean;
+    separateKeys?: boolean;
   } = {},
 ): Promise<System> {
   const env = testEnv(overrides);
-  const secrets = (service: keyof typeof SEPARATE_SECRETS) =>
-    options.separateSecrets ? secretsOf(service) : {};
+  const secrets = (service: keyof typeof SEPARATE_KEYS) => (options.separateKeys ? keysOf(service) : {});
   const opts = { logDestination, metrics: false };
   // Payments first: orders calls it, possibly through a proxy a test can cut.
   const payments = await startPayments(loadPaymentsConfig({ ...env, ...secrets('payments') }), opts);
@@ -114,7 +101,7 @@ export async function startSystem(
       loadWithdrawalsConfig({ ...env, ...secrets('withdrawals'), PAYMENTS_URL: paymentsUrl }),
       opts,
     ),
-    startDispatcher(loadDispatcherConfig({ ...env, ...secrets('webhooks') }), {
+    startDispatcher(loadDispatcherConfig({ ...env, ...secrets('webhook-dispatcher') }), {
       ...opts,
       resolve: options.resolve,
     }),
@@ -159,7 +146,7 @@ export async function startSystem(
     },
     async startDispatcherReplica(replicaOverrides = {}) {
       const replica = await startDispatcher(
-        loadDispatcherConfig({ ...env, ...secrets('webhooks'), ...replicaOverrides }),
+        loadDispatcherConfig({ ...env, ...secrets('webhook-dispatcher'), ...replicaOverrides }),
         {
           ...opts,
           resolve: options.resolve,

@@ -5,7 +5,9 @@ import amqp from 'amqplib';
 import { Client } from 'pg';
 import pino from 'pino';
 import { migrate, openDatabase } from '@seller-api/service-kit';
-import { INTERNAL_SECRET, testEnv } from '../support/env';
+import { devInternalKey } from '@seller-api/service-kit';
+import { callKey } from '../support/keys';
+import { testEnv } from '../support/env';
 import { captureEvents } from '../support/events';
 import { waitFor } from '../support/wait';
 import { runCli } from '../../services/withdrawals/src/cli';
@@ -76,7 +78,7 @@ async function reconcile(): Promise<ReconciliationRun> {
 function reconciler(options: Partial<ReconciliationOptions> = {}, source?: PaidChargesSource) {
   return new LedgerReconciliation(
     h.system.withdrawals.runtime.orm,
-    source ?? new PaymentsClient(h.system.services.payments, INTERNAL_SECRET),
+    source ?? new PaymentsClient(h.system.services.payments, callKey('withdrawals', 'payments')),
     { intervalMs: 0, driftIntervalMs: 0, graceMs: 0, ...options },
     h.system.withdrawals.runtime.logger,
   );
@@ -635,7 +637,7 @@ describe('windows, checkpoints and turns', () => {
   it('checks a charge that moves while the run reads it against its newest state, not as a mismatch', async () => {
     const seller = await newSeller(h);
     const order = await fund(h, seller);
-    const client = new PaymentsClient(h.system.services.payments, INTERNAL_SECRET);
+    const client = new PaymentsClient(h.system.services.payments, callKey('withdrawals', 'payments'));
     let refunded = false;
     // Payments is read (PAID v1), then the order is refunded and the ledger applies it before the run
     // compares: the ledger is ahead of what was read.
@@ -671,7 +673,7 @@ describe('windows, checkpoints and turns', () => {
     const before = await db().execute<Array<{ finished_at: Date }>>(
       `select finished_at from withdrawals.reconciliation_checkpoints where environment = 'test'`,
     );
-    const client = new PaymentsClient(h.system.services.payments, INTERNAL_SECRET);
+    const client = new PaymentsClient(h.system.services.payments, callKey('withdrawals', 'payments'));
     const stops: Array<Promise<void>> = [];
     let firstChange = '';
     // The service stops while the first page with a charge is being checked.
@@ -922,7 +924,7 @@ describe('npm run cli -- reconcile', () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(/^error: payments did not answer \/internal\/transactions\//);
-    expect(res.stderr).not.toContain(INTERNAL_SECRET);
+    expect(res.stderr).not.toContain(devInternalKey('withdrawals'));
   });
 
   it('is what the root script runs for reconcile; everything else goes to the gateway CLI', () => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { RefundHoldResponse, RefundReleaseResponse, type Identity } from '@seller-api/contracts';
 import { signIdentity } from '@seller-api/service-kit';
+import { callKey } from '../support/keys';
 import { PaymentsChargeRefunds, type ChargeRefunds } from '../../services/withdrawals/src/clients/charges';
 import { releaseFailedRefund } from '../../services/withdrawals/src/domain/refund-holds';
 import { RefundHoldSweep } from '../../services/withdrawals/src/events/refund-hold-sweep';
-import { INTERNAL_SECRET } from '../support/env';
 import { call } from '../support/system';
 import { waitFor } from '../support/wait';
 import {
@@ -57,7 +57,7 @@ async function hold(seller: Seller, uuid: string, status = 'PAID') {
   return call(`${h.system.services.withdrawals}${path}`, {
     method: 'POST',
     // Signed over the bytes `call` sends (kit identity.ts).
-    headers: signIdentity(INTERNAL_SECRET, identityOf(seller), 'POST', path, JSON.stringify(body)),
+    headers: signIdentity(callKey('orders', 'withdrawals'), identityOf(seller), 'POST', path, JSON.stringify(body)),
     body,
   });
 }
@@ -68,7 +68,7 @@ async function release(seller: Seller, uuid: string, holdSeq?: number) {
   const body = holdSeq === undefined ? {} : { hold_seq: holdSeq };
   const res = await call(`${h.system.services.withdrawals}${path}`, {
     method: 'POST',
-    headers: signIdentity(INTERNAL_SECRET, identityOf(seller), 'POST', path, JSON.stringify(body)),
+    headers: signIdentity(callKey('orders', 'withdrawals'), identityOf(seller), 'POST', path, JSON.stringify(body)),
     body,
   });
   expect(res.status).toBe(200);
@@ -127,7 +127,7 @@ describe('refund holds', () => {
     const second = await fund(h, seller);
     expect((await held(seller, first)).held).toBe(true);
     expect((await held(seller, second)).held).toBe(true);
-    const real = new PaymentsChargeRefunds(h.system.services.payments, INTERNAL_SECRET);
+    const real = new PaymentsChargeRefunds(h.system.services.payments, callKey('withdrawals', 'payments'));
     // The older hold's charge cannot be read (payments answering 5xx, say); read oldest first, it must
     // not stop the pass.
     const failing: ChargeRefunds = {
@@ -244,7 +244,7 @@ describe('refund holds', () => {
     const path = `/internal/charges/${uuid}/refund/`;
     const made = await call(`${h.system.services.payments}${path}`, {
       method: 'POST',
-      headers: signIdentity(INTERNAL_SECRET, identityOf(seller), 'POST', path),
+      headers: signIdentity(callKey('orders', 'withdrawals'), identityOf(seller), 'POST', path),
     });
     expect(made.status).toBe(200);
     expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);

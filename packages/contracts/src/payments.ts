@@ -190,10 +190,14 @@ export type Charge = z.infer<typeof Charge>;
  * exactly as it checks a single call's.
  */
 export const SignedIdentity = z.object({
+  /** The service that signed (absent from a signer of the previous release). */
+  caller: z.string().min(1).optional(),
   identity: z.string().min(1),
   ts: z.string().min(1),
-  sig: z.string().min(1),
-  /** The signature over the call's path, query and body (absent from a signer of the previous release). */
+  /** The signature with the caller's key (absent from a signer of the previous release). */
+  sig3: z.string().min(1).optional(),
+  /** The previous release's forms, sent while a deployment is being upgraded. */
+  sig: z.string().min(1).optional(),
   sig2: z.string().min(1).optional(),
 });
 export type SignedIdentity = z.infer<typeof SignedIdentity>;

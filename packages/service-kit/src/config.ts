@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { deriveCallKey } from './identity';
+import { isKnownSecret } from './known-secrets';
 
 /** Raised at start when the environment is wrong; its message names every bad variable at once. */
 export class ConfigError extends Error {
@@ -14,18 +16,64 @@ const bool = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 
-const DEV_INTERNAL_SECRET = 'dev-internal-secret-change-me';
-const internalSecret = () => z.string().min(16).default(DEV_INTERNAL_SECRET);
+/**
+ * Internal keys (docs/deploy.md, "Internal keys"): each service that calls another signs with its own
+ * INTERNAL_KEY; each service called is given, per caller, the key derived from that caller's key for
+ * it (INTERNAL_CALLER_KEYS, `caller:key` pairs; a caller listed twice while its key is replaced).
+ * Outside production both default to development values derived from each service's name.
+ */
+export const SERVICE_NAMES = ['gateway', 'orders', 'payments', 'withdrawals', 'webhook-dispatcher'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+const MIN_KEY_BYTES = 32;
+const CALLER_KEY_ENTRY = /^([a-z][a-z0-9-]{0,39}):(\S+)$/;
+
+/** The development INTERNAL_KEY of a service: public, refused in production. */
+export const devInternalKey = (service: string) => `dev-internal-key-${service}-change-me-0000000000`;
+
+/** INTERNAL_CALLER_KEYS parsed: per caller, its keys in the order given. */
+export function parseCallerKeys(text: string): Map<string, string[]> {
+  const keys = new Map<string, string[]>();
+  for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const match = CALLER_KEY_ENTRY.exec(entry);
+    if (!match) throw new Error('each entry is caller:key');
+    const [, caller, key] = match as unknown as [string, string, string];
+    keys.set(caller, [...(keys.get(caller) ?? []), key]);
+  }
+  return keys;
+}
+
+/** The development INTERNAL_CALLER_KEYS of a service: every service's development key, derived for it. */
+export function devCallerKeys(callee: string): string {
+  return SERVICE_NAMES.map((caller) => `${caller}:${deriveCallKey(devInternalKey(caller), callee)}`).join(',');
+}
+
+const callerKeysText = z
+  .string()
+  .refine(
+    (text) => {
+      try {
+        const parsed = parseCallerKeys(text);
+        return parsed.size > 0 && [...parsed.values()].flat().every((k) => Buffer.byteLength(k) >= MIN_KEY_BYTES);
+      } catch {
+        return false;
+      }
+    },
+    { error: `Expected caller:key pairs separated by commas, each key at least ${MIN_KEY_BYTES} bytes` },
+  )
+  .optional();
+
+/** The previous release's shared secrets, accepted and sent only while a deployment is upgraded. */
+const legacySecret = () => z.string().min(16).optional();
 
 /**
- * A called service's secret is named `<SERVICE>_INTERNAL_SECRET` (PAYMENTS_INTERNAL_SECRET, ...): the
- * one that service verifies with. Unset, it is the caller's own INTERNAL_SECRET, so one secret shared
- * by all still works (docs/deploy.md, "Secrets").
+ * A called service's secret of the previous release, `<SERVICE>_INTERNAL_SECRET` (PAYMENTS_INTERNAL_SECRET,
+ * ...): while a deployment is being upgraded, calls to a service of that release are signed with it
+ * too. Unset, the caller's INTERNAL_SECRET, if any.
  */
 const CALLEE_SECRET = /^[A-Z][A-Z0-9]*_INTERNAL_SECRET$/;
 
-/** The secret of a service this one calls (see CALLEE_SECRET): the same rules as INTERNAL_SECRET. */
-export const calleeSecret = internalSecret;
+/** The previous release's secret of a service this one calls (see CALLEE_SECRET). */
+export const calleeSecret = legacySecret;
 
 /** Variables every service reads. Defaults point at the local servers on their standard ports. */
 export const commonEnv = {
@@ -38,16 +86,17 @@ export const commonEnv = {
     .string()
     .regex(/^[a-z0-9_.-]*$/)
     .default(''),
+  /** The key this service signs its calls to other services with (at least 32 bytes). */
+  INTERNAL_KEY: z.string().min(MIN_KEY_BYTES).optional(),
+  /** Per caller, the key derived from its INTERNAL_KEY for this service: `caller:key,caller:key`. */
+  INTERNAL_CALLER_KEYS: callerKeysText,
   /**
-   * The secret this service verifies incoming identities with: it accepts only what was signed with it
-   * (by the gateway, or by a service calling it that holds it as `<SERVICE>_INTERNAL_SECRET`).
+   * The previous release's shared secret (and the one it replaced), only while a deployment is being
+   * upgraded: calls signed with it are accepted as the caller `legacy` (docs/deploy.md, "Upgrading
+   * from shared secrets"). Unset once every service runs this release.
    */
-  INTERNAL_SECRET: internalSecret(),
-  /**
-   * While INTERNAL_SECRET is being replaced: the one it replaces, still accepted, so that callers signing
-   * with it keep working until they have the new one (docs/deploy.md, "Secrets"). Unset otherwise.
-   */
-  INTERNAL_SECRET_PREVIOUS: z.string().min(16).optional(),
+  INTERNAL_SECRET: legacySecret(),
+  INTERNAL_SECRET_PREVIOUS: legacySecret(),
   MIGRATE_ON_START: bool.default(true),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
@@ -55,47 +104,82 @@ export const commonEnv = {
 
 export const env = { bool, port };
 
+/** What `loadConfig` checks of a service's keys. */
+export interface KeyOptions {
+  /** The service's name: its development keys are derived from it. */
+  service?: ServiceName;
+  /** Whether the service verifies signed calls (all but the gateway). */
+  verifiesIdentities?: boolean;
+  /** Whether the service signs calls to others (the gateway, orders, withdrawals). */
+  signs?: boolean;
+}
+
 /**
- * Parse `source` with `shape`, collecting every problem. A callee's secret left unset takes the value of
- * INTERNAL_SECRET (a problem with it is then INTERNAL_SECRET's). Production refuses the development
- * default of every internal secret used, since a guessable secret would let anyone forge an identity;
- * `verifiesIdentities: false` (the gateway, which only signs) uses INTERNAL_SECRET only as that default.
+ * Parse `source` with `shape`, collecting every problem. Outside production INTERNAL_KEY and
+ * INTERNAL_CALLER_KEYS default to the development values of `options.service`. Production refuses a
+ * key or secret that is missing where it is used, shorter than 32 bytes, or one of the public values
+ * (known-secrets.ts), since a known key lets anyone sign as a service.
  */
 export function loadConfig<S extends z.ZodRawShape>(
   shape: S,
   source: NodeJS.ProcessEnv = process.env,
-  options: { verifiesIdentities?: boolean } = {},
+  options: KeyOptions = {},
 ): z.infer<z.ZodObject<S>> {
   const input: Record<string, string | undefined> = {};
   for (const key of Object.keys(shape)) {
     const value = source[key];
     input[key] = value === '' ? undefined : value;
   }
-  const callees = Object.keys(shape).filter((key) => CALLEE_SECRET.test(key));
-  const inherited = new Set(callees.filter((key) => input[key] === undefined));
-  for (const key of inherited) input[key] = input.INTERNAL_SECRET;
-
+  const production = input.NODE_ENV === 'production';
+  if (!production && options.service) {
+    if ('INTERNAL_KEY' in shape) input.INTERNAL_KEY ??= devInternalKey(options.service);
+    if ('INTERNAL_CALLER_KEYS' in shape) input.INTERNAL_CALLER_KEYS ??= devCallerKeys(options.service);
+  }
   const result = z.object(shape).safeParse(input);
   const problems = result.success
     ? []
-    : result.error.issues
-        .filter((issue) => !inherited.has(String(issue.path[0])))
-        // Never echo the value: it may be a secret.
-        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  if (input.NODE_ENV === 'production') {
-    const used = [
-      ...('INTERNAL_SECRET' in shape && (options.verifiesIdentities !== false || inherited.size > 0)
-        ? ['INTERNAL_SECRET']
-        : []),
-      ...callees.filter((key) => !inherited.has(key)),
-    ];
-    for (const key of used) {
-      const value = input[key];
-      const named = problems.some((problem) => problem.startsWith(`${key}:`));
-      if (!named && (value === undefined || value === DEV_INTERNAL_SECRET))
-        problems.push(`${key}: must be set to a private value in production`);
-    }
-  }
+    : // Never echo the value: it may be a secret.
+      result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  if (production) problems.push(...productionKeyProblems(shape, input, options, problems));
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return result.data;
+}
+
+function productionKeyProblems(
+  shape: z.ZodRawShape,
+  input: Record<string, string | undefined>,
+  options: KeyOptions,
+  named: string[],
+): string[] {
+  const problems: string[] = [];
+  const alreadyNamed = (key: string) => named.some((problem) => problem.startsWith(`${key}:`));
+  const check = (key: string, values: string[]) => {
+    if (alreadyNamed(key)) return;
+    if (values.some((v) => Buffer.byteLength(v) < MIN_KEY_BYTES))
+      problems.push(`${key}: must be at least ${MIN_KEY_BYTES} bytes in production`);
+    else if (values.some(isKnownSecret))
+      problems.push(`${key}: is a published development value; set a private one in production`);
+  };
+  const required = (key: string, needed: boolean) => {
+    if (!(key in shape)) return;
+    const value = input[key];
+    if (value === undefined) {
+      if (needed && !alreadyNamed(key)) problems.push(`${key}: must be set in production`);
+      return;
+    }
+    if (key === 'INTERNAL_CALLER_KEYS') {
+      try {
+        check(key, [...parseCallerKeys(value).values()].flat());
+      } catch {
+        // Named by the schema already.
+      }
+    } else check(key, [value]);
+  };
+  required('INTERNAL_KEY', options.signs === true);
+  required('INTERNAL_CALLER_KEYS', options.verifiesIdentities !== false);
+  const legacy = Object.keys(shape).filter(
+    (k) => k === 'INTERNAL_SECRET' || k === 'INTERNAL_SECRET_PREVIOUS' || CALLEE_SECRET.test(k),
+  );
+  for (const key of legacy) required(key, false);
+  return problems;
 }

@@ -5,7 +5,8 @@ import type { Identity } from '@seller-api/contracts';
 import { readBody } from './body';
 import { HttpError, unauthorized } from './errors';
 import { errorAnswer, observeRequest, requestIdOf, route as asyncRoute } from './http';
-import { hasFreshIdentity, identityOf, verifyIdentity, type VerifyingSecrets } from './identity';
+import type { CallerAccess } from './caller-access';
+import { hasFreshIdentity, identityOf, verifyIdentity, type CallerKeys } from './identity';
 import {
   JsonText,
   idempotentRequestOf,
@@ -21,6 +22,8 @@ import { traceServerRequest, tracingEnabled } from './telemetry';
 /** What a plain route's handler gets: the verified caller, the parsed JSON body, its Idempotency-Key. */
 export interface PlainRequest {
   identity: Identity;
+  /** The service that signed the call (identity.ts). */
+  caller: string;
   body: unknown;
   requestId: string;
   /** The keyed request (idempotency.ts), or null without an Idempotency-Key. */
@@ -47,6 +50,7 @@ export function mountPlainRoute(app: Express, plain: PlainRoute): PlainRoute {
   const handler = asyncRoute(async (req, res) => {
     const answer = await plain.handle({
       identity: identityOf(req),
+      caller: req.caller ?? '',
       body: req.body,
       requestId: req.requestId,
       keyed: keyedRequest(req),
@@ -113,14 +117,19 @@ export function sendJson(
  * Serves `routes` on plain node:http and hands every other request to `app` (express). Express's
  * routing, request decoration and body parser cost more per request than some handlers do; a route
  * taken here keeps what the kit's express apps give every request: the request id, the metrics and
- * access log by route template, the server span when tracing is on, the gateway's signed identity
- * (401 without it), and errors in the documented shape. Requests of another shape (a query string,
+ * access log by route template, the server span when tracing is on, the caller's signed identity
+ * (401 without it) and its access table (403 outside its row), and errors in the documented shape. Requests of another shape (a query string,
  * another content type, a compressed or chunked body) go to express, which answers them as before.
  */
 export function withPlainRoutes(
   app: http.RequestListener,
   routes: PlainRoute[],
-  { secret, metrics, logger }: { secret: VerifyingSecrets; metrics: Metrics; logger: Logger },
+  {
+    keys,
+    access,
+    metrics,
+    logger,
+  }: { keys: CallerKeys; access: CallerAccess; metrics: Metrics; logger: Logger },
 ): http.RequestListener {
   const byKey = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
   const tracing = tracingEnabled();
@@ -134,7 +143,7 @@ export function withPlainRoutes(
     res.setHeader('X-Request-Id', requestId);
     observeRequest(metrics, logger, req, res, { id: requestId, path: url, route: () => route.path });
     const run = () => {
-      serve(req, res, route, secret, requestId).catch((err: unknown) =>
+      serve(req, res, route, keys, access, requestId).catch((err: unknown) =>
         sendErrorAnswer(res, err, { id: requestId, method, path: url }, logger),
       );
     };
@@ -147,7 +156,8 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   route: PlainRoute,
-  secret: VerifyingSecrets,
+  keys: CallerKeys,
+  access: CallerAccess,
   requestId: string,
 ): Promise<void> {
   if (!hasFreshIdentity(req.headers)) {
@@ -157,8 +167,10 @@ async function serve(
   }
   // The signature covers the body's exact bytes (identity.ts): read first, then checked.
   const raw = await readBody(req);
-  const identity = verifyIdentity(secret, req.headers, route.method, route.path, raw);
-  if (!identity) throw unauthorized();
+  const verified = verifyIdentity(keys, req.headers, route.method, route.path, raw);
+  if (!verified) throw unauthorized();
+  const { identity } = verified;
+  access.check(verified.caller, route.method, route.path, identity.role);
   const body = parseJson(raw);
   const keyed = idempotentRequestOf(identity, {
     method: route.method,
@@ -166,7 +178,7 @@ async function serve(
     headers: req.headers,
     body: raw,
   });
-  const answer = await route.handle({ identity, body, requestId, keyed });
+  const answer = await route.handle({ identity, caller: verified.caller, body, requestId, keyed });
   sendJson(res, answer.status, answer.body, answer.headers);
 }
 

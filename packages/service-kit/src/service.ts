@@ -1,7 +1,14 @@
 import type http from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import { createHttpApp, finishHttpApp, jsonParser } from './http';
-import { requireIdentity, type VerifyingSecrets } from './identity';
+import {
+  assertTableCovers,
+  callerAccess,
+  mountedRoutes,
+  requireCallerAccess,
+  type AccessTable,
+} from './caller-access';
+import { requireIdentity, type CallerKeys } from './identity';
 import { withPlainRoutes, type PlainRoute } from './plain-route';
 import type { Runtime } from './runtime';
 
@@ -9,8 +16,10 @@ export interface ServeOptions {
   port: number;
   /** Omit to serve no `/metrics` (tests running several instances in one process). */
   metricsPort?: number;
-  /** What incoming identities are verified with (identity.ts verifyingSecrets). */
-  internalSecret: VerifyingSecrets;
+  /** What incoming calls are verified with (internal-keys.ts callerKeysOf). */
+  callerKeys: CallerKeys;
+  /** What each caller may call (caller-access.ts); every mounted route must be in it. */
+  access: AccessTable;
   /**
    * Mounts the service's routes; every one of them sits behind the gateway's signed identity. The
    * hottest may also be returned, to be served on plain node:http first (plain-route.ts).
@@ -34,13 +43,22 @@ export async function serveService(
   const app = createHttpApp({ logger: runtime.logger, metrics: runtime.metrics, parseJson: false });
   runtime.mountHealth(app);
   options.mountPublic?.(app, jsonParser());
-  app.use(requireIdentity(options.internalSecret));
+  const access = callerAccess(options.access, runtime.metrics, runtime.logger);
+  const guarded = app.router.stack.length;
+  app.use(requireIdentity(options.callerKeys));
+  app.use(requireCallerAccess(access));
   app.use(jsonParser());
   const plain = options.mount(app) ?? [];
+  assertTableCovers(
+    options.access,
+    mountedRoutes(app, guarded),
+    plain.map((route) => `${route.method} ${route.path}`),
+  );
   finishHttpApp(app, runtime.logger);
   const listener = plain.length
     ? withPlainRoutes(app, plain, {
-        secret: options.internalSecret,
+        keys: options.callerKeys,
+        access,
         metrics: runtime.metrics,
         logger: runtime.logger,
       })

@@ -19,8 +19,8 @@ export const gatewayEnv = {
   WITHDRAWALS_URL: z.url().default('http://127.0.0.1:3003'),
   WEBHOOKS_URL: z.url().default('http://127.0.0.1:3004'),
   /**
-   * The secret each service verifies the identities the gateway signs for it with (that service's own
-   * INTERNAL_SECRET); unset, the gateway's INTERNAL_SECRET, which it uses for nothing else.
+   * Each service's secret of the previous release, while a deployment is upgraded (docs/deploy.md,
+   * "Upgrading from shared secrets"); unset, the gateway's INTERNAL_SECRET, if any.
    */
   ORDERS_INTERNAL_SECRET: calleeSecret(),
   PAYMENTS_INTERNAL_SECRET: calleeSecret(),
@@ -84,5 +84,5 @@ export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
   // The gateway only signs: no service calls it with an identity.
-  return loadConfig(gatewayEnv, source, { verifiesIdentities: false });
+  return loadConfig(gatewayEnv, source, { service: 'gateway', signs: true, verifiesIdentities: false });
 }

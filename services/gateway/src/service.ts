@@ -1,6 +1,13 @@
 import type http from 'node:http';
 import Redis from 'ioredis';
-import { createHttpApp, createRuntime, finishHttpApp, type Runtime } from '@seller-api/service-kit';
+import {
+  callKeyOf,
+  createHttpApp,
+  createRuntime,
+  finishHttpApp,
+  type CallKey,
+  type Runtime,
+} from '@seller-api/service-kit';
 import type pino from 'pino';
 import type { GatewayConfig } from './config';
 import { entities } from './db/entities';
@@ -68,12 +75,12 @@ export async function startGateway(
     },
     config.UPSTREAM_TIMEOUT_MS,
   );
-  // Each service accepts only identities signed with its own secret (docs/deploy.md, "Secrets").
-  const internalSecrets: Record<Upstream, string> = {
-    orders: config.ORDERS_INTERNAL_SECRET,
-    payments: config.PAYMENTS_INTERNAL_SECRET,
-    withdrawals: config.WITHDRAWALS_INTERNAL_SECRET,
-    webhooks: config.WEBHOOKS_INTERNAL_SECRET,
+  // The gateway's key, derived for each service (docs/deploy.md, "Internal keys").
+  const callKeys: Record<Upstream, CallKey> = {
+    orders: callKeyOf(config, 'gateway', 'orders', config.ORDERS_INTERNAL_SECRET),
+    payments: callKeyOf(config, 'gateway', 'payments', config.PAYMENTS_INTERNAL_SECRET),
+    withdrawals: callKeyOf(config, 'gateway', 'withdrawals', config.WITHDRAWALS_INTERNAL_SECRET),
+    webhooks: callKeyOf(config, 'gateway', 'webhook-dispatcher', config.WEBHOOKS_INTERNAL_SECRET),
   };
   const app = createHttpApp({
     logger: runtime.logger,
@@ -101,7 +108,7 @@ export async function startGateway(
     orm: runtime.orm,
     upstreams,
     keyVersions,
-    internalSecrets,
+    callKeys,
     logger: runtime.logger,
     passwordChecks,
   });
@@ -115,7 +122,7 @@ export async function startGateway(
       config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
     ),
     upstreams,
-    internalSecrets,
+    callKeys,
     logger: runtime.logger,
     pspClients: pspClientCheck(config.PSP_NOTIFICATION_HOST, config.PSP_INGRESS_ADDRESSES),
   });

@@ -6,13 +6,13 @@ export const ordersEnv = {
   PORT: env.port.default(3001),
   METRICS_PORT: env.port.default(9001),
   PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
-  /** Payments' INTERNAL_SECRET, which orders signs its calls to payments with; unset, orders' own. */
+  /** Payments' secret of the previous release, while a deployment is upgraded (docs/deploy.md). */
   PAYMENTS_INTERNAL_SECRET: calleeSecret(),
   /** How long a create-order waits for the PIX charge before answering 503. */
   PAYMENTS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** Withdrawals' ledger, where a seller's refund reserves the order's net first (docs/finance.md). */
   WITHDRAWALS_URL: z.url().default('http://127.0.0.1:3003'),
-  /** Withdrawals' INTERNAL_SECRET, for those reservations; unset, orders' own. */
+  /** Withdrawals' secret of the previous release, while a deployment is upgraded. */
   WITHDRAWALS_INTERNAL_SECRET: calleeSecret(),
   /** How long a refund waits for that reservation before answering 503. */
   WITHDRAWALS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
@@ -23,5 +23,5 @@ export const ordersEnv = {
 export type OrdersConfig = ReturnType<typeof loadOrdersConfig>;
 
 export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(ordersEnv, source);
+  return loadConfig(ordersEnv, source, { service: 'orders', signs: true });
 }

@@ -1,4 +1,5 @@
-import { createRuntime, serveService, verifyingSecrets, type Runtime } from '@seller-api/service-kit';
+import { callKeyOf, callerKeysOf, createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { ORDERS_ACCESS } from './http/callers';
 import type pino from 'pino';
 import type { OrdersConfig } from './config';
 import { entities } from './db/entities';
@@ -31,18 +32,19 @@ export async function startOrders(
   });
   const payments = new PaymentsClient(
     config.PAYMENTS_URL,
-    config.PAYMENTS_INTERNAL_SECRET,
+    callKeyOf(config, 'orders', 'payments', config.PAYMENTS_INTERNAL_SECRET),
     config.PAYMENTS_TIMEOUT_MS,
   );
   const holds = new RefundHoldsClient(
     config.WITHDRAWALS_URL,
-    config.WITHDRAWALS_INTERNAL_SECRET,
+    callKeyOf(config, 'orders', 'withdrawals', config.WITHDRAWALS_INTERNAL_SECRET),
     config.WITHDRAWALS_TIMEOUT_MS,
   );
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
-    internalSecret: verifyingSecrets(config),
+    callerKeys: callerKeysOf(config, 'orders'),
+    access: ORDERS_ACCESS,
     mount: (app) =>
       mountRoutes(app, {
         runtime,

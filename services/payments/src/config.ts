@@ -119,7 +119,7 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
   let config: ReturnType<typeof loadConfig<typeof paymentsEnv>> | null = null;
   const problems: string[] = [];
   try {
-    config = loadConfig(paymentsEnv, source);
+    config = loadConfig(paymentsEnv, source, { service: 'payments' });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);

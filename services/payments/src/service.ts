@@ -1,4 +1,5 @@
-import { createRuntime, serveService, verifyingSecrets, type Runtime } from '@seller-api/service-kit';
+import { callerKeysOf, createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { PAYMENTS_ACCESS } from './http/callers';
 import type pino from 'pino';
 import type { PaymentsConfig } from './config';
 import { pspsFromConfig } from './clients/psp-factory';
@@ -51,7 +52,7 @@ export async function startPayments(
     },
     lifecycle,
     pspSenders: pspSendersFromConfig(config),
-    internalSecret: verifyingSecrets(config),
+    callerKeys: callerKeysOf(config, 'payments'),
   };
   const expiry = new ExpiryScheduler(runtime.orm, lifecycle, config.EXPIRY_INTERVAL_MS, runtime.logger);
   const refundChecks = new RefundChecks(
@@ -64,7 +65,8 @@ export async function startPayments(
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
-    internalSecret: verifyingSecrets(config),
+    callerKeys: routeDeps.callerKeys,
+    access: PAYMENTS_ACCESS,
     mountPublic: (app, json) => mountPublicRoutes(app, runtime, routeDeps, json),
     mount: (app) => mountRoutes(app, runtime, routeDeps),
   });

@@ -37,5 +37,5 @@ export const dispatcherEnv = {
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
 
 export function loadDispatcherConfig(source: NodeJS.ProcessEnv = process.env) {
-  return loadConfig(dispatcherEnv, source);
+  return loadConfig(dispatcherEnv, source, { service: 'webhook-dispatcher' });
 }

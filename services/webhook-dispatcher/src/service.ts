@@ -2,10 +2,11 @@ import {
   createRuntime,
   serveService,
   startPeriodicJob,
-  verifyingSecrets,
+  callerKeysOf,
   type PeriodicJob,
   type Runtime,
 } from '@seller-api/service-kit';
+import { DISPATCHER_ACCESS } from './http/callers';
 import type pino from 'pino';
 import type { DispatcherConfig } from './config';
 import { entities } from './db/entities';
@@ -61,7 +62,8 @@ export async function startDispatcher(
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
-    internalSecret: verifyingSecrets(config),
+    callerKeys: callerKeysOf(config, 'webhook-dispatcher'),
+    access: DISPATCHER_ACCESS,
     mount: (app) =>
       mountRoutes(app, {
         runtime,

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { datetimeInput } from '@seller-api/contracts';
 import {
   ConfigError,
+  callKeyOf,
   commonEnv,
   createLogger,
   loadConfig,
@@ -108,12 +109,15 @@ async function reconcile(
     {
       DATABASE_URL: commonEnv.DATABASE_URL,
       NODE_ENV: commonEnv.NODE_ENV,
+      // The run reads payments as withdrawals does: signed with withdrawals' key.
+      INTERNAL_KEY: commonEnv.INTERNAL_KEY,
       INTERNAL_SECRET: commonEnv.INTERNAL_SECRET,
       PAYMENTS_URL: withdrawalsEnv.PAYMENTS_URL,
       PAYMENTS_INTERNAL_SECRET: withdrawalsEnv.PAYMENTS_INTERNAL_SECRET,
       RECONCILE_GRACE_MS: withdrawalsEnv.RECONCILE_GRACE_MS,
     },
     env,
+    { service: 'withdrawals', signs: true, verifiesIdentities: false },
   );
   const logger = createLogger('withdrawals-cli', 'silent');
   const database = decodeURIComponent(new URL(config.DATABASE_URL).pathname.slice(1));
@@ -129,7 +133,10 @@ async function reconcile(
     await checkSchema(orm, database);
     const reconciliation = new LedgerReconciliation(
       orm,
-      new PaymentsClient(config.PAYMENTS_URL, config.PAYMENTS_INTERNAL_SECRET),
+      new PaymentsClient(
+        config.PAYMENTS_URL,
+        callKeyOf(config, 'withdrawals', 'payments', config.PAYMENTS_INTERNAL_SECRET),
+      ),
       // No timer: the drift interval is the schedule's, and this run is told whether to check.
       { intervalMs: 0, driftIntervalMs: 0, graceMs: config.RECONCILE_GRACE_MS },
       logger,

@@ -51,7 +51,7 @@ export const withdrawalsEnv = {
   PAYOUT_RETRY_AFTER_MS: z.coerce.number().int().positive().default(60_000),
   /** Payments, whose charges the ledger's reconciliation reads (`GET /internal/transactions/`). */
   PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
-  /** Payments' INTERNAL_SECRET, which those reads (and the refund-hold sweep's) are signed with; unset, withdrawals' own. */
+  /** Payments' secret of the previous release, while a deployment is upgraded (docs/deploy.md). */
   PAYMENTS_INTERNAL_SECRET: calleeSecret(),
   /** How often the ledger is reconciled with payments (docs/finance.md, "Reconciliation"); 0 turns it off. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(300_000),
@@ -102,7 +102,7 @@ export function loadWithdrawalsConfig(source: NodeJS.ProcessEnv = process.env) {
   let config: ReturnType<typeof loadConfig<typeof withdrawalsEnv>> | null = null;
   const problems: string[] = [];
   try {
-    config = loadConfig(withdrawalsEnv, filled);
+    config = loadConfig(withdrawalsEnv, filled, { service: 'withdrawals', signs: true });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems);

@@ -1,4 +1,5 @@
-import { createRuntime, serveService, verifyingSecrets, type Runtime } from '@seller-api/service-kit';
+import { callKeyOf, callerKeysOf, createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import { WITHDRAWALS_ACCESS } from './http/callers';
 import type pino from 'pino';
 import { PaymentsChargeRefunds } from './clients/charges';
 import { PaymentsClient } from './clients/payments';
@@ -43,6 +44,7 @@ export async function startWithdrawals(
     logDestination: options.logDestination,
     idempotency: true,
   });
+  const toPayments = callKeyOf(config, 'withdrawals', 'payments', config.PAYMENTS_INTERNAL_SECRET);
   const payouts = new PayoutWorker(
     runtime.orm,
     psps,
@@ -52,7 +54,7 @@ export async function startWithdrawals(
   );
   const reconciliation = new LedgerReconciliation(
     runtime.orm,
-    new PaymentsClient(config.PAYMENTS_URL, config.PAYMENTS_INTERNAL_SECRET),
+    new PaymentsClient(config.PAYMENTS_URL, toPayments),
     {
       intervalMs: config.RECONCILE_INTERVAL_MS,
       driftIntervalMs: config.RECONCILE_DRIFT_INTERVAL_MS,
@@ -63,7 +65,7 @@ export async function startWithdrawals(
   );
   const refundHolds = new RefundHoldSweep(
     runtime.orm,
-    new PaymentsChargeRefunds(config.PAYMENTS_URL, config.PAYMENTS_INTERNAL_SECRET),
+    new PaymentsChargeRefunds(config.PAYMENTS_URL, toPayments),
     { intervalMs: config.RECONCILE_INTERVAL_MS, graceMs: config.RECONCILE_GRACE_MS },
     runtime.logger,
     createRefundHoldMetrics(runtime.metrics),
@@ -71,7 +73,8 @@ export async function startWithdrawals(
   const { server } = await serveService(runtime, {
     port: config.PORT,
     metricsPort: options.metrics === false ? undefined : config.METRICS_PORT,
-    internalSecret: verifyingSecrets(config),
+    callerKeys: callerKeysOf(config, 'withdrawals'),
+    access: WITHDRAWALS_ACCESS,
     mount: (app) =>
       mountRoutes(app, {
         runtime,

@@ -8,6 +8,7 @@ import {
   readBody,
   signIdentity,
   unauthorized,
+  type CallKey,
   type Logger,
 } from '@seller-api/service-kit';
 import { environmentOfKey, hashApiKey, type KeyHolder } from '../domain/api-keys';
@@ -27,8 +28,8 @@ export interface GatewayDeps {
   /** Where the requests of one event-loop turn ask Redis together. */
   redisTurn: TurnBatch;
   upstreams: UpstreamClient;
-  /** The secret each service verifies identities with, to sign what is sent to it. */
-  internalSecrets: Record<Upstream, string>;
+  /** The gateway's key for each service, to sign what is sent to it. */
+  callKeys: Record<Upstream, CallKey>;
   logger: Logger;
   /**
    * PSP_NOTIFICATION_HOST (the only Hosts the public /psp/ routes answer on; unset: any) and
@@ -126,13 +127,14 @@ function forwardHeaders(
 ) {
   const extra = hopHeaders(call, body.length > 0);
   const { headers } = call.req;
-  // Signed over what is sent: the path with its query and the body's exact bytes.
-  if (identity)
-    Object.assign(
-      extra,
-      signIdentity(deps.internalSecrets[upstream], identity, call.method, call.path + call.query, body),
+  if (identity) {
+    // Signed over what is sent: the path with its query, the body's exact bytes, the Idempotency-Key.
+    const sent = UpstreamClient.forwardHeaders(headers, extra);
+    return Object.assign(
+      sent,
+      signIdentity(deps.callKeys[upstream], identity, call.method, call.path + call.query, body, sent),
     );
-  else {
+  } else {
     // A public route authenticates itself: a PSP's certificate, as its ingress verified it, signed for
     // the service (http/psp-client.ts), and a PSP's secret, which goes through untouched.
     const certificate = upstream === 'payments' ? verifiedPspClient(call.req, deps.pspClients) : null;
@@ -140,7 +142,7 @@ function forwardHeaders(
       Object.assign(
         extra,
         pspClientHeaders(
-          deps.internalSecrets[upstream],
+          deps.callKeys[upstream],
           certificate,
           call.method,
           call.path + call.query,

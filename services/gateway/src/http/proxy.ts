@@ -110,6 +110,8 @@ export class UpstreamClient {
         value === undefined ||
         DROP_REQUEST.has(name) ||
         name.startsWith('x-sa-') ||
+        // Set by a service calling another for a keyed request (kit idempotency.ts), never by a client.
+        name.startsWith('x-idempotency-') ||
         name.startsWith(INGRESS_CLIENT_CERT_PREFIX)
       )
         continue;

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Logger, Sql } from '@seller-api/service-kit';
+import type { CallKey, Logger, Sql } from '@seller-api/service-kit';
 import type { KeyVersions } from '../domain/key-holders';
 import type { UpstreamClient } from '../http/proxy';
 import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';
@@ -32,8 +32,8 @@ export interface PanelDeps {
   /** The public API's store: a key sent through the panel and one sent with an API key are the same. */
   /** Key changes go through it, so every replica's key cache sees them on the next request. */
   keyVersions: KeyVersions;
-  /** The secret each service verifies identities with, to sign what is sent to it. */
-  internalSecrets: Record<Upstream, string>;
+  /** The gateway's key for each service, to sign what is sent to it. */
+  callKeys: Record<Upstream, CallKey>;
   logger: Logger;
   /** The cap on concurrent password checks (scrypt), shared by every login. */
   passwordChecks: PasswordChecks;

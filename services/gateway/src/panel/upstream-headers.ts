@@ -19,11 +19,15 @@ export function upstreamHeaders(
 ): Record<string, string> {
   const hasBody = body !== null && body.length > 0;
   const key = req.headers[IDEMPOTENCY_KEY_HEADER];
-  return {
+  const headers: Record<string, string> = {
     accept: 'application/json',
     ...hopHeaders(req, hasBody),
     // The service that makes the change keeps the key (docs/idempotency.md).
     ...(typeof key === 'string' ? { [IDEMPOTENCY_KEY_HEADER]: key } : {}),
-    ...signIdentity(deps.internalSecrets[upstream], identity, method, upstreamPath, hasBody ? body : null),
+  };
+  return {
+    ...headers,
+    // Signed over the key too: a captured call cannot be replayed under another key.
+    ...signIdentity(deps.callKeys[upstream], identity, method, upstreamPath, hasBody ? body : null, headers),
   };
 }

@@ -20,7 +20,7 @@ import {
   serviceUnavailable,
   signIdentity,
   signedIdentity,
-  type IdempotentRequest,
+  type IdempotentRequest, type CallKey
 } from '@seller-api/service-kit';
 import { Pool } from 'undici';
 
@@ -52,7 +52,7 @@ export class PaymentsClient {
 
   constructor(
     origin: string,
-    private readonly secret: string,
+    private readonly callKey: CallKey,
     private readonly timeoutMs: number,
   ) {
     this.deadlines = new DeadlineWindow(timeoutMs);
@@ -69,7 +69,7 @@ export class PaymentsClient {
 
   async createCharge(identity: Identity, request: CreateChargeRequest): Promise<Charge> {
     // Signed over the body its own call would send (postOne): a batch carries it for each charge.
-    const signed = signedIdentity(this.secret, identity, 'POST', PATH, JSON.stringify(request));
+    const signed = signedIdentity(this.callKey, identity, 'POST', PATH, JSON.stringify(request));
     // The deadline covers the wait for a place in a batch too; the creates of the same few
     // milliseconds share its timer (kit deadline.ts).
     let forget: () => void = () => undefined;
@@ -95,7 +95,7 @@ export class PaymentsClient {
     const body = JSON.stringify({ charges: calls } satisfies CreateChargesRequest);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      ...signIdentity(this.secret, (queued[0] as Queued).identity, 'POST', BATCH_PATH, body),
+      ...signIdentity(this.callKey, (queued[0] as Queued).identity, 'POST', BATCH_PATH, body),
     };
     injectTraceContext(headers);
     const answer = await this.post(BATCH_PATH, headers, body);
@@ -167,7 +167,7 @@ export class PaymentsClient {
     let replayed = false;
     let retryAfter: string | undefined;
     const headers: Record<string, string> = {
-      ...signIdentity(this.secret, identity, 'POST', path),
+      ...signIdentity(this.callKey, identity, 'POST', path),
       // Payments keeps the key with the change, scoped to the public route and body.
       ...(keyed ? forwardedIdempotency(keyed) : {}),
     };

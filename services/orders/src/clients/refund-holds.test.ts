@@ -36,7 +36,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   client = new RefundHoldsClient(
     `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    'secret',
+    { caller: 'orders', callee: 'withdrawals', key: 'k'.repeat(43) },
     2000,
   );
 });

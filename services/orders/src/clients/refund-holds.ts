@@ -6,7 +6,7 @@ import {
   type RefundHoldRequest,
   type RefundReleaseRequest,
 } from '@seller-api/contracts';
-import { HttpError, injectTraceContext, serviceUnavailable, signIdentity } from '@seller-api/service-kit';
+import { HttpError, injectTraceContext, serviceUnavailable, signIdentity, type CallKey } from '@seller-api/service-kit';
 import { Pool } from 'undici';
 
 /** What withdrawals answers, with its 404, for an order the ledger files under another owner. */
@@ -22,7 +22,7 @@ export class RefundHoldsClient {
 
   constructor(
     origin: string,
-    private readonly secret: string,
+    private readonly callKey: CallKey,
     private readonly timeoutMs: number,
   ) {
     this.pool = new Pool(origin, {
@@ -70,7 +70,7 @@ export class RefundHoldsClient {
     const sent = JSON.stringify(body);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      ...signIdentity(this.secret, identity, 'POST', path, sent),
+      ...signIdentity(this.callKey, identity, 'POST', path, sent),
     };
     injectTraceContext(headers);
     try {

@@ -1,4 +1,4 @@
-import { pspClientHeaders, verifyPspClient } from '@seller-api/service-kit';
+import { deriveCallKey, pspClientHeaders, verifyPspClient, type CallerKeys } from '@seller-api/service-kit';
 import {
   PSP_NOTIFICATION_SECRET_HEADER,
   environmentOfCertificate,
@@ -15,7 +15,6 @@ const SENDERS: PspSenders = {
   live: { secret: 'live-secret-0123456789', certificate: LIVE },
   test: { secret: 'test-secret-0123456789', certificate: { subject: TEST.subject, issuer: null } },
 };
-const SECRET = 'payments-internal-secret';
 const PATH = '/psp/webhook/pix';
 const BODY = Buffer.from('{"pix":[]}');
 const NOW = 1_800_000_000_000;
@@ -47,30 +46,75 @@ describe('the shared secret', () => {
 
 describe("the gateway's signed certificate", () => {
   const certificate = { ...LIVE, host: 'psp.seller.example' };
-  const signed = pspClientHeaders(SECRET, certificate, 'POST', PATH, BODY, NOW);
+  const gatewayKey = deriveCallKey('g'.repeat(40), 'payments');
+  const ordersKey = deriveCallKey('o'.repeat(40), 'payments');
+  const keys = (gateway: string[], legacySecrets: string[] = []): CallerKeys => ({
+    callee: 'payments',
+    keys: new Map([
+      ['gateway', gateway],
+      ['orders', [ordersKey]],
+    ]),
+    legacySecrets,
+  });
+  const KEYS = keys([gatewayKey]);
+  const signed = pspClientHeaders(
+    { caller: 'gateway', callee: 'payments', key: gatewayKey },
+    certificate,
+    'POST',
+    PATH,
+    BODY,
+    NOW,
+  );
 
-  it('holds for the call it was made for, with the current or the previous secret', () => {
-    expect(verifyPspClient(SECRET, signed, 'POST', PATH, BODY, NOW + 59_000)).toEqual(certificate);
-    expect(verifyPspClient(['new-secret', SECRET], signed, 'POST', PATH, BODY, NOW)).toEqual(certificate);
+  it("holds for the call it was made for, with the gateway's current or previous key", () => {
+    expect(verifyPspClient(KEYS, signed, 'POST', PATH, BODY, NOW + 59_000)).toEqual(certificate);
+    expect(verifyPspClient(keys(['n'.repeat(43), gatewayKey]), signed, 'POST', PATH, BODY, NOW)).toEqual(
+      certificate,
+    );
   });
 
-  it('fails for another secret, call, body, time, or a changed certificate', () => {
-    expect(verifyPspClient('another-secret', signed, 'POST', PATH, BODY, NOW)).toBeNull();
-    expect(verifyPspClient(SECRET, signed, 'POST', `${PATH}?x=1`, BODY, NOW)).toBeNull();
-    expect(verifyPspClient(SECRET, signed, 'PUT', PATH, BODY, NOW)).toBeNull();
-    expect(verifyPspClient(SECRET, signed, 'POST', PATH, Buffer.from('{"pix":[1]}'), NOW)).toBeNull();
-    expect(verifyPspClient(SECRET, signed, 'POST', PATH, BODY, NOW + 61_000)).toBeNull();
-    expect(verifyPspClient(SECRET, signed, 'POST', PATH, BODY, NOW - 61_000)).toBeNull();
+  it("fails with another service's key, another call, body, time, or a changed certificate", () => {
+    // Orders' key is a good key, but only the gateway vouches for a PSP.
+    const byOrders = pspClientHeaders(
+      { caller: 'orders', callee: 'payments', key: ordersKey },
+      certificate,
+      'POST',
+      PATH,
+      BODY,
+      NOW,
+    );
+    expect(verifyPspClient(KEYS, byOrders, 'POST', PATH, BODY, NOW)).toBeNull();
+    expect(verifyPspClient(keys(['n'.repeat(43)]), signed, 'POST', PATH, BODY, NOW)).toBeNull();
+    expect(verifyPspClient(KEYS, signed, 'POST', `${PATH}?x=1`, BODY, NOW)).toBeNull();
+    expect(verifyPspClient(KEYS, signed, 'PUT', PATH, BODY, NOW)).toBeNull();
+    expect(verifyPspClient(KEYS, signed, 'POST', PATH, Buffer.from('{"pix":[1]}'), NOW)).toBeNull();
+    expect(verifyPspClient(KEYS, signed, 'POST', PATH, BODY, NOW + 61_000)).toBeNull();
+    expect(verifyPspClient(KEYS, signed, 'POST', PATH, BODY, NOW - 61_000)).toBeNull();
     const forged = Buffer.from(JSON.stringify({ ...certificate, subject: TEST.subject })).toString(
       'base64url',
     );
-    expect(
-      verifyPspClient(SECRET, { ...signed, 'x-sa-psp-client': forged }, 'POST', PATH, BODY, NOW),
-    ).toBeNull();
-    expect(
-      verifyPspClient(SECRET, { ...signed, 'x-sa-psp-client-sig': 'zz' }, 'POST', PATH, BODY, NOW),
-    ).toBeNull();
-    expect(verifyPspClient(SECRET, {}, 'POST', PATH, BODY, NOW)).toBeNull();
+    expect(verifyPspClient(KEYS, { ...signed, 'x-sa-psp-client': forged }, 'POST', PATH, BODY, NOW)).toBeNull();
+    expect(verifyPspClient(KEYS, { ...signed, 'x-sa-psp-client-sig2': 'zz' }, 'POST', PATH, BODY, NOW)).toBeNull();
+    expect(verifyPspClient(KEYS, {}, 'POST', PATH, BODY, NOW)).toBeNull();
+  });
+
+  it("accepts the previous release's form only while given its secret, and never after a failed sig2", () => {
+    const legacy = 'previous-release-secret-0123456789';
+    const both = pspClientHeaders(
+      { caller: 'gateway', callee: 'payments', key: gatewayKey, legacySecret: legacy },
+      certificate,
+      'POST',
+      PATH,
+      BODY,
+      NOW,
+    );
+    const previousOnly = { ...both };
+    delete previousOnly['x-sa-psp-client-sig2'];
+    expect(verifyPspClient(keys([], [legacy]), previousOnly, 'POST', PATH, BODY, NOW)).toEqual(certificate);
+    expect(verifyPspClient(KEYS, previousOnly, 'POST', PATH, BODY, NOW)).toBeNull();
+    // A sig2 that does not hold is not rescued by a good previous-release signature.
+    const badNew = { ...both, 'x-sa-psp-client-sig2': '0'.repeat(64) };
+    expect(verifyPspClient(keys([gatewayKey], [legacy]), badNew, 'POST', PATH, BODY, NOW)).toBeNull();
   });
 });
 

@@ -7,7 +7,7 @@ import {
   unauthorized,
   verifyPspClient,
   type PspClientCertificate,
-  type VerifyingSecrets,
+  type CallerKeys,
 } from '@seller-api/service-kit';
 import type { Request, RequestHandler } from 'express';
 
@@ -167,7 +167,7 @@ const refused = () => unauthorized('Invalid PSP credentials.');
  */
 export function pspOnly(
   pspSenders: PspSenders,
-  internalSecret: VerifyingSecrets,
+  callerKeys: CallerKeys,
   senders: WeakMap<Request, Environment>,
 ): RequestHandler {
   return (req, _res, next) => {
@@ -183,7 +183,7 @@ export function pspOnly(
     const read = req.rawBody !== undefined ? Promise.resolve(req.rawBody) : readBody(req);
     read.then((raw) => {
       req.rawBody = raw;
-      const certificate = verifyPspClient(internalSecret, req.headers, req.method, req.originalUrl, raw);
+      const certificate = verifyPspClient(callerKeys, req.headers, req.method, req.originalUrl, raw);
       if (!certificate) return next(refused());
       const byCertificate = environmentOfCertificate(pspSenders, certificate);
       const environment = byCertificate ?? bySecret;

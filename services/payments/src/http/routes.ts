@@ -23,7 +23,7 @@ import {
   verifySignedIdentity,
   type PlainRoute,
   type Runtime,
-  type VerifyingSecrets,
+  type CallerKeys,
 } from '@seller-api/service-kit';
 import type { Express, Request, RequestHandler } from 'express';
 import { z } from 'zod';
@@ -53,8 +53,8 @@ export interface RouteDeps {
    * the environment it may pay (http/psp-senders.ts).
    */
   pspSenders: PspSenders;
-  /** Checks the identity each charge of a batch carries. */
-  internalSecret: VerifyingSecrets;
+  /** Checks the identity each charge of a batch carries, and a PSP's certificate the gateway vouches for. */
+  callerKeys: CallerKeys;
 }
 
 const CHARGES_PATH = '/internal/charges/';
@@ -104,7 +104,7 @@ export function mountPublicRoutes(
   const senders = new WeakMap<Request, Environment>();
   app.post(
     '/psp/webhook/pix',
-    pspOnly(deps.pspSenders, deps.internalSecret, senders),
+    pspOnly(deps.pspSenders, deps.callerKeys, senders),
     json,
     route(async (req, res) => {
       const environment = senders.get(req);
@@ -175,7 +175,7 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
   const chargesBatchRoute = mountPlainRoute(app, {
     method: 'POST',
     path: '/internal/charges/batch/',
-    async handle({ body }) {
+    async handle({ body, caller }) {
       const { charges } = parseOrThrow(CreateChargesRequest, body);
       // Each identity was signed over the bytes of its charge as its own call would send them
       // (JSON.stringify of the charge as orders built it, which the received JSON gives back).
@@ -183,15 +183,16 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       const results = await Promise.all(
         charges.map(async ({ signed, charge: input }, i): Promise<ChargeResult> => {
           try {
-            const identity = verifySignedIdentity(
-              deps.internalSecret,
+            const verified = verifySignedIdentity(
+              deps.callerKeys,
               signed,
               'POST',
               CHARGES_PATH,
               JSON.stringify(sent[i]?.charge),
             );
-            if (!identity) throw unauthorized();
-            return await charge(ownerOfIdentity(identity), input);
+            // Each charge signed by the caller of the batch itself, which its row lets make charges.
+            if (!verified || verified.caller !== caller) throw unauthorized();
+            return await charge(ownerOfIdentity(verified.identity), input);
           } catch (err) {
             if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message };
             runtime.logger.error({ err, order_uuid: input.order_uuid }, 'charge of a batch failed');

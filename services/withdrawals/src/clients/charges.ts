@@ -1,5 +1,5 @@
 import { Charge, type Identity } from '@seller-api/contracts';
-import { injectTraceContext, signIdentity } from '@seller-api/service-kit';
+import { injectTraceContext, signIdentity, type CallKey } from '@seller-api/service-kit';
 import type { FundsOwner } from '../domain/balance';
 import { PaymentsCallError, RECONCILIATION_USER_ID } from './payments';
 
@@ -27,7 +27,7 @@ export interface ChargeRefunds {
 export class PaymentsChargeRefunds implements ChargeRefunds {
   constructor(
     private readonly origin: string,
-    private readonly secret: string,
+    private readonly callKey: CallKey,
     private readonly timeoutMs = 10_000,
   ) {}
 
@@ -39,7 +39,7 @@ export class PaymentsChargeRefunds implements ChargeRefunds {
       environment: owner.environment,
       role: 'seller',
     };
-    const headers = signIdentity(this.secret, identity, 'GET', path);
+    const headers = signIdentity(this.callKey, identity, 'GET', path);
     injectTraceContext(headers);
     let status: number;
     let text: string;

@@ -5,7 +5,7 @@ import {
   type ReconciliationChargeList,
   type ReconciliationChargesQueryInput,
 } from '@seller-api/contracts';
-import { injectTraceContext, signIdentity } from '@seller-api/service-kit';
+import { injectTraceContext, signIdentity, type CallKey } from '@seller-api/service-kit';
 
 const PATH = '/internal/transactions/';
 
@@ -37,7 +37,7 @@ export class PaymentsCallError extends Error {
 export class PaymentsClient implements PaidChargesSource {
   constructor(
     private readonly origin: string,
-    private readonly secret: string,
+    private readonly callKey: CallKey,
     private readonly timeoutMs = 10_000,
   ) {}
 
@@ -48,7 +48,7 @@ export class PaymentsClient implements PaidChargesSource {
     }
     // Signed over the path with its query, exactly as fetch sends them (no body).
     const headers = signIdentity(
-      this.secret,
+      this.callKey,
       operatorOf(query.environment),
       'GET',
       `${url.pathname}${url.search}`,
