@@ -93,12 +93,14 @@ describe('logs never carry secrets or full tax ids', () => {
 describe('personal data in free text', () => {
   it('masks e-mail and phone PIX keys, keeping only their edges', () => {
     const text = scrub(
-      'chave ana.souza+pix@example.com.br inválida; chave +5511987654321 e +55 (21) 98765-4321 e 5511912345678',
+      'chave ana.souza+pix@example.com.br inválida; chave +5511987654321 e +55 (21) 98765-4321 e 5511912345678' +
+        ' e maria_silva@example.com',
     );
-    for (const hidden of ['ana.souza', 'souza+pix', '98765432', '987654321', '98765-43', '91234567'])
+    for (const hidden of ['ana.souza', 'souza+pix', '98765432', '987654321', '98765-43', '91234567', 'silva'])
       expect(text).not.toContain(hidden);
     expect(text).toBe(
-      'chave a***@example.com.br inválida; chave +55*********21 e +55*********21 e +55*********78',
+      'chave a***@example.com.br inválida; chave +55*********21 e +55*********21 e +55*********78' +
+        ' e m***@example.com',
     );
   });
 

@@ -32,17 +32,20 @@ function maskAlphanumericCnpj(match: string, ...groups: string[]): string {
 const PHONE = /(?<![\w+])(\+55[\s-]?\(?\d{2}\)?[\s-]?9?\d{4}[\s-]?\d{2}|\b55\d{2}9\d{6})(\d{2})\b/g;
 
 /** An e-mail address: the first character of its local part and its domain stay. */
-const EMAIL = /(?<![\w.%+-])([A-Za-z0-9])[A-Za-z0-9._%+-]*@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})\b/g;
+const EMAIL = /(?<![\w.%+-])([A-Za-z0-9])[\w.%+-]*@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})\b/g;
 
-// Patterns of text (not of a query's keys), applied in this order.
-const SECRET_PATTERNS: Array<[RegExp, string | ((match: string, ...groups: string[]) => string)]> = [
-  [/mk_(live|test)_[A-Za-z0-9]+/g, 'mk_$1_[REDACTED]'],
+type Replacement = string | ((match: string, ...groups: string[]) => string);
+
+// Patterns of text (not of a query's keys), applied in this order; one with a needle runs only on a
+// text that holds it (every string of every log line goes through here).
+const SECRET_PATTERNS: Array<[RegExp, Replacement, string?]> = [
+  [/mk_(live|test)_[A-Za-z0-9]+/g, 'mk_$1_[REDACTED]', 'mk_'],
   // Webhook secrets in standard base64 (+ / and = padding) or base64url (- _).
-  [/whsec_[A-Za-z0-9+/_-]+=*/g, 'whsec_[REDACTED]'],
+  [/whsec_[A-Za-z0-9+/_-]+=*/g, 'whsec_[REDACTED]', 'whsec_'],
   [/Bearer\s+\S+/gi, 'Bearer [REDACTED]'],
-  [EMAIL, '$1***@$2'],
+  [EMAIL, '$1***@$2', '@'],
   // Before the CPF: a phone's digits must not be read as one.
-  [PHONE, '+55*********$2'],
+  [PHONE, '+55*********$2', '55'],
   // CPF/CNPJ, punctuated, spaced (`123 456 789 09`) or not: keep the first 3 and the last 2 characters.
   [/\b(\d{3})[. ]?\d{3}[. ]?\d{3}[- ]?(\d{2})\b/g, '$1.***.***-$2'],
   [/\b(\d{2})\.?(\d)\d{2}\.?\d{3}\/?\d{4}-?(\d{2})\b/g, '$1.$2**.***/****-$3'],
@@ -93,14 +96,18 @@ function decoded(text: string): string {
 }
 
 function isSecretQueryKey(rawKey: string): boolean {
+  // The usual case, a plain key: one look-up.
+  if (!/[%+[\].]/.test(rawKey)) return SECRET_QUERY_KEYS.has(rawKey.toLowerCase().trim());
   const key = decoded(rawKey).toLowerCase().trim();
   const parts = key.split(/[[\].]+/).filter((part) => part !== '');
   return SECRET_QUERY_KEYS.has(key) || parts.some((part) => SECRET_QUERY_KEYS.has(part.trim()));
 }
 
-function scrubQueryParameter(_match: string, lead: string, key: string, value: string): string {
+function scrubQueryParameter(match: string, lead: string, key: string, value: string): string {
   if (isSecretQueryKey(key)) return `${lead}${key}=[REDACTED]`;
-  // A value percent-encoded (`ana%40example.com`) is checked as the service reads it.
+  // A value percent-encoded (`ana%40example.com`) is checked as the service reads it; a plain one is
+  // left to the pass over the whole text.
+  if (!value.includes('%') && !value.includes('+')) return match;
   const plain = decoded(value);
   const scrubbed = scrubText(plain);
   return `${lead}${key}=${scrubbed === plain ? value : scrubbed.replace(/[%&#\s]/g, encodeURIComponent)}`;
@@ -108,8 +115,9 @@ function scrubQueryParameter(_match: string, lead: string, key: string, value: s
 
 function scrubText(text: string): string {
   let out = text;
-  for (const [pattern, replacement] of SECRET_PATTERNS)
-    out = out.replace(pattern, replacement as (match: string, ...groups: string[]) => string);
+  for (const [pattern, replacement, needle] of SECRET_PATTERNS)
+    if (needle === undefined || out.includes(needle))
+      out = out.replace(pattern, replacement as (match: string, ...groups: string[]) => string);
   return out;
 }
 
