@@ -220,7 +220,12 @@ describe("a refund's failure reason that quotes personal data", () => {
       return c.refund?.status === 'FAILED' ? c : null;
     });
     expect(failed.refund).toMatchObject({ failure_reason: masked });
-    expect((await detail(key, order.uuid)).refund).toMatchObject({ failure_reason: masked });
+    // Orders learns of the failure from payments' event: waited for, not assumed.
+    const mirrored = await waitFor(async () => {
+      const { refund: seen } = await detail(key, order.uuid);
+      return seen?.status === 'FAILED' ? seen : null;
+    });
+    expect(mirrored).toMatchObject({ failure_reason: masked });
     const told = await waitFor(async () => {
       const found = await events(key, 'payment.refund_failed', order.uuid);
       return found.length > 0 ? found : null;
