@@ -18,6 +18,7 @@ beforeAll(async () => {
   gateway = await system.startGateway({
     RATE_LIMIT_PER_MINUTE: '1000000',
     UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1000000',
+    PSP_RATE_LIMIT_PER_MINUTE: '1000000',
   });
 }, 60_000);
 afterAll(async () => {

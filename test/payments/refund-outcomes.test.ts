@@ -8,6 +8,7 @@ import { signIdentity } from '@seller-api/service-kit';
 import { callKey } from '../support/keys';
 import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { LogCapture } from '../support/logs';
 import { waitFor } from '../support/wait';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 
@@ -15,16 +16,21 @@ const WEBHOOK_SECRET = 'refund-outcomes-webhook-secret-01';
 let psp: PspSimulator;
 let system: System;
 let gateway: RunningGateway;
+const logs = new LogCapture();
 
 beforeAll(async () => {
   psp = await startPspSimulator({ clientId: 'seller-api', clientSecret: 's3cret-client' });
-  system = await startSystem({
-    ...apiPixPspEnv(psp, 'live', { webhookSecret: WEBHOOK_SECRET, pixKey: 'pix@seller-api.example' }),
-    // Refunds whose end has not arrived are looked up quickly here.
-    REFUND_CHECK_INTERVAL_MS: '100',
-    REFUND_CHECK_BASE_MS: '300',
-    REFUND_CHECK_MAX_MS: '600',
-  });
+  system = await startSystem(
+    {
+      ...apiPixPspEnv(psp, 'live', { webhookSecret: WEBHOOK_SECRET, pixKey: 'pix@seller-api.example' }),
+      // Refunds whose end has not arrived are looked up quickly here.
+      REFUND_CHECK_INTERVAL_MS: '100',
+      REFUND_CHECK_BASE_MS: '300',
+      REFUND_CHECK_MAX_MS: '600',
+      LOG_LEVEL: 'info',
+    },
+    logs,
+  );
   gateway = await system.startGateway();
 });
 afterAll(async () => {
@@ -192,6 +198,41 @@ describe('a refund the PSP is still making', () => {
       what: 'the net reversed once',
     });
     expect((await charge(sellerId, order.uuid)).refund).toMatchObject({ status: 'REFUNDED', attempt: 2 });
+  });
+});
+
+describe("a refund's failure reason that quotes personal data", () => {
+  it('is stored, answered and told to the seller masked, and logged masked', async () => {
+    const { key, sellerId, order, endToEndId } = await paidOrder();
+    psp.refundStatus = 'EM_PROCESSAMENTO';
+    expect((await refund(key, order.uuid)).status).toBe(200);
+    const [made] = psp.refunds.filter((r) => r.endToEndId === endToEndId);
+    psp.settleRefund(
+      made?.id as string,
+      'NAO_REALIZADO',
+      'Chave maria.souza@example.com.br (+55 11 98765-4321, CPF 123 456 789 09) encerrada.',
+      endToEndId,
+    );
+    expect((await psp.notifyRefunds([endToEndId], webhook())).status).toBe(200);
+    const masked = 'Chave m***@example.com.br (+55*********21, CPF 123.***.***-09) encerrada.';
+    const failed = await waitFor(async () => {
+      const c = await charge(sellerId, order.uuid);
+      return c.refund?.status === 'FAILED' ? c : null;
+    });
+    expect(failed.refund).toMatchObject({ failure_reason: masked });
+    // Orders learns of the failure from payments' event: waited for, not assumed.
+    const mirrored = await waitFor(async () => {
+      const { refund: seen } = await detail(key, order.uuid);
+      return seen?.status === 'FAILED' ? seen : null;
+    });
+    expect(mirrored).toMatchObject({ failure_reason: masked });
+    const told = await waitFor(async () => {
+      const found = await events(key, 'payment.refund_failed', order.uuid);
+      return found.length > 0 ? found : null;
+    });
+    expect(told[0]?.data).toMatchObject({ refund: { reason: masked } });
+    for (const piece of ['maria.souza', '98765', '456 789', '456.789'])
+      expect(logs.text()).not.toContain(piece);
   });
 });
 

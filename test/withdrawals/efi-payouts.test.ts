@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { PixKeyType } from '@seller-api/contracts';
 import { testEnv } from '../support/env';
 import { startEfiSimulator, type EfiSimulator } from '../support/efi-simulator';
+import { LogCapture } from '../support/logs';
 import { deleteQueues } from '../support/queues';
 import { SERVICE_QUEUES } from '../support/system';
 import { waitFor } from '../support/wait';
@@ -30,6 +31,7 @@ const PAYING_KEY = 'payouts@seller-api.example';
 let efi: EfiSimulator;
 let service: WithdrawalsService;
 let env: NodeJS.ProcessEnv;
+const logs = new LogCapture();
 
 beforeAll(async () => {
   efi = await startEfiSimulator({
@@ -46,8 +48,9 @@ beforeAll(async () => {
     PAYOUT_PSP_TIMEOUT_MS: '2000',
     PAYOUT_INTERVAL_MS: '50',
     PAYOUT_RETRY_AFTER_MS: '150',
+    LOG_LEVEL: 'info',
   });
-  service = await startWithdrawals(loadWithdrawalsConfig(env), { metrics: false });
+  service = await startWithdrawals(loadWithdrawalsConfig(env), { metrics: false, logDestination: logs });
 });
 afterAll(async () => {
   await service?.stop();
@@ -149,6 +152,40 @@ it('masks the PIX key where Efí quotes it in a refusal', async () => {
   expect(done.failureReason).toBe(
     'Payout refused by the PSP (400: chave_invalida; Chave 529.***.***-25 bloqueada pelo titular)',
   );
+});
+
+// Someone's CPF (spaced), e-mail key and phone key, as a PSP may quote them in its error body.
+const QUOTED = {
+  nome: 'erro_aplicacao',
+  mensagem: 'Chave maria.souza@example.com.br e +55 11 98765-4321 de 123 456 789 09 indisponíveis',
+};
+const CLEAR = ['maria.souza', 'souza@', '98765', '4321 de', '456 789', '456.789'];
+
+it("logs a retried payout's PSP error with its status and the PSP's words scrubbed", async () => {
+  efi.failNext(500, 1, QUOTED);
+  const { scope, id } = await approvedWithdrawal(1400, randomUUID(), 'random');
+  expect(await settled(scope, id)).toMatchObject({ status: 'PAID' });
+  const line = logs.lines.find((l) => l.includes(id) && l.includes('payout attempt failed'));
+  expect(line).toBeDefined();
+  expect(JSON.parse(line as string)).toMatchObject({
+    level: 'warn',
+    psp_status: 500,
+    err: expect.stringContaining(
+      '500: erro_aplicacao; Chave m***@example.com.br e +55*********21 de 123.***.***-09',
+    ),
+  });
+  for (const piece of CLEAR) expect(logs.text()).not.toContain(piece);
+});
+
+it("stores a refusal's other personal data scrubbed, the withdrawal's own key masked by its type", async () => {
+  efi.failNext(400, 1, { nome: 'chave_invalida', mensagem: `${QUOTED.mensagem}; favorecido 52998224725` });
+  const { scope, id } = await approvedWithdrawal(1600, '52998224725', 'cpf');
+  const done = await settled(scope, id);
+  expect(done.failureReason).toBe(
+    'Payout refused by the PSP (400: chave_invalida; Chave m***@example.com.br e +55*********21 de ' +
+      '123.***.***-09 indisponíveis; favorecido 529.***.***-25)',
+  );
+  for (const piece of CLEAR) expect(logs.text()).not.toContain(piece);
 });
 
 it('keeps the payout PROCESSING while Efí fails on its side, then pays it once', async () => {

@@ -110,13 +110,15 @@ describe('buildOpenApiDocument', () => {
     }
   });
 
-  it('documents 401, 403, 404 and 429 on authenticated routes only', () => {
+  it('documents 401, 403, 404 and 429 on authenticated routes, and 429 on the PSP route limited per address', () => {
     for (const { key, op } of operations(doc)) {
       const statuses = ['401', '403', '404', '429'].filter((status) => status in op.responses);
-      const expected = op.security.length > 0 ? ['401', '403', '404', '429'] : [];
+      const unauthenticated = key === 'POST /psp/webhook/pix' ? ['429'] : [];
+      const expected = op.security.length > 0 ? ['401', '403', '404', '429'] : unauthenticated;
       expect({ key, statuses }).toEqual({ key, statuses: expected });
     }
     expect(doc.paths['/psp/webhook/pix']?.post?.security).toEqual([]);
+    expect(doc.paths['/psp/webhook/pix']?.post?.responses['413']?.description).toContain('64 KiB');
     expect(doc.paths['/sellers/orders/']?.post?.security).toEqual([{ bearerAuth: [] }]);
   });
 

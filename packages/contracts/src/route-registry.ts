@@ -583,7 +583,16 @@ export const routes: RouteDoc[] = [
     tag: 'PSP',
     auth: false,
     body: PspPixNotification,
-    responses: { 200: ok(PspPixNotificationResponse) },
+    // No key: the gateway limits the PSP routes per client address and caps their bodies (docs/limits.md).
+    responses: {
+      200: ok(PspPixNotificationResponse),
+      413: { description: 'Body over 64 KiB (PSP_NOTIFICATION_MAX_BYTES)', schema: ErrorBody },
+      429: {
+        description:
+          'Over 1200 notifications per minute from this address (PSP_RATE_LIMIT_PER_MINUTE); Retry-After says when to send again',
+        schema: ErrorBody,
+      },
+    },
   },
   // Documentation
   {

@@ -1,5 +1,5 @@
 import { HttpError } from './errors';
-import { assertJson } from './body';
+import { assertJson, payloadTooLarge, sizeText } from './body';
 
 const refusal = (text: string): HttpError | null => {
   try {
@@ -25,5 +25,18 @@ describe('assertJson', () => {
     expect(err).toMatchObject({ status: 400, code: 'validation_error' });
     expect(Object.keys(err?.data ?? {}).sort()).toEqual(['c.d', 'items.1.\u0000', 'name']);
     expect(refusal('"\\u0000"')?.data).toEqual({ non_field_errors: [expect.any(String)] });
+  });
+});
+
+describe('the 413 message', () => {
+  it('states the cap it was refused over', () => {
+    expect(sizeText(1024 * 1024)).toBe('1 MiB');
+    expect(sizeText(64 * 1024)).toBe('64 KiB');
+    expect(sizeText(1500)).toBe('1500 bytes');
+    expect(payloadTooLarge()).toMatchObject({
+      status: 413,
+      code: 'payload_too_large',
+      message: 'Request body exceeds 1 MiB.',
+    });
   });
 });

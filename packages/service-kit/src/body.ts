@@ -1,28 +1,54 @@
 import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
 import { HttpError } from './errors';
 import { MAX_BODY_BYTES } from './http';
 
 const EMPTY = Buffer.alloc(0);
 
-const tooLarge = () => new HttpError(413, 'payload_too_large', 'Request body exceeds 1 MiB.');
+/**
+ * PSP_NOTIFICATION_MAX_BYTES, the cap on a PSP notification's body, in the gateway and in payments
+ * (both read it: set it the same). 64 KiB by default: an API Pix `{"pix": [...]}` item is about 300
+ * bytes, and each refund it reports (`devolucoes`) about 300 more, so 64 KiB holds a batch of a hundred
+ * payments, or one payment with a hundred refunds, with room to spare (docs/limits.md, "Sizes"). At
+ * most the API's 1 MiB.
+ */
+export const pspNotificationMaxBytes = z.coerce
+  .number()
+  .int()
+  .min(1024)
+  .max(MAX_BODY_BYTES)
+  .default(64 * 1024);
 
-/** Reads the raw body, refusing more than 1 MiB as soon as it is announced or exceeded. */
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
+/** A byte count as the 413 message states it: `1 MiB`, `64 KiB`, `1500 bytes`. */
+export function sizeText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+export const payloadTooLarge = (maxBytes = MAX_BODY_BYTES) =>
+  new HttpError(413, 'payload_too_large', `Request body exceeds ${sizeText(maxBytes)}.`);
+
+/**
+ * Reads the raw body, refusing more than `maxBytes` (1 MiB unless a route needs less) as soon as it is
+ * announced or exceeded.
+ */
+export async function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<Buffer> {
   // Most requests (GETs) announce no body at all: nothing to wait for.
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)
     return EMPTY;
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
+  if (declared > maxBytes) {
     req.resume();
-    throw tooLarge();
+    throw payloadTooLarge(maxBytes);
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
+    if (size > maxBytes) {
       req.resume();
-      throw tooLarge();
+      throw payloadTooLarge(maxBytes);
     }
     chunks.push(chunk as Buffer);
   }

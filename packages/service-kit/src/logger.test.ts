@@ -89,3 +89,75 @@ describe('logs never carry secrets or full tax ids', () => {
     });
   });
 });
+
+describe('personal data in free text', () => {
+  it('masks e-mail and phone PIX keys, keeping only their edges', () => {
+    const text = scrub(
+      'chave ana.souza+pix@example.com.br inválida; chave +5511987654321 e +55 (21) 98765-4321 e 5511912345678' +
+        ' e maria_silva@example.com',
+    );
+    for (const hidden of ['ana.souza', 'souza+pix', '98765432', '987654321', '98765-43', '91234567', 'silva'])
+      expect(text).not.toContain(hidden);
+    expect(text).toBe(
+      'chave a***@example.com.br inválida; chave +55*********21 e +55*********21 e +55*********78' +
+        ' e m***@example.com',
+    );
+  });
+
+  it('masks alphanumeric CNPJs, punctuated or with valid check digits, in any case when punctuated', () => {
+    const text = scrub('cnpj 12.ABC.345/01DE-35, 12ABC34501DE35 and 12.abc.345/01de-35');
+    expect(text).not.toMatch(/ABC|abc|345|01DE|01de/);
+    expect(text).toBe('cnpj 12.A**.***/****-35, 12.A**.***/****-35 and 12.a**.***/****-35');
+  });
+
+  it('masks CPFs written with spaces', () => {
+    expect(scrub('cpf 123 456 789 09 and 123 456 789-09')).toBe('cpf 123.***.***-09 and 123.***.***-09');
+  });
+
+  it('leaves ids, amounts and dates readable', () => {
+    const readable = [
+      'order 3f6c2a1e-9b8d-4c7e-a5f4-0123456789ab',
+      'uuid 0e6f1d2c-3b4a-4958-8776-a5b4c3d2e1f0',
+      'e2e E1234567820261128123456789ab12',
+      'e2e E00000000202611280800ABCDEF12345',
+      'txid 7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2',
+      'idEnvio 3f6c2a1e9b8d4c7ea5f40123456789ab',
+      'refund D3F6C2A1E9B8D4C7EA5F40123456',
+      // 14 characters ending in 2 digits, without a CNPJ's check digits: a code, not a CNPJ.
+      'code ABCDEFGHIJKL12',
+      'amount 1234.56 valor "150.00" cents 123456789',
+      'at 2026-11-28T07:03:54.123Z on 2026-11-28',
+      'seq 12345678901234567890 ms 1764313434123',
+      'request_id 9b2f6c1e-3a4d-4e5f-8a7b-6c5d4e3f2a1b',
+    ];
+    for (const line of readable) expect(scrub(line)).toBe(line);
+  });
+});
+
+describe('query parameters in a logged URL', () => {
+  it('redacts the searches however the key is written: brackets, percent-encoding, case', () => {
+    const urls = [
+      '/api/v1/sellers/orders/?customer_email[]=ana%40example.com&limit=5',
+      '/api/v1/sellers/orders/?customer_email%5B%5D=ana%40example.com&limit=5',
+      '/api/v1/sellers/orders/?customer%5Femail=ana%40example.com&limit=5',
+      '/api/v1/sellers/orders/?customer%5femail=ana%40example.com&limit=5',
+      '/api/v1/sellers/orders/?Customer%255FEmail=ana%40example.com&limit=5',
+      '/api/v1/sellers/orders/?customer[email]=ana%40example.com&limit=5',
+      '/api/v1/sellers/orders/?customer_tax_id%5B0%5D=52998224725&limit=5',
+    ];
+    for (const url of urls) {
+      const text = scrub(url);
+      expect(text).not.toMatch(/ana|529982|%40example/);
+      expect(text).toMatch(/=\[REDACTED\]&limit=5$/);
+    }
+  });
+
+  it('masks personal data percent-encoded in any other parameter, and leaves the rest as sent', () => {
+    expect(scrub('/x/?q=ana%40example.com&cursor=abc%3D&status=PAID')).toBe(
+      '/x/?q=a***@example.com&cursor=abc%3D&status=PAID',
+    );
+    expect(scrub('/x/?created_after=2026-11-28T00%3A00%3A00Z&limit=100')).toBe(
+      '/x/?created_after=2026-11-28T00%3A00%3A00Z&limit=100',
+    );
+  });
+});

@@ -1,5 +1,12 @@
 import proxyaddr from 'proxy-addr';
-import { TRUSTED_PROXIES, calleeSecret, commonEnv, env, loadConfig } from '@seller-api/service-kit';
+import {
+  TRUSTED_PROXIES,
+  calleeSecret,
+  commonEnv,
+  env,
+  loadConfig,
+  pspNotificationMaxBytes,
+} from '@seller-api/service-kit';
 import { z } from 'zod';
 import { panelEnv } from './panel/config';
 
@@ -14,6 +21,13 @@ export const gatewayEnv = {
   REDIS_KEY_PREFIX: z.string().default('sa:'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(300),
   UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  /**
+   * PSP notifications (`/api/v1/psp/...`, no API key) per client address a minute, every one counted:
+   * a PSP sends one per payment (or a few in a batch) from a handful of addresses (docs/limits.md).
+   */
+  PSP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1200),
+  /** The largest PSP notification body accepted, in bytes (docs/limits.md, "Sizes"). */
+  PSP_NOTIFICATION_MAX_BYTES: pspNotificationMaxBytes,
   ORDERS_URL: z.url().default('http://127.0.0.1:3001'),
   PAYMENTS_URL: z.url().default('http://127.0.0.1:3002'),
   WITHDRAWALS_URL: z.url().default('http://127.0.0.1:3003'),

@@ -121,6 +121,8 @@ export async function startGateway(
       `${config.REDIS_KEY_PREFIX}rl:ip`,
       config.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
     ),
+    pspLimiter: new RateLimiter(redis, `${config.REDIS_KEY_PREFIX}rl:psp`, config.PSP_RATE_LIMIT_PER_MINUTE),
+    pspMaxBytes: config.PSP_NOTIFICATION_MAX_BYTES,
     upstreams,
     callKeys,
     logger: runtime.logger,

@@ -1,5 +1,5 @@
 import { apiPixEnv, apiPixEnvProblems, apiPixUrls, sameApiUrl } from '@seller-api/api-pix';
-import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
+import { ConfigError, commonEnv, env, loadConfig, pspNotificationMaxBytes } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { normaliseMerchantText } from './domain/brcode';
 import { SANDBOX_REFUNDS } from './domain/psp';
@@ -106,6 +106,8 @@ export const paymentsEnv = {
   /** The homologation PSP's client certificate, the same way; its notifications pay test charges only. */
   PSP_TEST_CLIENT_CERT_SUBJECT: distinguishedName(),
   PSP_TEST_CLIENT_CERT_ISSUER: distinguishedName(),
+  /** The largest notification body read, in bytes; the gateway's own cap, set the same (docs/limits.md). */
+  PSP_NOTIFICATION_MAX_BYTES: pspNotificationMaxBytes,
 };
 
 export type PaymentsConfig = ReturnType<typeof loadPaymentsConfig>;

@@ -52,6 +52,7 @@ export async function startPayments(
     },
     lifecycle,
     pspSenders: pspSendersFromConfig(config),
+    pspMaxBytes: config.PSP_NOTIFICATION_MAX_BYTES,
     callerKeys: callerKeysOf(config, 'payments'),
   };
   const expiry = new ExpiryScheduler(runtime.orm, lifecycle, config.EXPIRY_INTERVAL_MS, runtime.logger);

@@ -25,6 +25,10 @@ export interface GatewayDeps {
   keyHolders: KeyHolders;
   keyLimiter: RateLimiter;
   ipLimiter: RateLimiter;
+  /** PSP notifications per client address (PSP_RATE_LIMIT_PER_MINUTE): every one is counted. */
+  pspLimiter: RateLimiter;
+  /** PSP_NOTIFICATION_MAX_BYTES: the body cap of the PSP routes (the others keep the API's 1 MiB). */
+  pspMaxBytes: number;
   /** Where the requests of one event-loop turn ask Redis together. */
   redisTurn: TurnBatch;
   upstreams: UpstreamClient;
@@ -67,15 +71,17 @@ export function gatewayHandler(deps: GatewayDeps) {
       throw new HttpError(404, 'not_found', `Route ${method} /api/v1${path} not found.`);
 
     let identity: Identity | null = null;
+    const psp = rule.prefix === '/psp/';
     if (rule.role) {
       const { holder, budget } = await authenticateLimited(deps, call);
       setHeaders(res, rateLimitHeaders(budget));
       if (!budget.allowed) throw tooManyRequests(budget);
       authorize({ ...holder.identity, suspended: holder.sellerStatus === 'SUSPENDED' }, rule);
       identity = holder.identity;
-    }
+    } else if (psp) await spendPspBudget(deps, call.ip);
 
-    const body = await readBody(req);
+    // Before the body is read: a flood of notifications from one address costs no buffering.
+    const body = await readBody(req, psp ? deps.pspMaxBytes : undefined);
     assertJson(body);
 
     // Idempotency-Key: checked here, kept by the service that makes the change (docs/idempotency.md).
@@ -116,6 +122,19 @@ async function authenticateLimited(
   if (!budget.allowed) throw tooManyRequests(budget);
   if (token) deps.logger.info({ ip }, 'rejected API key');
   throw unauthorized();
+}
+
+/**
+ * A PSP notification spends its client address's budget (the address as the trusted proxies state it):
+ * the PSP routes have no key to count by, and each notification costs payments a signature check and
+ * its database work. Known blocked by this replica: 429 without asking Redis. Redis down: each replica
+ * keeps the budget in memory, as for the keys (http/rate-limit.ts).
+ */
+async function spendPspBudget(deps: GatewayDeps, ip: string): Promise<void> {
+  const blocked = deps.pspLimiter.isBlocked(ip);
+  if (blocked) throw tooManyRequests(blocked);
+  const budget = await deps.redisTurn.run(() => deps.pspLimiter.consume(ip));
+  if (!budget.allowed) throw tooManyRequests(budget);
 }
 
 function forwardHeaders(

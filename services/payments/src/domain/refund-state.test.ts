@@ -128,4 +128,16 @@ describe('reasonText', () => {
     expect(Array.from(reasonText(long) as string)).toHaveLength(140);
     expect(reasonText(long)?.endsWith('😀')).toBe(true);
   });
+
+  it("masks the personal data a PSP's reason quotes, before the cut, and leaves its ids readable", () => {
+    expect(
+      reasonText('Chave maria.souza@example.com.br, +55 11 98765-4321 e CPF 123 456 789 09: conta encerrada'),
+    ).toBe('Chave m***@example.com.br, +55*********21 e CPF 123.***.***-09: conta encerrada');
+    // A CPF that the cut at 140 would leave in part is masked whole first.
+    const cut = reasonText(`${'a'.repeat(130)} 529.982.247-25`) as string;
+    expect(cut).not.toMatch(/982|247/);
+    expect(reasonText('Devolução D12345678202611281300123456789a negada')).toBe(
+      'Devolução D12345678202611281300123456789a negada',
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import type { ChargeRefund, RefundStatus } from '@seller-api/contracts';
+import { scrub } from '@seller-api/service-kit';
 import type { ChargeStatus } from '../db/entities';
 
 /*
@@ -127,9 +128,13 @@ export function refundView(t: {
   };
 }
 
-/** The PSP's reason, kept short and on one line (API Pix `motivo` is at most 140 characters). */
+/**
+ * The PSP's reason, kept short and on one line (API Pix `motivo` is at most 140 characters), with
+ * personal data it may quote (a CPF, an e-mail or phone key) masked as in the logs: it is stored,
+ * answered to the seller and logged. Scrubbed before the cut, so a cut never leaves a piece unmasked.
+ */
 export function reasonText(reason: string | null | undefined): string | null {
   const text = reason?.replace(/\s+/g, ' ').trim();
   if (!text) return null;
-  return Array.from(text).slice(0, 140).join('');
+  return Array.from(scrub(text)).slice(0, 140).join('');
 }

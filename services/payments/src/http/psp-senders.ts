@@ -162,26 +162,33 @@ const refused = () => unauthorized('Invalid PSP credentials.');
  * secret); when both name one, it must be the same. A signature that does not hold is refused
  * whatever else the request carries. Nothing else is believed: the
  * ingress's own `ssl-client-*` headers, which only the gateway may read, are never looked at here.
- * Credentials that cannot pass are refused before the body is read; a signed certificate is checked
- * against the body's exact bytes, which are then kept for the JSON parser.
+ * Credentials that cannot pass are refused before the body is read; the body is then read here, up to
+ * `maxBytes` (PSP_NOTIFICATION_MAX_BYTES, else 413), and kept for the JSON parser: a signed certificate
+ * is checked against its exact bytes.
  */
 export function pspOnly(
   pspSenders: PspSenders,
   callerKeys: CallerKeys,
   senders: WeakMap<Request, Environment>,
+  maxBytes: number,
 ): RequestHandler {
   return (req, _res, next) => {
     const bySecret = environmentOfSecret(pspSenders, req.headers[PSP_NOTIFICATION_SECRET_HEADER]);
+    const read = () => (req.rawBody !== undefined ? Promise.resolve(req.rawBody) : readBody(req, maxBytes));
     if (!hasPspClientHeaders(req.headers)) {
-      if (bySecret) senders.set(req, bySecret);
-      return next(bySecret ? undefined : refused());
+      if (!bySecret) return next(refused());
+      read().then((raw) => {
+        req.rawBody = raw;
+        senders.set(req, bySecret);
+        next();
+      }, next);
+      return;
     }
     if (!isFreshPspClient(req.headers)) {
       req.resume();
       return next(refused());
     }
-    const read = req.rawBody !== undefined ? Promise.resolve(req.rawBody) : readBody(req);
-    read.then((raw) => {
+    read().then((raw) => {
       req.rawBody = raw;
       const certificate = verifyPspClient(callerKeys, req.headers, req.method, req.originalUrl, raw);
       if (!certificate) return next(refused());

@@ -53,6 +53,8 @@ export interface RouteDeps {
    * the environment it may pay (http/psp-senders.ts).
    */
   pspSenders: PspSenders;
+  /** PSP_NOTIFICATION_MAX_BYTES: a notification's body is read up to this, else 413. */
+  pspMaxBytes: number;
   /** Checks the identity each charge of a batch carries, and a PSP's certificate the gateway vouches for. */
   callerKeys: CallerKeys;
 }
@@ -104,7 +106,7 @@ export function mountPublicRoutes(
   const senders = new WeakMap<Request, Environment>();
   app.post(
     '/psp/webhook/pix',
-    pspOnly(deps.pspSenders, deps.callerKeys, senders),
+    pspOnly(deps.pspSenders, deps.callerKeys, senders, deps.pspMaxBytes),
     json,
     route(async (req, res) => {
       const environment = senders.get(req);

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { redactPixKey, type Environment, type PixKeyType } from '@seller-api/contracts';
+import { scrub } from '@seller-api/service-kit';
 import { WithdrawalSchema, type WithdrawalRow } from '../db/entities';
 import { enqueueWithdrawalEvent } from '../events/payloads';
 import { lockSellerFunds } from '../db/balances';
@@ -166,8 +167,9 @@ export async function completePayout(
       w.payoutReference = outcome.reference;
     } else {
       w.failedAt = now;
-      // The PSP's words may quote the key; the reason goes to the API, events and webhooks, masked.
-      w.failureReason = redactPixKey(outcome.reason, w.pixKey, w.pixKeyType);
+      // The PSP's words may quote the key, or anyone's tax id, e-mail or phone; the reason goes to the
+      // API, events and webhooks: the key masked as everywhere else, then the rest as in the logs.
+      w.failureReason = scrub(redactPixKey(outcome.reason, w.pixKey, w.pixKeyType));
     }
     if (move.entry) await postEntries(tx, owner, { withdrawalId: w.id, cause: move.to }, [move.entry]);
     enqueueWithdrawalEvent(tx, move.event, w);

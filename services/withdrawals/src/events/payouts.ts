@@ -1,4 +1,5 @@
-import type { Logger, MikroORM } from '@seller-api/service-kit';
+import { PspError } from '@seller-api/api-pix';
+import { scrub, type Logger, type MikroORM } from '@seller-api/service-kit';
 import {
   autoApprove,
   claimPayouts,
@@ -92,8 +93,13 @@ export class PayoutWorker {
         );
     } catch (err) {
       // The withdrawal stays PROCESSING; its lease runs out and the PSP is asked again (idempotently).
+      // The PSP's words (clipped by the adapter) may quote personal data: scrubbed, with its status.
       this.logger.warn(
-        { err: (err as Error).message, withdrawal: w.id },
+        {
+          err: scrub((err as Error).message),
+          psp_status: err instanceof PspError ? err.status : null,
+          withdrawal: w.id,
+        },
         'payout attempt failed; will retry',
       );
     }
