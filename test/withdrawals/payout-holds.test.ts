@@ -319,9 +319,12 @@ describe('operator cancel', () => {
       await approve(w.uuid);
       ids.push(w.uuid);
     }
-    // Claims of one row at a time interleave with the cancels.
-    const claims = Array.from({ length: ids.length }, () => claimPayouts(em(), RULES, 1));
+    // The cancels take the seller's lock one after the other; the claims, which take no seller lock,
+    // start once the first cancel has answered, so they meet the cancels still waiting.
     const cancels = ids.map((id) => cancel(id, { reason: 'race' }));
+    const first = await Promise.race(cancels.map((c, i) => c.then((answer) => ({ i, answer }))));
+    expect(first.answer.status).toBe(200);
+    const claims = Array.from({ length: 3 }, () => claimAll());
     const [claimed, answers] = await Promise.all([Promise.all(claims), Promise.all(cancels)]);
     const claimedIds = new Set(claimed.flat().map((w) => w.id));
     let pending = 0;
