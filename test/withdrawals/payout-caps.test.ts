@@ -93,6 +93,21 @@ it('approves at most the count cap in 24 h without an operator; the next waits w
   await statusBecomes(h, seller.key, fourth as string, 'PAID');
 });
 
+it('does not count what operators approved: the caps bound only what left without review', async () => {
+  const seller = await newSeller(h);
+  await fund(h, seller);
+  // Three above the limit (1000), approved by an operator: more than the count cap, more than the
+  // amount cap (2000) together.
+  const reviewed = await withdrawAll(seller, [1000, 1000, 1000]);
+  for (const id of reviewed) {
+    expect((await ops(h, operator, `${id}/approve/`, { method: 'POST' })).status).toBe(200);
+    await statusBecomes(h, seller.key, id, 'PAID');
+  }
+  const small = await withdrawAll(seller, [100, 100, 100]);
+  for (const id of small) expect((await opsView(id)).review_reasons).toEqual([]);
+  for (const id of small) await statusBecomes(h, seller.key, id, 'PAID');
+});
+
 it('approves at most the amount cap in 24 h: reaching it exactly passes, one cent over waits', async () => {
   const seller = await newSeller(h);
   await fund(h, seller);
