@@ -203,6 +203,25 @@ describe('seller suspension', () => {
   });
 });
 
+describe('suspension history', () => {
+  it('keeps every suspension of a seller, newest first, in keyset pages', async () => {
+    const seller = await newSeller(h);
+    for (const reason of ['first', 'second']) {
+      expect((await suspend(seller.sellerId, { reason })).status).toBe(200);
+      expect((await unsuspend(seller.sellerId, { reason: `lift ${reason}` })).status).toBe(200);
+    }
+    const path = `suspensions/?seller_id=${seller.sellerId}&active=false&limit=1`;
+    const page1 = WithdrawalSuspensionListResponse.parse((await ops(h, operator, path)).body).data;
+    expect(page1.results.map((r) => [r.reason, r.lift_reason])).toEqual([['second', 'lift second']]);
+    expect(page1.next_cursor).toEqual(expect.any(String));
+    const page2 = WithdrawalSuspensionListResponse.parse(
+      (await ops(h, operator, `${path}&cursor=${page1.next_cursor}`)).body,
+    ).data;
+    expect(page2.results.map((r) => [r.reason, r.lift_reason])).toEqual([['first', 'lift first']]);
+    expect(page2.next_cursor).toBeNull();
+  });
+});
+
 describe('operator cancel', () => {
   it('cancels an APPROVED withdrawal: the hold returns to the balance with withdrawal.canceled', async () => {
     const seller = await newSeller(h);
