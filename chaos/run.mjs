@@ -98,6 +98,9 @@ async function main() {
     WEBHOOK_RETRY_SCHEDULE: '1s,2s,5s,10s,20s,30s,60s',
     RATE_LIMIT_PER_MINUTE: '1000000',
     WITHDRAWAL_AUTO_APPROVE_BELOW: '1000000',
+    // Every withdrawal goes to the PSP by itself: no rolling cap sends one to an operator.
+    WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT: '0',
+    WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT: '0',
     // The reconciliation runs once, at the end: one that healed during the run would hide a loss.
     RECONCILE_INTERVAL_MS: '0',
     // Refunds end later, as a real PSP's do: answered EM_PROCESSAMENTO, ended by the refund checks'

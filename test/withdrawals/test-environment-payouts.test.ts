@@ -67,7 +67,11 @@ async function pendingWithdrawal(environment: Environment, amount: number) {
     em(),
     scope,
     { amount, pix_key: '52998224725', pix_key_type: 'cpf' },
-    { minAmount: 100 },
+    // The request clears it for the automatic approval (docs/finance.md, "Payout controls").
+    {
+      minAmount: 100,
+      autoApproval: { autoApproveBelow: 50000, dailyCount: 0, dailyAmount: 0, reviewNewPixKey: false },
+    },
   );
   return { scope, id: w.id };
 }

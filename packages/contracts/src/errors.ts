@@ -6,6 +6,7 @@ export const ERROR_CODES = [
   'invalid_json',
   'unauthorized',
   'forbidden',
+  'withdrawals_suspended',
   'not_found',
   'conflict',
   'insufficient_balance',
@@ -28,6 +29,8 @@ export const ERROR_STATUS: { readonly [K in ErrorCode]: number } = {
   invalid_json: 400,
   unauthorized: 401,
   forbidden: 403,
+  // A seller whose withdrawals an operator suspended asks for one (docs/finance.md, "Payout controls").
+  withdrawals_suspended: 403,
   not_found: 404,
   conflict: 409,
   // A seller's refund the available balance does not cover (docs/finance.md, "Refunds").

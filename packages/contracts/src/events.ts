@@ -36,9 +36,10 @@ export const WithdrawalEvents = {
   PROCESSING: 'withdrawal.processing',
   PAID: 'withdrawal.paid',
   FAILED: 'withdrawal.failed',
+  CANCELED: 'withdrawal.canceled',
 } as const;
 
-/** The 18 public events, in catalogue order. */
+/** The 19 public events, in catalogue order. */
 export const EVENT_NAMES = [
   OrderEvents.CREATED,
   OrderEvents.PAID,
@@ -58,6 +59,7 @@ export const EVENT_NAMES = [
   WithdrawalEvents.PROCESSING,
   WithdrawalEvents.PAID,
   WithdrawalEvents.FAILED,
+  WithdrawalEvents.CANCELED,
 ] as const;
 export const EventName = z.enum(EVENT_NAMES);
 export type EventName = z.infer<typeof EventName>;
@@ -222,7 +224,10 @@ export const WithdrawalEventData = z.object({
 });
 export type WithdrawalEventData = z.infer<typeof WithdrawalEventData>;
 
-/** withdrawal.denied and withdrawal.failed: the same plus why (deny reason or payout failure). */
+/**
+ * withdrawal.denied, withdrawal.failed and withdrawal.canceled: the same plus why (deny reason, payout
+ * failure or the operator's reason for canceling).
+ */
 export const WithdrawalReasonEventData = z.object({
   withdrawal: WithdrawalEventWithdrawal.extend({ reason: z.string().nullable() }),
   bank_data: BankData,
@@ -250,6 +255,7 @@ export const EVENT_PAYLOADS = {
   'withdrawal.processing': WithdrawalEventData,
   'withdrawal.paid': WithdrawalEventData,
   'withdrawal.failed': WithdrawalReasonEventData,
+  'withdrawal.canceled': WithdrawalReasonEventData,
 } as const satisfies { [K in EventName]: z.ZodType };
 
 /** The `data` type of event `K`. */

@@ -13,7 +13,15 @@ import {
 import { cleanTaxId, isValidCpf } from './taxid';
 
 /** Withdrawal statuses and their events (docs/finance.md, "State machine"). */
-export const WithdrawalStatus = z.enum(['PENDING', 'APPROVED', 'DENIED', 'PROCESSING', 'PAID', 'FAILED']);
+export const WithdrawalStatus = z.enum([
+  'PENDING',
+  'APPROVED',
+  'DENIED',
+  'PROCESSING',
+  'PAID',
+  'FAILED',
+  'CANCELED',
+]);
 export type WithdrawalStatus = z.infer<typeof WithdrawalStatus>;
 
 /**
@@ -87,6 +95,21 @@ export const CreateWithdrawalRequest = z
 export type CreateWithdrawalRequest = z.infer<typeof CreateWithdrawalRequest>;
 export type CreateWithdrawalInput = z.input<typeof CreateWithdrawalRequest>;
 
+/**
+ * Why a PENDING withdrawal waits for an operator instead of the automatic approval (docs/finance.md,
+ * "Payout controls"): automatic approval is off, the amount is not below `WITHDRAWAL_AUTO_APPROVE_BELOW`,
+ * the seller's rolling 24 h count or amount of automatic approvals would go over its cap, or the PIX key
+ * was never paid to by this seller before (`WITHDRAWAL_NEW_PIX_KEY_REVIEW`).
+ */
+export const ReviewReason = z.enum([
+  'auto_approval_off',
+  'amount_over_auto_limit',
+  'daily_count_cap',
+  'daily_amount_cap',
+  'new_pix_key',
+]);
+export type ReviewReason = z.infer<typeof ReviewReason>;
+
 /** A withdrawal as every finance and ops route shows it; `pix_key` is always masked. */
 export const Withdrawal = z.object({
   uuid,
@@ -99,6 +122,8 @@ export const Withdrawal = z.object({
   paid_at: datetime.nullable(),
   failure_reason: z.string().nullable(),
   deny_reason: z.string().nullable(),
+  canceled_at: datetime.nullable(),
+  cancel_reason: z.string().nullable(),
 });
 export type Withdrawal = z.infer<typeof Withdrawal>;
 export const WithdrawalResponse = dataResponse(Withdrawal);
@@ -160,3 +185,52 @@ export const DenyWithdrawalRequest = z.object({
   reason: z.string().trim().min(1).max(500).optional(),
 });
 export type DenyWithdrawalRequest = z.infer<typeof DenyWithdrawalRequest>;
+
+/** `POST /ops/withdrawals/{uuid}/cancel/` body: an action route, so the body may be empty. */
+export const CancelWithdrawalRequest = z.object({
+  reason: z.string().trim().min(1).max(500).optional(),
+});
+export type CancelWithdrawalRequest = z.infer<typeof CancelWithdrawalRequest>;
+
+// ---------------------------------------------------------------------------------------------------
+// Withdrawal suspensions of a seller (docs/finance.md, "Payout controls")
+// ---------------------------------------------------------------------------------------------------
+
+export const SellerPathParams = z.object({ seller_id: uuid });
+export type SellerPathParams = z.infer<typeof SellerPathParams>;
+
+/** Suspending and lifting a suspension both need a reason: it is kept with who and when. */
+export const SuspensionRequest = z.object({ reason: z.string().trim().min(1).max(500) });
+export type SuspensionRequest = z.infer<typeof SuspensionRequest>;
+
+/**
+ * One suspension of a seller's withdrawals in one environment: in force while `lifted_at` is null.
+ * `suspended_by` and `lifted_by` are the operators' user ids.
+ */
+export const WithdrawalSuspension = z.object({
+  id: uuid,
+  seller: z.object({ id: uuid, name: z.string().nullable() }),
+  environment: Environment,
+  reason: z.string(),
+  suspended_at: datetime,
+  suspended_by: z.string(),
+  lifted_at: datetime.nullable(),
+  lifted_by: z.string().nullable(),
+  lift_reason: z.string().nullable(),
+});
+export type WithdrawalSuspension = z.infer<typeof WithdrawalSuspension>;
+export const WithdrawalSuspensionResponse = dataResponse(WithdrawalSuspension);
+export type WithdrawalSuspensionResponse = z.infer<typeof WithdrawalSuspensionResponse>;
+export const WithdrawalSuspensionListResponse = dataResponse(listResponse(WithdrawalSuspension));
+export type WithdrawalSuspensionListResponse = z.infer<typeof WithdrawalSuspensionListResponse>;
+
+/** `GET /ops/withdrawals/suspensions/`: those in force by default; `seller_id` for one seller's history. */
+export const SuspensionListQuery = ListQuery.extend({
+  active: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true')
+    .meta({ description: 'true (default): suspensions in force only; false: every one, lifted included' }),
+  seller_id: uuid.optional(),
+});
+export type SuspensionListQuery = z.infer<typeof SuspensionListQuery>;

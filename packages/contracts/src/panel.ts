@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Environment, Role, dataResponse, datetime, listResponse } from './common';
-import { Withdrawal } from './finance';
+import { ReviewReason, Withdrawal } from './finance';
 
 // The seller panel's own routes (`/panel/api/`): sessions and API keys, which only a logged-in person
 // may manage. Everything else the panel shows goes through the public API's routes and contracts.
@@ -59,12 +59,21 @@ export type CreatedApiKeyResponse = z.infer<typeof CreatedApiKeyResponse>;
 
 /**
  * An entry of `GET /ops/withdrawals/` as the withdrawals service presents it: a withdrawal plus the
- * environment and the seller it belongs to (the panel's operator queue shows both).
+ * environment and the seller it belongs to (the panel's operator queue shows both), why it waits for
+ * an operator (`review_reasons`, empty when it was cleared for the automatic approval) and the seller's
+ * withdrawal suspension in force, if any (docs/finance.md, "Payout controls").
  */
 export const OperatorWithdrawal = Withdrawal.extend({
   environment: Environment,
-  seller: z.object({ id: z.string(), name: z.string() }),
+  seller: z.object({
+    id: z.string(),
+    name: z.string(),
+    suspension: z.object({ reason: z.string(), suspended_at: datetime, suspended_by: z.string() }).nullable(),
+  }),
+  review_reasons: z.array(ReviewReason),
 });
+export const OperatorWithdrawalResponse = dataResponse(OperatorWithdrawal);
+export type OperatorWithdrawalResponse = z.infer<typeof OperatorWithdrawalResponse>;
 export type OperatorWithdrawal = z.infer<typeof OperatorWithdrawal>;
 export const OperatorWithdrawalListResponse = dataResponse(listResponse(OperatorWithdrawal));
 export type OperatorWithdrawalListResponse = z.infer<typeof OperatorWithdrawalListResponse>;

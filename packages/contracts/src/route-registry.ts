@@ -4,14 +4,21 @@ import { ErrorBody } from './errors';
 import { EventListQuery, EventListResponse, EventPathParams, EventRecordResponse } from './event-log';
 import {
   BalanceResponse,
+  CancelWithdrawalRequest,
   CreateWithdrawalRequest,
   DenyWithdrawalRequest,
   OpsWithdrawalListQuery,
+  SellerPathParams,
+  SuspensionListQuery,
+  SuspensionRequest,
   WithdrawalListQuery,
   WithdrawalListResponse,
   WithdrawalPathParams,
   WithdrawalResponse,
+  WithdrawalSuspensionListResponse,
+  WithdrawalSuspensionResponse,
 } from './finance';
+import { OperatorWithdrawalListResponse, OperatorWithdrawalResponse } from './panel';
 import {
   CreateOrderRequest,
   CreateOrderResponse,
@@ -501,11 +508,22 @@ export const routes: RouteDoc[] = [
     operationId: 'createWithdrawal',
     summary: 'Request a withdrawal to a PIX key',
     description:
-      'Holds the amount until the withdrawal is paid, denied or failed. Emits withdrawal.requested.',
+      'Holds the amount until the withdrawal is paid, denied, failed or canceled. Emits ' +
+      'withdrawal.requested. It is approved automatically when below the automatic approval limit, ' +
+      "within the seller's rolling 24 h caps and, when so configured, to a PIX key already paid to; " +
+      'otherwise it waits for an operator.',
     tag: 'Finance',
     auth: true,
     body: CreateWithdrawalRequest,
-    responses: { 201: ok(WithdrawalResponse, 'Withdrawal requested') },
+    responses: {
+      201: ok(WithdrawalResponse, 'Withdrawal requested'),
+      403: {
+        description:
+          "`withdrawals_suspended`: an operator suspended the seller's withdrawals in this environment; " +
+          'nothing was held',
+        schema: ErrorBody,
+      },
+    },
   },
   {
     method: 'get',
@@ -535,10 +553,62 @@ export const routes: RouteDoc[] = [
     summary:
       "Withdrawals across sellers of the operator key's environment (PENDING by default); answers add " +
       'environment and seller. `environment` naming the other one is a 403.',
+    description:
+      'Each withdrawal adds `review_reasons` (why it waits for an operator; empty when cleared for the ' +
+      "automatic approval) and `seller.suspension` (the seller's withdrawal suspension in force, or null).",
     tag: 'Operations',
     auth: true,
     query: OpsWithdrawalListQuery,
-    responses: { 200: ok(WithdrawalListResponse) },
+    responses: { 200: ok(OperatorWithdrawalListResponse) },
+  },
+  // Before `{uuid}`: the first documented route a path matches labels it (gateway routing.ts).
+  {
+    method: 'get',
+    path: '/ops/withdrawals/suspensions/',
+    operationId: 'listWithdrawalSuspensions',
+    summary: "Sellers whose withdrawals are suspended in the operator key's environment, newest first",
+    description:
+      '`active=false` lists lifted suspensions too (the history); `seller_id` narrows to one seller.',
+    tag: 'Operations',
+    auth: true,
+    query: SuspensionListQuery,
+    responses: { 200: ok(WithdrawalSuspensionListResponse) },
+  },
+  {
+    method: 'post',
+    path: '/ops/withdrawals/sellers/{seller_id}/suspend/',
+    operationId: 'suspendSellerWithdrawals',
+    summary: "Suspend a seller's withdrawals in the operator key's environment",
+    description:
+      'The seller can request no withdrawal (403 `withdrawals_suspended`); its PENDING withdrawals are ' +
+      'not approved (automatically or by an operator) and its APPROVED ones are not sent to the PSP until ' +
+      'the suspension is lifted; they may still be denied or canceled. A payout already at the PSP ' +
+      '(PROCESSING) finishes. The reason, the operator and the time are kept.',
+    tag: 'Operations',
+    auth: true,
+    params: SellerPathParams,
+    body: SuspensionRequest,
+    responses: {
+      200: ok(WithdrawalSuspensionResponse),
+      409: { description: 'The seller is already suspended in this environment', schema: ErrorBody },
+    },
+  },
+  {
+    method: 'post',
+    path: '/ops/withdrawals/sellers/{seller_id}/unsuspend/',
+    operationId: 'unsuspendSellerWithdrawals',
+    summary: "Lift the suspension of a seller's withdrawals in the operator key's environment",
+    description:
+      'Held withdrawals go on: PENDING ones cleared for the automatic approval are approved by the next ' +
+      'run, APPROVED ones are sent. The reason, the operator and the time are kept with the suspension.',
+    tag: 'Operations',
+    auth: true,
+    params: SellerPathParams,
+    body: SuspensionRequest,
+    responses: {
+      200: ok(WithdrawalSuspensionResponse),
+      409: { description: 'The seller is not suspended in this environment', schema: ErrorBody },
+    },
   },
   {
     method: 'get',
@@ -548,7 +618,7 @@ export const routes: RouteDoc[] = [
     tag: 'Operations',
     auth: true,
     params: WithdrawalPathParams,
-    responses: { 200: ok(WithdrawalResponse) },
+    responses: { 200: ok(OperatorWithdrawalResponse) },
   },
   {
     method: 'post',
@@ -558,7 +628,13 @@ export const routes: RouteDoc[] = [
     tag: 'Operations',
     auth: true,
     params: WithdrawalPathParams,
-    responses: { 200: ok(WithdrawalResponse), 409: { description: 'Not PENDING', schema: ErrorBody } },
+    responses: {
+      200: ok(OperatorWithdrawalResponse),
+      409: {
+        description: "Not PENDING (the message names its status), or the seller's withdrawals are suspended",
+        schema: ErrorBody,
+      },
+    },
   },
   {
     method: 'post',
@@ -570,7 +646,29 @@ export const routes: RouteDoc[] = [
     params: WithdrawalPathParams,
     body: DenyWithdrawalRequest,
     bodyRequired: false,
-    responses: { 200: ok(WithdrawalResponse), 409: { description: 'Not PENDING', schema: ErrorBody } },
+    responses: {
+      200: ok(OperatorWithdrawalResponse),
+      409: { description: 'Not PENDING', schema: ErrorBody },
+    },
+  },
+  {
+    method: 'post',
+    path: '/ops/withdrawals/{uuid}/cancel/',
+    operationId: 'cancelWithdrawal',
+    summary: 'Cancel an approved withdrawal not sent to the PSP yet',
+    description:
+      'APPROVED to CANCELED: the hold returns to the available balance and `withdrawal.canceled` is ' +
+      'emitted, in one transaction. A withdrawal the payout worker already sent (PROCESSING, PAID, ' +
+      'FAILED) or that is not APPROVED is a 409 naming its status; deny a PENDING one instead.',
+    tag: 'Operations',
+    auth: true,
+    params: WithdrawalPathParams,
+    body: CancelWithdrawalRequest,
+    bodyRequired: false,
+    responses: {
+      200: ok(OperatorWithdrawalResponse),
+      409: { description: 'Not APPROVED (already sent to the PSP, or not approved)', schema: ErrorBody },
+    },
   },
   // PSP
   {

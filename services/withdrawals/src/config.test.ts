@@ -7,6 +7,9 @@ describe('withdrawals configuration', () => {
       PORT: 3003,
       WITHDRAWAL_MIN_AMOUNT: 100,
       WITHDRAWAL_AUTO_APPROVE_BELOW: 0,
+      WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT: 10,
+      WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT: 500000,
+      WITHDRAWAL_NEW_PIX_KEY_REVIEW: false,
       PAYOUT_PSP: 'sandbox',
       PAYOUT_PSP_TEST: 'sandbox',
       PAYOUT_INTERVAL_MS: 1000,
@@ -38,6 +41,36 @@ describe('withdrawals configuration', () => {
     expect(() => loadWithdrawalsConfig({ RECONCILE_INTERVAL_MS: '-1', PAYMENTS_URL: 'payments' })).toThrow(
       /PAYMENTS_URL[\s\S]*RECONCILE_INTERVAL_MS/,
     );
+  });
+
+  it('reads the payout controls, and refuses a negative cap or a flag that is not a boolean', () => {
+    expect(
+      loadWithdrawalsConfig({
+        WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT: '0',
+        WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT: '250000',
+        WITHDRAWAL_NEW_PIX_KEY_REVIEW: 'true',
+      }),
+    ).toMatchObject({
+      WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT: 0,
+      WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT: 250000,
+      WITHDRAWAL_NEW_PIX_KEY_REVIEW: true,
+    });
+    let error: unknown;
+    try {
+      loadWithdrawalsConfig({
+        WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT: '-1',
+        WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT: '1.5',
+        WITHDRAWAL_NEW_PIX_KEY_REVIEW: 'maybe',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT',
+      'WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT',
+      'WITHDRAWAL_NEW_PIX_KEY_REVIEW',
+    ]);
   });
 
   it('names every bad variable', () => {

@@ -41,6 +41,15 @@ export const withdrawalsEnv = {
   WITHDRAWAL_MIN_AMOUNT: cents.min(1).default(100),
   /** Withdrawals below this amount (cents) are approved without an operator; 0 turns it off. */
   WITHDRAWAL_AUTO_APPROVE_BELOW: cents.default(0),
+  /**
+   * At most this many withdrawals per seller and environment are approved without an operator in any
+   * rolling 24 hours; the next wait for one (docs/finance.md, "Payout controls"). 0: no cap.
+   */
+  WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  /** At most this many cents per seller and environment approved without an operator in 24 h; 0: no cap. */
+  WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT: cents.default(500_000),
+  /** true: a withdrawal to a PIX key the seller was never paid to waits for an operator. */
+  WITHDRAWAL_NEW_PIX_KEY_REVIEW: env.bool.default(false),
   /** The live environment's payout PSP. */
   PAYOUT_PSP: payoutPsp().default('sandbox'),
   /** The test environment's: the sandbox, or a PSP's homologation endpoint (the PAYOUT_PSP_TEST_ group). */

@@ -79,6 +79,12 @@ export async function startWithdrawals(
       mountRoutes(app, {
         runtime,
         minAmount: config.WITHDRAWAL_MIN_AMOUNT,
+        autoApproval: {
+          autoApproveBelow: config.WITHDRAWAL_AUTO_APPROVE_BELOW,
+          dailyCount: config.WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT,
+          dailyAmount: config.WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT,
+          reviewNewPixKey: config.WITHDRAWAL_NEW_PIX_KEY_REVIEW,
+        },
         onApproved: () => payouts.kick(),
         onRequested: () => {
           if (config.WITHDRAWAL_AUTO_APPROVE_BELOW > 0) payouts.kick();

@@ -1,5 +1,5 @@
-import { BigIntType, EntitySchema } from '@mikro-orm/core';
-import type { Environment, PixKeyType, WithdrawalStatus } from '@seller-api/contracts';
+import { ArrayType, BigIntType, EntitySchema } from '@mikro-orm/core';
+import type { Environment, PixKeyType, ReviewReason, WithdrawalStatus } from '@seller-api/contracts';
 import type { ChargeStatus, FundsPosition } from '../domain/order-funds';
 
 // Amounts are integer cents in bigint columns, read as numbers (they stay far below 2^53).
@@ -30,6 +30,17 @@ export interface WithdrawalRow {
   paidAt: Date | null;
   failedAt: Date | null;
   failureReason: string | null;
+  /**
+   * Cleared for the automatic approval by its request (docs/finance.md, "Payout controls"): what the
+   * rolling 24 h caps count. False for a withdrawal that waits for an operator, and for rows of before.
+   */
+  autoApprovable: boolean;
+  /** Why it waits for an operator; empty when cleared for the automatic approval. */
+  reviewReasons: ReviewReason[];
+  canceledAt: Date | null;
+  /** The operator who canceled it (APPROVED, not yet sent). */
+  canceledBy: string | null;
+  cancelReason: string | null;
 }
 
 export const WithdrawalSchema = new EntitySchema<WithdrawalRow>({
@@ -54,6 +65,11 @@ export const WithdrawalSchema = new EntitySchema<WithdrawalRow>({
     paidAt: timestamp(true),
     failedAt: timestamp(true),
     failureReason: { type: 'string', nullable: true },
+    autoApprovable: { type: 'boolean', default: false },
+    reviewReasons: { type: new ArrayType<ReviewReason>(), columnType: 'text[]' },
+    canceledAt: timestamp(true),
+    canceledBy: { type: 'string', nullable: true },
+    cancelReason: { type: 'string', nullable: true },
   },
 });
 

@@ -300,6 +300,50 @@ class Migration20261210RefundFailures extends Migration {
   }
 }
 
+/**
+ * Payout controls (docs/finance.md, "Payout controls"): each withdrawal says whether its request cleared
+ * it for the automatic approval (the rolling 24 h caps count those) and, if not, why it waits for an
+ * operator; CANCELED is an operator's cancel of an APPROVED withdrawal before it was sent; a seller's
+ * withdrawals may be suspended per environment, with the history of suspensions kept.
+ */
+class Migration20261211PayoutControls extends Migration {
+  override async up(): Promise<void> {
+    // Rows from before stay false: an older replica's request (a rolling deploy) waits for an operator.
+    this.addSql(`alter table withdrawals.withdrawals
+      drop constraint withdrawals_status_check,
+      add constraint withdrawals_status_check
+        check (status in ('PENDING', 'APPROVED', 'DENIED', 'PROCESSING', 'PAID', 'FAILED', 'CANCELED')),
+      add column auto_approvable boolean not null default false,
+      add column review_reasons text[] not null default '{}',
+      add column canceled_at timestamptz(3),
+      add column canceled_by text,
+      add column cancel_reason text`);
+    // The caps read the seller's cleared withdrawals of the last 24 hours, under the seller's lock.
+    this.addSql(`create index withdrawals_auto_window_idx on withdrawals.withdrawals
+      (seller_id, environment, created_at) where auto_approvable`);
+    // "A PIX key never paid to by this seller": one lookup per request.
+    this.addSql(`create index withdrawals_paid_keys_idx on withdrawals.withdrawals
+      (seller_id, environment, pix_key_type, pix_key) where status = 'PAID'`);
+    this.addSql(`create table withdrawals.seller_suspensions (
+      id uuid primary key,
+      seller_id uuid not null,
+      environment text not null check (environment in ('test', 'live')),
+      reason text not null check (length(reason) between 1 and 500),
+      suspended_at timestamptz(3) not null,
+      suspended_by text not null,
+      lifted_at timestamptz(3),
+      lifted_by text,
+      lift_reason text check (lift_reason is null or length(lift_reason) between 1 and 500),
+      check ((lifted_at is null) = (lifted_by is null) and (lifted_at is null) = (lift_reason is null))
+    )`);
+    // At most one suspension in force per seller and environment, whatever two operators do at once.
+    this.addSql(`create unique index seller_suspensions_active_idx on withdrawals.seller_suspensions
+      (seller_id, environment) where lifted_at is null`);
+    this.addSql(`create index seller_suspensions_list_idx on withdrawals.seller_suspensions
+      (environment, suspended_at desc, id desc)`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
@@ -312,4 +356,5 @@ export const migrations = [
   { name: 'Migration20261208ReconciliationBalanceCheck', class: Migration20261208ReconciliationBalanceCheck },
   { name: 'Migration20261209RefundHolds', class: Migration20261209RefundHolds },
   { name: 'Migration20261210RefundFailures', class: Migration20261210RefundFailures },
+  { name: 'Migration20261211PayoutControls', class: Migration20261211PayoutControls },
 ];

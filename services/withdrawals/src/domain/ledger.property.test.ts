@@ -53,6 +53,7 @@ type ChargeAction = keyof typeof CHARGE_MOVES;
 const WITHDRAWAL_MOVES: Record<WithdrawalAction, { from: WithdrawalStatus; to: WithdrawalStatus }> = {
   approve: { from: 'PENDING', to: 'APPROVED' },
   deny: { from: 'PENDING', to: 'DENIED' },
+  cancel: { from: 'APPROVED', to: 'CANCELED' },
   start_payout: { from: 'APPROVED', to: 'PROCESSING' },
   payout_paid: { from: 'PROCESSING', to: 'PAID' },
   payout_failed: { from: 'PROCESSING', to: 'FAILED' },
@@ -75,7 +76,7 @@ class Model {
   get own(): number {
     const sales = this.orders.filter((o) => o.status === 'PAID').reduce((s, o) => s + o.amounts.net, 0);
     const out = this.withdrawals
-      .filter((w) => w.status !== 'DENIED' && w.status !== 'FAILED')
+      .filter((w) => w.status !== 'DENIED' && w.status !== 'FAILED' && w.status !== 'CANCELED')
       .reduce((s, w) => s + w.amount, 0);
     return sales - out;
   }

@@ -5,6 +5,7 @@ import { scrub } from '@seller-api/service-kit';
 import { WithdrawalSchema, type WithdrawalRow } from '../db/entities';
 import { enqueueWithdrawalEvent } from '../events/payloads';
 import { lockSellerFunds } from '../db/balances';
+import { lockAutoApprovable, lockPayoutsDue } from '../db/payout-controls';
 import { postEntries } from './journal';
 import { moveWithdrawal } from './withdrawal-state';
 
@@ -62,19 +63,19 @@ export interface PayoutRules {
 const nowOf = (rules: PayoutRules) => rules.now?.() ?? new Date();
 
 /**
- * Approves, without an operator, PENDING withdrawals below the threshold. Done by the payout worker,
- * not the request, so the request always answers PENDING and a crash in between only delays it. Rows
- * are claimed with SKIP LOCKED and no seller lock is taken (an approval posts nothing), so this never
- * waits on a request or an operator.
+ * Approves, without an operator, the PENDING withdrawals their request cleared for it (below the
+ * threshold, within the seller's rolling caps, to a known key when that is asked: domain/payout-controls.ts)
+ * of sellers whose withdrawals are not suspended. Done by the payout worker, not the request, so the
+ * request always answers PENDING and a crash in between only delays it. Rows are claimed with SKIP
+ * LOCKED and no seller lock is taken (an approval posts nothing), so this never waits on a request or
+ * an operator.
  */
 export async function autoApprove(em: EntityManager, rules: PayoutRules, limit = 20): Promise<number> {
   if (rules.autoApproveBelow <= 0) return 0;
   return em.fork().transactional(async (tx) => {
-    const due = await tx.find(
-      WithdrawalSchema,
-      { status: 'PENDING', amount: { $lt: rules.autoApproveBelow } },
-      { orderBy: { createdAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
-    );
+    const ids = await lockAutoApprovable(tx, rules.autoApproveBelow, limit);
+    if (ids.length === 0) return 0;
+    const due = await tx.find(WithdrawalSchema, { id: { $in: ids } }, { orderBy: { createdAt: 'asc' } });
     for (const w of due) {
       const move = moveWithdrawal(w.status, 'approve', w.amount);
       if (!move.ok) continue;
@@ -83,12 +84,12 @@ export async function autoApprove(em: EntityManager, rules: PayoutRules, limit =
       w.decidedBy = 'auto';
       enqueueWithdrawalEvent(tx, move.event, w);
     }
-    return due.length;
+    return ids.length;
   });
 }
 
 /**
- * Claims payouts to make: APPROVED withdrawals move to PROCESSING (`withdrawal.processing`), and
+ * Claims payouts to make: APPROVED withdrawals (of sellers not suspended) move to PROCESSING (`withdrawal.processing`), and
  * PROCESSING ones whose lease ran out are taken again. `processingAt` is the lease: another replica
  * leaves the row alone until it expires, so one payout is asked about by one worker at a time.
  */
@@ -99,16 +100,11 @@ export async function claimPayouts(
 ): Promise<WithdrawalRow[]> {
   const now = nowOf(rules);
   return em.fork().transactional(async (tx) => {
-    const rows = await tx.find(
-      WithdrawalSchema,
-      {
-        $or: [
-          { status: 'APPROVED' },
-          { status: 'PROCESSING', processingAt: { $lte: new Date(now.getTime() - rules.retryAfterMs) } },
-        ],
-      },
-      { orderBy: { createdAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
-    );
+    // A suspended seller's APPROVED withdrawals wait; an operator may cancel one meanwhile, under the
+    // row lock this claim takes, so exactly one of the two moves it (docs/finance.md, "Payout controls").
+    const ids = await lockPayoutsDue(tx, new Date(now.getTime() - rules.retryAfterMs), limit);
+    if (ids.length === 0) return [];
+    const rows = await tx.find(WithdrawalSchema, { id: { $in: ids } }, { orderBy: { createdAt: 'asc' } });
     for (const w of rows) {
       if (w.status === 'APPROVED') {
         const move = moveWithdrawal(w.status, 'start_payout', w.amount);

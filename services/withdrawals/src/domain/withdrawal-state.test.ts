@@ -8,6 +8,7 @@ describe('withdrawal state machine', () => {
     ['APPROVED', 'start_payout', 'PROCESSING', 'withdrawal.processing', null],
     ['PROCESSING', 'payout_paid', 'PAID', 'withdrawal.paid', 'withdrawal_paid'],
     ['PROCESSING', 'payout_failed', 'FAILED', 'withdrawal.failed', 'withdrawal_released'],
+    ['APPROVED', 'cancel', 'CANCELED', 'withdrawal.canceled', 'withdrawal_released'],
   ] as const)('%s --%s--> %s with %s', (from, action, to, event, entry) => {
     const move = moveWithdrawal(from, action, 5000);
     expect(move).toMatchObject({ ok: true, from, to, event });
@@ -34,5 +35,17 @@ describe('withdrawal state machine', () => {
     expect(moveWithdrawal('PENDING', 'start_payout', 1).ok).toBe(false);
     expect(moveWithdrawal('APPROVED', 'payout_paid', 1).ok).toBe(false);
     expect(moveWithdrawal('FAILED', 'payout_failed', 1).ok).toBe(false);
+  });
+
+  it('cancels an APPROVED withdrawal only: once sent (PROCESSING) the money may be on its way', () => {
+    for (const status of ['PENDING', 'DENIED', 'PROCESSING', 'PAID', 'FAILED', 'CANCELED'] as const) {
+      expect(moveWithdrawal(status, 'cancel', 1)).toEqual({
+        ok: false,
+        message: `Only an APPROVED withdrawal can be canceled; this withdrawal is ${status}.`,
+      });
+    }
+    for (const action of ['approve', 'deny', 'start_payout', 'payout_paid', 'payout_failed'] as const) {
+      expect(moveWithdrawal('CANCELED', action, 1).ok).toBe(false);
+    }
   });
 });

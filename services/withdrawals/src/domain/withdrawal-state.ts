@@ -5,13 +5,14 @@ import { withdrawalPaid, withdrawalReleased, type Entry } from './ledger';
  * The withdrawal state machine (docs/finance.md, "State machine"), decided in one place:
  *
  *   (request) -> PENDING -> APPROVED -> PROCESSING -> PAID
- *                        \-> DENIED               \-> FAILED
+ *                        \-> DENIED  \-> CANCELED \-> FAILED
  *
  * Each action gives the next status, the public event it emits and the ledger entry it posts (the hold
  * is posted by the request itself, see ledger.checkWithdrawal), or a refusal that names the current
  * status. The caller applies it on the locked withdrawal row, in the transaction that stores the event.
  */
-export type WithdrawalAction = 'approve' | 'deny' | 'start_payout' | 'payout_paid' | 'payout_failed';
+export type WithdrawalAction =
+  'approve' | 'deny' | 'cancel' | 'start_payout' | 'payout_paid' | 'payout_failed';
 
 export type WithdrawalEventName = (typeof WithdrawalEvents)[keyof typeof WithdrawalEvents];
 
@@ -21,6 +22,8 @@ const MOVES: Record<
 > = {
   approve: { from: 'PENDING', to: 'APPROVED', verb: 'approved', event: WithdrawalEvents.APPROVED },
   deny: { from: 'PENDING', to: 'DENIED', verb: 'denied', event: WithdrawalEvents.DENIED },
+  // Only before the payout worker sent it: PROCESSING may already be money on its way.
+  cancel: { from: 'APPROVED', to: 'CANCELED', verb: 'canceled', event: WithdrawalEvents.CANCELED },
   start_payout: {
     from: 'APPROVED',
     to: 'PROCESSING',
@@ -44,9 +47,9 @@ export type WithdrawalMove =
     }
   | { ok: false; message: string };
 
-/** The ledger effect of reaching `to`: the hold is released (DENIED, FAILED) or paid out (PAID). */
+/** The ledger effect of reaching `to`: the hold is released (DENIED, FAILED, CANCELED) or paid out (PAID). */
 function entryFor(to: WithdrawalStatus, amount: number): Entry | null {
-  if (to === 'DENIED' || to === 'FAILED') return withdrawalReleased(amount);
+  if (to === 'DENIED' || to === 'FAILED' || to === 'CANCELED') return withdrawalReleased(amount);
   if (to === 'PAID') return withdrawalPaid(amount);
   return null;
 }
@@ -60,7 +63,7 @@ export function moveWithdrawal(
   if (current !== rule.from) {
     return {
       ok: false,
-      message: `Only a ${rule.from} withdrawal can be ${rule.verb}; this withdrawal is ${current}.`,
+      message: `Only ${/^[AEIOU]/.test(rule.from) ? 'an' : 'a'} ${rule.from} withdrawal can be ${rule.verb}; this withdrawal is ${current}.`,
     };
   }
   return { ok: true, from: current, to: rule.to, event: rule.event, entry: entryFor(rule.to, amount) };

@@ -10,6 +10,7 @@ import {
   type WithdrawalStatus,
 } from '@seller-api/contracts';
 import {
+  HttpError,
   assertOwned,
   badRequest,
   conflict,
@@ -23,17 +24,43 @@ import {
 import { WithdrawalSchema, type WithdrawalRow } from '../db/entities';
 import { enqueueWithdrawalEvent } from '../events/payloads';
 import { availableOf, lockSellerFunds } from '../db/balances';
+import {
+  activeSuspension,
+  autoApprovalUsage,
+  isKnownPixKey,
+  type SuspensionRow,
+} from '../db/payout-controls';
 import { postEntries } from './journal';
 import { checkWithdrawal } from './ledger';
+import { reviewReasons, windowStart, type AutoApprovalRules } from './payout-controls';
 import { moveWithdrawal } from './withdrawal-state';
 
 export interface WithdrawalRules {
   /** WITHDRAWAL_MIN_AMOUNT, in cents. */
   minAmount: number;
+  /** The automatic approval's limit, caps and new-key review (domain/payout-controls.ts); unset: off. */
+  autoApproval?: AutoApprovalRules;
   now?: () => Date;
 }
 
+/** The 403 of a suspended seller's request (docs/finance.md, "Payout controls"): nothing is held. */
+export function suspendedError(suspension: Pick<SuspensionRow, 'suspendedAt'>): HttpError {
+  return new HttpError(
+    403,
+    'withdrawals_suspended',
+    `Withdrawals are suspended for this account since ${suspension.suspendedAt.toISOString()}; contact support.`,
+  );
+}
+
 const INVALID = 'Invalid withdrawal.';
+
+/** No automatic approval: every withdrawal waits for an operator. */
+const MANUAL_ONLY: AutoApprovalRules = {
+  autoApproveBelow: 0,
+  dailyCount: 0,
+  dailyAmount: 0,
+  reviewNewPixKey: false,
+};
 
 /** The body checked against the contract and the minimum at once, so the seller sees every problem. */
 function parseRequest(body: unknown, minAmount: number): CreateWithdrawalRequest {
@@ -63,8 +90,21 @@ export async function requestWithdrawal(
   const owner = { sellerId: scope.sellerId, environment: scope.environment };
   return inTransaction(em, async (tx) => {
     await lockSellerFunds(tx, owner);
+    // Under the lock: a suspension committed before is seen, and one made after waits for this request.
+    const suspension = await activeSuspension(tx, owner);
+    if (suspension) throw suspendedError(suspension);
     const decided = checkWithdrawal(await availableOf(tx, owner), input.amount, rules.minAmount);
     if (!decided.ok) throw badRequest(INVALID, { amount: [decided.message] });
+    const now = rules.now?.() ?? new Date();
+    // The caps read what earlier requests cleared, under the same lock: two requests at the cap take
+    // turns, and the second counts the first.
+    const auto = rules.autoApproval ?? MANUAL_ONLY;
+    const reasons = reviewReasons(
+      input.amount,
+      await autoApprovalUsage(tx, owner, windowStart(now)),
+      auto.reviewNewPixKey ? await isKnownPixKey(tx, owner, input.pix_key, input.pix_key_type) : true,
+      auto,
+    );
     const withdrawal = tx.create(WithdrawalSchema, {
       id: randomUUID(),
       ...owner,
@@ -73,7 +113,7 @@ export async function requestWithdrawal(
       pixKey: input.pix_key,
       pixKeyType: input.pix_key_type,
       status: 'PENDING',
-      createdAt: rules.now?.() ?? new Date(),
+      createdAt: now,
       decidedAt: null,
       decidedBy: null,
       denyReason: null,
@@ -83,6 +123,11 @@ export async function requestWithdrawal(
       paidAt: null,
       failedAt: null,
       failureReason: null,
+      autoApprovable: reasons.length === 0,
+      reviewReasons: reasons,
+      canceledAt: null,
+      canceledBy: null,
+      cancelReason: null,
     });
     tx.persist(withdrawal);
     await postEntries(tx, owner, { withdrawalId: withdrawal.id, cause: 'requested' }, [decided.entry]);
@@ -143,13 +188,17 @@ export async function getForOperator(
   return withdrawal;
 }
 
-export type Decision = { action: 'approve' } | { action: 'deny'; reason: string | null };
+export type Decision =
+  | { action: 'approve' }
+  | { action: 'deny'; reason: string | null }
+  | { action: 'cancel'; reason: string | null };
 
 /**
- * An operator's approve or deny (or the automatic approval, `decidedBy: 'auto'`). Decided on the locked
- * row under the seller's lock; a deny releases the hold in the same transaction as its event. A wrong
- * move is a 409 naming the current status. `environment`: an operator's, who decides only withdrawals
- * of its own environment; one of the other is not found (404), as if it did not exist.
+ * An operator's approve, deny or cancel. Decided on the locked row under the seller's lock; a deny or a
+ * cancel releases the hold in the same transaction as its event. A wrong move is a 409 naming the
+ * current status: a cancel that the payout worker's claim beat (it locks the row too) finds PROCESSING.
+ * A suspended seller's withdrawal is not approved (409). `environment`: an operator's, who decides only
+ * withdrawals of its own environment; one of the other is not found (404), as if it did not exist.
  */
 export async function decideWithdrawal(
   em: EntityManager,
@@ -172,9 +221,19 @@ export async function decideWithdrawal(
     const w = await tx.findOneOrFail(WithdrawalSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const move = moveWithdrawal(w.status, decision.action, w.amount);
     if (!move.ok) throw conflict(move.message);
+    if (decision.action === 'approve' && (await activeSuspension(tx, owner))) {
+      throw conflict("This seller's withdrawals are suspended; lift the suspension before approving.");
+    }
     w.status = move.to;
-    w.decidedAt = now();
-    w.decidedBy = decidedBy;
+    if (decision.action === 'cancel') {
+      // decided_at keeps the approval; the cancel has its own time and author.
+      w.canceledAt = now();
+      w.canceledBy = decidedBy;
+      w.cancelReason = decision.reason;
+    } else {
+      w.decidedAt = now();
+      w.decidedBy = decidedBy;
+    }
     if (decision.action === 'deny') w.denyReason = decision.reason;
     if (move.entry) await postEntries(tx, owner, { withdrawalId: w.id, cause: move.to }, [move.entry]);
     enqueueWithdrawalEvent(tx, move.event, w);

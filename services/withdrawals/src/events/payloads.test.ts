@@ -22,6 +22,11 @@ function row(overrides: Partial<WithdrawalRow> = {}): WithdrawalRow {
     paidAt: new Date('2025-06-21T12:30:08.150Z'),
     failedAt: null,
     failureReason: null,
+    autoApprovable: false,
+    reviewReasons: [],
+    canceledAt: null,
+    canceledBy: null,
+    cancelReason: null,
     ...overrides,
   };
 }
@@ -53,7 +58,15 @@ describe('withdrawal event payloads', () => {
     expect(JSON.stringify(data)).not.toContain(key);
   });
 
-  it('adds the reason to denied and failed, and only to them', () => {
+  it('adds the reason to denied, failed and canceled, and only to them', () => {
+    const canceled = withdrawalEventData(
+      'withdrawal.canceled',
+      row({ status: 'CANCELED', cancelReason: 'Fraud suspected.' }),
+    );
+    expect(WithdrawalReasonEventData.parse(canceled).withdrawal).toMatchObject({
+      status: 'CANCELED',
+      reason: 'Fraud suspected.',
+    });
     const denied = withdrawalEventData('withdrawal.denied', row({ status: 'DENIED', denyReason: 'No.' }));
     expect(WithdrawalReasonEventData.parse(denied).withdrawal.reason).toBe('No.');
     const failed = withdrawalEventData('withdrawal.failed', row({ status: 'FAILED', failureReason: null }));

@@ -12,7 +12,7 @@ import { EXCHANGE } from './topology';
 
 /**
  * The `data` of every withdrawal.* event (docs/events.md): the PIX key masked by type,
- * no internal ids. denied and failed add `reason`. Parsed with the contract, so a drift fails here and
+ * no internal ids. denied, failed and canceled add `reason`. Parsed with the contract, so a drift fails here and
  * never reaches a receiver.
  */
 export function withdrawalEventData(
@@ -30,8 +30,15 @@ export function withdrawalEventData(
     bank_data: { pix_key: maskPixKey(w.pixKey, w.pixKeyType), pix_key_type: w.pixKeyType },
     seller: { name: w.sellerName },
   };
-  if (name === WithdrawalEvents.DENIED || name === WithdrawalEvents.FAILED) {
-    const reason = name === WithdrawalEvents.DENIED ? w.denyReason : w.failureReason;
+  const reason =
+    name === WithdrawalEvents.DENIED
+      ? w.denyReason
+      : name === WithdrawalEvents.FAILED
+        ? w.failureReason
+        : name === WithdrawalEvents.CANCELED
+          ? w.cancelReason
+          : undefined;
+  if (reason !== undefined) {
     return WithdrawalReasonEventData.parse({ withdrawal: { ...withdrawal, reason }, ...rest });
   }
   return WithdrawalEventData.parse({ withdrawal, ...rest });

@@ -1,6 +1,10 @@
 import {
+  CancelWithdrawalRequest,
   DenyWithdrawalRequest,
   OpsWithdrawalListQuery,
+  SellerPathParams,
+  SuspensionListQuery,
+  SuspensionRequest,
   OrderPathParams,
   RefundHoldRequest,
   RefundReleaseRequest,
@@ -9,6 +13,8 @@ import {
   type Environment,
 } from '@seller-api/contracts';
 import {
+  decodeCursor,
+  encodeCursor,
   forbidden,
   identityOf,
   keyedRequest,
@@ -20,6 +26,10 @@ import {
 } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
 import { balanceOf } from '../db/balances';
+import type { WithdrawalRow } from '../db/entities';
+import { activeSuspensionsOf, listSuspensions } from '../db/payout-controls';
+import type { AutoApprovalRules } from '../domain/payout-controls';
+import { suspendSeller, unsuspendSeller } from '../domain/suspensions';
 import { holdRefund, releaseRefund } from '../domain/refund-holds';
 import {
   decideWithdrawal,
@@ -30,11 +40,13 @@ import {
   requestWithdrawal,
   type Decision,
 } from '../domain/withdrawals';
-import { presentForOperator, presentWithdrawal } from './presenters';
+import { presentForOperator, presentSuspension, presentWithdrawal } from './presenters';
 
 export interface RouteDeps {
   runtime: Runtime;
   minAmount: number;
+  /** The automatic approval's limit, caps and new-key review (docs/finance.md, "Payout controls"). */
+  autoApproval: AutoApprovalRules;
   /** Called after an approval commits, so the payout starts at once instead of at the next poll. */
   onApproved(): void;
   /** Called after a request commits (an automatic approval may be due). */
@@ -57,9 +69,22 @@ function operatorOf(req: Request): { userId: string; environment: Environment } 
 
 const orderId = (req: Request) => parseOrThrow(OrderPathParams, req.params, 'Invalid order id.').uuid;
 
+const sellerId = (req: Request) => parseOrThrow(SellerPathParams, req.params, 'Invalid seller id.').seller_id;
+
 export function mountRoutes(app: Express, deps: RouteDeps): void {
   const { runtime } = deps;
   const em = () => runtime.orm.em.fork();
+  const rules = { minAmount: deps.minAmount, autoApproval: deps.autoApproval };
+
+  /** Operator views with each seller's suspension in force, read in one query per page. */
+  const forOperators = async (rows: WithdrawalRow[], environment: Environment, reader = em()) => {
+    const suspensions = await activeSuspensionsOf(
+      reader,
+      environment,
+      rows.map((w) => w.sellerId),
+    );
+    return rows.map((w) => presentForOperator(w, suspensions.get(w.sellerId) ?? null));
+  };
 
   app.get(
     '/finance/balance/',
@@ -75,7 +100,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
     route(async (req, res) => {
       const scope = sellerScope(req);
       const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-        const withdrawal = await requestWithdrawal(tx, scope, req.body, { minAmount: deps.minAmount });
+        const withdrawal = await requestWithdrawal(tx, scope, req.body, rules);
         return {
           status: 201,
           body: { message: 'Withdrawal requested.', data: presentWithdrawal(withdrawal) },
@@ -116,16 +141,71 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
       const { rows, next } = await listForOperators(em(), { ...query, environment: operator.environment });
       res.json({
         message: 'Withdrawals retrieved.',
-        data: { results: rows.map(presentForOperator), next_cursor: next },
+        data: { results: await forOperators(rows, operator.environment), next_cursor: next },
       });
     }),
   );
+  // Before `/ops/withdrawals/:uuid/`, which would take `suspensions` for a withdrawal id.
+  app.get(
+    '/ops/withdrawals/suspensions/',
+    route(async (req, res) => {
+      const operator = operatorOf(req);
+      const query = parseOrThrow(SuspensionListQuery, req.query, 'Invalid query.');
+      const after = query.cursor ? decodeCursor(query.cursor) : null;
+      const rows = await listSuspensions(em(), {
+        environment: operator.environment,
+        active: query.active,
+        sellerId: query.seller_id,
+        after: after ? { at: after.createdAt, id: after.id } : null,
+        limit: query.limit + 1,
+      });
+      const kept = rows.slice(0, query.limit);
+      const last = kept[kept.length - 1];
+      res.json({
+        message: 'Suspensions retrieved.',
+        data: {
+          results: kept.map(presentSuspension),
+          next_cursor:
+            rows.length > query.limit && last
+              ? encodeCursor({ createdAt: last.suspendedAt, id: last.id })
+              : null,
+        },
+      });
+    }),
+  );
+  // Suspending and lifting: per seller and the operator's environment, a reason required (kept with
+  // who and when). Keyed like every POST; lifting kicks the worker, as held payouts may now go.
+  const suspension = (path: string, lift: boolean) =>
+    app.post(
+      path,
+      route(async (req, res) => {
+        const operator = operatorOf(req);
+        const owner = { sellerId: sellerId(req), environment: operator.environment };
+        const { reason } = parseOrThrow(SuspensionRequest, req.body ?? {}, 'Invalid suspension request.');
+        const by = { userId: operator.userId, reason };
+        const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
+          const row = lift ? await unsuspendSeller(tx, owner, by) : await suspendSeller(tx, owner, by);
+          return {
+            status: 200,
+            body: {
+              message: lift ? 'Withdrawals suspension lifted.' : 'Withdrawals suspended.',
+              data: presentSuspension(row),
+            },
+          };
+        });
+        if (lift && !answer.replayed) deps.onApproved();
+        sendAnswer(res, answer);
+      }),
+    );
+  suspension('/ops/withdrawals/sellers/:seller_id/suspend/', false);
+  suspension('/ops/withdrawals/sellers/:seller_id/unsuspend/', true);
   app.get(
     '/ops/withdrawals/:uuid/',
     route(async (req, res) => {
       const operator = operatorOf(req);
       const withdrawal = await getForOperator(em(), operator.environment, withdrawalId(req));
-      res.json({ message: 'Withdrawal retrieved.', data: presentForOperator(withdrawal) });
+      const [data] = await forOperators([withdrawal], operator.environment);
+      res.json({ message: 'Withdrawal retrieved.', data });
     }),
   );
   const decide = (path: string, decision: (req: Request) => Decision, done: string) =>
@@ -141,7 +221,9 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
             environment: operator.environment,
           });
           approved = withdrawal.status === 'APPROVED';
-          return { status: 200, body: { message: done, data: presentForOperator(withdrawal) } };
+          // Read in the decision's transaction: its keyed answer is stored with it.
+          const [data] = await forOperators([withdrawal], operator.environment, tx);
+          return { status: 200, body: { message: done, data } };
         });
         if (approved) deps.onApproved();
         sendAnswer(res, answer);
@@ -156,6 +238,15 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
       reason: parseOrThrow(DenyWithdrawalRequest, req.body ?? {}, 'Invalid deny request.').reason ?? null,
     }),
     'Withdrawal denied.',
+  );
+  decide(
+    '/ops/withdrawals/:uuid/cancel/',
+    (req) => ({
+      action: 'cancel',
+      // An action route: the body may be empty (docs/api.md, "Requests").
+      reason: parseOrThrow(CancelWithdrawalRequest, req.body ?? {}, 'Invalid cancel request.').reason ?? null,
+    }),
+    'Withdrawal canceled.',
   );
 
   // Internal (orders, with the seller's signed identity; the gateway never routes /internal/): a seller's

@@ -1,0 +1,223 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment, PixKeyType } from '@seller-api/contracts';
+import type { FundsOwner } from '../domain/balance';
+import type { AutoApprovalUsage } from '../domain/payout-controls';
+
+/**
+ * The payout controls' reads and writes (docs/finance.md, "Payout controls"): the automatic approvals
+ * counted by the rolling caps, the PIX keys a seller was paid to, and sellers' withdrawal suspensions.
+ */
+
+/**
+ * The seller's withdrawals cleared for the automatic approval since `since` whose money left or may
+ * still leave without an operator (PENDING, APPROVED, PROCESSING, PAID): a denied, canceled or failed
+ * one moved nothing, so it no longer counts. Read under the seller's lock, which every status change
+ * of these statuses but the worker's (APPROVED, PROCESSING: both still counted) also takes.
+ */
+export async function autoApprovalUsage(
+  em: EntityManager,
+  owner: FundsOwner,
+  since: Date,
+): Promise<AutoApprovalUsage> {
+  const rows = await em.execute<Array<{ count: string; amount: string }>>(
+    `select count(*) as count, coalesce(sum(amount), 0) as amount from withdrawals.withdrawals
+      where seller_id = ? and environment = ? and auto_approvable and created_at > ?
+        and status in ('PENDING', 'APPROVED', 'PROCESSING', 'PAID')`,
+    [owner.sellerId, owner.environment, since],
+  );
+  return { count: Number(rows[0]?.count ?? 0), amount: Number(rows[0]?.amount ?? 0) };
+}
+
+/** Whether a withdrawal of this seller to this key was ever PAID (the key is known to work and be theirs). */
+export async function isKnownPixKey(
+  em: EntityManager,
+  owner: FundsOwner,
+  pixKey: string,
+  pixKeyType: PixKeyType,
+): Promise<boolean> {
+  const rows = await em.execute<Array<{ known: boolean }>>(
+    `select exists (select 1 from withdrawals.withdrawals
+      where seller_id = ? and environment = ? and pix_key_type = ? and pix_key = ? and status = 'PAID') as known`,
+    [owner.sellerId, owner.environment, pixKeyType, pixKey],
+  );
+  return rows[0]?.known === true;
+}
+
+export interface SuspensionRow {
+  id: string;
+  sellerId: string;
+  environment: Environment;
+  /** The seller's name on its latest withdrawal, if it ever made one. */
+  sellerName: string | null;
+  reason: string;
+  suspendedAt: Date;
+  suspendedBy: string;
+  liftedAt: Date | null;
+  liftedBy: string | null;
+  liftReason: string | null;
+}
+
+interface SuspensionRecord {
+  id: string;
+  seller_id: string;
+  environment: Environment;
+  seller_name: string | null;
+  reason: string;
+  suspended_at: Date;
+  suspended_by: string;
+  lifted_at: Date | null;
+  lifted_by: string | null;
+  lift_reason: string | null;
+}
+
+const SUSPENSION_COLUMNS = `s.id, s.seller_id, s.environment, s.reason, s.suspended_at, s.suspended_by,
+  s.lifted_at, s.lifted_by, s.lift_reason,
+  (select w.seller_name from withdrawals.withdrawals w
+    where w.seller_id = s.seller_id and w.environment = s.environment
+    order by w.created_at desc limit 1) as seller_name`;
+
+const toRow = (r: SuspensionRecord): SuspensionRow => ({
+  id: r.id,
+  sellerId: r.seller_id,
+  environment: r.environment,
+  sellerName: r.seller_name,
+  reason: r.reason,
+  suspendedAt: new Date(r.suspended_at),
+  suspendedBy: r.suspended_by,
+  liftedAt: r.lifted_at ? new Date(r.lifted_at) : null,
+  liftedBy: r.lifted_by,
+  liftReason: r.lift_reason,
+});
+
+/** The suspension in force for this seller and environment, or null. */
+export async function activeSuspension(em: EntityManager, owner: FundsOwner): Promise<SuspensionRow | null> {
+  const rows = await em.execute<SuspensionRecord[]>(
+    `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s
+      where s.seller_id = ? and s.environment = ? and s.lifted_at is null`,
+    [owner.sellerId, owner.environment],
+  );
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+/** The suspensions in force of these sellers in one environment, by seller id (the operators' queue). */
+export async function activeSuspensionsOf(
+  em: EntityManager,
+  environment: Environment,
+  sellerIds: string[],
+): Promise<Map<string, SuspensionRow>> {
+  if (sellerIds.length === 0) return new Map();
+  const rows = await em.execute<SuspensionRecord[]>(
+    `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s
+      where s.environment = ? and s.lifted_at is null and s.seller_id = any(?::uuid[])`,
+    // An array literal: the driver would spread a JS array into a list of parameters.
+    [environment, `{${[...new Set(sellerIds)].join(',')}}`],
+  );
+  return new Map(rows.map((r) => [r.seller_id, toRow(r)]));
+}
+
+export async function insertSuspension(
+  em: EntityManager,
+  row: Pick<SuspensionRow, 'id' | 'sellerId' | 'environment' | 'reason' | 'suspendedAt' | 'suspendedBy'>,
+): Promise<void> {
+  await em.execute(
+    `insert into withdrawals.seller_suspensions (id, seller_id, environment, reason, suspended_at, suspended_by)
+     values (?, ?, ?, ?, ?, ?)`,
+    [row.id, row.sellerId, row.environment, row.reason, row.suspendedAt, row.suspendedBy],
+  );
+}
+
+/** Lifts the suspension in force; false when there was none. */
+export async function liftSuspension(
+  em: EntityManager,
+  owner: FundsOwner,
+  lift: { liftedAt: Date; liftedBy: string; liftReason: string },
+): Promise<string | null> {
+  const rows = await em.execute<Array<{ id: string }>>(
+    `update withdrawals.seller_suspensions set lifted_at = ?, lifted_by = ?, lift_reason = ?
+      where seller_id = ? and environment = ? and lifted_at is null returning id`,
+    [lift.liftedAt, lift.liftedBy, lift.liftReason, owner.sellerId, owner.environment],
+  );
+  return rows[0]?.id ?? null;
+}
+
+export async function suspensionById(em: EntityManager, id: string): Promise<SuspensionRow> {
+  const rows = await em.execute<SuspensionRecord[]>(
+    `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s where s.id = ?`,
+    [id],
+  );
+  if (!rows[0]) throw new Error(`suspension ${id} vanished`);
+  return toRow(rows[0]);
+}
+
+/** Keyset cursor of the suspensions list: (suspended_at, id) of the last row of the page. */
+export interface SuspensionCursor {
+  at: Date;
+  id: string;
+}
+
+/** An environment's suspensions, newest first: in force only, or all; of one seller, or all. */
+export async function listSuspensions(
+  em: EntityManager,
+  query: {
+    environment: Environment;
+    active: boolean;
+    sellerId?: string;
+    after: SuspensionCursor | null;
+    limit: number;
+  },
+): Promise<SuspensionRow[]> {
+  const where = ['s.environment = ?'];
+  const params: unknown[] = [query.environment];
+  if (query.active) where.push('s.lifted_at is null');
+  if (query.sellerId) {
+    where.push('s.seller_id = ?');
+    params.push(query.sellerId);
+  }
+  if (query.after) {
+    where.push('(s.suspended_at, s.id) < (?, ?)');
+    params.push(query.after.at, query.after.id);
+  }
+  params.push(query.limit);
+  const rows = await em.execute<SuspensionRecord[]>(
+    `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s where ${where.join(' and ')}
+      order by s.suspended_at desc, s.id desc limit ?`,
+    params,
+  );
+  return rows.map(toRow);
+}
+
+/**
+ * Ids of PENDING withdrawals the worker may approve now, locked (SKIP LOCKED: never waits on a request
+ * or an operator): cleared by their request, below the limit, of a seller not suspended.
+ */
+export async function lockAutoApprovable(
+  em: EntityManager,
+  autoApproveBelow: number,
+  limit: number,
+): Promise<string[]> {
+  const rows = await em.execute<Array<{ id: string }>>(
+    `select w.id from withdrawals.withdrawals w
+      where w.status = 'PENDING' and w.auto_approvable and w.amount < ?
+        and not exists (select 1 from withdrawals.seller_suspensions s
+          where s.seller_id = w.seller_id and s.environment = w.environment and s.lifted_at is null)
+      order by w.created_at limit ? for update of w skip locked`,
+    [autoApproveBelow, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Ids of payouts to make, locked (SKIP LOCKED): APPROVED withdrawals of sellers not suspended, and
+ * PROCESSING ones whose lease ran out (already at the PSP: followed whatever the seller's state).
+ */
+export async function lockPayoutsDue(em: EntityManager, leaseBefore: Date, limit: number): Promise<string[]> {
+  const rows = await em.execute<Array<{ id: string }>>(
+    `select w.id from withdrawals.withdrawals w
+      where (w.status = 'APPROVED' and not exists (select 1 from withdrawals.seller_suspensions s
+              where s.seller_id = w.seller_id and s.environment = w.environment and s.lifted_at is null))
+         or (w.status = 'PROCESSING' and w.processing_at <= ?)
+      order by w.created_at limit ? for update of w skip locked`,
+    [leaseBefore, limit],
+  );
+  return rows.map((r) => r.id);
+}
