@@ -20,9 +20,13 @@ export const WITHDRAWALS_ACCESS: AccessTable = {
       roles: ['operator'],
       routes: [
         'GET /ops/withdrawals/',
+        'GET /ops/withdrawals/suspensions/',
+        'POST /ops/withdrawals/sellers/:seller_id/suspend/',
+        'POST /ops/withdrawals/sellers/:seller_id/unsuspend/',
         'GET /ops/withdrawals/:uuid/',
         'POST /ops/withdrawals/:uuid/approve/',
         'POST /ops/withdrawals/:uuid/deny/',
+        'POST /ops/withdrawals/:uuid/cancel/',
       ],
     },
   ],
