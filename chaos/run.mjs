@@ -92,7 +92,6 @@ async function main() {
     REDIS_KEY_PREFIX: `chaos:${runId}:`,
     AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
     AMQP_NAMESPACE: 'chaos.',
-    INTERNAL_SECRET: randomBytes(24).toString('hex'),
     // The receiver listens on loopback (test keys only), and deliveries retry in seconds, not hours.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_RETRY_SCHEDULE: '1s,2s,5s,10s,20s,30s,60s',

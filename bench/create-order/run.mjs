@@ -316,7 +316,6 @@ async function main() {
     gatewayMetrics: await freePort(19080, taken),
     floor: await freePort(13090, taken),
   };
-  const secret = randomBytes(24).toString('hex');
   const url = (port) => `http://127.0.0.1:${port}`;
   const paymentsUrl = url(ports.payments);
   const ordersUrl = url(ports.orders);
@@ -333,7 +332,6 @@ async function main() {
     DATABASE_URL,
     AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
     AMQP_NAMESPACE: 'bench.orders.',
-    INTERNAL_SECRET: secret,
     SHUTDOWN_TIMEOUT_MS: '5000',
   };
   // Tracing would export a span per request and measure the exporter; keep it off whatever the shell says.

@@ -29,7 +29,10 @@ import {
 } from '../lib.mjs';
 
 const require = createRequire(import.meta.url);
-const { signIdentity } = require(path.join(ROOT, 'packages/service-kit/dist/index.js'));
+// The services run with the development keys (NODE_ENV=development): the bench signs as the gateway.
+const { callKeyOf, devInternalKey, signIdentity } = require(
+  path.join(ROOT, 'packages/service-kit/dist/index.js'),
+);
 
 const TARGET_MIN_RATIO = 0.6; // the gateway keeps at least 60 % of the direct throughput...
 const TARGET_MAX_ADDED_P50_MS = 1; // ...and adds at most 1 ms to the median latency.
@@ -102,7 +105,6 @@ async function main() {
     gateway: await freePort(18080, taken),
     gatewayMetrics: await freePort(19080, taken),
   };
-  const secret = randomBytes(24).toString('hex');
   const withdrawalsUrl = `http://127.0.0.1:${ports.withdrawals}`;
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
 
@@ -114,7 +116,6 @@ async function main() {
     DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/seller_api_bench',
     AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
     AMQP_NAMESPACE: 'bench.',
-    INTERNAL_SECRET: secret,
     SHUTDOWN_TIMEOUT_MS: '5000',
   };
   // Tracing would export a span per request and measure the exporter; keep it off whatever the shell says.
@@ -152,7 +153,7 @@ async function main() {
     // Signed anew for every run: the signature is only accepted for 60 s.
     headers: () =>
       signIdentity(
-        secret,
+        callKeyOf({ INTERNAL_KEY: devInternalKey('gateway') }, 'gateway', 'withdrawals'),
         { user_id: randomUUID(), seller_id: randomUUID(), environment: 'test', role: 'seller' },
         'GET',
         BALANCE_PATH,

@@ -416,7 +416,6 @@ async function main() {
     REDIS_KEY_PREFIX: `bench:system:${randomBytes(6).toString('hex')}:`,
     AMQP_URL,
     AMQP_NAMESPACE: NAMESPACE,
-    INTERNAL_SECRET: randomBytes(24).toString('hex'),
     RATE_LIMIT_PER_MINUTE: '100000000',
     // The receiver listens on loopback, which `test` webhooks may reach with this.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',

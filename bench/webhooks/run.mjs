@@ -198,7 +198,6 @@ async function main() {
   const healthyPort = await port(0);
   const secondPort = await port(0);
 
-  const secret = randomBytes(24).toString('hex');
   const url = (p) => `http://127.0.0.1:${p}`;
   const paymentsUrl = url(ports.payments);
   const ordersUrl = url(ports.orders);
@@ -218,7 +217,6 @@ async function main() {
     DATABASE_URL,
     AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
     AMQP_NAMESPACE: 'bench.webhooks.',
-    INTERNAL_SECRET: secret,
     SHUTDOWN_TIMEOUT_MS: '5000',
   };
   // Tracing would export a span per request and measure the exporter; keep it off whatever the shell says.

@@ -1,12 +1,7 @@
-import { ConfigError } from '@seller-api/service-kit';
+import { ConfigError, callKeyOf, deriveCallKey, devInternalKey } from '@seller-api/service-kit';
 import { loadGatewayConfig } from './config';
 
-const CALLEES = [
-  'ORDERS_INTERNAL_SECRET',
-  'PAYMENTS_INTERNAL_SECRET',
-  'WITHDRAWALS_INTERNAL_SECRET',
-  'WEBHOOKS_INTERNAL_SECRET',
-] as const;
+const PRIVATE_KEY = 'a-private-gateway-key-0123456789abcdef';
 
 const problems = (source: NodeJS.ProcessEnv) => {
   try {
@@ -17,30 +12,47 @@ const problems = (source: NodeJS.ProcessEnv) => {
   }
 };
 
-describe("the gateway's internal secrets", () => {
-  it("signs for every service with its INTERNAL_SECRET when the services' own are unset", () => {
-    const config = loadGatewayConfig({ INTERNAL_SECRET: 'the-one-shared-secret' });
-    for (const name of CALLEES) expect(config[name]).toBe('the-one-shared-secret');
+describe("the gateway's internal key", () => {
+  it('signs for each service with its key derived for that service; the development key by default', () => {
+    const config = loadGatewayConfig({});
+    expect(config.INTERNAL_KEY).toBe(devInternalKey('gateway'));
+    const own = loadGatewayConfig({ INTERNAL_KEY: PRIVATE_KEY });
+    const toOrders = callKeyOf(own, 'gateway', 'orders');
+    expect(toOrders).toMatchObject({ caller: 'gateway', callee: 'orders', key: deriveCallKey(PRIVATE_KEY, 'orders') });
+    expect(callKeyOf(own, 'gateway', 'payments').key).not.toBe(toOrders.key);
+    expect(toOrders.legacySecret).toBeUndefined();
   });
 
-  it("signs for each service with that service's secret when given", () => {
+  it("while upgrading, also signs with a service's previous-release secret, else its own INTERNAL_SECRET", () => {
     const config = loadGatewayConfig({
       INTERNAL_SECRET: 'the-one-shared-secret',
       PAYMENTS_INTERNAL_SECRET: 'the-payments-secret',
     });
-    expect(config.PAYMENTS_INTERNAL_SECRET).toBe('the-payments-secret');
-    expect(config.ORDERS_INTERNAL_SECRET).toBe('the-one-shared-secret');
+    expect(callKeyOf(config, 'gateway', 'payments', config.PAYMENTS_INTERNAL_SECRET).legacySecret).toBe(
+      'the-payments-secret',
+    );
+    expect(callKeyOf(config, 'gateway', 'orders', config.ORDERS_INTERNAL_SECRET).legacySecret).toBe(
+      'the-one-shared-secret',
+    );
   });
 
-  it('in production, needs no INTERNAL_SECRET of its own once all four are set; names each bad one', () => {
-    const four = Object.fromEntries(CALLEES.map((name) => [name, `${name.toLowerCase()}-value`]));
-    expect(problems({ NODE_ENV: 'production', ...four })).toEqual([]);
-    expect(problems({ NODE_ENV: 'production', ...four, WEBHOOKS_INTERNAL_SECRET: 'short' })).toEqual([
-      'WEBHOOKS_INTERNAL_SECRET: Too small: expected string to have >=16 characters',
+  it('in production needs a private INTERNAL_KEY, and refuses a published or short previous secret', () => {
+    expect(problems({ NODE_ENV: 'production', INTERNAL_KEY: PRIVATE_KEY })).toEqual([]);
+    expect(problems({ NODE_ENV: 'production' })).toEqual(['INTERNAL_KEY: must be set in production']);
+    expect(problems({ NODE_ENV: 'production', INTERNAL_KEY: devInternalKey('gateway') })).toEqual([
+      'INTERNAL_KEY: is a published development value; set a private one in production',
     ]);
-    const { ORDERS_INTERNAL_SECRET: _unset, ...three } = four;
-    expect(problems({ NODE_ENV: 'production', ...three })).toEqual([
-      'INTERNAL_SECRET: must be set to a private value in production',
+    expect(
+      problems({
+        NODE_ENV: 'production',
+        INTERNAL_KEY: PRIVATE_KEY,
+        WEBHOOKS_INTERNAL_SECRET: 'webhooks-internal-dev-only',
+        ORDERS_INTERNAL_SECRET: 'a-sixteen-byte-secret',
+      }),
+    ).toEqual([
+      'ORDERS_INTERNAL_SECRET: must be at least 32 bytes in production',
+      'WEBHOOKS_INTERNAL_SECRET: is a published development value; set a private one in production',
     ]);
   });
+});
 });

@@ -1,26 +1,20 @@
-import { ConfigError } from '@seller-api/service-kit';
+import { ConfigError, callKeyOf, callerKeysOf, deriveCallKey, devInternalKey } from '@seller-api/service-kit';
 import { loadOrdersConfig } from './config';
 
-describe("orders' secrets for the services it calls", () => {
-  it('are its own INTERNAL_SECRET when unset, and their own when given', () => {
-    expect(loadOrdersConfig({ INTERNAL_SECRET: 'the-one-shared-secret' })).toMatchObject({
-      PAYMENTS_INTERNAL_SECRET: 'the-one-shared-secret',
-      WITHDRAWALS_INTERNAL_SECRET: 'the-one-shared-secret',
-    });
-    expect(
-      loadOrdersConfig({
-        INTERNAL_SECRET: 'the-orders-secret',
-        PAYMENTS_INTERNAL_SECRET: 'the-payments-secret',
-        WITHDRAWALS_INTERNAL_SECRET: 'the-withdrawals-secret',
-      }),
-    ).toMatchObject({
-      INTERNAL_SECRET: 'the-orders-secret',
-      PAYMENTS_INTERNAL_SECRET: 'the-payments-secret',
-      WITHDRAWALS_INTERNAL_SECRET: 'the-withdrawals-secret',
-    });
+describe("orders' keys", () => {
+  it('signs with its INTERNAL_KEY (the development one by default) and verifies with INTERNAL_CALLER_KEYS', () => {
+    const config = loadOrdersConfig({});
+    expect(config.INTERNAL_KEY).toBe(devInternalKey('orders'));
+    expect(callKeyOf(config, 'orders', 'payments').key).toBe(
+      deriveCallKey(devInternalKey('orders'), 'payments'),
+    );
+    expect(callerKeysOf(config, 'orders').keys.get('gateway')).toEqual([
+      deriveCallKey(devInternalKey('gateway'), 'orders'),
+    ]);
   });
 
-  it('are checked, every bad one named', () => {
+  it("keeps the previous release's secrets only while they are given, checked, every bad one named", () => {
+    expect(loadOrdersConfig({}).PAYMENTS_INTERNAL_SECRET).toBeUndefined();
     let error: unknown;
     try {
       loadOrdersConfig({ PAYMENTS_INTERNAL_SECRET: 'short', WITHDRAWALS_INTERNAL_SECRET: 'tiny' });

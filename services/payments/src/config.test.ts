@@ -19,6 +19,28 @@ function configError(source: NodeJS.ProcessEnv): string {
   throw new Error('expected a ConfigError');
 }
 
+// What production needs beside the PSP: the callers' keys.
+const PRODUCTION_KEYS = { INTERNAL_CALLER_KEYS: `gateway:${'g'.repeat(43)},orders:${'o'.repeat(43)}` };
+
+describe('payments in production', () => {
+  it('refuses the sandbox as the live PSP, and a test PSP URL that is the live one whatever live is', () => {
+    expect(configError({ NODE_ENV: 'production', ...PRODUCTION_KEYS })).toContain(
+      'PIX_PSP: Must be a real PSP (bacen-api-pix) in production, not the sandbox',
+    );
+    expect(
+      configError({
+        PIX_PSP_TEST: 'bacen-api-pix',
+        PSP_TEST_API_URL: 'https://pix.example-psp.com/api/v2/',
+        PSP_TEST_CLIENT_ID: 'homolog-id',
+        PSP_TEST_CLIENT_SECRET: 'homolog-secret',
+        PSP_TEST_WEBHOOK_SECRET: 'homolog-webhook-secret-0123',
+        // Live on the sandbox, yet its URL is given: the test group may not use it.
+        PSP_API_URL: 'https://pix.example-psp.com/api/v2',
+      }),
+    ).toContain("PSP_TEST_API_URL: Must not be the live PSP's PSP_API_URL");
+  });
+});
+
 describe('payments configuration', () => {
   it('defaults to the sandbox PSP, its key and merchant, and a 399 bps fee', () => {
     const config = loadPaymentsConfig({});
@@ -103,7 +125,7 @@ describe('payments configuration', () => {
     const message = configError({
       ...BACEN,
       NODE_ENV: 'production',
-      INTERNAL_SECRET: 'a-private-internal-secret',
+      ...PRODUCTION_KEYS,
       PSP_API_URL: 'http://pix.example-psp.com',
     });
     expect(message).toContain('PSP_API_URL: Must be an https URL in production');
@@ -114,7 +136,7 @@ describe('payments configuration', () => {
       loadPaymentsConfig({
         ...BACEN,
         NODE_ENV: 'production',
-        INTERNAL_SECRET: 'a-private-internal-secret',
+        ...PRODUCTION_KEYS,
         PIX_KEY: 'pix@seller.example',
         PSP_TLS_CERT_FILE: '/etc/psp/tls.crt',
         PSP_TLS_KEY_FILE: '/etc/psp/tls.key',
@@ -255,7 +277,7 @@ describe('payments configuration', () => {
       const message = configError({
         ...HOMOLOGATION,
         NODE_ENV: 'production',
-        INTERNAL_SECRET: 'a-private-internal-secret',
+        ...PRODUCTION_KEYS,
         PSP_TEST_API_URL: 'http://homolog.example-psp.com',
         PIX_KEY_TEST: DEFAULT_PIX_KEY,
       });

@@ -161,8 +161,18 @@ export function loadPaymentsConfig(source: NodeJS.ProcessEnv = process.env) {
       problems.push("PIX_KEY_TEST: Must be set to the merchant's key at the homologation PSP in production");
     }
   }
-  // The test environment never moves real money: not through the live PSP, not to the live key.
-  if (live && test && sameApiUrl(source.PSP_TEST_API_URL, source.PSP_API_URL) && !named('PSP_TEST_API_URL')) {
+  // Production's live charges are paid by a real PSP: the sandbox would invent their payments.
+  if (source.NODE_ENV === 'production' && !live && !named('PIX_PSP')) {
+    problems.push('PIX_PSP: Must be a real PSP (bacen-api-pix) in production, not the sandbox');
+  }
+  // The test environment never moves real money: not through the live PSP (whatever adapter live is
+  // set to, the URL may still be the live one), not to the live key.
+  if (
+    test &&
+    given('PSP_API_URL') &&
+    sameApiUrl(source.PSP_TEST_API_URL, source.PSP_API_URL) &&
+    !named('PSP_TEST_API_URL')
+  ) {
     problems.push("PSP_TEST_API_URL: Must not be the live PSP's PSP_API_URL");
   }
   if (live && given('PIX_KEY_TEST') && source.PIX_KEY_TEST === source.PIX_KEY) {

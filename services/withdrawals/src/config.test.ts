@@ -1,7 +1,32 @@
-import { ConfigError } from '@seller-api/service-kit';
+import { ConfigError, callKeyOf } from '@seller-api/service-kit';
 import { loadWithdrawalsConfig } from './config';
 
+// What production needs beside the PSP: a private signing key and the callers' keys.
+const PRODUCTION_KEYS = { INTERNAL_KEY: 'w'.repeat(40), INTERNAL_CALLER_KEYS: `gateway:${'g'.repeat(43)}` };
+
 describe('withdrawals configuration', () => {
+  it('refuses the sandbox as the live payout PSP in production, and a test URL that is the live one', () => {
+    const problemsOf = (source: NodeJS.ProcessEnv) => {
+      try {
+        loadWithdrawalsConfig(source);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problemsOf({ NODE_ENV: 'production', ...PRODUCTION_KEYS })).toContain(
+      'PAYOUT_PSP: Must be a real PSP (efi) in production, not the sandbox',
+    );
+    // Live left on the sandbox but still naming the live PSP's URL: the test group may not use it.
+    expect(
+      problemsOf({
+        PAYOUT_PSP_TEST: 'efi',
+        PAYOUT_PSP_API_URL: 'https://payouts.live-psp.example',
+        PAYOUT_PSP_TEST_API_URL: 'https://payouts.live-psp.example',
+      }),
+    ).toContain("PAYOUT_PSP_TEST_API_URL: Must not be the live PSP's PAYOUT_PSP_API_URL");
+  });
+
   it('has the documented defaults', () => {
     expect(loadWithdrawalsConfig({})).toMatchObject({
       PORT: 3003,
@@ -21,16 +46,14 @@ describe('withdrawals configuration', () => {
     });
   });
 
-  it('signs its calls to payments with PAYMENTS_INTERNAL_SECRET, its own INTERNAL_SECRET when unset', () => {
-    expect(loadWithdrawalsConfig({ INTERNAL_SECRET: 'the-one-shared-secret' }).PAYMENTS_INTERNAL_SECRET).toBe(
-      'the-one-shared-secret',
+  it("signs its calls to payments with its key; while upgrading, with payments' previous secret too", () => {
+    const config = loadWithdrawalsConfig({ INTERNAL_SECRET: 'the-one-shared-secret' });
+    const toPayments = callKeyOf(config, 'withdrawals', 'payments', config.PAYMENTS_INTERNAL_SECRET);
+    expect(toPayments).toMatchObject({ caller: 'withdrawals', legacySecret: 'the-one-shared-secret' });
+    const split = loadWithdrawalsConfig({ PAYMENTS_INTERNAL_SECRET: 'the-payments-secret' });
+    expect(callKeyOf(split, 'withdrawals', 'payments', split.PAYMENTS_INTERNAL_SECRET).legacySecret).toBe(
+      'the-payments-secret',
     );
-    expect(
-      loadWithdrawalsConfig({
-        INTERNAL_SECRET: 'the-withdrawals-secret',
-        PAYMENTS_INTERNAL_SECRET: 'the-payments-secret',
-      }).PAYMENTS_INTERNAL_SECRET,
-    ).toBe('the-payments-secret');
     expect(() => loadWithdrawalsConfig({ PAYMENTS_INTERNAL_SECRET: 'short' })).toThrow(
       /PAYMENTS_INTERNAL_SECRET: Too small/,
     );
@@ -143,7 +166,7 @@ describe('withdrawals configuration', () => {
       PAYOUT_PSP_API_URL: 'http://127.0.0.1:4000',
       PAYOUT_PSP_TOKEN_URL: 'http://127.0.0.1:4000/oauth/token',
     });
-    expect(problems({ ...local, NODE_ENV: 'production', INTERNAL_SECRET: 'x'.repeat(40) })).toEqual(
+    expect(problems({ ...local, NODE_ENV: 'production', ...PRODUCTION_KEYS })).toEqual(
       expect.arrayContaining(['PAYOUT_PSP_API_URL: Must be an https URL in production']),
     );
   });

@@ -143,10 +143,18 @@ export function loadWithdrawalsConfig(source: NodeJS.ProcessEnv = process.env) {
       problems.push(`${group.keyName}: Required when ${group.selector}`);
     }
   }
-  // The test environment never moves real money: its payouts never leave through the live PSP, nor
-  // through Efí's production host, nor from the live paying account.
+  // Production's live withdrawals leave through a real PSP: the sandbox would mark them PAID with an
+  // invented end-to-end id and no money would leave.
+  if (filled.NODE_ENV === 'production' && !live && !named('PAYOUT_PSP')) {
+    problems.push('PAYOUT_PSP: Must be a real PSP (efi) in production, not the sandbox');
+  }
+  // The test environment never moves real money: its payouts never leave through the live PSP (whatever
+  // adapter live is set to), nor through Efí's production host, nor from the live paying account.
   if (test && !named('PAYOUT_PSP_TEST_API_URL')) {
-    if (live && sameApiUrl(filled.PAYOUT_PSP_TEST_API_URL, filled.PAYOUT_PSP_API_URL)) {
+    if (
+      (live || source.PAYOUT_PSP_API_URL) &&
+      sameApiUrl(filled.PAYOUT_PSP_TEST_API_URL, filled.PAYOUT_PSP_API_URL)
+    ) {
       problems.push("PAYOUT_PSP_TEST_API_URL: Must not be the live PSP's PAYOUT_PSP_API_URL");
     } else if (sameApiUrl(filled.PAYOUT_PSP_TEST_API_URL, EFI_PRODUCTION_URL)) {
       problems.push(
