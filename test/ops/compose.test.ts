@@ -1,11 +1,14 @@
 // docker-compose.yml is not run here (no Docker): its observability wiring is checked by reading it.
 // Grafana must load the very files the Helm chart ships, and Prometheus scrape every metrics port.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { SERVICE_NAMES, deriveCallKey, parseCallerKeys } from '@seller-api/service-kit';
 import { ROOT } from './helm';
 
 const read = (file: string): unknown => parse(readFileSync(path.join(ROOT, file), 'utf8'));
+const text = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
 const compose = read('docker-compose.yml') as {
   services: Record<string, { volumes?: string[]; environment?: Record<string, string> }>;
 };
@@ -45,34 +48,47 @@ it('Prometheus scrapes each service on the METRICS_PORT compose gives it', () =>
   );
 });
 
-it("gives each service its own internal secret and each caller only its callees' (docs/deploy.md)", () => {
-  // The variable each secret is read from, by service: its own INTERNAL_SECRET and the callees'.
-  const expected: Record<string, Record<string, string>> = {
-    gateway: {
-      ORDERS_INTERNAL_SECRET: 'ORDERS_INTERNAL_SECRET',
-      PAYMENTS_INTERNAL_SECRET: 'PAYMENTS_INTERNAL_SECRET',
-      WITHDRAWALS_INTERNAL_SECRET: 'WITHDRAWALS_INTERNAL_SECRET',
-      WEBHOOKS_INTERNAL_SECRET: 'WEBHOOKS_INTERNAL_SECRET',
-    },
-    orders: {
-      INTERNAL_SECRET: 'ORDERS_INTERNAL_SECRET',
-      PAYMENTS_INTERNAL_SECRET: 'PAYMENTS_INTERNAL_SECRET',
-      WITHDRAWALS_INTERNAL_SECRET: 'WITHDRAWALS_INTERNAL_SECRET',
-    },
-    payments: { INTERNAL_SECRET: 'PAYMENTS_INTERNAL_SECRET' },
-    withdrawals: {
-      INTERNAL_SECRET: 'WITHDRAWALS_INTERNAL_SECRET',
-      PAYMENTS_INTERNAL_SECRET: 'PAYMENTS_INTERNAL_SECRET',
-    },
-    'webhook-dispatcher': { INTERNAL_SECRET: 'WEBHOOKS_INTERNAL_SECRET' },
-  };
-  const shared = (compose as unknown as { 'x-service-env': Record<string, string> })['x-service-env'];
-  expect(Object.keys(shared).filter((k) => k.includes('SECRET'))).toEqual([]);
-  for (const [service, secrets] of Object.entries(expected)) {
+it("gives each service its own key and its callers' keys, from .env, never a fallback (docs/deploy.md)", () => {
+  const envName = (service: string) => service.toUpperCase().replace(/-/g, '_');
+  for (const service of SERVICE_NAMES) {
     const environment = compose.services[service]?.environment ?? {};
-    const held = Object.keys(environment).filter((k) => k.endsWith('INTERNAL_SECRET'));
-    expect({ service, held: held.sort() }).toEqual({ service, held: Object.keys(secrets).sort() });
-    for (const [name, variable] of Object.entries(secrets))
-      expect(environment[name]).toMatch(new RegExp(`^\\$\\{${variable}:-[a-z-]{16,}\\}$`));
+    const held = Object.keys(environment)
+      .filter((k) => /SECRET|KEY/.test(k))
+      .sort();
+    const expected = [
+      // Every service but payments and the dispatcher signs calls; every service but the gateway is called.
+      ...(['payments', 'webhook-dispatcher'].includes(service) ? [] : ['INTERNAL_KEY']),
+      ...(service === 'gateway' ? [] : ['INTERNAL_CALLER_KEYS']),
+    ].sort();
+    expect({ service, held }).toEqual({ service, held: expected });
+    if (held.includes('INTERNAL_KEY'))
+      expect(environment.INTERNAL_KEY).toBe(
+        `\${${envName(service)}_INTERNAL_KEY:?run npm run compose:env > .env}`,
+      );
+    if (held.includes('INTERNAL_CALLER_KEYS'))
+      expect(environment.INTERNAL_CALLER_KEYS).toBe(
+        `\${${envName(service)}_CALLER_KEYS:?run npm run compose:env > .env}`,
+      );
   }
+  // No password or key falls back to a value written in the file.
+  expect(text).not.toMatch(/\$\{[A-Z_]*(PASSWORD|SECRET|KEY)[A-Z_]*:-/);
+});
+
+it('`npm run compose:env` writes every variable the file requires, keys derived as the services derive them', () => {
+  const out = execFileSync('node', [path.join(ROOT, 'scripts/compose-env.mjs')], { encoding: 'utf8' });
+  const env = Object.fromEntries(
+    out
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  const required = [...text.matchAll(/\$\{([A-Z_]+):\?/g)].map((m) => m[1] as string);
+  for (const name of new Set(required))
+    expect({ name, set: Boolean(env[name]) }).toEqual({ name, set: true });
+  const gatewayKey = env.GATEWAY_INTERNAL_KEY as string;
+  expect(Buffer.byteLength(gatewayKey)).toBeGreaterThanOrEqual(32);
+  expect(parseCallerKeys(env.WITHDRAWALS_CALLER_KEYS as string).get('gateway')).toEqual([
+    deriveCallKey(gatewayKey, 'withdrawals'),
+  ]);
+  expect([...parseCallerKeys(env.PAYMENTS_CALLER_KEYS as string).keys()]).toEqual([...SERVICE_NAMES]);
 });
