@@ -48,7 +48,7 @@ const dependency = obj({ enabled: bool, port, to: list() });
 // PAYOUT_PIX_KEY (a public receiving key), *_TLS_CERT_FILE and *_TLS_KEY_FILE (paths to a mounted Secret),
 // WEBHOOK_ALLOW_PRIVATE_TARGETS, REDIS_KEY_PREFIX.
 const SECRET_WORDS =
-  '(^|_)(SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|CLIENT_ID|API_KEY|ACCESS_KEY|PRIVATE_KEY)(_|$)|(^|_)(DATABASE|AMQP|REDIS)_URL$';
+  '(^|_)(SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|CLIENT_ID|API_KEY|ACCESS_KEY|PRIVATE_KEY)(_|$)|^INTERNAL_(CALLER_)?KEYS?$|(^|_)(DATABASE|AMQP|REDIS)_URL$';
 const secretName = {
   anyOf: [
     { pattern: SECRET_WORDS },
@@ -93,7 +93,7 @@ function serviceSchema(name) {
     existingSecret: {
       ...str,
       description:
-        "Name of this service's own Secret (its DATABASE_URL, AMQP_URL, its INTERNAL_SECRET and the internal secrets of the services it calls, ...; docs/deploy.md, Secrets); empty: <global.secretPrefix>-<service>.",
+        "Name of this service's own Secret (its DATABASE_URL, AMQP_URL, its INTERNAL_KEY and INTERNAL_CALLER_KEYS, ...; docs/deploy.md, Secrets); empty: <global.secretPrefix>-<service>.",
     },
     nodeEnv: { enum: ['production', 'development', 'test'] },
     logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },

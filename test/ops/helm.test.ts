@@ -214,30 +214,22 @@ describe('network policies: only the gateway reaches the services', () => {
     expect(callersOf(charts.template(service as string)).sort()).toEqual(callers);
   });
 
-  // docs/deploy.md, "Secrets": a called service verifies with its INTERNAL_SECRET, held by its callers
-  // (those its NetworkPolicy lets in) as <SERVICE>_INTERNAL_SECRET; the gateway, called by none, holds
-  // none of its own. Each Secret in the table holds exactly that.
-  it("each service's Secret holds its own internal secret and those of the services it calls only", () => {
-    const NAMES: Record<string, string> = {
-      orders: 'ORDERS',
-      payments: 'PAYMENTS',
-      withdrawals: 'WITHDRAWALS',
-      'webhook-dispatcher': 'WEBHOOKS',
-    };
-    const callers = Object.fromEntries(
-      Object.keys(NAMES).map((service) => [service, callersOf(charts.template(service))]),
-    );
+  // docs/deploy.md, "Secrets" and "Internal keys": a service that calls others holds its INTERNAL_KEY, a
+  // service called by others (those its NetworkPolicy lets in) holds their keys derived for it
+  // (INTERNAL_CALLER_KEYS). Each Secret in the table holds exactly that.
+  it("each service's Secret holds its own key if it calls, its callers' keys if it is called", () => {
+    const called = ['orders', 'payments', 'withdrawals', 'webhook-dispatcher'];
+    const callers = Object.fromEntries(called.map((service) => [service, callersOf(charts.template(service))]));
     const deploy = readFileSync(path.join(ROOT, 'docs/deploy.md'), 'utf8');
     for (const service of SERVICES) {
       const row = deploy.split('\n').find((line) => line.startsWith(`| \`seller-api-${service}\` |`));
       expect(row).toBeDefined();
       const keys = (row as string).split('|')[2] ?? '';
-      const held = [...keys.matchAll(/`([A-Z_]*INTERNAL_SECRET)`/g)].map((m) => m[1]).sort();
+      const held = [...keys.matchAll(/`(INTERNAL_[A-Z_]*)`/g)].map((m) => m[1]).sort();
+      const calls = called.some((callee) => callers[callee]?.includes(service));
       const expected = [
-        ...(NAMES[service] ? ['INTERNAL_SECRET'] : []),
-        ...Object.keys(NAMES)
-          .filter((callee) => callers[callee]?.includes(service))
-          .map((callee) => `${NAMES[callee]}_INTERNAL_SECRET`),
+        ...(calls ? ['INTERNAL_KEY'] : []),
+        ...(called.includes(service) ? ['INTERNAL_CALLER_KEYS'] : []),
       ].sort();
       expect({ service, held }).toEqual({ service, held: expected });
     }
@@ -531,6 +523,8 @@ describe('the umbrella chart', () => {
       'config.PSP_CLIENT_ID=i',
       'config.INTERNAL_SECRET=s',
       'config.PAYMENTS_INTERNAL_SECRET=s',
+      'config.INTERNAL_KEY=k',
+      'config.INTERNAL_CALLER_KEYS=k',
       'config.SOME_TOKEN=t',
     ])
       expect(() => charts.template('payments', { set: [set] })).toThrow(/config: Property name of "[A-Z_]+"/);

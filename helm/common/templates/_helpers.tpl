@@ -84,7 +84,7 @@ app.kubernetes.io/component: server
 
 {{/*
 The existing Secret of this service alone: its own DATABASE_URL (its PostgreSQL role), AMQP_URL (its
-RabbitMQ user), its INTERNAL_SECRET, the internal secrets of the services it calls and its other
+RabbitMQ user), its INTERNAL_KEY, its INTERNAL_CALLER_KEYS and its other
 secrets (docs/deploy.md, "Secrets"). existingSecret, else <global.secretPrefix>-<service>
 ("seller-api-orders"). No Secret is shared by two services.
 */}}

@@ -9,8 +9,8 @@ import type { Metrics } from './metrics';
 /**
  * What each caller may call on a service (docs/deploy.md, "Internal keys"): a verified signature says
  * who called; this table says what that caller may do. Anything outside its rows is a 403, counted in
- * `internal_calls_refused_total` (alert SellerApiInternalCallRefused): a refusal means a caller was
- * broken into or a release calls something new without its table saying so.
+ * `internal_calls_refused_total`: a refusal means a caller was broken into, or a release calls something
+ * new without its table saying so.
  */
 export interface AccessRule {
   /** `METHOD /path/` with `:name` for a path parameter, as the route is mounted. */
