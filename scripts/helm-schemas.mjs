@@ -171,6 +171,7 @@ function serviceSchema(name) {
           SellerApiLedgerReconciliationStalled: alert,
           SellerApiRefundHoldsUnresolved: alert,
           SellerApiRefundsUnresolved: alert,
+          SellerApiInternalCallRefused: alert,
         }),
       }),
     }),

@@ -219,7 +219,9 @@ describe('network policies: only the gateway reaches the services', () => {
   // (INTERNAL_CALLER_KEYS). Each Secret in the table holds exactly that.
   it("each service's Secret holds its own key if it calls, its callers' keys if it is called", () => {
     const called = ['orders', 'payments', 'withdrawals', 'webhook-dispatcher'];
-    const callers = Object.fromEntries(called.map((service) => [service, callersOf(charts.template(service))]));
+    const callers = Object.fromEntries(
+      called.map((service) => [service, callersOf(charts.template(service))]),
+    );
     const deploy = readFileSync(path.join(ROOT, 'docs/deploy.md'), 'utf8');
     for (const service of SERVICES) {
       const row = deploy.split('\n').find((line) => line.startsWith(`| \`seller-api-${service}\` |`));
@@ -631,6 +633,7 @@ describe('alerts', () => {
       'SellerApiDeadWebhookDeliveries',
       'SellerApiHigh5xxRatio',
       'SellerApiHighP99Latency',
+      'SellerApiInternalCallRefused',
       'SellerApiLedgerReconciliationMismatch',
       'SellerApiLedgerReconciliationStalled',
       'SellerApiOutboxLag',
@@ -653,6 +656,18 @@ describe('alerts', () => {
     expect(byName.SellerApiLedgerReconciliationStalled).toMatch(
       /^time\(\) - \(\s*max by \(namespace\) \(ledger_reconciliation_last_success_timestamp_seconds\{[^}]*\} > 0\)\s*or min by \(namespace\) \(process_start_time_seconds\{[^}]*\}\)\s*\) > 1800\s*$/,
     );
+  });
+
+  it('watch signed calls refused by the access tables, in every service that is called', () => {
+    const rules = alertRules(charts).filter((r) => r.alert === 'SellerApiInternalCallRefused');
+    expect(rules.map((r) => r.service).sort()).toEqual([
+      'orders',
+      'payments',
+      'webhook-dispatcher',
+      'withdrawals',
+    ]);
+    for (const rule of rules)
+      expect(rule.expr).toMatch(/increase\(internal_calls_refused_total\{[^}]*\}\[5m\]\)\) > 0/);
   });
 
   it('watch refund holds kept for an operator, in withdrawals only', () => {

@@ -155,6 +155,19 @@ spec:
             description: "{{ `{{ $value }}` }} refunds are neither made nor refused at the PSP; their money stays held."
             runbook_url: {{ printf "%s/SellerApiRefundsUnresolved.md" $pr.runbookBaseUrl }}
         {{- end }}{{ end }}
+        {{- with $a.SellerApiInternalCallRefused }}{{ if .enabled }}
+        - alert: SellerApiInternalCallRefused
+          expr: |
+            sum by (namespace, caller) (increase(internal_calls_refused_total{ {{- $sel }}}[5m])) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+            service: {{ $svc }}
+          annotations:
+            summary: {{ printf "%s refused signed calls that its access table does not allow" $svc | quote }}
+            description: "{{ `{{ $labels.caller }}` }} made {{ `{{ $value }}` }} calls outside its row over 5 minutes: a stolen key, or a release calling a route its table does not list."
+            runbook_url: {{ printf "%s/SellerApiInternalCallRefused.md" $pr.runbookBaseUrl }}
+        {{- end }}{{ end }}
         {{- with $a.SellerApiLedgerReconciliationStalled }}{{ if .enabled }}
         - alert: SellerApiLedgerReconciliationStalled
           expr: |
