@@ -234,7 +234,7 @@ it('answers only an operator identity of the environment asked about', async () 
   expect(asSeller.status).toBe(403);
   expect(asSeller.body).toMatchObject({
     code: 'forbidden',
-    message: 'Only an operator identity may list transactions.',
+    message: 'This caller may not call this route.',
   });
   const otherEnvironment = await list({ environment: 'live' }, operator('test'));
   expect(otherEnvironment.status).toBe(403);

@@ -244,7 +244,7 @@ describe('refund holds', () => {
     const path = `/internal/charges/${uuid}/refund/`;
     const made = await call(`${h.system.services.payments}${path}`, {
       method: 'POST',
-      headers: signIdentity(callKey('orders', 'withdrawals'), identityOf(seller), 'POST', path),
+      headers: signIdentity(callKey('orders', 'payments'), identityOf(seller), 'POST', path),
     });
     expect(made.status).toBe(200);
     expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);

@@ -25,7 +25,8 @@ const port = z.coerce.number().int().min(0).max(65535);
 export const SERVICE_NAMES = ['gateway', 'orders', 'payments', 'withdrawals', 'webhook-dispatcher'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 const MIN_KEY_BYTES = 32;
-const CALLER_KEY_ENTRY = /^([a-z][a-z0-9-]{0,39}):(\S+)$/;
+// Keys as deriveCallKey writes them (base64url), or hex: a stray separator is an error, not part of a key.
+const CALLER_KEY_ENTRY = /^([a-z][a-z0-9-]{0,39}):([A-Za-z0-9_-]+)$/;
 
 /** The development INTERNAL_KEY of a service: public, refused in production. */
 export const devInternalKey = (service: string) => `dev-internal-key-${service}-change-me-0000000000`;
@@ -155,10 +156,11 @@ function productionKeyProblems(
   const alreadyNamed = (key: string) => named.some((problem) => problem.startsWith(`${key}:`));
   const check = (key: string, values: string[]) => {
     if (alreadyNamed(key)) return;
-    if (values.some((v) => Buffer.byteLength(v) < MIN_KEY_BYTES))
-      problems.push(`${key}: must be at least ${MIN_KEY_BYTES} bytes in production`);
-    else if (values.some(isKnownSecret))
+    // A published value first: a longer one would be just as public.
+    if (values.some(isKnownSecret))
       problems.push(`${key}: is a published development value; set a private one in production`);
+    else if (values.some((v) => Buffer.byteLength(v) < MIN_KEY_BYTES))
+      problems.push(`${key}: must be at least ${MIN_KEY_BYTES} bytes in production`);
   };
   const required = (key: string, needed: boolean) => {
     if (!(key in shape)) return;

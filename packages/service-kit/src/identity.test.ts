@@ -462,12 +462,9 @@ describe('the memos', () => {
     expect(Object.isFrozen(verified?.identity)).toBe(true);
   });
 
-  // Bug (identity.ts verifySignedIdentity): the verified memo does not record the callee. Two services
-  // in one process (tests, or a deployment that gives two callees the same key for a caller) share it:
-  // a signature verified by one is then accepted by the other without the HMAC, though the HMAC names
-  // the callee. Fix: keep `callee` in `Verified` and require `memo.callee === keys.callee`. Once fixed,
-  // this passes: change `it.failing` to `it`.
-  it.failing('never make a call signed for one callee pass at another holding the same key', () => {
+  // The verified memo is per process: two services in one (tests, or two callees given the same key
+  // for a caller) must not take each other's verdicts, since the signature names its callee.
+  it('never make a call signed for one callee pass at another holding the same key', () => {
     const now = Date.now();
     const headers = signIdentity(gateway, identity, 'GET', '/shared/', null, undefined, now);
     const payments: CallerKeys = { ...withdrawals, callee: 'payments' };

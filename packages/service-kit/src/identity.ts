@@ -113,6 +113,8 @@ interface Signed {
 const signedMemo = new Map<string, Signed>();
 
 interface Verified {
+  /** The service that verified it: a signature names its callee. */
+  callee: string;
   key: string;
   caller: string;
   encoded: string;
@@ -288,6 +290,7 @@ export function verifySignedIdentity(
       const memo = verifiedMemo.get(sig3);
       if (
         memo &&
+        memo.callee === keys.callee &&
         memo.key === key &&
         memo.caller === caller &&
         memo.encoded === encoded &&
@@ -298,7 +301,7 @@ export function verifySignedIdentity(
       if (!sameHex(sig3, macV3(key, caller, keys.callee, ts, call, encoded))) continue;
       const identity = parseIdentity(encoded);
       if (!identity) return null;
-      remember(verifiedMemo, sig3, { key, caller, encoded, ts, call, identity });
+      remember(verifiedMemo, sig3, { callee: keys.callee, key, caller, encoded, ts, call, identity });
       return { caller, identity };
     }
     return null;

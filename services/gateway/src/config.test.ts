@@ -55,4 +55,3 @@ describe("the gateway's internal key", () => {
     ]);
   });
 });
-});
