@@ -9,7 +9,7 @@ export const dispatcherEnv = {
   METRICS_PORT: env.port.default(9004),
   /** Delays before attempts 2 to 8, e.g. `30s,2m,10m,30m,1h,2h,4h` (tests use milliseconds). */
   WEBHOOK_RETRY_SCHEDULE: RetryScheduleEnv,
-  /** `true` lets `test` webhooks reach loopback and private addresses; `live` never may. */
+  /** `true` lets `test` webhooks reach loopback and private addresses only; `live` never may. */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool.default(false),
   // Below the sender's 60 s lease on a claimed delivery, so no other replica takes it mid-attempt.
   WEBHOOK_ATTEMPT_TIMEOUT_MS: z.coerce
