@@ -33,6 +33,10 @@ export interface ClaimedDelivery {
   /** The webhook's current URL (a postback's own). */
   url: string;
   signed: boolean;
+  /**
+   * The webhook's secret as stored: clear for a row not sealed yet (jobs/seal-secrets.ts, which takes
+   * the clear one for the truth too), else sealed (domain/secret-box.ts). The sender opens it.
+   */
   secret: string | null;
   environment: Environment;
   /** The event's data as JSON text, spliced into the envelope as it is (no parse and stringify). */
@@ -94,7 +98,7 @@ const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::text[], $2
        from picked
       where d.id = picked.id
      returning d.id, d.webhook_id, d.event_id, d.event, picked.target as url, d.signed,
-               (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
+               (select coalesce(w.secret, w.secret_sealed) from webhooks.webhooks w where w.id = d.webhook_id) as secret,
                d.environment, d.payload::text as payload,
                (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
                d.trace_context, (select count(*) from due)::int as scanned,

@@ -444,6 +444,25 @@ class Migration20261217RetiredWebhooks extends Migration {
   }
 }
 
+/**
+ * Signing secrets sealed at rest (docs/webhooks.md, "Secrets at rest"): `secret_sealed` holds the
+ * secret under WEBHOOK_SECRETS_KEY, and `secret`, the clear one, may now be null. A migration does not
+ * hold the key, so it moves no secret: the dispatcher seals the clear ones at start and on a timer
+ * (jobs/seal-secrets.ts), clearing `secret` in the same update, and writes new ones sealed only. The
+ * check keeps every row with one of the two. Adding a nullable column and dropping a not-null rewrite
+ * nothing, so the migration is instant whatever the table holds.
+ */
+class Migration20261218SealedSecrets extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table webhooks.webhooks add column if not exists secret_sealed text`);
+    this.addSql(`alter table webhooks.webhooks alter column secret drop not null`);
+    this.addSql(`alter table webhooks.webhooks drop constraint if exists webhooks_secret_kept`);
+    this.addSql(
+      `alter table webhooks.webhooks add constraint webhooks_secret_kept check (secret is not null or secret_sealed is not null)`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -469,4 +488,5 @@ export const migrations = [
   { name: 'Migration20261216PostbacksIndex', class: Migration20261216PostbacksIndex },
   { name: 'Migration20261216Events', class: Migration20261216Events },
   { name: 'Migration20261217RetiredWebhooks', class: Migration20261217RetiredWebhooks },
+  { name: 'Migration20261218SealedSecrets', class: Migration20261218SealedSecrets },
 ];

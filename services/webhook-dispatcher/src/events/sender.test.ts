@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, createMetrics, type Sql } from '@seller-api/service-kit';
 import { createDispatcherMetrics } from '../metrics';
 import { claimWindowSize } from '../db/delivery-claims';
 import { DeliverySender, type SenderOptions } from './sender';
+import { SecretBox } from '../domain/secret-box';
 
 /*
  * DeliverySender.changing against a database stand-in: what a claim brings for a webhook being changed
@@ -72,6 +74,7 @@ function sender(pool: Sql, options: Partial<SenderOptions> = {}) {
     destinationConcurrency: 4,
     pollIntervalMs: 60_000,
     allowPrivateTargets: true,
+    secrets: new SecretBox(randomBytes(32)),
     ...options,
   });
 }

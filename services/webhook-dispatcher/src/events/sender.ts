@@ -20,6 +20,7 @@ import {
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
 import { classifyOutcome, describeAttemptError, forbiddenTarget } from '../domain/delivery-outcome';
 import { buildRequest } from '../domain/delivery-request';
+import { SecretOpenError, type SecretBox } from '../domain/secret-box';
 import { postDelivery } from './delivery-post';
 import { DeliverySlots } from './delivery-slots';
 import { DeliveryTargets } from './delivery-targets';
@@ -43,7 +44,15 @@ export interface SenderOptions {
   pollIntervalMs: number;
   allowPrivateTargets: boolean;
   resolve?: Resolver;
+  /** Opens the webhooks' sealed secrets (docs/webhooks.md, "Secrets at rest"). */
+  secrets: SecretBox;
 }
+
+// Opened secrets kept, at most (dropped whole beyond): opening costs a cipher's set-up per attempt.
+const OPENED_SECRETS = 10_000;
+
+/** What an attempt records when its webhook's secret cannot be opened: nothing is sent unsigned. */
+const SECRET_UNAVAILABLE = 'Signing secret unavailable';
 
 /** A change to a webhook that claimed deliveries of it may predate (DeliverySender.changing). */
 interface WebhookChange {
@@ -125,6 +134,8 @@ export class DeliverySender {
    */
   private readonly outcomes: WriteBatch<AttemptOutcome, void>;
   private readonly targets: DeliveryTargets;
+  /** Opened secrets, by webhook and stored (sealed) text. */
+  private readonly opened = new Map<string, string>();
   /**
    * Where the last full window's first candidate was: every due delivery older than it was skipped (its
    * destination full, its webhook paused, or leased). Later claims read from there (less a margin)
@@ -460,7 +471,20 @@ export class DeliverySender {
     free: (durationMs: number | null) => void,
   ): Promise<void> {
     const number = delivery.attempts + 1;
-    const { headers, body } = buildRequest(delivery, Date.now());
+    let secret: string | null = null;
+    let unopened = false;
+    try {
+      secret = this.openSecret(delivery);
+    } catch (err) {
+      if (!(err instanceof SecretOpenError)) throw err;
+      unopened = true;
+      // The reason only (which key id, or a failed tag): never the stored text.
+      this.options.logger.error(
+        { delivery: delivery.id, webhook: delivery.webhook_id, err: err.message },
+        'webhook secret cannot be opened',
+      );
+    }
+    const { headers, body } = buildRequest({ ...delivery, secret }, Date.now());
     // Each attempt is a CLIENT span in the trace of the event that caused it, and tells the receiver
     // (W3C traceparent, docs/webhooks.md).
     const traced = tracingEnabled()
@@ -480,7 +504,9 @@ export class DeliverySender {
     // Host only: a receiver's path or query can hold its own token.
     if (target.hostname) traced?.span.setAttribute('server.address', target.hostname);
     const refusal = target.refusal[delivery.environment];
-    if (refusal) {
+    if (unopened) {
+      error = SECRET_UNAVAILABLE;
+    } else if (refusal) {
       error = refusal;
       this.options.logger.info(
         { delivery: delivery.id, host: target.hostname },
@@ -537,6 +563,19 @@ export class DeliverySender {
         this.options.logger.error({ err, delivery: delivery.id }, 'recording a delivery attempt failed'),
       );
     if (nextAttemptAt !== null) this.wakeAt(nextAttemptAt);
+  }
+
+  /** The clear secret of a signed delivery's webhook (null for a postback); throws SecretOpenError. */
+  private openSecret(delivery: ClaimedDelivery): string | null {
+    if (delivery.secret === null || delivery.webhook_id === null) return null;
+    const cacheKey = `${delivery.webhook_id}\n${delivery.secret}`;
+    let secret = this.opened.get(cacheKey);
+    if (secret === undefined) {
+      secret = this.options.secrets.open(delivery.secret, delivery.webhook_id);
+      if (this.opened.size >= OPENED_SECRETS) this.opened.clear();
+      this.opened.set(cacheKey, secret);
+    }
+    return secret;
   }
 
   /** Finishes the attempts in flight (their outcome is recorded), then closes the connections. */

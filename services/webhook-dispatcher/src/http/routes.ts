@@ -42,10 +42,13 @@ import {
   type ChangeGuard,
   type TargetPolicy,
 } from '../domain/registrations';
+import type { SecretBox } from '../domain/secret-box';
 
 export interface RouteDeps {
   runtime: Runtime;
   policy: TargetPolicy;
+  /** Seals new secrets, where they are stored and in the answer kept for replays. */
+  secrets: SecretBox;
   /** Re-queued deliveries are due now: wake the sender. */
   onRequeued(): void;
   /**
@@ -71,7 +74,7 @@ const webhookId = (req: Request) => parseOrThrow(WebhookPathParams, req.params, 
 
 export function mountRoutes(
   app: Express,
-  { runtime, policy, onRequeued, changing, retired }: RouteDeps,
+  { runtime, policy, secrets, onRequeued, changing, retired }: RouteDeps,
 ): void {
   const em = () => runtime.orm.em.fork();
 
@@ -84,14 +87,14 @@ export function mountRoutes(
       let retiredId: string | null = null;
       const register = () =>
         runtime.idempotency.run(keyedRequest(req), async (tx) => {
-          const registered = await registerWebhook(tx, scope, input);
+          const registered = await registerWebhook(tx, scope, input, secrets);
           retiredId = registered.retiredId;
           // The only answer that shows the secret (and its replay under the same Idempotency-Key).
           return {
             status: 201,
             body: {
               message: 'Webhook registered. Store the secret now: it is not shown again.',
-              data: { ...present(registered.webhook), secret: registered.webhook.secret },
+              data: { ...present(registered.webhook), secret: registered.secret },
             },
           };
         });
