@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { WebhookWithSecret } from '@seller-api/contracts';
 import { createLogger } from '@seller-api/service-kit';
 import { verifyWebhook } from '@seller-api/webhook-verify';
 import { generateSecret } from '../../services/webhook-dispatcher/src/domain/registrations';
@@ -11,8 +12,8 @@ import { waitFor } from '../support/wait';
 import { placeOrder, register } from './helpers';
 
 /*
- * Webhook secrets at rest (docs/webhooks.md, "Secrets at rest"): sealed in webhooks.webhooks, clear
- * ones of before sealed by the job, and a key rotation.
+ * Webhook secrets at rest (docs/webhooks.md, "Secrets at rest"): sealed in webhooks.webhooks, sealed in
+ * the stored Idempotency-Key answer, clear ones of before sealed by the job, and a key rotation.
  * The dispatcher runs mid-rotation: WEBHOOK_SECRETS_KEY new, the tests' usual key as the previous one.
  */
 const previousKey = parseSecretsKey(WEBHOOK_SECRETS_KEY) as Buffer;
@@ -134,5 +135,64 @@ describe('webhook secrets at rest', () => {
         (h) => h.path === '/unknown-key' && (h.body.data.order as { uuid?: string }).uuid === order,
       ),
     ).toEqual([]);
+  });
+});
+
+describe('the stored answer of a keyed registration', () => {
+  it('holds no clear secret, and a replay answers the same secret', async () => {
+    const { key } = await createKey(gateway.service);
+    const idempotencyKey = `register-${randomBytes(6).toString('hex')}`;
+    const request = () =>
+      call(`${gateway.url}/config/webhooks/`, {
+        method: 'POST',
+        key,
+        headers: { 'idempotency-key': idempotencyKey },
+        body: { url: `${receiver.url}/keyed`, event: 'order.paid' },
+      });
+    const first = await request();
+    expect(first.status).toBe(201);
+    const created = WebhookWithSecret.parse(first.body.data);
+
+    const rows = await sql().query<{ body: string }>(
+      'select body from webhooks.idempotency_keys where key = $1',
+      [idempotencyKey],
+    );
+    expect(rows).toHaveLength(1);
+    const stored = rows[0]?.body ?? '';
+    expect(stored).toContain(created.id);
+    expect(stored).not.toContain(created.secret);
+    expect(stored).not.toContain(created.secret.slice(6, 30));
+    expect(stored).not.toContain('whsec_');
+
+    const replay = await request();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(first.text);
+    // One registration: the replay made no second webhook.
+    const list = await call(`${gateway.url}/config/webhooks/`, { key });
+    expect((list.body.data as { results: unknown[] }).results).toHaveLength(1);
+  });
+
+  it('a secret rotation under a key is kept sealed too', async () => {
+    const { key } = await createKey(gateway.service);
+    await register(gateway.url, key, `${receiver.url}/rotate-keyed`, 'order.paid');
+    const idempotencyKey = `rotate-${randomBytes(6).toString('hex')}`;
+    const rotate = () =>
+      call(`${gateway.url}/config/webhooks/`, {
+        method: 'POST',
+        key,
+        headers: { 'idempotency-key': idempotencyKey },
+        body: { url: `${receiver.url}/rotate-keyed`, event: 'order.paid' },
+      });
+    const first = await rotate();
+    expect(first.status).toBe(201);
+    const { secret } = WebhookWithSecret.parse(first.body.data);
+    const [row] = await sql().query<{ body: string }>(
+      'select body from webhooks.idempotency_keys where key = $1',
+      [idempotencyKey],
+    );
+    expect(row?.body).not.toContain(secret);
+    const replay = await rotate();
+    expect(WebhookWithSecret.parse(replay.body.data).secret).toBe(secret);
   });
 });

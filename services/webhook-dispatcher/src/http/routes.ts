@@ -42,6 +42,7 @@ import {
   type ChangeGuard,
   type TargetPolicy,
 } from '../domain/registrations';
+import { sealedSecretAnswer } from '../domain/secret-answer';
 import type { SecretBox } from '../domain/secret-box';
 
 export interface RouteDeps {
@@ -77,6 +78,7 @@ export function mountRoutes(
   { runtime, policy, secrets, onRequeued, changing, retired }: RouteDeps,
 ): void {
   const em = () => runtime.orm.em.fork();
+  const secretAnswer = sealedSecretAnswer(secrets);
 
   app.post(
     '/config/webhooks/',
@@ -86,18 +88,23 @@ export function mountRoutes(
       await assertTarget(input.url, scope, policy);
       let retiredId: string | null = null;
       const register = () =>
-        runtime.idempotency.run(keyedRequest(req), async (tx) => {
-          const registered = await registerWebhook(tx, scope, input, secrets);
-          retiredId = registered.retiredId;
-          // The only answer that shows the secret (and its replay under the same Idempotency-Key).
-          return {
-            status: 201,
-            body: {
-              message: 'Webhook registered. Store the secret now: it is not shown again.',
-              data: { ...present(registered.webhook), secret: registered.secret },
-            },
-          };
-        });
+        runtime.idempotency.run(
+          keyedRequest(req),
+          async (tx) => {
+            const registered = await registerWebhook(tx, scope, input, secrets);
+            retiredId = registered.retiredId;
+            // The only answer that shows the secret (and its replay under the same Idempotency-Key,
+            // kept with the secret sealed: secretAnswer).
+            return {
+              status: 201,
+              body: {
+                message: 'Webhook registered. Store the secret now: it is not shown again.',
+                data: { ...present(registered.webhook), secret: registered.secret },
+              },
+            };
+          },
+          secretAnswer,
+        );
       // A rotation is a change of the webhook it retires: what the sender claimed of it before the move
       // is held, then claimed again under the new webhook and its secret (DeliverySender.changing).
       const replaced = await liveWebhookOf(em(), scope, input);
