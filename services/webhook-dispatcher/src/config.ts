@@ -44,6 +44,7 @@ export const dispatcherEnv = {
   // WEBHOOK_ATTEMPT_TIMEOUT_MS each: the global budget is how many of them a replica absorbs before a
   // healthy endpoint waits (docs/deploy.md).
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(256),
+  /** Per destination host: a scheme, host and port, whatever the path (domain/destination.ts). */
   WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /** Fallback poll for due deliveries (new ones and retries also wake the sender directly). */
   WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),

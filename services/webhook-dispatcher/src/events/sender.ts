@@ -54,6 +54,9 @@ const OPENED_SECRETS = 10_000;
 /** What an attempt records when its webhook's secret cannot be opened: nothing is sent unsigned. */
 const SECRET_UNAVAILABLE = 'Signing secret unavailable';
 
+/** A claimed delivery and its destination (domain/destination.ts): what its slot is counted against. */
+type Claimed = ClaimedDelivery & { destination: string };
+
 /** A change to a webhook that claimed deliveries of it may predate (DeliverySender.changing). */
 interface WebhookChange {
   /** Changes being written. */
@@ -61,7 +64,7 @@ interface WebhookChange {
   /** When the last one was written (performance.now()): claims sent before then predate it. */
   committedAt: number;
   /** Deliveries taken out while a change is being written, leased until it is. */
-  held: ClaimedDelivery[];
+  held: Claimed[];
 }
 
 // Claims in flight at once (domain/claim-plan.ts).
@@ -97,7 +100,7 @@ const CURSOR_MARGIN_MS = 1000;
  * a destination that answers fast has a few claimed deliveries waiting here, for at most MAX_WAIT_MS).
  */
 export class DeliverySender {
-  private readonly slots: DeliverySlots<ClaimedDelivery>;
+  private readonly slots: DeliverySlots<Claimed>;
   private sweeper: NodeJS.Timeout | null = null;
   /** Attempts started within 10 ms share one deadline (kit deadline.ts), each cut off at most that late. */
   private readonly deadlines: DeadlineWindow;
@@ -259,7 +262,7 @@ export class DeliverySender {
       if (!this.dirty && !(this.openWanted && !openInFlight)) return;
       const plan = planClaim({
         capacity: this.slots.capacity,
-        destinationCapacity: (url) => this.slots.destinationCapacity(url),
+        destinationCapacity: (destination) => this.slots.destinationCapacity(destination),
         defaultDestinationCapacity: this.options.destinationConcurrency,
         held: this.slots.total,
         heldPerDestination: this.slots.heldPerDestination,
@@ -309,7 +312,7 @@ export class DeliverySender {
     } else {
       // A claim beside an open one sees only part of the window: it adds to what is known.
       this.demand.any ||= leftBehind;
-      for (const url of full) this.demand.destinations.add(url);
+      for (const destination of full) this.demand.destinations.add(destination);
     }
   }
 
@@ -325,7 +328,9 @@ export class DeliverySender {
     }
     const now = Date.now();
     const refused: ClaimedDelivery[] = [];
-    for (const delivery of claimed) {
+    for (const row of claimed) {
+      // Its host's slots, whichever of the host's URLs it goes to (domain/destination.ts).
+      const delivery: Claimed = { ...row, destination: this.targets.of(row.url).destination };
       const change = this.changePredating(delivery, sentAt);
       if (change) {
         // Held leased until the change is written, or handed back now that it is.
@@ -355,7 +360,7 @@ export class DeliverySender {
   }
 
   /** Starts one attempt in the slot taken for it. */
-  private startAttempt(delivery: ClaimedDelivery): void {
+  private startAttempt(delivery: Claimed): void {
     // The destination's slot is freed as soon as its answer is in (or the attempt failed), not after
     // the bookkeeping commits: the row stays leased until then, so nobody can claim it meanwhile. The
     // slot goes at once to a delivery waiting for it.
@@ -364,9 +369,9 @@ export class DeliverySender {
       if (freed) return;
       freed = true;
       // Stopping, the waiting deliveries are handed back (stop), not started.
-      const next = this.slots.free(delivery.url, durationMs, !this.stopped);
+      const next = this.slots.free(delivery.destination, durationMs, !this.stopped);
       if (next) this.startAttempt(next);
-      if (this.demand.any || this.demand.destinations.has(delivery.url)) this.wakeSoon();
+      if (this.demand.any || this.demand.destinations.has(delivery.destination)) this.wakeSoon();
       // A claim is wanted that found too few places (STOCKED_SHARE): a freed one may make enough.
       else if (this.dirty) this.wakeSoon(false);
     };
@@ -432,7 +437,7 @@ export class DeliverySender {
   ): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean; scanned: number; full: string[] }> {
     // Destinations without a free place: left out of the window.
     const full: string[] = [];
-    for (const [url, budget] of plan.budgets) if (budget <= 0) full.push(url);
+    for (const [destination, budget] of plan.budgets) if (budget <= 0) full.push(destination);
     const scanLimit = claimWindowSize(plan.limit);
     // What the last full window skipped is skipped again while its destinations are still full: a slow
     // destination's backlog, older than everyone else's, is read once per poll interval, not by every
@@ -441,7 +446,9 @@ export class DeliverySender {
     const now = Date.now();
     const cursor = this.cursor;
     const fromCursor =
-      cursor !== null && now < cursor.until && [...cursor.full].every((url) => full.includes(url));
+      cursor !== null &&
+      now < cursor.until &&
+      [...cursor.full].every((destination) => full.includes(destination));
     const since = fromCursor ? new Date(cursor.since - CURSOR_MARGIN_MS).toISOString() : '-infinity';
     const {
       claimed,
@@ -514,7 +521,7 @@ export class DeliverySender {
       );
     } else {
       const answer = await postDelivery(
-        this.pools.for(delivery.environment, delivery.url, target.origin),
+        this.pools.for(delivery.environment, target.destination, target.origin),
         target,
         headers,
         body,
