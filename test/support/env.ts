@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DEFAULT_URLS } from './servers';
 
+/** The key the dispatcher seals webhook secrets with in tests (32 bytes, hex). */
+export const WEBHOOK_SECRETS_KEY = '7465737420776562686f6f6b20736563726574732020206b65792030312e2e2e';
+
 /**
  * Each test file gets its own database (so a worker never shares one between files, nor two jest runs
  * at once), its own exchange and queue names and its own Redis key prefix: tests never see each other's
@@ -36,6 +39,7 @@ export function testEnv(overrides: Record<string, string> = {}): NodeJS.ProcessE
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_RETRY_SCHEDULE: '50ms',
     WEBHOOK_POLL_INTERVAL_MS: '100',
+    WEBHOOK_SECRETS_KEY,
     EXPIRY_INTERVAL_MS: '100',
     PSP_WEBHOOK_SECRET: 'test-psp-webhook-secret',
     // The ledger's reconciliation runs when a test asks (test/withdrawals/reconciliation.test.ts), not

@@ -210,3 +210,43 @@ describe('intake', () => {
     expect(await deliveries(gateway.url, key, first.id, '?limit=100')).toHaveLength(orders.length + 1);
   });
 });
+
+describe('targets where the operator allows private ones (the test environment)', () => {
+  it('accepts a loopback receiver but refuses documentation, benchmarking, CGNAT and reserved ranges', async () => {
+    const { key } = await createKey(gateway.service);
+    await register(gateway.url, key, `${receiver.url}/loopback-ok`, 'order.paid');
+    for (const url of [
+      'http://192.0.2.1/x',
+      'http://198.51.100.1/x',
+      'http://203.0.113.1/x',
+      'http://[2001:db8::1]/x',
+      'http://198.18.0.1/x',
+      'http://240.0.0.1/x',
+      'http://100.64.0.1/x',
+      'http://169.254.10.10/x',
+      'http://[64:ff9b:1::a00:1]/x',
+    ]) {
+      const res = await call(`${gateway.url}/config/webhooks/`, {
+        method: 'POST',
+        key,
+        body: { url, event: 'order.paid' },
+      });
+      expect({ url, status: res.status, body: res.body.data }).toEqual({
+        url,
+        status: 400,
+        body: { url: ['Not an allowed target'] },
+      });
+    }
+    const order = await call(`${gateway.url}/sellers/orders/`, {
+      method: 'POST',
+      key,
+      body: {
+        customer: { name: 'Ana', tax_id: '52998224725', email: 'ana@example.com' },
+        payment: { gross_amount: 100 },
+        postback_url: 'http://192.0.2.7/cb',
+      },
+    });
+    expect(order.status).toBe(400);
+    expect(order.body.data).toEqual({ postback_url: ['Not an allowed target'] });
+  });
+});

@@ -1,3 +1,4 @@
+import { destinationOf } from '../../services/webhook-dispatcher/src/domain/destination';
 import { startReceiver } from '../support/receiver';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
@@ -11,11 +12,14 @@ import { placeOrder, register } from './helpers';
 let system: System;
 let gateway: RunningGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+/** Another host (a destination is a host, not a URL). */
+let otherReceiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
   system = await startSystem({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_DESTINATION_CONCURRENCY: '2' });
   gateway = await system.startGateway();
   receiver = await startReceiver();
+  otherReceiver = await startReceiver();
   // This file's database outlives a run: a backlog an earlier run left (its receivers gone) must not
   // compete with this run's.
   await clearBacklog();
@@ -23,6 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await system.stop();
   await receiver.close();
+  await otherReceiver.close();
 });
 
 const BACKLOG = 3000;
@@ -71,7 +76,7 @@ it("serves another destination while one destination's backlog fills every claim
   const busy = await createKey(gateway.service);
   const other = await createKey(gateway.service);
   await register(gateway.url, busy.key, `${receiver.url}/busy`);
-  await register(gateway.url, other.key, `${receiver.url}/other`);
+  await register(gateway.url, other.key, `${otherReceiver.url}/other`);
   await placeOrder(gateway.url, busy.key);
   await deliveredCount(`${receiver.url}/busy`, 1);
   // The busy destination's backlog: copies of its first delivery, all due a minute ago (older than any
@@ -81,7 +86,7 @@ it("serves another destination while one destination's backlog fills every claim
   await waitFor(() => busyHits() > 20 || null, { what: 'the backlog being sent' });
 
   await placeOrder(gateway.url, other.key);
-  await waitFor(() => receiver.received.some((h) => h.path === '/other') || null, {
+  await waitFor(() => otherReceiver.received.some((h) => h.path === '/other') || null, {
     what: "the other destination's delivery",
   });
   // It went out while most of the backlog was still waiting: not behind it.
@@ -91,48 +96,55 @@ it("serves another destination while one destination's backlog fills every claim
 /** How long the slow receiver holds each delivery. */
 const HOLD_MS = 100;
 
-it('keeps each destination within its budget, and sends each delivery once, with claims in flight together', async () => {
+it('keeps each destination host within its budget whatever its URLs, and sends each delivery once, with claims in flight together', async () => {
   await clearBacklog();
-  // A receiver that answers after a little while and keeps count of the requests it holds at once.
+  // Three hosts (receivers on three ports), two URLs each (another path, a query): a host's URLs share
+  // its budget (docs/webhooks.md, "Concurrency per host"). Each answers after a little while and keeps
+  // count of the requests it holds at once.
   const current = new Map<string, number>();
   const highest = new Map<string, number>();
   let total = 0;
   let highestTotal = 0;
   const arrivals = new Map<string, number>();
-  const slow = await startReceiver((hook) => {
-    const path = hook.path;
-    const id = String(hook.headers['x-webhook-event-id']);
-    arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
-    current.set(path, (current.get(path) ?? 0) + 1);
-    highest.set(path, Math.max(highest.get(path) ?? 0, current.get(path) ?? 0));
-    total += 1;
-    highestTotal = Math.max(highestTotal, total);
-    // Held long enough that the sender's next claims find it still in flight, even on a loaded machine.
-    setTimeout(() => {
-      current.set(path, (current.get(path) ?? 1) - 1);
-      total -= 1;
-    }, HOLD_MS - 1);
-    // Counted down just before the answer leaves, so that the next request never overlaps it.
-    return { status: 200, delayMs: HOLD_MS };
-  });
+  const slowHost = (host: string) =>
+    startReceiver((hook) => {
+      const id = String(hook.headers['x-webhook-event-id']);
+      arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
+      current.set(host, (current.get(host) ?? 0) + 1);
+      highest.set(host, Math.max(highest.get(host) ?? 0, current.get(host) ?? 0));
+      total += 1;
+      highestTotal = Math.max(highestTotal, total);
+      // Held long enough that the sender's next claims find it still in flight, even on a loaded machine.
+      setTimeout(() => {
+        current.set(host, (current.get(host) ?? 1) - 1);
+        total -= 1;
+      }, HOLD_MS - 1);
+      // Counted down just before the answer leaves, so that the next request never overlaps it.
+      return { status: 200, delayMs: HOLD_MS };
+    });
+  const hosts = ['a', 'b', 'c'];
+  const receivers = await Promise.all(hosts.map(slowHost));
   try {
     const seller = await createKey(gateway.service);
-    const paths = ['/d1', '/d2', '/d3'];
-    for (const p of paths) await register(gateway.url, seller.key, `${slow.url}${p}`);
+    for (const slow of receivers) {
+      await register(gateway.url, seller.key, `${slow.url}/hooks/one`);
+      await register(gateway.url, seller.key, `${slow.url}/hooks/two?variant=2`);
+    }
     await placeOrder(gateway.url, seller.key);
-    await deliveredCount(`${slow.url}/%`, 3);
-    const perDestination = 40;
-    await copyDelivered(`${slow.url}/%`, perDestination);
-    const expected = 3 + 3 * perDestination;
+    const perUrl = 20;
+    for (const slow of receivers) await deliveredCount(`${slow.url}/hooks/%`, 2);
+    for (const slow of receivers) await copyDelivered(`${slow.url}/hooks/%`, perUrl);
+    const expected = 6 + 6 * perUrl;
     await waitFor(() => (arrivals.size === expected ? true : null), { what: 'the whole backlog' });
     expect([...arrivals.values()].every((n) => n === 1)).toBe(true);
-    // WEBHOOK_DESTINATION_CONCURRENCY 2 and WEBHOOK_CONCURRENCY 4: used, never exceeded.
-    expect(paths.map((p) => highest.get(p))).toEqual([2, 2, 2]);
+    // WEBHOOK_DESTINATION_CONCURRENCY 2 per host, not per URL, and WEBHOOK_CONCURRENCY 4: used, never
+    // exceeded.
+    expect(hosts.map((h) => highest.get(h))).toEqual([2, 2, 2]);
     expect(highestTotal).toBe(4);
-    // And each destination URL has as many connections as slots (the three share one origin).
-    expect(slow.mostConnections()).toBeLessThanOrEqual(paths.length * 2);
+    // And each host has as many connections as slots, its URLs sharing them.
+    expect(receivers.map((r) => r.mostConnections() <= 2)).toEqual([true, true, true]);
   } finally {
-    await slow.close();
+    await Promise.all(receivers.map((r) => r.close()));
   }
 });
 
@@ -241,8 +253,10 @@ it('sends nothing to a webhook deleted in the middle of a fast drain once the de
 
 it('moves the pending deliveries of a webhook pointed at another URL, even while the old URL is busy', async () => {
   await clearBacklog();
-  // The old URL holds every request for 8 s: its two slots stay busy long after the change of URL.
+  // The old URL holds every request for 8 s: its two slots stay busy long after the change of URL. The
+  // new URL is on another host, whose slots are its own.
   const moving = await startReceiver((hook) => ({ status: 200, delayMs: hook.path === '/old' ? 8000 : 0 }));
+  const moved = await startReceiver();
   try {
     const seller = await createKey(gateway.service);
     const hook = await register(gateway.url, seller.key, `${moving.url}/old`);
@@ -264,18 +278,19 @@ it('moves the pending deliveries of a webhook pointed at another URL, even while
     const changed = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
       method: 'PATCH',
       key: seller.key,
-      body: { url: `${moving.url}/new` },
+      body: { url: `${moved.url}/new` },
     });
     expect(changed.status).toBe(200);
     const movedAt = Date.now();
     // Five copies, one of them in flight to the old URL with the first delivery: four left to move.
-    await waitFor(() => moving.received.filter((h) => h.path === '/new').length >= 4 || null, {
+    await waitFor(() => moved.received.filter((h) => h.path === '/new').length >= 4 || null, {
       what: 'the backlog at the new URL',
     });
     // Well before the old URL's attempts end (8 s): the backlog did not wait for them.
     expect(Date.now() - movedAt).toBeLessThan(4000);
   } finally {
     await moving.close();
+    await moved.close();
   }
 });
 
@@ -283,4 +298,24 @@ it('refuses to delete deliveries (their attempts have no foreign key to them)', 
   await expect(
     system.dispatcher.runtime.orm.em.fork().execute(`delete from webhooks.deliveries where false`),
   ).rejects.toThrow(/never deleted/);
+});
+
+it("groups a claim's candidates by the destination the sender counts them against", async () => {
+  const urls = [
+    'https://hooks.example.com/a',
+    'https://HOOKS.example.com:443/b?x=1#f',
+    'https://user:p@ss@hooks.example.com./c',
+    'http://hooks.example.com/d',
+    'http://hooks.example.com:8080',
+    'http://127.0.0.1:3000/x?y=z',
+    'http://[::1]:3000/x',
+    'https://[2001:db8::1]/x',
+    'HTTPS://Example.COM',
+    'http://example.com:/x',
+  ];
+  const rows = await system.dispatcher.runtime.sql.query<{ url: string; destination: string }>(
+    'select u as url, webhooks.destination_of(u) as destination from unnest($1::text[]) u',
+    [urls],
+  );
+  expect(rows).toEqual(urls.map((url) => ({ url, destination: destinationOf(url) })));
 });

@@ -44,21 +44,29 @@ describe('dispatcher resilience', () => {
   });
 
   it('keeps a slow destination from delaying a healthy one', async () => {
-    replies.set('/slow', () => ({ status: 200, delayMs: 8_000 }));
-    const slowSeller = await createKey(gateway.service);
-    const fastSeller = await createKey(gateway.service);
-    await register(gateway.url, slowSeller.key, `${receiver.url}/slow`);
-    await register(gateway.url, fastSeller.key, `${receiver.url}/fast`);
-    // Enough slow deliveries to fill the slow destination's budget three times over.
-    await Promise.all(Array.from({ length: 24 }, () => placeOrder(gateway.url, slowSeller.key)));
-    const slowHits = () => receiver.received.filter((h) => h.path === '/slow').length;
-    // The slow destination is saturated: its budget (8 at a time) is taken, the rest wait their turn.
-    await waitFor(() => slowHits() >= 8 || null, { what: 'the slow destination saturated' });
-    const fast = await Promise.all(Array.from({ length: 5 }, () => placeOrder(gateway.url, fastSeller.key)));
-    await waitFor(() => fast.every((o) => ordersAt('/fast').has(o)) || null, { what: 'fast deliveries' });
-    // The slow receiver answers after 8 s: had the fast deliveries queued behind it, they could not
-    // have arrived before its first wave answered and a second wave began.
-    expect(slowHits()).toBe(8);
+    // A host of its own: a destination is a host, whose URLs share its budget (docs/webhooks.md,
+    // "Concurrency per host"), so the others of this file are not held up by its backlog.
+    const slow = await startReceiver(() => ({ status: 200, delayMs: 8_000 }));
+    try {
+      const slowSeller = await createKey(gateway.service);
+      const fastSeller = await createKey(gateway.service);
+      await register(gateway.url, slowSeller.key, `${slow.url}/slow`);
+      await register(gateway.url, fastSeller.key, `${receiver.url}/fast`);
+      // Enough slow deliveries to fill the slow destination's budget three times over.
+      await Promise.all(Array.from({ length: 24 }, () => placeOrder(gateway.url, slowSeller.key)));
+      const slowHits = () => slow.received.length;
+      // The slow destination is saturated: its budget (8 at a time) is taken, the rest wait their turn.
+      await waitFor(() => slowHits() >= 8 || null, { what: 'the slow destination saturated' });
+      const fast = await Promise.all(
+        Array.from({ length: 5 }, () => placeOrder(gateway.url, fastSeller.key)),
+      );
+      await waitFor(() => fast.every((o) => ordersAt('/fast').has(o)) || null, { what: 'fast deliveries' });
+      // The slow receiver answers after 8 s: had the fast deliveries queued behind it, they could not
+      // have arrived before its first wave answered and a second wave began.
+      expect(slowHits()).toBe(8);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('loses nothing when the dispatcher stops mid-flight: deliveries due while it was down go out when it is back', async () => {

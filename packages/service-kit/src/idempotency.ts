@@ -170,15 +170,27 @@ export const keyReused = () =>
     'This Idempotency-Key was already used with a different request body.',
   );
 
+/**
+ * How a route's answer is kept in `idempotency_keys.body` when it holds something that must not be
+ * stored as it is (a webhook's new secret): `toStored` turns the answer's JSON text into what is
+ * stored, `fromStored` turns that back into the very same text for a replay. Without one, the text is
+ * stored as it is.
+ */
+export interface StoredAnswerCodec {
+  toStored(text: string): string;
+  fromStored(stored: string): string;
+}
+
 /** A stored answer sent again; a 409 when the key came with another body. */
 function replayOf(
   stored: { fingerprint: string; status: number; body: string },
   request: IdempotentRequest,
+  codec?: StoredAnswerCodec,
 ): Answer & { replayed: true } {
   if (stored.fingerprint !== request.fingerprint) throw keyReused();
   return {
     status: stored.status,
-    body: new JsonText(stored.body),
+    body: new JsonText(codec ? codec.fromStored(stored.body) : stored.body),
     headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
     replayed: true,
   };
@@ -199,26 +211,32 @@ export class IdempotencyGuard {
   /**
    * The stored answer of a keyed request that already finished, looked up without a lock: for a route
    * that does slow work (a call to another service) before its change, to answer a retry before it.
-   * A 409 when the key was used with another body; null when nothing is stored (yet).
+   * A 409 when the key was used with another body; null when nothing is stored (yet). `codec`: as
+   * for `run`.
    */
-  async find(request: IdempotentRequest | null): Promise<(Answer & { replayed: true }) | null> {
+  async find(
+    request: IdempotentRequest | null,
+    codec?: StoredAnswerCodec,
+  ): Promise<(Answer & { replayed: true }) | null> {
     if (!request) return null;
     const [stored] = await this.sql.query<{ fingerprint: string; status: number; body: string }>(
       `select fingerprint, status, body from ${this.table} where scope = $1 and key = $2`,
       [request.scope, request.key],
     );
-    return stored ? replayOf(stored, request) : null;
+    return stored ? replayOf(stored, request, codec) : null;
   }
 
   /**
    * `work` once per keyed request. Without a key it runs on a fresh EntityManager and opens its own
    * transactions. With one it gets the keyed transaction's EntityManager: everything it writes must
    * go through it (nested `transactional` calls become savepoints; `sqlInTransaction` for raw SQL).
-   * `replayed` says whether the answer is a stored one (nothing ran).
+   * `replayed` says whether the answer is a stored one (nothing ran). `codec` changes what is stored
+   * of the answer (StoredAnswerCodec); the answer sent, first or replayed, is the same text.
    */
   async run(
     request: IdempotentRequest | null,
     work: (em: EntityManager, sql: Sql) => Promise<Answer>,
+    codec?: StoredAnswerCodec,
   ): Promise<Answer & { replayed: boolean }> {
     if (!request) return { ...(await work(this.orm.em.fork(), this.sql)), replayed: false };
     const run = this.orm.em.fork().transactional(async (tx) => {
@@ -232,14 +250,14 @@ export class IdempotencyGuard {
         `select fingerprint, status, body from ${this.table} where scope = $1 and key = $2`,
         [request.scope, request.key],
       );
-      if (stored) return replayOf(stored, request);
+      if (stored) return replayOf(stored, request, codec);
       const answer = await work(tx, sql);
       // A refusal is not kept, and whatever `work` wrote for it is rolled back with the transaction.
       if (answer.status < 200 || answer.status > 299) throw new Unkept(answer);
       const text = answer.body instanceof JsonText ? answer.body.text : JSON.stringify(answer.body);
       await sql.query(
         `insert into ${this.table} (scope, key, fingerprint, status, body) values ($1, $2, $3, $4, $5)`,
-        [request.scope, request.key, request.fingerprint, answer.status, text],
+        [request.scope, request.key, request.fingerprint, answer.status, codec ? codec.toStored(text) : text],
       );
       return { ...answer, body: new JsonText(text), replayed: false };
     });

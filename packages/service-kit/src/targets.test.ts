@@ -66,11 +66,49 @@ describe('classifyAddress', () => {
     ['255.255.255.255', 'reserved'],
     ['192.0.0.8', 'reserved'],
     ['192.0.1.0', null],
-    ['198.18.0.1', 'reserved'],
-    ['198.19.255.255', 'reserved'],
+    ['240.0.0.0', 'reserved'],
+    ['239.255.255.255', 'multicast'],
+    ['192.0.0.255', 'reserved'],
+    ['192.88.99.1', 'reserved'],
+    ['192.88.98.255', null],
+    ['192.88.100.0', null],
+    ['100::1', 'reserved'],
+    ['2001::1', 'reserved'], // Teredo
+    ['2001:1ff:ffff::1', 'reserved'],
+    ['2001:200::1', null],
+    ['5f00::1', 'reserved'],
+    ['::ffff:0:a00:1', 'reserved'], // IPv4-translated
+    // NAT64 local-use (RFC 8215): refused whole, wherever its IPv4 sits
+    ['64:ff9b:1::', 'reserved'],
+    ['64:ff9b:1::808:808', 'reserved'],
+    ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'reserved'],
+    ['64:ff9b:1:a00:1::', 'reserved'],
+    ['64:ff9b:2::', null],
+    ['64:ff9b:0:1::', null],
+    // benchmarking
+    ['198.18.0.1', 'benchmarking'],
+    ['198.19.255.255', 'benchmarking'],
     ['198.17.255.255', null],
     ['198.20.0.0', null],
-    ['2001:db8::1', 'reserved'],
+    ['2001:2::1', 'benchmarking'],
+    ['2001:2:1::', 'reserved'],
+    // documentation
+    ['192.0.2.1', 'documentation'],
+    ['192.0.1.255', null],
+    ['192.0.3.0', null],
+    ['198.51.100.7', 'documentation'],
+    ['198.51.99.255', null],
+    ['198.51.101.0', null],
+    ['203.0.113.200', 'documentation'],
+    ['203.0.112.255', null],
+    ['203.0.114.0', null],
+    ['2001:db8::1', 'documentation'],
+    ['2001:db8:ffff::1', 'documentation'],
+    ['3fff::1', 'documentation'],
+    ['3fff:fff::1', 'documentation'],
+    ['3fff:1000::1', null],
+    ['::ffff:192.0.2.1', 'documentation'],
+    ['64:ff9b::c000:201', 'documentation'],
     // public
     ['8.8.8.8', null],
     ['1.1.1.1', null],
@@ -98,6 +136,8 @@ describe('classifyAddress', () => {
     ['64:ff9b::808:808', null],
     ['2002:a00:1::', 'private'],
     ['2002:808:808::1', null],
+    ['64:ff9b::198.18.0.1', 'benchmarking'],
+    ['2002:c633:6401::', 'documentation'],
   ];
 
   it.each(cases)('%s is %s', (ip, expected) => {
@@ -138,6 +178,7 @@ const resolve = resolverFrom({
   'private.example.com': ['10.0.0.5'],
   'mixed.example.com': ['93.184.216.34', '10.0.0.5'],
   'metadata.example.com': ['169.254.169.254'],
+  'docs.example.com': ['192.0.2.10'],
   'mapped.example.com': ['::ffff:a00:5'],
   'later.example.com': 'EAI_AGAIN',
   'nodata.example.com': 'ENODATA',
@@ -299,6 +340,35 @@ describe('checkTarget', () => {
     await expect(checkTarget('http://private.example.com/', test)).resolves.toMatchObject({ ok: false });
   });
 
+  it('refuses documentation, benchmarking, CGNAT, link-local and reserved targets even where private ones are allowed', async () => {
+    for (const url of [
+      'http://192.0.2.1/',
+      'http://198.51.100.1/',
+      'http://203.0.113.1/',
+      'http://[2001:db8::1]/',
+      'http://198.18.0.1/',
+      'http://240.0.0.1/',
+      'http://100.64.0.1/',
+      'http://169.254.10.10/',
+      'http://0.0.0.0/',
+      'http://[64:ff9b:1::a00:1]/',
+      'http://[64:ff9b::192.0.2.1]/',
+      'http://224.0.0.1/',
+    ]) {
+      const result = await checkTarget(url, testAllowing);
+      expect({ url, result }).toEqual({
+        url,
+        result: { ok: false, reason: TARGET_NOT_ALLOWED, detail: expect.any(String) },
+      });
+    }
+  });
+
+  it('refuses the NAT64 local-use prefix for live as it does the well-known one', async () => {
+    await expect(checkTarget('https://[64:ff9b:1::808:808]/', live)).resolves.toMatchObject({ ok: false });
+    await expect(checkTarget('https://[64:ff9b::a00:1]/', live)).resolves.toMatchObject({ ok: false });
+    await expect(checkTarget('https://[64:ff9b::808:808]/', live)).resolves.toEqual({ ok: true });
+  });
+
   it('refuses cloud metadata even where private targets are allowed', async () => {
     await expect(checkTarget('http://169.254.169.254/', testAllowing)).resolves.toEqual({
       ok: false,
@@ -320,6 +390,25 @@ describe('targetAllowed', () => {
     expect(targetAllowed('private', { environment: 'test', allowPrivate: true })).toBe(true);
     expect(targetAllowed('metadata', { environment: 'test', allowPrivate: true })).toBe(false);
   });
+
+  it('opens only loopback and private to allowPrivate: every other range stays refused', () => {
+    const ranges: ForbiddenRange[] = [
+      'unspecified',
+      'loopback',
+      'private',
+      'link-local',
+      'cgnat',
+      'metadata',
+      'multicast',
+      'documentation',
+      'benchmarking',
+      'reserved',
+    ];
+    const opened = ranges.filter((range) =>
+      targetAllowed(range, { environment: 'test', allowPrivate: true }),
+    );
+    expect(opened).toEqual(['loopback', 'private']);
+  });
 });
 
 describe('literalTargetRefusal', () => {
@@ -328,6 +417,12 @@ describe('literalTargetRefusal', () => {
     expect(literalTargetRefusal('10.1.2.3', live)).toBe(TARGET_NOT_ALLOWED);
     expect(literalTargetRefusal('[::1]', live)).toBe(TARGET_NOT_ALLOWED);
     expect(literalTargetRefusal('169.254.169.254', { environment: 'test', allowPrivate: true })).toBe(
+      TARGET_NOT_ALLOWED,
+    );
+    expect(literalTargetRefusal('192.0.2.1', { environment: 'test', allowPrivate: true })).toBe(
+      TARGET_NOT_ALLOWED,
+    );
+    expect(literalTargetRefusal('[64:ff9b:1::1]', { environment: 'test', allowPrivate: true })).toBe(
       TARGET_NOT_ALLOWED,
     );
   });
@@ -416,6 +511,8 @@ describe('guardedLookup', () => {
     expect(result).toEqual({ error: null, address: '127.0.0.1', family: 4 });
     const metadata = await lookupWith(guardedLookup(testAllowing), 'metadata.example.com');
     expect(metadata.error?.code).toBe('EFORBIDDENTARGET');
+    const documentation = await lookupWith(guardedLookup(testAllowing), 'docs.example.com');
+    expect(documentation.error).toMatchObject({ code: 'EFORBIDDENTARGET', range: 'documentation' });
   });
 
   it('calls back resolver errors unchanged', async () => {

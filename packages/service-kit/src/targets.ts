@@ -20,7 +20,23 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, SocketAddress, isIP, type LookupFunction } from 'node:net';
 
 export type ForbiddenRange =
-  'unspecified' | 'loopback' | 'private' | 'link-local' | 'cgnat' | 'metadata' | 'multicast' | 'reserved';
+  | 'unspecified'
+  | 'loopback'
+  | 'private'
+  | 'link-local'
+  | 'cgnat'
+  | 'metadata'
+  | 'multicast'
+  | 'documentation'
+  | 'benchmarking'
+  | 'reserved';
+
+/**
+ * The ranges `WEBHOOK_ALLOW_PRIVATE_TARGETS` opens to `test` webhooks: where a receiver on a developer's
+ * machine or network listens. Every other range stays refused whatever the setting: nothing legitimate
+ * listens on a documentation, benchmarking, CGNAT or reserved address, and metadata is the prize of SSRF.
+ */
+export const PRIVATE_TARGET_RANGES: ReadonlySet<ForbiddenRange> = new Set(['loopback', 'private']);
 
 /** Resolves a host name to its IP addresses (IPv4 and IPv6). Rejects with an error `code` such as ENOTFOUND. */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -84,6 +100,8 @@ const RANGE_DESCRIPTIONS: Record<ForbiddenRange, string> = {
   cgnat: 'a carrier-grade NAT (CGNAT) address',
   metadata: 'a cloud metadata address',
   multicast: 'a multicast address',
+  documentation: 'a documentation address',
+  benchmarking: 'a benchmarking address',
   reserved: 'a reserved address',
 };
 
@@ -95,7 +113,7 @@ export function describeRange(range: ForbiddenRange): string {
 /**
  * The forbidden ranges, in `net.BlockList`s, one per range, in the order they are asked: specific names
  * (metadata) before the ranges that contain them (link-local, private), unspecified and loopback before
- * `::/96`. A BlockList matches an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, `::ffff:a00:1`) against its
+ * `::/96`, documentation and benchmarking before `2001::/23`. A BlockList matches an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, `::ffff:a00:1`) against its
  * IPv4 subnets; an IPv4 address embedded in a NAT64 (`64:ff9b::/96`) or 6to4 (`2002::/16`) address it does
  * not see, so each IPv4 subnet is also listed at its place in those two prefixes.
  */
@@ -126,15 +144,34 @@ const FORBIDDEN: Array<[ForbiddenRange, string[]]> = [
   ['cgnat', ['100.64.0.0/10']],
   ['multicast', ['224.0.0.0/4', 'ff00::/8']],
   [
+    'documentation',
+    [
+      '192.0.2.0/24', // TEST-NET-1 (RFC 5737)
+      '198.51.100.0/24', // TEST-NET-2
+      '203.0.113.0/24', // TEST-NET-3
+      '2001:db8::/32', // RFC 3849
+      '3fff::/20', // RFC 9637
+    ],
+  ],
+  [
+    'benchmarking',
+    [
+      '198.18.0.0/15', // RFC 2544
+      '2001:2::/48', // RFC 5180
+    ],
+  ],
+  [
     'reserved',
     [
-      '255.255.255.255/32',
-      '240.0.0.0/4',
-      '192.0.0.0/24',
-      '198.18.0.0/15',
+      '240.0.0.0/4', // reserved for future use (RFC 1112), with the broadcast address 255.255.255.255
+      '192.0.0.0/24', // IETF protocol assignments (RFC 6890)
+      '192.88.99.0/24', // deprecated 6to4 relay anycast (RFC 7526)
       '::/96', // deprecated IPv4-compatible addresses
-      '100::/64', // discard-only
-      '2001:db8::/32', // documentation
+      '::ffff:0:0:0/96', // IPv4-translated addresses (RFC 6052's SIIT form)
+      '64:ff9b:1::/48', // NAT64 local-use prefix (RFC 8215): the IPv4 it reaches sits where the operator says
+      '100::/64', // discard-only (RFC 6666)
+      '2001::/23', // IETF protocol assignments: Teredo, ORCHID, ... (RFC 2928)
+      '5f00::/16', // SRv6 SIDs (RFC 9602)
     ],
   ],
 ];
@@ -207,15 +244,15 @@ function isLocalhostName(host: string): boolean {
 
 /**
  * Whether an address of `range` (null: public) may be targeted under `policy`. Live webhooks never reach a
- * forbidden range; test webhooks do when the operator allows private targets, except cloud metadata, which
- * stays refused everywhere.
+ * forbidden range; test webhooks reach loopback and private addresses (PRIVATE_TARGET_RANGES) when the
+ * operator allows private targets, and no other forbidden range ever.
  */
 export function targetAllowed(
   range: ForbiddenRange | null,
   policy: Pick<TargetPolicy, 'environment' | 'allowPrivate'>,
 ): boolean {
   if (range === null) return true;
-  return policy.environment === 'test' && policy.allowPrivate && range !== 'metadata';
+  return policy.environment === 'test' && policy.allowPrivate && PRIVATE_TARGET_RANGES.has(range);
 }
 
 function permitted(range: ForbiddenRange, policy: TargetPolicy): boolean {

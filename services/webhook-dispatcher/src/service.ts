@@ -19,6 +19,8 @@ import { createDispatcherMetrics, registerBacklogGauge } from './metrics';
 import { DeliverySender } from './events/sender';
 import { INTAKE_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
+import { SecretBox } from './domain/secret-box';
+import { startSecretSealing } from './jobs/seal-secrets';
 
 export interface DispatcherService {
   runtime: Runtime;
@@ -42,6 +44,7 @@ export async function startDispatcher(
     idempotency: true,
   });
   registerBacklogGauge(runtime.metrics, runtime.orm);
+  const secrets = new SecretBox(config.WEBHOOK_SECRETS_KEY, config.WEBHOOK_SECRETS_KEY_PREVIOUS);
   const sender = new DeliverySender({
     sql: runtime.sql,
     logger: runtime.logger,
@@ -53,6 +56,7 @@ export async function startDispatcher(
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
     allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     resolve: options.resolve,
+    secrets,
   });
   const policy = {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
@@ -68,6 +72,7 @@ export async function startDispatcher(
       mountRoutes(app, {
         runtime,
         policy,
+        secrets,
         onRequeued: () => sender.rescan(),
         changing: (id, change) => sender.changing(id, change),
         retired: (id) => sender.changed(id),
@@ -81,6 +86,7 @@ export async function startDispatcher(
   sender.start();
   const retention = startEventRetention(runtime, config.EVENTS_RETENTION_DAYS);
   const stranded = startStrandedMoves(runtime, () => sender.rescan());
+  const sealing = startSecretSealing(runtime.sql, secrets, runtime.logger);
   const address = server.address();
   return {
     runtime,
@@ -90,6 +96,7 @@ export async function startDispatcher(
       runtime.stop(async () => {
         await retention.stop();
         await stranded.stop();
+        await sealing.stop();
         await sender.stop();
       }),
   };

@@ -15,7 +15,7 @@ import { hostIs } from './routing';
  *
  * On any other host it passes a client's own copies through untouched. So they are believed only on a
  * PSP host (PSP_NOTIFICATION_HOST) and from a peer in PSP_INGRESS_ADDRESSES, and never forwarded as
- * they are: payments gets the verdict signed with its INTERNAL_SECRET, in headers (`x-sa-*`) that no
+ * they are: payments gets the verdict signed with the gateway's key for it, in headers (`x-sa-*`) that no
  * client can pass through the gateway. Payments decides which PSP, so which environment, it is
  * (its http/psp-senders.ts reads what this writes).
  */

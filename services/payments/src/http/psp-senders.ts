@@ -19,7 +19,7 @@ import type { Request, RequestHandler } from 'express';
  * - the ingress of the PSP's host verifies the certificate against that PSP's CA and passes the
  *   verified subject and issuer to the gateway (ingress-nginx's `ssl-client-*` headers);
  * - the gateway believes those headers only on a PSP host and from the ingress, and passes them on,
- *   signed with payments' INTERNAL_SECRET, in the `x-sa-psp-client*` headers below (a client's own
+ *   signed with the gateway's key for payments, in the `x-sa-psp-client*` headers below (a client's own
  *   `x-sa-*` headers never get past the gateway);
  * - payments matches the certificate's subject (and issuer, when configured) against each
  *   environment's PSP: that is the environment whose charges the notification may pay.

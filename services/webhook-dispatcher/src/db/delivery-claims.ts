@@ -33,6 +33,10 @@ export interface ClaimedDelivery {
   /** The webhook's current URL (a postback's own). */
   url: string;
   signed: boolean;
+  /**
+   * The webhook's secret as stored: clear for a row not sealed yet (jobs/seal-secrets.ts, which takes
+   * the clear one for the truth too), else sealed (domain/secret-box.ts). The sender opens it.
+   */
   secret: string | null;
   environment: Environment;
   /** The event's data as JSON text, spliced into the envelope as it is (no parse and stringify). */
@@ -59,10 +63,12 @@ export interface AttemptOutcome {
 }
 
 /**
- * The claim: the window of the oldest due deliveries (db/migrations.ts, due_window: read in the due
- * index's order, up to its size); the rows picked from it are then locked one by one by primary key, at
- * most each destination's budget ($4, or $3 for a destination the plan does not list), and leased. $1:
- * the destinations left out, $2: the window's size, $5: the limit, $6: where the window starts.
+ * The claim: the window of the oldest due deliveries (db/migrations.ts, due_window_by_destination:
+ * read in the due index's order, up to its size); the rows picked from it are then locked one by one by
+ * primary key, at most each destination's budget ($4, or $3 for a destination the plan does not list),
+ * and leased. A destination is a scheme, host and port (webhooks.destination_of; domain/destination.ts),
+ * so the URLs of one host share its budget. $1: the destinations left out, $2: the window's size, $5:
+ * the limit, $6: where the window starts.
  *
  * This statement and OUTCOME_SQL are sent unnamed, so PostgreSQL plans them at every run. A prepared
  * statement keeps the plan it settles on after its first five runs for the connection's life: made
@@ -76,13 +82,13 @@ export interface AttemptOutcome {
  * filter on the id, a whole backlog per row claimed. `offset 0` keeps the checks from being pushed back
  * into it. The figures are in bench/README.md ("The webhook drain").
  */
-const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::text[], $2, $6::timestamptz)),
+const CLAIM_SQL = `with due as (select * from webhooks.due_window_by_destination($1::text[], $2, $6::timestamptz)),
      ranked as (
-       select due.*, row_number() over (partition by target order by next_attempt_at) as rank from due),
+       select due.*, row_number() over (partition by destination order by next_attempt_at) as rank from due),
      picked as (
        select locked.id, r.target from (
            select * from ranked
-            where rank <= coalesce(($4::jsonb ->> target)::int, $3)
+            where rank <= coalesce(($4::jsonb ->> destination)::int, $3)
             order by next_attempt_at limit $5) r
          cross join lateral (
            select d.id, d.status, d.lease_until, d.next_attempt_at, d.attempts, d.webhook_id
@@ -94,7 +100,7 @@ const CLAIM_SQL = `with due as (select * from webhooks.due_window($1::text[], $2
        from picked
       where d.id = picked.id
      returning d.id, d.webhook_id, d.event_id, d.event, picked.target as url, d.signed,
-               (select w.secret from webhooks.webhooks w where w.id = d.webhook_id) as secret,
+               (select coalesce(w.secret, w.secret_sealed) from webhooks.webhooks w where w.id = d.webhook_id) as secret,
                d.environment, d.payload::text as payload,
                (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
                d.trace_context, (select count(*) from due)::int as scanned,

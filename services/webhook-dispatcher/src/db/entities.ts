@@ -11,8 +11,13 @@ export interface WebhookRow {
   event: EventName;
   description: string | null;
   status: StoredWebhookStatus;
-  /** Needed in the clear to sign every delivery; never shown after creation, never logged. */
-  secret: string;
+  /**
+   * The clear secret of a row written before secrets were sealed, until jobs/seal-secrets.ts seals it;
+   * null for every row written since. Never shown after creation, never logged.
+   */
+  secret: string | null;
+  /** The secret sealed under WEBHOOK_SECRETS_KEY (domain/secret-box.ts). */
+  secretSealed: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -28,7 +33,8 @@ export const WebhookSchema = new EntitySchema<WebhookRow>({
     event: { type: 'string' },
     description: { type: 'string', nullable: true },
     status: { type: 'string' },
-    secret: { type: 'string', lazy: true },
+    secret: { type: 'string', lazy: true, nullable: true },
+    secretSealed: { type: 'string', lazy: true, nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz(3)' },
     updatedAt: { type: 'Date', columnType: 'timestamptz(3)' },
   },

@@ -444,6 +444,75 @@ class Migration20261217RetiredWebhooks extends Migration {
   }
 }
 
+/**
+ * Signing secrets sealed at rest (docs/webhooks.md, "Secrets at rest"): `secret_sealed` holds the
+ * secret under WEBHOOK_SECRETS_KEY, and `secret`, the clear one, may now be null. A migration does not
+ * hold the key, so it moves no secret: the dispatcher seals the clear ones at start and on a timer
+ * (jobs/seal-secrets.ts), clearing `secret` in the same update, and writes new ones sealed only. The
+ * check keeps every row with one of the two. Adding a nullable column and dropping a not-null rewrite
+ * nothing, so the migration is instant whatever the table holds.
+ */
+class Migration20261218SealedSecrets extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table webhooks.webhooks add column if not exists secret_sealed text`);
+    this.addSql(`alter table webhooks.webhooks alter column secret drop not null`);
+    this.addSql(`alter table webhooks.webhooks drop constraint if exists webhooks_secret_kept`);
+    this.addSql(
+      `alter table webhooks.webhooks add constraint webhooks_secret_kept check (secret is not null or secret_sealed is not null)`,
+    );
+  }
+}
+
+/**
+ * Concurrency per destination host, not per URL (docs/webhooks.md, "Concurrency per host"):
+ * `destination_of` gives a URL's scheme, host and port, lower-cased, the default port written out
+ * (as domain/destination.ts does for URLs written plainly), and `due_window_by_destination` is
+ * due_window with each candidate's destination, leaving out the saturated destinations by it. The
+ * destination is computed only when some are saturated. due_window stays as it was for replicas of
+ * the previous build during a rolling deploy.
+ */
+class Migration20261219DestinationPerHost extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create or replace function webhooks.destination_of(url text) returns text
+      language sql immutable parallel safe
+      as $$
+        select coalesce(
+          (select lower(m[1]) || '//' || regexp_replace(lower(m[2]), '\\.$', '') || ':' ||
+                  coalesce(nullif(m[3], ''), case when lower(m[1]) = 'https:' then '443' else '80' end)
+             from regexp_match(url, '^([A-Za-z][A-Za-z0-9+.-]*:)//(?:[^/?#]*@)?(\\[[^]/?#]*\\]|[^:/?#]*)(?::([0-9]*))?') m),
+          url)
+      $$`);
+    this
+      .addSql(`create or replace function webhooks.due_window_by_destination(saturated text[], size int, since timestamptz)
+  returns table (id uuid, next_attempt_at timestamptz, webhook_id uuid, attempts int, target text, destination text)
+      language plpgsql stable
+      set enable_bitmapscan = off
+      as $$
+      #variable_conflict use_column
+      begin
+        return query
+          select d.id, d.next_attempt_at, d.webhook_id, d.attempts, t.target, webhooks.destination_of(t.target)
+            from webhooks.deliveries d
+            -- A subquery kept apart (offset 0), so that its target is computed once per row; a plain
+            -- join to webhooks could be planned as a scan of every active webhook per delivery.
+            cross join lateral (
+              select case when d.webhook_id is null then d.url
+                          else (select w.url from webhooks.webhooks w
+                                 where w.id = d.webhook_id and w.status = 'ACTIVE') end as target
+              offset 0) t
+           where d.status = 'pending' and d.next_attempt_at <= now() and d.next_attempt_at >= since
+             and (d.lease_until is null or d.lease_until < now())
+             and (cardinality(saturated) = 0 or webhooks.destination_of(d.url) <> all(saturated))
+             -- A paused or deleted webhook's deliveries have no target: the null test skips them.
+             and t.target is not null
+             and (cardinality(saturated) = 0 or webhooks.destination_of(t.target) <> all(saturated))
+           order by d.next_attempt_at
+           limit size;
+      end
+      $$`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -469,4 +538,6 @@ export const migrations = [
   { name: 'Migration20261216PostbacksIndex', class: Migration20261216PostbacksIndex },
   { name: 'Migration20261216Events', class: Migration20261216Events },
   { name: 'Migration20261217RetiredWebhooks', class: Migration20261217RetiredWebhooks },
+  { name: 'Migration20261218SealedSecrets', class: Migration20261218SealedSecrets },
+  { name: 'Migration20261219DestinationPerHost', class: Migration20261219DestinationPerHost },
 ];

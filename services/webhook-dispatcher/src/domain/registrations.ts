@@ -12,6 +12,7 @@ import {
   type Sql,
 } from '@seller-api/service-kit';
 import { WebhookSchema, type WebhookRow } from '../db/entities';
+import type { SecretBox } from './secret-box';
 import { checkTarget, defaultResolver, type Logger, type Resolver } from '@seller-api/service-kit';
 
 /** Registrations that count: not deleted, not retired by a rotation. */
@@ -91,7 +92,8 @@ export async function assertTarget(
  * the previous registration and its secret (a rotation, docs/webhooks.md): its pending and dead
  * deliveries move to the new one in the same transaction, so that the pending ones are signed with the
  * new secret from then on and the dead ones can be re-sent from the new webhook; the delivered ones stay
- * with the retired webhook, its history. Answers the new webhook, and the id of the one it retired.
+ * with the retired webhook, its history. Answers the new webhook, its secret in clear (stored sealed
+ * with `secrets`), and the id of the one it retired.
  * A seller has at most MAX_WEBHOOKS registered per environment (a rotation replaces one, so it does not
  * count twice): 409 `limit_reached` beyond.
  *
@@ -104,7 +106,8 @@ export async function registerWebhook(
   em: EntityManager,
   scope: Scope,
   input: CreateWebhookRequest,
-): Promise<{ webhook: WebhookRow; retiredId: string | null }> {
+  secrets: SecretBox,
+): Promise<{ webhook: WebhookRow; secret: string; retiredId: string | null }> {
   return em.transactional(async (tx) => {
     // Serialise the registrations of one seller and environment: two of one (url, event) at once cannot
     // both stay live, and concurrent ones cannot count the same free places (MAX_WEBHOOKS).
@@ -120,21 +123,25 @@ export async function registerWebhook(
       previous.updatedAt = now;
       await tx.flush();
     }
+    const id = randomUUID();
+    // Stored sealed only (docs/webhooks.md, "Secrets at rest"); the clear one goes to the answer.
+    const secret = generateSecret();
     const webhook = tx.create(WebhookSchema, {
-      id: randomUUID(),
+      id,
       sellerId: scope.sellerId,
       environment: scope.environment,
       url: input.url,
       event: input.event,
       description: input.description ?? null,
       status: 'ACTIVE',
-      secret: generateSecret(),
+      secret: null,
+      secretSealed: secrets.seal(secret, id),
       createdAt: now,
       updatedAt: now,
     });
     await tx.persist(webhook).flush();
     if (previous) await moveDeliveries(tx, previous.id, webhook.id);
-    return { webhook, retiredId: previous?.id ?? null };
+    return { webhook, secret, retiredId: previous?.id ?? null };
   });
 }
 

@@ -1,7 +1,7 @@
 import { DeliverySlots } from './delivery-slots';
 
 const slots = () =>
-  new DeliverySlots<{ url: string; id: number }>({
+  new DeliverySlots<{ destination: string; id: number }>({
     concurrency: 4,
     destinationConcurrency: 2,
     waitingPlaces: 2,
@@ -13,7 +13,7 @@ const slots = () =>
 /** One quick answer from each destination: they are then known to be fast. */
 function fast(s: ReturnType<typeof slots>, ...urls: string[]) {
   for (const url of urls) {
-    s.admit({ url, id: -1 }, 0);
+    s.admit({ destination: url, id: -1 }, 0);
     s.free(url, 5);
   }
 }
@@ -22,7 +22,7 @@ describe('DeliverySlots', () => {
   it("starts what has a slot and keeps the rest of a fast destination's waiting, counted in its hold", () => {
     const s = slots();
     fast(s, 'a');
-    expect([1, 2, 3].map((id) => s.admit({ url: 'a', id }, 0))).toEqual(['start', 'start', 'wait']);
+    expect([1, 2, 3].map((id) => s.admit({ destination: 'a', id }, 0))).toEqual(['start', 'start', 'wait']);
     expect(s.total).toBe(3);
     expect(s.waitingTotal).toBe(1);
     expect(s.heldPerDestination.get('a')).toBe(3);
@@ -40,7 +40,7 @@ describe('DeliverySlots', () => {
       ['b', 6],
       ['b', 7],
     ] as const)
-      s.admit({ url, id }, 0);
+      s.admit({ destination: url, id }, 0);
     // a: 1 and 2 in flight, 3 and 4 waiting; b: 5 and 6 in flight, 7 waiting.
     expect(s.takeWaitingWhere((d) => d.id % 2 === 1).map((d) => d.id)).toEqual([3, 7]);
     expect(s.waitingTotal).toBe(1);
@@ -51,7 +51,7 @@ describe('DeliverySlots', () => {
 
   it('refuses a delivery without a slot when its destination is not known to be fast', () => {
     const s = slots();
-    expect([1, 2, 3].map((id) => s.admit({ url: 'a', id }, 0))).toEqual(['start', 'start', 'refuse']);
+    expect([1, 2, 3].map((id) => s.admit({ destination: 'a', id }, 0))).toEqual(['start', 'start', 'refuse']);
     expect(s.total).toBe(2);
     expect(s.heldPerDestination.get('a')).toBe(2);
   });
@@ -59,9 +59,9 @@ describe('DeliverySlots', () => {
   it('gives a freed slot to the next delivery waiting for the same destination, in order', () => {
     const s = slots();
     fast(s, 'a');
-    for (const id of [1, 2, 3, 4]) s.admit({ url: 'a', id }, 0);
-    expect(s.free('a', 5)).toEqual({ url: 'a', id: 3 });
-    expect(s.free('a', 5)).toEqual({ url: 'a', id: 4 });
+    for (const id of [1, 2, 3, 4]) s.admit({ destination: 'a', id }, 0);
+    expect(s.free('a', 5)).toEqual({ destination: 'a', id: 3 });
+    expect(s.free('a', 5)).toEqual({ destination: 'a', id: 4 });
     expect(s.free('a', 5)).toBeNull();
     expect(s.heldPerDestination.get('a')).toBe(1);
   });
@@ -69,10 +69,10 @@ describe('DeliverySlots', () => {
   it('frees a slot without taking a waiting delivery when told not to (stopping)', () => {
     const s = slots();
     fast(s, 'a');
-    for (const id of [1, 2, 3]) s.admit({ url: 'a', id }, 0);
+    for (const id of [1, 2, 3]) s.admit({ destination: 'a', id }, 0);
     expect(s.free('a', 5, false)).toBeNull();
     expect(s.total).toBe(2);
-    expect(s.takeAllWaiting()).toEqual([{ url: 'a', id: 3 }]);
+    expect(s.takeAllWaiting()).toEqual([{ destination: 'a', id: 3 }]);
     expect(s.total).toBe(1);
   });
 
@@ -85,10 +85,10 @@ describe('DeliverySlots', () => {
       ['b', 3],
       ['b', 4],
     ] as const)
-      s.admit({ url, id }, 0);
+      s.admit({ destination: url, id }, 0);
     // Four in flight: c waits for the process, not for its own destination.
-    expect(s.admit({ url: 'c', id: 5 }, 0)).toBe('wait');
-    expect(s.free('a', 5)).toEqual({ url: 'c', id: 5 });
+    expect(s.admit({ destination: 'c', id: 5 }, 0)).toBe('wait');
+    expect(s.free('a', 5)).toEqual({ destination: 'c', id: 5 });
     expect(s.total).toBe(4);
   });
 
@@ -109,18 +109,18 @@ describe('DeliverySlots', () => {
     expect(s.destinationCapacity('a')).toBe(4);
     // Slow answers bring its smoothed duration over the limit; failures (null) do not count.
     for (let id = 2; id < 12; id += 1) {
-      s.admit({ url: 'a', id }, 0);
+      s.admit({ destination: 'a', id }, 0);
       s.free('a', 2000);
     }
     expect(s.destinationCapacity('a')).toBe(2);
     expect(s.capacity).toBe(4);
-    s.admit({ url: 'b', id: 20 }, 0);
+    s.admit({ destination: 'b', id: 20 }, 0);
     s.free('b', null);
     expect(s.destinationCapacity('b')).toBe(2);
   });
 
   it('gives a fast destination as many places as its slots get through in waitMs, at most waitingPlaces', () => {
-    const s = new DeliverySlots<{ url: string; id: number }>({
+    const s = new DeliverySlots<{ destination: string; id: number }>({
       concurrency: 8,
       destinationConcurrency: 2,
       waitingPlaces: 8,
@@ -129,7 +129,7 @@ describe('DeliverySlots', () => {
       waitMs: 100,
     });
     const answer = (url: string, ms: number) => {
-      s.admit({ url, id: 0 }, 0);
+      s.admit({ destination: url, id: 0 }, 0);
       s.free(url, ms);
     };
     answer('quick', 5);
@@ -149,12 +149,12 @@ describe('DeliverySlots', () => {
   it('hands back what waited too long, and everything when asked', () => {
     const s = slots();
     fast(s, 'a');
-    for (const id of [1, 2]) s.admit({ url: 'a', id }, 0);
-    s.admit({ url: 'a', id: 3 }, 0);
-    s.admit({ url: 'a', id: 4 }, 200);
-    expect(s.expired(250, 250)).toEqual([{ url: 'a', id: 3 }]);
+    for (const id of [1, 2]) s.admit({ destination: 'a', id }, 0);
+    s.admit({ destination: 'a', id: 3 }, 0);
+    s.admit({ destination: 'a', id: 4 }, 200);
+    expect(s.expired(250, 250)).toEqual([{ destination: 'a', id: 3 }]);
     expect(s.heldPerDestination.get('a')).toBe(3);
-    expect(s.takeAllWaiting()).toEqual([{ url: 'a', id: 4 }]);
+    expect(s.takeAllWaiting()).toEqual([{ destination: 'a', id: 4 }]);
     expect(s.waitingTotal).toBe(0);
     expect(s.total).toBe(2);
   });
@@ -162,8 +162,8 @@ describe('DeliverySlots', () => {
   it('takes the places of a destination whose own slots stayed busy while its deliveries waited', () => {
     const s = slots();
     fast(s, 'a');
-    for (const id of [1, 2, 3]) s.admit({ url: 'a', id }, 0);
-    expect(s.expired(300, 250)).toEqual([{ url: 'a', id: 3 }]);
+    for (const id of [1, 2, 3]) s.admit({ destination: 'a', id }, 0);
+    expect(s.expired(300, 250)).toEqual([{ destination: 'a', id: 3 }]);
     expect(s.destinationCapacity('a')).toBe(2);
   });
 
@@ -176,10 +176,10 @@ describe('DeliverySlots', () => {
       ['c', 3],
       ['c', 4],
     ] as const)
-      s.admit({ url, id }, 0);
+      s.admit({ destination: url, id }, 0);
     // The process is full: a waits for its own slots too, b only for the process's.
-    expect(s.admit({ url: 'a', id: 5 }, 0)).toBe('wait');
-    expect(s.admit({ url: 'b', id: 6 }, 0)).toBe('wait');
+    expect(s.admit({ destination: 'a', id: 5 }, 0)).toBe('wait');
+    expect(s.admit({ destination: 'b', id: 6 }, 0)).toBe('wait');
     expect(s.expired(300, 250).map((d) => d.id)).toEqual([5, 6]);
     expect(s.destinationCapacity('a')).toBe(2);
     expect(s.destinationCapacity('b')).toBe(4);

@@ -1,6 +1,7 @@
 /**
  * The sender's slots: attempts in flight, at most `concurrency` in all and `destinationConcurrency` to one
- * destination URL, and the claimed deliveries waiting for one of them.
+ * destination (a scheme, host and port, whatever the path: domain/destination.ts), and the claimed
+ * deliveries waiting for one of them.
  *
  * Why deliveries wait here at all: a claim is a database round trip, and under load the event loop makes
  * it several milliseconds. If a destination's freed slot had to wait for the next claim, it sat idle that
@@ -36,7 +37,7 @@ const PACE_WEIGHT = 0.2;
 // Destinations whose pace is kept, at most (the map is dropped whole beyond it).
 const PACE_ENTRIES = 10_000;
 
-export class DeliverySlots<T extends { url: string }> {
+export class DeliverySlots<T extends { destination: string }> {
   private inFlightCount = 0;
   private waitingCount = 0;
   private readonly inFlight = new Map<string, number>();
@@ -68,7 +69,8 @@ export class DeliverySlots<T extends { url: string }> {
   /** Per destination, what it holds (in flight and waiting). */
   get heldPerDestination(): ReadonlyMap<string, number> {
     const held = new Map(this.inFlight);
-    for (const [url, queue] of this.waiting) held.set(url, (held.get(url) ?? 0) + queue.length);
+    for (const [destination, queue] of this.waiting)
+      held.set(destination, (held.get(destination) ?? 0) + queue.length);
     return held;
   }
 
@@ -77,8 +79,8 @@ export class DeliverySlots<T extends { url: string }> {
    * destination nothing is known of (or nothing recent: it had nothing in flight when the claim was
    * planned) gets its slots only, so that a slow one never has deliveries claimed to wait in vain.
    */
-  destinationCapacity(url: string): number {
-    return this.options.destinationConcurrency + this.placesFor(this.pace.get(url));
+  destinationCapacity(destination: string): number {
+    return this.options.destinationConcurrency + this.placesFor(this.pace.get(destination));
   }
 
   /**
@@ -86,13 +88,14 @@ export class DeliverySlots<T extends { url: string }> {
    * `refuse` when it has none and its destination is not known to be fast (the caller hands it back).
    */
   admit(item: T, now: number): 'start' | 'wait' | 'refuse' {
-    if (this.hasSlot(item.url)) {
-      this.occupy(item.url);
+    const key = item.destination;
+    if (this.hasSlot(key)) {
+      this.occupy(key);
       return 'start';
     }
-    if (!this.isFast(item.url)) return 'refuse';
-    let queue = this.waiting.get(item.url);
-    if (!queue) this.waiting.set(item.url, (queue = []));
+    if (!this.isFast(key)) return 'refuse';
+    let queue = this.waiting.get(key);
+    if (!queue) this.waiting.set(key, (queue = []));
     queue.push({ item, since: now });
     this.waitingCount += 1;
     return 'wait';
@@ -103,14 +106,14 @@ export class DeliverySlots<T extends { url: string }> {
    * delivery that now has a slot, taken for it: the next of the same destination or, when the
    * process-wide budget was what held another destination's back, that one.
    */
-  free(url: string, durationMs: number | null, takeNext = true): T | null {
+  free(destination: string, durationMs: number | null, takeNext = true): T | null {
     this.inFlightCount -= 1;
-    const left = (this.inFlight.get(url) ?? 1) - 1;
-    if (left <= 0) this.inFlight.delete(url);
-    else this.inFlight.set(url, left);
-    if (durationMs !== null) this.notePace(url, durationMs);
+    const left = (this.inFlight.get(destination) ?? 1) - 1;
+    if (left <= 0) this.inFlight.delete(destination);
+    else this.inFlight.set(destination, left);
+    if (durationMs !== null) this.notePace(destination, durationMs);
     if (this.waitingCount === 0 || !takeNext) return null;
-    const next = this.takeWaiting(url);
+    const next = this.takeWaiting(destination);
     if (next) return next;
     for (const other of this.waiting.keys()) {
       const item = this.takeWaiting(other);
@@ -122,13 +125,13 @@ export class DeliverySlots<T extends { url: string }> {
   /** Removes and returns the waiting deliveries that `matches` picks, whatever their wait. */
   takeWaitingWhere(matches: (item: T) => boolean): T[] {
     const out: T[] = [];
-    for (const [url, queue] of this.waiting) {
+    for (const [destination, queue] of this.waiting) {
       const kept = queue.filter((entry) => !matches(entry.item));
       if (kept.length === queue.length) continue;
       for (const entry of queue) if (matches(entry.item)) out.push(entry.item);
       this.waitingCount -= queue.length - kept.length;
-      if (kept.length === 0) this.waiting.delete(url);
-      else this.waiting.set(url, kept);
+      if (kept.length === 0) this.waiting.delete(destination);
+      else this.waiting.set(destination, kept);
     }
     return out;
   }
@@ -136,18 +139,18 @@ export class DeliverySlots<T extends { url: string }> {
   /** Removes and returns the deliveries that have waited `maxWaitMs` or more. */
   expired(now: number, maxWaitMs: number): T[] {
     const out: T[] = [];
-    for (const [url, queue] of this.waiting) {
+    for (const [destination, queue] of this.waiting) {
       let n = 0;
       while (n < queue.length && now - (queue[n]?.since ?? now) >= maxWaitMs) n += 1;
       if (n === 0) continue;
       for (const { item } of queue.splice(0, n)) out.push(item);
       this.waitingCount -= n;
-      if (queue.length === 0) this.waiting.delete(url);
+      if (queue.length === 0) this.waiting.delete(destination);
       // Its own slots stayed busy all that time: slow, whatever its last answers said. (Waiting for a
       // process-wide slot says nothing about it.)
-      const ownSlotsBusy = (this.inFlight.get(url) ?? 0) >= this.options.destinationConcurrency;
+      const ownSlotsBusy = (this.inFlight.get(destination) ?? 0) >= this.options.destinationConcurrency;
       if (Number.isFinite(now) && ownSlotsBusy)
-        this.setPace(url, Math.max(this.pace.get(url) ?? 0, maxWaitMs));
+        this.setPace(destination, Math.max(this.pace.get(destination) ?? 0, maxWaitMs));
     }
     return out;
   }
@@ -157,31 +160,31 @@ export class DeliverySlots<T extends { url: string }> {
     return this.expired(Infinity, 0);
   }
 
-  private hasSlot(url: string): boolean {
+  private hasSlot(destination: string): boolean {
     return (
       this.inFlightCount < this.options.concurrency &&
-      (this.inFlight.get(url) ?? 0) < this.options.destinationConcurrency
+      (this.inFlight.get(destination) ?? 0) < this.options.destinationConcurrency
     );
   }
 
-  private occupy(url: string): void {
+  private occupy(destination: string): void {
     this.inFlightCount += 1;
-    this.inFlight.set(url, (this.inFlight.get(url) ?? 0) + 1);
+    this.inFlight.set(destination, (this.inFlight.get(destination) ?? 0) + 1);
   }
 
-  private takeWaiting(url: string): T | null {
-    const queue = this.waiting.get(url);
-    if (!queue || !this.hasSlot(url)) return null;
+  private takeWaiting(destination: string): T | null {
+    const queue = this.waiting.get(destination);
+    if (!queue || !this.hasSlot(destination)) return null;
     const next = queue.shift();
     if (!next) return null;
-    if (queue.length === 0) this.waiting.delete(url);
+    if (queue.length === 0) this.waiting.delete(destination);
     this.waitingCount -= 1;
-    this.occupy(url);
+    this.occupy(destination);
     return next.item;
   }
 
-  private isFast(url: string): boolean {
-    return this.placesFor(this.pace.get(url)) > 0;
+  private isFast(destination: string): boolean {
+    return this.placesFor(this.pace.get(destination)) > 0;
   }
 
   /**
@@ -197,17 +200,20 @@ export class DeliverySlots<T extends { url: string }> {
     );
   }
 
-  private notePace(url: string, durationMs: number): void {
-    const before = this.pace.get(url);
-    this.setPace(url, before === undefined ? durationMs : before + PACE_WEIGHT * (durationMs - before));
+  private notePace(destination: string, durationMs: number): void {
+    const before = this.pace.get(destination);
+    this.setPace(
+      destination,
+      before === undefined ? durationMs : before + PACE_WEIGHT * (durationMs - before),
+    );
   }
 
-  private setPace(url: string, pace: number): void {
-    if (!this.pace.has(url) && this.pace.size >= PACE_ENTRIES) {
+  private setPace(destination: string, pace: number): void {
+    if (!this.pace.has(destination) && this.pace.size >= PACE_ENTRIES) {
       this.pace.clear();
       this.placesTotal = 0;
     }
-    this.placesTotal += this.placesFor(pace) - this.placesFor(this.pace.get(url));
-    this.pace.set(url, pace);
+    this.placesTotal += this.placesFor(pace) - this.placesFor(this.pace.get(destination));
+    this.pace.set(destination, pace);
   }
 }

@@ -1,10 +1,13 @@
 import type { Environment } from '@seller-api/contracts';
 import { literalTargetRefusal } from '@seller-api/service-kit';
+import { destinationOf } from '../domain/destination';
 import type { PostTarget } from './delivery-post';
 
 /** A destination URL's parts, and why it cannot be posted to, per environment (null: it can). */
 export interface DeliveryTarget extends PostTarget {
   hostname: string;
+  /** Its scheme, host and port (domain/destination.ts): what its concurrency is counted against. */
+  destination: string;
   refusal: Record<Environment, string | null>;
 }
 
@@ -32,10 +35,17 @@ export class DeliveryTargets {
         origin,
         path: `${pathname}${search}`,
         hostname,
+        destination: destinationOf(url),
         refusal: { test: refusal('test'), live: refusal('live') },
       };
     } catch {
-      target = { origin: '', path: '', hostname: '', refusal: { test: 'invalid URL', live: 'invalid URL' } };
+      target = {
+        origin: '',
+        path: '',
+        hostname: '',
+        destination: url,
+        refusal: { test: 'invalid URL', live: 'invalid URL' },
+      };
     }
     if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
     this.targets.set(url, target);

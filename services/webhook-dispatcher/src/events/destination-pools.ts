@@ -16,12 +16,12 @@ const MAX_POOLS = 10_000;
 const KEEP_ALIVE_MS = 10_000;
 
 /**
- * One undici connection pool per destination URL and environment, with as many connections as the
- * destination has slots. Per origin (an undici Agent) the budget would not match: without a cap, a
- * slot freed in the callback of an answer went to a new connection while the one that carried the
- * answer was still busy, and each destination held twice as many sockets as slots (more work for
- * both sides of each); with a cap, a slow URL would hold every socket of its host and block the
- * other URLs on it.
+ * One undici connection pool per destination (a scheme, host and port: domain/destination.ts) and
+ * environment, with as many connections as the destination has slots. Without a cap (an undici
+ * Agent), a slot freed in the callback of an answer went to a new connection while the one that
+ * carried the answer was still busy, and each destination held twice as many sockets as slots (more
+ * work for both sides of each). The slots are the host's, so its URLs share its sockets: a slow URL
+ * slows the other URLs of its host, by design (docs/webhooks.md, "Concurrency per host").
  */
 /** A destination's pool, and when it was last used (DestinationPools.uses at the time). */
 interface PoolEntry {
@@ -30,7 +30,7 @@ interface PoolEntry {
 }
 
 export class DestinationPools {
-  /** Per environment, per URL. */
+  /** Per environment, per destination. */
   private readonly pools: Record<Environment, Map<string, PoolEntry>> = {
     test: new Map(),
     live: new Map(),
@@ -42,14 +42,14 @@ export class DestinationPools {
   constructor(private readonly options: DestinationPoolsOptions) {}
 
   /**
-   * The pool of `url` (whose origin is `origin`) in `environment`. Called once per attempt, so a use
+   * The pool of `destination` (whose origin is `origin`) in `environment`. Called once per attempt, so a use
    * only stamps a counter on the entry (a Map kept in order of use cost a delete and an insert each
    * time); the least recently used are looked for when the pools are at their limit.
    */
-  for(environment: Environment, url: string, origin: string): Pool {
+  for(environment: Environment, destination: string, origin: string): Pool {
     const pools = this.pools[environment];
     this.uses += 1;
-    const entry = pools.get(url);
+    const entry = pools.get(destination);
     if (entry) {
       entry.lastUse = this.uses;
       return entry.pool;
@@ -73,7 +73,7 @@ export class DestinationPools {
       },
       keepAliveTimeout: KEEP_ALIVE_MS,
     });
-    pools.set(url, { pool, lastUse: this.uses });
+    pools.set(destination, { pool, lastUse: this.uses });
     return pool;
   }
 

@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, createMetrics, type Sql } from '@seller-api/service-kit';
 import { createDispatcherMetrics } from '../metrics';
 import { claimWindowSize } from '../db/delivery-claims';
 import { DeliverySender, type SenderOptions } from './sender';
+import { SecretBox } from '../domain/secret-box';
 
 /*
  * DeliverySender.changing against a database stand-in: what a claim brings for a webhook being changed
@@ -72,6 +74,7 @@ function sender(pool: Sql, options: Partial<SenderOptions> = {}) {
     destinationConcurrency: 4,
     pollIntervalMs: 60_000,
     allowPrivateTargets: true,
+    secrets: new SecretBox(randomBytes(32)),
     ...options,
   });
 }
@@ -195,13 +198,17 @@ async function gatedReceiver() {
 test('while a round of the slots waits, a claim waits until it may take twice the slots; answers that free them send it', async () => {
   const db = fakeSql();
   const { limits } = db;
-  const receiver = await gatedReceiver();
+  // Two destinations: two hosts (a host's URLs share its slots).
+  const receivers = { '/a': await gatedReceiver(), '/b': await gatedReceiver() };
+  const all = Object.values(receivers);
+  const received = () => all.reduce((sum, r) => sum + r.state.received, 0);
   // 8 slots, 4 per destination: a destination known to answer fast may hold 16 more waiting.
   const s = sender(db.pool);
   try {
-    const to = (n: number, path: string) => ({ ...delivery(n, null), url: receiver.url(path) });
+    const to = (n: number, path: '/a' | '/b') => ({ ...delivery(n, null), url: receivers[path].url(path) });
     let n = 100;
-    const batch = (path: string, count: number) => Array.from({ length: count }, () => to((n += 1), path));
+    const batch = (path: '/a' | '/b', count: number) =>
+      Array.from({ length: count }, () => to((n += 1), path));
     // Both destinations answer at once: known fast.
     s.wake();
     await until(() => db.claims.length === 1, 5);
@@ -209,11 +216,11 @@ test('while a round of the slots waits, a claim waits until it may take twice th
     await until(() => db.attempted.length === 8, 5);
     // Then they hold their answers: 8 in flight and 24 waiting, every place of theirs claimed (the
     // claims their first answers woke get the deliveries, or nothing).
-    receiver.state.hold = true;
+    for (const r of all) r.state.hold = true;
     s.wake();
     await until(() => db.claims.length > 0, 5);
     db.claims.shift()?.([...batch('/a', 16), ...batch('/b', 16)]);
-    await until(() => receiver.state.received === 16, 5);
+    await until(() => received() === 16, 5);
     const settle = async () => {
       for (let i = 0; i < 20; i += 1) {
         await new Promise((r) => setImmediate(r));
@@ -228,10 +235,35 @@ test('while a round of the slots waits, a claim waits until it may take twice th
     expect(limits.length).toBe(claimsBefore);
     // The answers come: the freed slots start the waiting deliveries, and once fewer wait the claim
     // goes out (the poll is a minute away).
-    receiver.release();
+    for (const r of all) r.release();
     await until(() => db.claims.length > 0, 5);
     // For the places the answers freed: at least 16.
     expect(limits[claimsBefore]).toBeGreaterThanOrEqual(16);
+  } finally {
+    for (const answer of db.claims.splice(0)) answer([]);
+    for (const r of all) r.release();
+    await s.stop();
+    await Promise.all(all.map((r) => r.close()));
+  }
+});
+
+test("many URLs of one host share the host's slots: the rest of a claim is handed back", async () => {
+  const db = fakeSql();
+  const receiver = await gatedReceiver();
+  receiver.state.hold = true;
+  // 8 slots, 4 per destination host.
+  const s = sender(db.pool);
+  try {
+    s.wake();
+    await until(() => db.claims.length === 1, 5);
+    // Six URLs of one host (other paths, queries), nothing known of it yet: four start, two are
+    // handed back.
+    const paths = ['/1', '/2?x=1', '/3', '/4?y=2', '/5', '/6'];
+    db.claims.shift()?.(paths.map((path, i) => ({ ...delivery(200 + i, null), url: receiver.url(path) })));
+    await until(() => receiver.state.received === 4 && db.handedBack.length === 1, 5);
+    await settleTurns();
+    expect(receiver.state.received).toBe(4);
+    expect(db.handedBack[0]).toHaveLength(2);
   } finally {
     for (const answer of db.claims.splice(0)) answer([]);
     receiver.release();
@@ -239,6 +271,11 @@ test('while a round of the slots waits, a claim waits until it may take twice th
     await receiver.close();
   }
 });
+
+/** A few turns of the event loop, for anything more to happen that would. */
+async function settleTurns() {
+  for (let i = 0; i < 20; i += 1) await new Promise((r) => setImmediate(r));
+}
 
 test('a claim reads a quarter more due deliveries than it may take, and at least 50', async () => {
   expect(claimWindowSize(41)).toBe(52);

@@ -20,6 +20,7 @@ import {
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
 import { classifyOutcome, describeAttemptError, forbiddenTarget } from '../domain/delivery-outcome';
 import { buildRequest } from '../domain/delivery-request';
+import { SecretOpenError, type SecretBox } from '../domain/secret-box';
 import { postDelivery } from './delivery-post';
 import { DeliverySlots } from './delivery-slots';
 import { DeliveryTargets } from './delivery-targets';
@@ -43,7 +44,18 @@ export interface SenderOptions {
   pollIntervalMs: number;
   allowPrivateTargets: boolean;
   resolve?: Resolver;
+  /** Opens the webhooks' sealed secrets (docs/webhooks.md, "Secrets at rest"). */
+  secrets: SecretBox;
 }
+
+// Opened secrets kept, at most (dropped whole beyond): opening costs a cipher's set-up per attempt.
+const OPENED_SECRETS = 10_000;
+
+/** What an attempt records when its webhook's secret cannot be opened: nothing is sent unsigned. */
+const SECRET_UNAVAILABLE = 'Signing secret unavailable';
+
+/** A claimed delivery and its destination (domain/destination.ts): what its slot is counted against. */
+type Claimed = ClaimedDelivery & { destination: string };
 
 /** A change to a webhook that claimed deliveries of it may predate (DeliverySender.changing). */
 interface WebhookChange {
@@ -52,7 +64,7 @@ interface WebhookChange {
   /** When the last one was written (performance.now()): claims sent before then predate it. */
   committedAt: number;
   /** Deliveries taken out while a change is being written, leased until it is. */
-  held: ClaimedDelivery[];
+  held: Claimed[];
 }
 
 // Claims in flight at once (domain/claim-plan.ts).
@@ -88,7 +100,7 @@ const CURSOR_MARGIN_MS = 1000;
  * a destination that answers fast has a few claimed deliveries waiting here, for at most MAX_WAIT_MS).
  */
 export class DeliverySender {
-  private readonly slots: DeliverySlots<ClaimedDelivery>;
+  private readonly slots: DeliverySlots<Claimed>;
   private sweeper: NodeJS.Timeout | null = null;
   /** Attempts started within 10 ms share one deadline (kit deadline.ts), each cut off at most that late. */
   private readonly deadlines: DeadlineWindow;
@@ -125,6 +137,8 @@ export class DeliverySender {
    */
   private readonly outcomes: WriteBatch<AttemptOutcome, void>;
   private readonly targets: DeliveryTargets;
+  /** Opened secrets, by webhook and stored (sealed) text. */
+  private readonly opened = new Map<string, string>();
   /**
    * Where the last full window's first candidate was: every due delivery older than it was skipped (its
    * destination full, its webhook paused, or leased). Later claims read from there (less a margin)
@@ -248,7 +262,7 @@ export class DeliverySender {
       if (!this.dirty && !(this.openWanted && !openInFlight)) return;
       const plan = planClaim({
         capacity: this.slots.capacity,
-        destinationCapacity: (url) => this.slots.destinationCapacity(url),
+        destinationCapacity: (destination) => this.slots.destinationCapacity(destination),
         defaultDestinationCapacity: this.options.destinationConcurrency,
         held: this.slots.total,
         heldPerDestination: this.slots.heldPerDestination,
@@ -298,7 +312,7 @@ export class DeliverySender {
     } else {
       // A claim beside an open one sees only part of the window: it adds to what is known.
       this.demand.any ||= leftBehind;
-      for (const url of full) this.demand.destinations.add(url);
+      for (const destination of full) this.demand.destinations.add(destination);
     }
   }
 
@@ -314,7 +328,9 @@ export class DeliverySender {
     }
     const now = Date.now();
     const refused: ClaimedDelivery[] = [];
-    for (const delivery of claimed) {
+    for (const row of claimed) {
+      // Its host's slots, whichever of the host's URLs it goes to (domain/destination.ts).
+      const delivery: Claimed = { ...row, destination: this.targets.of(row.url).destination };
       const change = this.changePredating(delivery, sentAt);
       if (change) {
         // Held leased until the change is written, or handed back now that it is.
@@ -344,7 +360,7 @@ export class DeliverySender {
   }
 
   /** Starts one attempt in the slot taken for it. */
-  private startAttempt(delivery: ClaimedDelivery): void {
+  private startAttempt(delivery: Claimed): void {
     // The destination's slot is freed as soon as its answer is in (or the attempt failed), not after
     // the bookkeeping commits: the row stays leased until then, so nobody can claim it meanwhile. The
     // slot goes at once to a delivery waiting for it.
@@ -353,9 +369,9 @@ export class DeliverySender {
       if (freed) return;
       freed = true;
       // Stopping, the waiting deliveries are handed back (stop), not started.
-      const next = this.slots.free(delivery.url, durationMs, !this.stopped);
+      const next = this.slots.free(delivery.destination, durationMs, !this.stopped);
       if (next) this.startAttempt(next);
-      if (this.demand.any || this.demand.destinations.has(delivery.url)) this.wakeSoon();
+      if (this.demand.any || this.demand.destinations.has(delivery.destination)) this.wakeSoon();
       // A claim is wanted that found too few places (STOCKED_SHARE): a freed one may make enough.
       else if (this.dirty) this.wakeSoon(false);
     };
@@ -421,7 +437,7 @@ export class DeliverySender {
   ): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean; scanned: number; full: string[] }> {
     // Destinations without a free place: left out of the window.
     const full: string[] = [];
-    for (const [url, budget] of plan.budgets) if (budget <= 0) full.push(url);
+    for (const [destination, budget] of plan.budgets) if (budget <= 0) full.push(destination);
     const scanLimit = claimWindowSize(plan.limit);
     // What the last full window skipped is skipped again while its destinations are still full: a slow
     // destination's backlog, older than everyone else's, is read once per poll interval, not by every
@@ -430,7 +446,9 @@ export class DeliverySender {
     const now = Date.now();
     const cursor = this.cursor;
     const fromCursor =
-      cursor !== null && now < cursor.until && [...cursor.full].every((url) => full.includes(url));
+      cursor !== null &&
+      now < cursor.until &&
+      [...cursor.full].every((destination) => full.includes(destination));
     const since = fromCursor ? new Date(cursor.since - CURSOR_MARGIN_MS).toISOString() : '-infinity';
     const {
       claimed,
@@ -460,7 +478,20 @@ export class DeliverySender {
     free: (durationMs: number | null) => void,
   ): Promise<void> {
     const number = delivery.attempts + 1;
-    const { headers, body } = buildRequest(delivery, Date.now());
+    let secret: string | null = null;
+    let unopened = false;
+    try {
+      secret = this.openSecret(delivery);
+    } catch (err) {
+      if (!(err instanceof SecretOpenError)) throw err;
+      unopened = true;
+      // The reason only (which key id, or a failed tag): never the stored text.
+      this.options.logger.error(
+        { delivery: delivery.id, webhook: delivery.webhook_id, err: err.message },
+        'webhook secret cannot be opened',
+      );
+    }
+    const { headers, body } = buildRequest({ ...delivery, secret }, Date.now());
     // Each attempt is a CLIENT span in the trace of the event that caused it, and tells the receiver
     // (W3C traceparent, docs/webhooks.md).
     const traced = tracingEnabled()
@@ -480,7 +511,9 @@ export class DeliverySender {
     // Host only: a receiver's path or query can hold its own token.
     if (target.hostname) traced?.span.setAttribute('server.address', target.hostname);
     const refusal = target.refusal[delivery.environment];
-    if (refusal) {
+    if (unopened) {
+      error = SECRET_UNAVAILABLE;
+    } else if (refusal) {
       error = refusal;
       this.options.logger.info(
         { delivery: delivery.id, host: target.hostname },
@@ -488,7 +521,7 @@ export class DeliverySender {
       );
     } else {
       const answer = await postDelivery(
-        this.pools.for(delivery.environment, delivery.url, target.origin),
+        this.pools.for(delivery.environment, target.destination, target.origin),
         target,
         headers,
         body,
@@ -537,6 +570,19 @@ export class DeliverySender {
         this.options.logger.error({ err, delivery: delivery.id }, 'recording a delivery attempt failed'),
       );
     if (nextAttemptAt !== null) this.wakeAt(nextAttemptAt);
+  }
+
+  /** The clear secret of a signed delivery's webhook (null for a postback); throws SecretOpenError. */
+  private openSecret(delivery: ClaimedDelivery): string | null {
+    if (delivery.secret === null || delivery.webhook_id === null) return null;
+    const cacheKey = `${delivery.webhook_id}\n${delivery.secret}`;
+    let secret = this.opened.get(cacheKey);
+    if (secret === undefined) {
+      secret = this.options.secrets.open(delivery.secret, delivery.webhook_id);
+      if (this.opened.size >= OPENED_SECRETS) this.opened.clear();
+      this.opened.set(cacheKey, secret);
+    }
+    return secret;
   }
 
   /** Finishes the attempts in flight (their outcome is recorded), then closes the connections. */

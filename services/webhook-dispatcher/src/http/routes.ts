@@ -42,10 +42,14 @@ import {
   type ChangeGuard,
   type TargetPolicy,
 } from '../domain/registrations';
+import { sealedSecretAnswer } from '../domain/secret-answer';
+import type { SecretBox } from '../domain/secret-box';
 
 export interface RouteDeps {
   runtime: Runtime;
   policy: TargetPolicy;
+  /** Seals new secrets, where they are stored and in the answer kept for replays. */
+  secrets: SecretBox;
   /** Re-queued deliveries are due now: wake the sender. */
   onRequeued(): void;
   /**
@@ -71,9 +75,10 @@ const webhookId = (req: Request) => parseOrThrow(WebhookPathParams, req.params, 
 
 export function mountRoutes(
   app: Express,
-  { runtime, policy, onRequeued, changing, retired }: RouteDeps,
+  { runtime, policy, secrets, onRequeued, changing, retired }: RouteDeps,
 ): void {
   const em = () => runtime.orm.em.fork();
+  const secretAnswer = sealedSecretAnswer(secrets);
 
   app.post(
     '/config/webhooks/',
@@ -83,18 +88,23 @@ export function mountRoutes(
       await assertTarget(input.url, scope, policy);
       let retiredId: string | null = null;
       const register = () =>
-        runtime.idempotency.run(keyedRequest(req), async (tx) => {
-          const registered = await registerWebhook(tx, scope, input);
-          retiredId = registered.retiredId;
-          // The only answer that shows the secret (and its replay under the same Idempotency-Key).
-          return {
-            status: 201,
-            body: {
-              message: 'Webhook registered. Store the secret now: it is not shown again.',
-              data: { ...present(registered.webhook), secret: registered.webhook.secret },
-            },
-          };
-        });
+        runtime.idempotency.run(
+          keyedRequest(req),
+          async (tx) => {
+            const registered = await registerWebhook(tx, scope, input, secrets);
+            retiredId = registered.retiredId;
+            // The only answer that shows the secret (and its replay under the same Idempotency-Key,
+            // kept with the secret sealed: secretAnswer).
+            return {
+              status: 201,
+              body: {
+                message: 'Webhook registered. Store the secret now: it is not shown again.',
+                data: { ...present(registered.webhook), secret: registered.secret },
+              },
+            };
+          },
+          secretAnswer,
+        );
       // A rotation is a change of the webhook it retires: what the sender claimed of it before the move
       // is held, then claimed again under the new webhook and its secret (DeliverySender.changing).
       const replaced = await liveWebhookOf(em(), scope, input);
