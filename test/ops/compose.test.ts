@@ -59,6 +59,8 @@ it("gives each service its own key and its callers' keys, from .env, never a fal
       // Every service but payments and the dispatcher signs calls; every service but the gateway is called.
       ...(['payments', 'webhook-dispatcher'].includes(service) ? [] : ['INTERNAL_KEY']),
       ...(service === 'gateway' ? [] : ['INTERNAL_CALLER_KEYS']),
+      // The key that seals the webhooks' signing secrets (docs/deploy.md).
+      ...(service === 'webhook-dispatcher' ? ['WEBHOOK_SECRETS_KEY'] : []),
     ].sort();
     expect({ service, held }).toEqual({ service, held: expected });
     if (held.includes('INTERNAL_KEY'))

@@ -62,7 +62,7 @@ describe('dispatcher configuration', () => {
     });
 
     it('refuses a missing or development key in production', () => {
-      const production = { NODE_ENV: 'production', INTERNAL_SECRET: 'a-production-secret-0123456789' };
+      const production = { NODE_ENV: 'production', INTERNAL_CALLER_KEYS: `gateway:${'g'.repeat(43)}` };
       expect(problemsOf(production)).toEqual([
         'WEBHOOK_SECRETS_KEY: Must be set in production (openssl rand -base64 32)',
       ]);
