@@ -166,10 +166,12 @@ export class PaymentsClient {
     let text: string;
     let replayed = false;
     let retryAfter: string | undefined;
+    // Payments keeps the key with the change, scoped to the public route and body; the signature
+    // covers it, so a captured call cannot be replayed under another key.
+    const forwarded = keyed ? forwardedIdempotency(keyed) : {};
     const headers: Record<string, string> = {
-      ...signIdentity(this.callKey, identity, 'POST', path),
-      // Payments keeps the key with the change, scoped to the public route and body.
-      ...(keyed ? forwardedIdempotency(keyed) : {}),
+      ...signIdentity(this.callKey, identity, 'POST', path, null, forwarded),
+      ...forwarded,
     };
     injectTraceContext(headers);
     try {
