@@ -28,12 +28,19 @@ for (const service of SERVICE_NAMES)
     `${envName(service)}_DB_PASSWORD=${password()}`,
     `${envName(service)}_AMQP_PASSWORD=${password()}`,
   );
-const keys = Object.fromEntries(SERVICE_NAMES.map((service) => [service, key()]));
-for (const service of SERVICE_NAMES) lines.push(`${envName(service)}_INTERNAL_KEY=${keys[service]}`);
-// Every service is given every caller's derived key; each service's table says what each may call
-// (docs/deploy.md, "Internal keys").
-for (const callee of SERVICE_NAMES.filter((s) => s !== 'gateway'))
+// Who calls whom (each service's src/http/callers.ts): a service that calls nobody gets no key, and a
+// service is given only its callers' keys (docs/deploy.md, "Internal keys").
+const CALLERS_OF = {
+  orders: ['gateway'],
+  payments: ['gateway', 'orders', 'withdrawals'],
+  withdrawals: ['gateway', 'orders'],
+  'webhook-dispatcher': ['gateway'],
+};
+const callers = [...new Set(Object.values(CALLERS_OF).flat())];
+const keys = Object.fromEntries(callers.map((service) => [service, key()]));
+for (const service of callers) lines.push(`${envName(service)}_INTERNAL_KEY=${keys[service]}`);
+for (const [callee, of] of Object.entries(CALLERS_OF))
   lines.push(
-    `${envName(callee)}_CALLER_KEYS=${SERVICE_NAMES.map((caller) => `${caller}:${deriveCallKey(keys[caller], callee)}`).join(',')}`,
+    `${envName(callee)}_CALLER_KEYS=${of.map((caller) => `${caller}:${deriveCallKey(keys[caller], callee)}`).join(',')}`,
   );
 process.stdout.write(`${lines.join('\n')}\n`);

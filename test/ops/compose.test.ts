@@ -92,5 +92,12 @@ it('`npm run compose:env` writes every variable the file requires, keys derived 
   expect(parseCallerKeys(env.WITHDRAWALS_CALLER_KEYS as string).get('gateway')).toEqual([
     deriveCallKey(gatewayKey, 'withdrawals'),
   ]);
-  expect([...parseCallerKeys(env.PAYMENTS_CALLER_KEYS as string).keys()]).toEqual([...SERVICE_NAMES]);
+  // Only real callers: payments is called by three services, the dispatcher by the gateway alone.
+  expect([...parseCallerKeys(env.PAYMENTS_CALLER_KEYS as string).keys()]).toEqual([
+    'gateway',
+    'orders',
+    'withdrawals',
+  ]);
+  expect([...parseCallerKeys(env.WEBHOOK_DISPATCHER_CALLER_KEYS as string).keys()]).toEqual(['gateway']);
+  expect(env.PAYMENTS_INTERNAL_KEY).toBeUndefined();
 });

@@ -145,7 +145,15 @@ describe('docker-compose.yml', () => {
   const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as {
     services: Record<string, { environment?: Record<string, string> }>;
   };
-  const env = (service: string) => compose.services[service]?.environment ?? {};
+  // As compose interpolates them: every `${NAME...}` (all come from .env) stands for a value.
+  const raw = (service: string) => compose.services[service]?.environment ?? {};
+  const env = (service: string) =>
+    Object.fromEntries(
+      Object.entries(raw(service)).map(([name, value]) => [
+        name,
+        String(value).replace(/\$\{[A-Z_]+(:[-?][^}]*)?\}/g, 'value'),
+      ]),
+    );
 
   it.each(SERVICE_ACCESS.map((a) => a))('$service connects as $role to PostgreSQL and RabbitMQ', (access) => {
     const database = new URL(env(access.service).DATABASE_URL as string);
@@ -154,8 +162,9 @@ describe('docker-compose.yml', () => {
     expect(broker.username).toBe(access.role);
     // Its own password variable, and nobody else's.
     const prefix = access.service.toUpperCase().replace(/-/g, '_');
-    expect(env(access.service).DATABASE_URL).toContain(`\${${prefix}_DB_PASSWORD:-`);
-    expect(env(access.service).AMQP_URL).toContain(`\${${prefix}_AMQP_PASSWORD:-`);
+    // Required from .env, never a fallback written here.
+    expect(raw(access.service).DATABASE_URL).toContain(`\${${prefix}_DB_PASSWORD:?`);
+    expect(raw(access.service).AMQP_URL).toContain(`\${${prefix}_AMQP_PASSWORD:?`);
   });
 
   it('holds no PSP secret in the webhook-dispatcher, and no superuser or guest anywhere', () => {

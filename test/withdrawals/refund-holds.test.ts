@@ -45,19 +45,25 @@ const identityOf = (seller: Seller): Identity => ({
 });
 
 /** orders' call: reserve the order's net (with what orders knows of the charge). */
-async function hold(seller: Seller, uuid: string, status = 'PAID') {
+async function hold(seller: Seller, uuid: string, status = 'PAID', version = 1) {
   const path = `/internal/refund-holds/${uuid}/`;
   const body = {
     gross_amount: SALE_GROSS,
     fee_amount: FEE,
     net_amount: SALE_NET,
     charge_status: status,
-    version: 1,
+    version,
   };
   return call(`${h.system.services.withdrawals}${path}`, {
     method: 'POST',
     // Signed over the bytes `call` sends (kit identity.ts).
-    headers: signIdentity(callKey('orders', 'withdrawals'), identityOf(seller), 'POST', path, JSON.stringify(body)),
+    headers: signIdentity(
+      callKey('orders', 'withdrawals'),
+      identityOf(seller),
+      'POST',
+      path,
+      JSON.stringify(body),
+    ),
     body,
   });
 }
@@ -68,7 +74,13 @@ async function release(seller: Seller, uuid: string, holdSeq?: number) {
   const body = holdSeq === undefined ? {} : { hold_seq: holdSeq };
   const res = await call(`${h.system.services.withdrawals}${path}`, {
     method: 'POST',
-    headers: signIdentity(callKey('orders', 'withdrawals'), identityOf(seller), 'POST', path, JSON.stringify(body)),
+    headers: signIdentity(
+      callKey('orders', 'withdrawals'),
+      identityOf(seller),
+      'POST',
+      path,
+      JSON.stringify(body),
+    ),
     body,
   });
   expect(res.status).toBe(200);
@@ -212,14 +224,21 @@ describe('refund holds', () => {
     expect(await available(seller)).toBe(SALE_NET - 1000);
   });
 
-  it('credits a sale the ledger has not heard of yet before holding it (orders knows it is PAID)', async () => {
+  it('never credits what orders says: a sale the ledger has not taken yet is a 503 to retry, nothing held', async () => {
     const seller = await newSeller(h);
     await fund(h, seller);
+    // An order payments never approved (or whose messages have not reached the ledger): orders' word
+    // that it is PAID puts no money in the ledger, whoever holds orders' key.
     const uuid = randomUUID();
-    // An order whose approval messages have not reached the ledger: orders' view is applied first.
-    expect((await held(seller, uuid)).held).toBe(true);
-    expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held']);
+    const res = await hold(seller, uuid);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: 'service_unavailable' });
+    expect(await entriesOf(uuid)).toEqual([]);
     expect(await available(seller)).toBe(SALE_NET);
+    // A version newer than the ledger's, for an order it holds: the same answer, nothing moved.
+    const paid = await fund(h, seller);
+    expect((await hold(seller, paid, 'PAID', 99)).status).toBe(503);
+    expect(await entriesOf(paid)).toEqual(['payment_credited']);
   });
 
   it('answers 404 for another seller’s order, and holds nothing for an order not PAID', async () => {

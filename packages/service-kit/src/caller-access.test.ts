@@ -210,8 +210,11 @@ describe('callerAccess.check', () => {
     const metrics = createMetrics('payments');
     const first = callerAccess(TABLE, metrics);
     // A second check on the same registry (plain routes and express share it) does not register twice.
-    const second = callerAccess({ orders: [] }, metrics);
-    expect(() => first.check('orders', 'GET', '/x/', 'seller')).toThrow(HttpError);
+    const second = callerAccess(
+      { gateway: [{ roles: ['seller'], routes: ['GET /x/'] }], orders: [] },
+      metrics,
+    );
+    expect(() => first.check('orders', 'GET', '/finance/withdrawals/', 'seller')).toThrow(HttpError);
     expect(() => second.check('orders', 'GET', '/x/', 'seller')).toThrow(HttpError);
     expect(await refused(metrics)).toContain(
       'internal_calls_refused_total{caller="orders",method="GET",service="payments"} 2',
@@ -219,6 +222,31 @@ describe('callerAccess.check', () => {
     const elsewhere = createMetrics('orders');
     callerAccess(TABLE, elsewhere);
     expect(await refused(elsewhere)).not.toMatch(/^internal_calls_refused_total\{/m);
+  });
+
+  it('answers 404, uncounted, for a route no caller may call, and 400 for a path express reads otherwise', async () => {
+    const metrics = createMetrics('withdrawals');
+    const access = callerAccess(TABLE, metrics);
+    const error = (path: string, method = 'GET') => {
+      try {
+        access.check('gateway', method, path, 'seller');
+      } catch (err) {
+        return err as HttpError;
+      }
+      return null;
+    };
+    // A client's typo through the gateway is not a stolen key: no 403, no count.
+    expect(error('/finance/nope/')?.status).toBe(404);
+    expect(error('/finance/withdrawals/', 'DELETE')?.status).toBe(404);
+    expect(await refused(metrics)).not.toMatch(/^internal_calls_refused_total\{/m);
+    for (const path of [
+      '/finance/withdrawals/x#/',
+      '/finance/withdrawals/a\\b/',
+      '/finance/withdrawals/a b/',
+      'x',
+    ])
+      expect({ path, status: error(path)?.status }).toEqual({ path, status: 400 });
+    expect(error('/finance/withdrawals/')).toBeNull();
   });
 
   it('never logs the identity: only who called what', () => {

@@ -1,7 +1,7 @@
 import type { Role } from '@seller-api/contracts';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter } from 'prom-client';
-import { forbidden } from './errors';
+import { HttpError, badRequest, forbidden } from './errors';
 import { LEGACY_CALLER, identityOf } from './identity';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
@@ -88,14 +88,23 @@ export function callerAccess(table: AccessTable, metrics?: Metrics, logger?: Log
     const upper = method.toUpperCase();
     // HEAD is served by a GET route.
     const wanted = upper === 'HEAD' ? 'GET' : upper;
-    return Boolean(
-      routes?.some((r) => r.method === wanted && r.pattern.test(path) && r.roles.has(role)),
-    );
+    return Boolean(routes?.some((r) => r.method === wanted && r.pattern.test(path) && r.roles.has(role)));
+  };
+  // A route no caller may call does not exist here: a 404 as express answers it, not counted (a
+  // client's typo through the gateway is not a stolen key).
+  const exists = (method: string, path: string) => {
+    const upper = method.toUpperCase();
+    const wanted = upper === 'HEAD' ? 'GET' : upper;
+    return everything.some((r) => r.method === wanted && r.pattern.test(path));
   };
   return {
     allows,
     check(caller, method, path, role) {
+      // Express reads a path with these differently (it cuts at `#`, turns `\` into `/`): never let
+      // the table and the router disagree on which route a request is.
+      if (!/^\/[^\s#\\]*$/.test(path)) throw badRequest('Invalid request path.');
       if (allows(caller, method, path, role)) return;
+      if (!exists(method, path)) throw new HttpError(404, 'not_found', `Route ${method} ${path} not found.`);
       counter?.inc({ caller, method: method.toUpperCase() });
       // Never the identity: only who called what.
       logger?.warn({ caller, method, path, role }, 'internal call refused by the access table');

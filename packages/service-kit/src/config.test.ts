@@ -269,7 +269,12 @@ describe('internal keys (docs/deploy.md, "Internal keys")', () => {
       expect(names({ INTERNAL_CALLER_KEYS: malformed })).toEqual(['INTERNAL_CALLER_KEYS']);
     }
     // Spaces around the entries are forgiven.
-    expect(problems({ ...production, INTERNAL_CALLER_KEYS: ` gateway:${key} , orders:${key} ` })).toEqual([]);
+    expect(problems({ ...production, INTERNAL_CALLER_KEYS: ` gateway:${key} , orders:${key}x ` })).toEqual(
+      [],
+    );
+    // One key for two callers (either could sign as the other), `legacy` or an unknown caller: refused.
+    for (const entries of [`gateway:${key},orders:${key}`, `legacy:${key}`, `stranger:${key}`])
+      expect(names({ ...production, INTERNAL_CALLER_KEYS: entries })).toEqual(['INTERNAL_CALLER_KEYS']);
   });
 
   it('names every bad variable in one error, without echoing any value', () => {

@@ -34,7 +34,10 @@ export const devInternalKey = (service: string) => `dev-internal-key-${service}-
 /** INTERNAL_CALLER_KEYS parsed: per caller, its keys in the order given. */
 export function parseCallerKeys(text: string): Map<string, string[]> {
   const keys = new Map<string, string[]>();
-  for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const match = CALLER_KEY_ENTRY.exec(entry);
     if (!match) throw new Error('each entry is caller:key');
     const [, caller, key] = match as unknown as [string, string, string];
@@ -45,7 +48,9 @@ export function parseCallerKeys(text: string): Map<string, string[]> {
 
 /** The development INTERNAL_CALLER_KEYS of a service: every service's development key, derived for it. */
 export function devCallerKeys(callee: string): string {
-  return SERVICE_NAMES.map((caller) => `${caller}:${deriveCallKey(devInternalKey(caller), callee)}`).join(',');
+  return SERVICE_NAMES.map((caller) => `${caller}:${deriveCallKey(devInternalKey(caller), callee)}`).join(
+    ',',
+  );
 }
 
 const callerKeysText = z
@@ -54,12 +59,22 @@ const callerKeysText = z
     (text) => {
       try {
         const parsed = parseCallerKeys(text);
-        return parsed.size > 0 && [...parsed.values()].flat().every((k) => Buffer.byteLength(k) >= MIN_KEY_BYTES);
+        const keys = [...parsed.values()].flat();
+        // Only the services are callers (never `legacy`, which would get every row), and one key is
+        // one caller's: a key listed for two would let either sign as the other.
+        return (
+          parsed.size > 0 &&
+          [...parsed.keys()].every((caller) => (SERVICE_NAMES as readonly string[]).includes(caller)) &&
+          new Set(keys).size === keys.length &&
+          keys.every((k) => Buffer.byteLength(k) >= MIN_KEY_BYTES)
+        );
       } catch {
         return false;
       }
     },
-    { error: `Expected caller:key pairs separated by commas, each key at least ${MIN_KEY_BYTES} bytes` },
+    {
+      error: `Expected caller:key pairs separated by commas, callers among ${SERVICE_NAMES.join(', ')}, each key at least ${MIN_KEY_BYTES} bytes and listed once`,
+    },
   )
   .optional();
 
@@ -88,7 +103,12 @@ export const commonEnv = {
     .regex(/^[a-z0-9_.-]*$/)
     .default(''),
   /** The key this service signs its calls to other services with (at least 32 bytes). */
-  INTERNAL_KEY: z.string().min(MIN_KEY_BYTES).optional(),
+  INTERNAL_KEY: z
+    .string()
+    .min(MIN_KEY_BYTES)
+    // A trailing newline from a secret file would sign nothing any service accepts.
+    .regex(/^\S+$/, { error: 'Must not contain spaces or line breaks' })
+    .optional(),
   /** Per caller, the key derived from its INTERNAL_KEY for this service: `caller:key,caller:key`. */
   INTERNAL_CALLER_KEYS: callerKeysText,
   /**

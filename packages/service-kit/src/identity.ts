@@ -76,7 +76,9 @@ export function idempotencySha256(headers: Headers | undefined): string {
 
 /** The key a caller's INTERNAL_KEY gives it for one callee; the callee is given this, not the key. */
 export function deriveCallKey(callerKey: string, callee: string): string {
-  return createHmac('sha256', callerKey).update(`seller-api internal call key\n${callee}`).digest('base64url');
+  return createHmac('sha256', callerKey)
+    .update(`seller-api internal call key\n${callee}`)
+    .digest('base64url');
 }
 
 /** What a caller signs its calls to one service with. */
@@ -148,7 +150,9 @@ function macV2(secret: string, ts: string, identity: string, method: string, pat
 }
 
 function macV3(key: string, caller: string, callee: string, ts: string, call: string, identity: string) {
-  return createHmac('sha256', key).update(`v3\n${caller}\n${callee}\n${ts}\n${call}\n${identity}`).digest('hex');
+  return createHmac('sha256', key)
+    .update(`v3\n${caller}\n${callee}\n${ts}\n${call}\n${identity}`)
+    .digest('hex');
 }
 
 /** Method, path with query, body hash and idempotency hash, one per line (none can hold a line break). */
@@ -156,6 +160,8 @@ const callOf = (method: string, path: string, bodyHash: string, idempotencyHash:
   `${method.toUpperCase()}\n${path}\n${bodyHash}\n${idempotencyHash}`;
 
 function sameHex(given: string, expected: string): boolean {
+  // Exactly a SHA-256 in lower-case hex: Buffer.from stops at the first other character.
+  if (!/^[0-9a-f]{64}$/.test(given)) return false;
   const a = Buffer.from(given, 'hex');
   const b = Buffer.from(expected, 'hex');
   return a.length === b.length && a.length > 0 && timingSafeEqual(a, b);

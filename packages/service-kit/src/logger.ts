@@ -141,6 +141,10 @@ const SECRET_KEYS = new Set([
   'debtor_document',
   'pix_key',
   'internal_secret',
+  'internal_key',
+  'internal_caller_keys',
+  'x-sa-identity-sig3',
+  'webhook_secrets_key',
 ]);
 
 function scrubValue(value: unknown, depth: number): unknown {

@@ -11,6 +11,7 @@ import {
 } from '@seller-api/contracts';
 import {
   HttpError,
+  callerAccess,
   forbidden,
   identityOf,
   keyedRequest,
@@ -25,6 +26,7 @@ import {
   type Runtime,
   type CallerKeys,
 } from '@seller-api/service-kit';
+import { PAYMENTS_ACCESS } from './callers';
 import type { Express, Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { pspOnly, type PspSenders } from './psp-senders';
@@ -60,6 +62,8 @@ export interface RouteDeps {
 }
 
 const CHARGES_PATH = '/internal/charges/';
+// What each charge of a batch is checked against, as its own call would be.
+const chargeAccess = callerAccess(PAYMENTS_ACCESS);
 
 function ownerOf(req: Request): ChargeOwner {
   return ownerOfIdentity(identityOf(req));
@@ -192,8 +196,9 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
               CHARGES_PATH,
               JSON.stringify(sent[i]?.charge),
             );
-            // Each charge signed by the caller of the batch itself, which its row lets make charges.
+            // Each charge signed by the caller of the batch itself, with a role its row lets make charges.
             if (!verified || verified.caller !== caller) throw unauthorized();
+            chargeAccess.check(caller, 'POST', CHARGES_PATH, verified.identity.role);
             return await charge(ownerOfIdentity(verified.identity), input);
           } catch (err) {
             if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message };

@@ -1,14 +1,12 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RefundHold, RefundHoldRequest, RefundRelease } from '@seller-api/contracts';
-import { HttpError, notFound } from '@seller-api/service-kit';
+import { HttpError, notFound, serviceUnavailable } from '@seller-api/service-kit';
 import { OrderFundsSchema, type OrderFundsRow } from '../db/entities';
 import { availableOf, lockSellerFunds } from '../db/balances';
 import type { FundsOwner } from './balance';
 import { postEntries } from './journal';
 import { checkRefund, refundReleased, type SaleAmounts } from './ledger';
-import { recordOrderMessage } from './order-ledger';
-import type { OrderMessage } from './order-funds';
 
 /**
  * Refund holds (docs/finance.md, "Refunds"). A seller's refund of a PAID order needs an available
@@ -54,23 +52,15 @@ export async function holdRefund(
   return em.fork().transactional(async (tx) => {
     // The seller's lock first, then the row: the order every writer of this seller's money follows.
     await lockSellerFunds(tx, owner);
-    await lockedRecord(tx, owner, orderId);
-    // What orders knows of the charge, applied as payments' messages would apply it (the amounts, then
-    // the status and its version): the ledger may not have taken the approval's messages yet. They are
-    // idempotent, so the messages arriving later change nothing.
-    const messages: OrderMessage[] = [
-      {
-        kind: 'payment',
-        status: 'PENDING',
-        amounts: { gross: known.gross_amount, fee: known.fee_amount, net: known.net_amount },
-      },
-      { kind: 'charge', status: known.charge_status, version: known.version },
-    ];
-    for (const message of messages) {
-      await recordOrderMessage(tx, owner, orderId, message, 'refund requested');
-      await tx.flush();
+    const row = await lockedRecord(tx, owner, orderId);
+    // What orders says of the charge is never applied: only payments' messages put money in the
+    // ledger, so a caller of this route cannot credit a sale (docs/finance.md, "Refunds"). Orders' view
+    // only tells that the ledger has not taken the newest of them yet: a paid sale is then retried.
+    if (!row || row.chargeVersion === null || row.chargeVersion < known.version) {
+      if (known.charge_status === 'PAID')
+        throw serviceUnavailable('The ledger has not recorded this payment yet. Retry shortly.');
+      return { order_uuid: orderId, held: false, charge_status: row?.chargeStatus ?? known.charge_status };
     }
-    const row = await tx.findOneOrFail(OrderFundsSchema, { orderId });
     const amounts = amountsOf(row);
     if (row.position === 'REFUND_HELD') {
       // Another attempt at the same refund: the money is held once; this attempt counts itself.
