@@ -238,6 +238,14 @@ describe('refund holds', () => {
     // A version newer than the ledger's, for an order it holds: the same answer, nothing moved.
     const paid = await fund(h, seller);
     expect((await hold(seller, paid, 'PAID', 99)).status).toBe(503);
+    // A refund orders already saw made (a retry whose first answer was lost), ahead of the ledger:
+    // answered with orders' final status, so orders asks payments again, never as "not refundable".
+    const refunded = await hold(seller, paid, 'REFUNDED', 99);
+    expect(RefundHoldResponse.parse(refunded.body).data).toEqual({
+      order_uuid: paid,
+      held: false,
+      charge_status: 'REFUNDED',
+    });
     expect(await entriesOf(paid)).toEqual(['payment_credited']);
   });
 

@@ -59,7 +59,9 @@ export async function holdRefund(
     if (!row || row.chargeVersion === null || row.chargeVersion < known.version) {
       if (known.charge_status === 'PAID')
         throw serviceUnavailable('The ledger has not recorded this payment yet. Retry shortly.');
-      return { order_uuid: orderId, held: false, charge_status: row?.chargeStatus ?? known.charge_status };
+      // Orders' newer status, only echoed back to it (a refund already made is final: orders then asks
+      // payments, which answers it again); the ledger's older one would read as "not refundable".
+      return { order_uuid: orderId, held: false, charge_status: known.charge_status };
     }
     const amounts = amountsOf(row);
     if (row.position === 'REFUND_HELD') {
