@@ -320,6 +320,35 @@ describe('asked again', () => {
   });
 });
 
+describe('a keyed refund whose answer was lost with its transaction', () => {
+  it('is the same refund when retried with its key: 200 as it stands, no second ask; another key is refused', async () => {
+    const { key, sellerId, order, endToEndId } = await paidOrder();
+    psp.refundStatus = 'EM_PROCESSAMENTO';
+    const idempotencyKey = `refund-lost-${order.uuid}`;
+    const keyed = (k: string) =>
+      call(`${gateway.url}/sellers/orders/${order.uuid}/refund/`, {
+        method: 'POST',
+        key,
+        headers: { 'Idempotency-Key': k },
+      });
+    expect((await keyed(idempotencyKey)).status).toBe(200);
+    // The PSP made it, but the answer payments stored did not survive (a database restart after the
+    // PSP answered; the refund checks then record it PROCESSING): the keyed answer is gone.
+    await system.payments.runtime.orm.em
+      .fork()
+      .execute(`delete from payments.idempotency_keys where key = ?`, [idempotencyKey]);
+    const retried = await keyed(idempotencyKey);
+    expect(retried.status).toBe(200);
+    expect(retried.body.message).toMatch(/processing/i);
+    expect((await charge(sellerId, order.uuid)).refund).toMatchObject({ status: 'PROCESSING', attempt: 1 });
+    expect(psp.refunds.filter((r) => r.endToEndId === endToEndId)).toHaveLength(1);
+    // Another request (another key) is a second refund: refused while this one is under way.
+    const other = await keyed(`another-${order.uuid}`);
+    expect(other.status).toBe(409);
+    expect(other.body.message).toMatch(/already in progress/);
+  });
+});
+
 describe('requests that reach payments out of their order', () => {
   /** Orders' call to payments for a refund whose ledger hold is `holdSeq`. */
   const ask = (sellerId: string, uuid: string, holdSeq: number) => {

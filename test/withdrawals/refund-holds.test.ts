@@ -235,18 +235,21 @@ describe('refund holds', () => {
     expect(res.body).toMatchObject({ code: 'service_unavailable' });
     expect(await entriesOf(uuid)).toEqual([]);
     expect(await available(seller)).toBe(SALE_NET);
-    // A version newer than the ledger's, for an order it holds: the same answer, nothing moved.
-    const paid = await fund(h, seller);
-    expect((await hold(seller, paid, 'PAID', 99)).status).toBe(503);
     // A refund orders already saw made (a retry whose first answer was lost), ahead of the ledger:
     // answered with orders' final status, so orders asks payments again, never as "not refundable".
-    const refunded = await hold(seller, paid, 'REFUNDED', 99);
+    const ahead = randomUUID();
+    const refunded = await hold(seller, ahead, 'REFUNDED', 99);
     expect(RefundHoldResponse.parse(refunded.body).data).toEqual({
-      order_uuid: paid,
+      order_uuid: ahead,
       held: false,
       charge_status: 'REFUNDED',
     });
-    expect(await entriesOf(paid)).toEqual(['payment_credited']);
+    expect(await entriesOf(ahead)).toEqual([]);
+    // A sale in the balance is held from the ledger's own record, whatever amounts orders sends.
+    const paid = await fund(h, seller);
+    expect((await held(seller, paid)).held).toBe(true);
+    expect(await entriesOf(paid)).toEqual(['payment_credited', 'refund_held']);
+    expect(await available(seller)).toBe(SALE_NET);
   });
 
   it('answers 404 for another seller’s order, and holds nothing for an order not PAID', async () => {

@@ -38,6 +38,8 @@ export interface Transaction {
   statusChangedAt: Date | null;
   /** When a seller's refund was last asked of the PSP (committed before the call; lifecycle.ts). */
   refundAskedAt: Date | null;
+  /** The Idempotency-Key of the request that asked the current refund (null: none, or not keyed). */
+  refundAskKey: string | null;
   /**
    * The latest refund at the PSP (domain/refund-state.ts): null until one has an outcome (or while the
    * outcome of an ask is unknown), then PROCESSING, REFUNDED or FAILED.
@@ -87,6 +89,7 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     version: { type: 'integer' },
     statusChangedAt: { ...timestamp, nullable: true },
     refundAskedAt: { ...timestamp, nullable: true },
+    refundAskKey: { type: 'text', nullable: true },
     refundStatus: { type: 'string', nullable: true },
     refundAttempt: { type: 'integer', default: 0 },
     refundRequestedAt: { ...timestamp, nullable: true },

@@ -162,6 +162,17 @@ class Migration20261210RefundOutcomes extends Migration {
   }
 }
 
+/**
+ * The Idempotency-Key of the request that asked the current refund of the PSP: a retry of that request
+ * whose first answer was lost with its transaction (a database restart after the PSP's answer) is the
+ * same refund, answered as it stands, never a 409 for a refund already under way (domain/lifecycle.ts).
+ */
+class Migration20261212RefundAskKey extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table payments.transactions add column if not exists refund_ask_key text`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261124Transactions', class: Migration20261124Transactions },
@@ -171,4 +182,5 @@ export const migrations = [
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
   { name: 'Migration20261208RefundAsked', class: Migration20261208RefundAsked },
   { name: 'Migration20261210RefundOutcomes', class: Migration20261210RefundOutcomes },
+  { name: 'Migration20261212RefundAskKey', class: Migration20261212RefundAskKey },
 ];

@@ -23,7 +23,7 @@ export interface ChargeRef {
 export async function recordRefundAsk(
   em: EntityManager,
   charge: ChargeRef,
-  ask: { holdSeq: number | null; at: Date; firstCheckAt: Date },
+  ask: { holdSeq: number | null; at: Date; firstCheckAt: Date; key: string | null },
 ): Promise<void> {
   // Written into the statement (it is used in several expressions): an integer, never text.
   const seq = ask.holdSeq !== null && Number.isSafeInteger(ask.holdSeq) && ask.holdSeq > 0 ? ask.holdSeq : 0;
@@ -42,10 +42,11 @@ export async function recordRefundAsk(
        refund_check_at = case when ${renew} or (${fresh} and refund_check_at is null) then ?
                               else refund_check_at end,
        refund_status = case when ${renew} then null else refund_status end,
-       refund_asked_at = case when ${asks} then ? else refund_asked_at end
+       refund_asked_at = case when ${asks} then ? else refund_asked_at end,
+       refund_ask_key = case when ${asks} then ? else refund_ask_key end
      where order_id = ? and seller_id = ? and environment = ? and charge_status = 'PAID'
        and end_to_end_id is not null`,
-    [ask.at, ask.firstCheckAt, ask.at, charge.orderId, charge.sellerId, charge.environment],
+    [ask.at, ask.firstCheckAt, ask.at, ask.key, charge.orderId, charge.sellerId, charge.environment],
   );
 }
 

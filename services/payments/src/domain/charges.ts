@@ -108,6 +108,7 @@ export async function createCharge(
     version: 0,
     statusChangedAt: null,
     refundAskedAt: null,
+    refundAskKey: null,
     refundStatus: null,
     refundAttempt: 0,
     refundRequestedAt: null,

@@ -170,6 +170,8 @@ export async function noteRefundAsked(
   orderId: string,
   deps: Pick<LifecycleDeps, 'refundChecks'>,
   holdSeq: number | null,
+  /** The request's Idempotency-Key (null: not keyed), kept with the ask it starts. */
+  key: string | null = null,
   now: Date = new Date(),
 ): Promise<void> {
   await recordRefundAsk(
@@ -177,6 +179,7 @@ export async function noteRefundAsked(
     { orderId, ...owner },
     {
       holdSeq,
+      key,
       at: now,
       firstCheckAt: new Date(now.getTime() + refundChecksOf(deps).baseMs),
     },
@@ -210,10 +213,21 @@ export async function actOnCharge(
   orderId: string,
   action: Exclude<ChargeAction, 'pay'>,
   deps: LifecycleDeps,
+  /** A refund request's Idempotency-Key (null: not keyed). */
+  askKey: string | null = null,
 ): Promise<ChargeState> {
   const moved: Moved = [];
   const state = await inTransaction(em, async (tx) => {
     const t = owned(await lockByOrder(tx, orderId), owner);
+    // A retry of the keyed request that asked this refund, whose answer was lost with its transaction
+    // (the PSP answered, the database did not take it): the same refund, answered as it stands.
+    if (
+      action === 'refund' &&
+      askKey !== null &&
+      t.refundAskKey === askKey &&
+      (t.refundStatus === 'PROCESSING' || t.chargeStatus === 'REFUNDED')
+    )
+      return currentState(t);
     const decided = move(t.chargeStatus, action);
     if (!decided.ok) throw conflict(decided.message);
     const now = deps.now?.() ?? new Date();

@@ -257,7 +257,14 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
           return sendAnswer(res, stored);
         }
         // Committed before the keyed transaction opens: a lost PSP answer must not erase it.
-        await noteRefundAsked(runtime.orm.em, owner, uuid, deps.lifecycle, refundHold);
+        await noteRefundAsked(
+          runtime.orm.em,
+          owner,
+          uuid,
+          deps.lifecycle,
+          refundHold,
+          keyedRequest(req)?.key ?? null,
+        );
       }
       // The change and its Idempotency-Key record (forwarded by orders) commit together.
       const late: { refund: (() => Promise<void>) | null } = { refund: null };
@@ -284,7 +291,14 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
               body: { message: `Payment ${recorded.outcome}.`, data: recorded.state },
             };
           }
-          const state = await actOnCharge(tx, owner, uuid, what, deps.lifecycle);
+          const state = await actOnCharge(
+            tx,
+            owner,
+            uuid,
+            what,
+            deps.lifecycle,
+            keyedRequest(req)?.key ?? null,
+          );
           const message =
             state.refund?.status === 'PROCESSING' && state.status === 'PAID'
               ? 'Refund requested; the PSP is processing it.'

@@ -54,15 +54,18 @@ export async function holdRefund(
     await lockSellerFunds(tx, owner);
     const row = await lockedRecord(tx, owner, orderId);
     // What orders says of the charge is never applied: only payments' messages put money in the
-    // ledger, so a caller of this route cannot credit a sale (docs/finance.md, "Refunds"). Orders' view
-    // only tells that the ledger has not taken the newest of them yet: a paid sale is then retried.
-    if (!row || row.chargeVersion === null || row.chargeVersion < known.version) {
+    // ledger, so a caller of this route cannot credit a sale (docs/finance.md, "Refunds"). The ledger's
+    // own record decides; orders' view only tells that the ledger has not taken the newest messages yet
+    // when the sale is not in the available balance: a paid sale is then retried.
+    const inBalance = row !== null && (row.position === 'AVAILABLE' || row.position === 'REFUND_HELD');
+    if (!inBalance && (!row || row.chargeVersion === null || row.chargeVersion < known.version)) {
       if (known.charge_status === 'PAID')
         throw serviceUnavailable('The ledger has not recorded this payment yet. Retry shortly.');
       // Orders' newer status, only echoed back to it (a refund already made is final: orders then asks
       // payments, which answers it again); the ledger's older one would read as "not refundable".
       return { order_uuid: orderId, held: false, charge_status: known.charge_status };
     }
+    if (!row) throw new Error(`refund hold of order ${orderId} without its record`);
     const amounts = amountsOf(row);
     if (row.position === 'REFUND_HELD') {
       // Another attempt at the same refund: the money is held once; this attempt counts itself.
