@@ -75,7 +75,11 @@ describe('forwarding', () => {
     const keys = callerKeys('orders');
     const verified = verifyIdentity(keys, headers, 'GET', '/sellers/orders/?limit=5&status=PAID');
     expect(verified?.caller).toBe('gateway');
-    expect(verified?.identity).toMatchObject({ environment: 'test', role: 'seller', seller_id: expect.any(String) });
+    expect(verified?.identity).toMatchObject({
+      environment: 'test',
+      role: 'seller',
+      seller_id: expect.any(String),
+    });
     expect(verifyIdentity(keys, headers, 'GET', '/sellers/orders/?limit=100&status=PAID')).toBeNull();
     expect(verifyIdentity(keys, headers, 'GET', '/sellers/orders/')).toBeNull();
   });

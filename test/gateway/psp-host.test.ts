@@ -141,13 +141,7 @@ describe("the ingress's verdict on a client certificate", () => {
     const received = last();
     expect(headerNames().filter((name) => name.startsWith('ssl-client-'))).toEqual([]);
     const keys = callerKeys('payments');
-    const certificate = verifyPspClient(
-      keys,
-      received.headers,
-      'POST',
-      '/psp/webhook/pix?x=1',
-      notification,
-    );
+    const certificate = verifyPspClient(keys, received.headers, 'POST', '/psp/webhook/pix?x=1', notification);
     expect(certificate).toEqual({
       subject: 'CN=pix.psp.example,O=PSP,C=BR',
       issuer: 'CN=PSP CA,O=PSP,C=BR',

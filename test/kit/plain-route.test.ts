@@ -133,7 +133,7 @@ describe('a route served on plain node:http ahead of express', () => {
     expect(seen).toEqual([]);
   });
 
-  it("refuses a caller whose table row does not hold the route with 403, on both paths", async () => {
+  it('refuses a caller whose table row does not hold the route with 403, on both paths', async () => {
     for (const path of ['/things/', '/things/?via=express']) {
       const res = await post('{"a":1}', { path, caller: 'orders' });
       expect(res.status).toBe(403);

@@ -54,7 +54,13 @@ describe('bacen-api-pix against the PSP simulator, end to end', () => {
       call(`${system.services.payments}/internal/charges/`, {
         method: 'POST',
         body,
-        headers: signIdentity(callKey('orders', 'payments'), identity, 'POST', '/internal/charges/', JSON.stringify(body)),
+        headers: signIdentity(
+          callKey('orders', 'payments'),
+          identity,
+          'POST',
+          '/internal/charges/',
+          JSON.stringify(body),
+        ),
       });
     const cobs = () => psp.requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/cob/')).length;
     const before = cobs();

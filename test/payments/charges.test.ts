@@ -57,9 +57,7 @@ function postCharge(body: unknown, identity: Identity | null, signedPath = PATH)
     method: 'POST',
     body,
     // Signed over the bytes `call` sends (JSON.stringify of the body).
-    headers: identity
-      ? signIdentity(ORDERS_KEY, identity, 'POST', signedPath, JSON.stringify(body))
-      : {},
+    headers: identity ? signIdentity(ORDERS_KEY, identity, 'POST', signedPath, JSON.stringify(body)) : {},
   });
 }
 
@@ -358,9 +356,7 @@ describe('POST /internal/charges/batch/', () => {
     call(`${system.services.payments}${BATCH}`, {
       method: 'POST',
       body: { charges },
-      headers: identity
-        ? signIdentity(ORDERS_KEY, identity, 'POST', BATCH, JSON.stringify({ charges }))
-        : {},
+      headers: identity ? signIdentity(ORDERS_KEY, identity, 'POST', BATCH, JSON.stringify({ charges })) : {},
     });
 
   it('answers each charge as its own call would, in order, with one transaction and one event each', async () => {

@@ -70,7 +70,9 @@ export const SEPARATE_KEYS = {
  * keys"): its own INTERNAL_KEY, and every caller's key derived for it.
  */
 function keysOf(service: keyof typeof SEPARATE_KEYS): Record<string, string> {
-  const callers = Object.entries(SEPARATE_KEYS).map(([caller, key]) => `${caller}:${deriveCallKey(key, service)}`);
+  const callers = Object.entries(SEPARATE_KEYS).map(
+    ([caller, key]) => `${caller}:${deriveCallKey(key, service)}`,
+  );
   return { INTERNAL_KEY: SEPARATE_KEYS[service], INTERNAL_CALLER_KEYS: callers.join(',') };
 }
 

@@ -184,8 +184,12 @@ describe('seller suspension', () => {
     const none = await ops(h, operator, `suspensions/?seller_id=${seller.sellerId}`);
     expect(WithdrawalSuspensionListResponse.parse(none.body).data.results).toEqual([]);
 
+    // What waited for automatic approval during the suspension waits for an operator now: lifting a
+    // suspension never lets it out unreviewed.
     await autoApprove(em(), RULES);
-    expect((await readWithdrawal(h, seller.key, cleared.uuid)).status).toBe('APPROVED');
+    expect((await readWithdrawal(h, seller.key, cleared.uuid)).status).toBe('PENDING');
+    expect((await opsView(cleared.uuid)).review_reasons).toEqual(['seller_suspended']);
+    await approve(cleared.uuid);
     const claimed = (await claimAll()).map((w) => w.id);
     expect(claimed).toEqual(expect.arrayContaining([cleared.uuid, large.uuid]));
     expect((await requestWithdrawal(h, seller.key, { amount: 100, ...KEY })).status).toBe(201);

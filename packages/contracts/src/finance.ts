@@ -99,7 +99,8 @@ export type CreateWithdrawalInput = z.input<typeof CreateWithdrawalRequest>;
  * Why a PENDING withdrawal waits for an operator instead of the automatic approval (docs/finance.md,
  * "Payout controls"): automatic approval is off, the amount is not below `WITHDRAWAL_AUTO_APPROVE_BELOW`,
  * the seller's rolling 24 h count or amount of automatic approvals would go over its cap, or the PIX key
- * was never paid to by this seller before (`WITHDRAWAL_NEW_PIX_KEY_REVIEW`).
+ * was never paid to by this seller before (`WITHDRAWAL_NEW_PIX_KEY_REVIEW`), or the seller was suspended
+ * while it waited (an operator decides it after the suspension is lifted).
  */
 export const ReviewReason = z.enum([
   'auto_approval_off',
@@ -107,6 +108,7 @@ export const ReviewReason = z.enum([
   'daily_count_cap',
   'daily_amount_cap',
   'new_pix_key',
+  'seller_suspended',
 ]);
 export type ReviewReason = z.infer<typeof ReviewReason>;
 

@@ -43,9 +43,19 @@ function mac(secret: string, ts: string, method: string, path: string, bodyHash:
     .digest('hex');
 }
 
-function macV2(key: string, callee: string, ts: string, method: string, path: string, bodyHash: string, encoded: string) {
+function macV2(
+  key: string,
+  callee: string,
+  ts: string,
+  method: string,
+  path: string,
+  bodyHash: string,
+  encoded: string,
+) {
   return createHmac('sha256', key)
-    .update(`${SIGNATURE_TAG_V2}\n${PSP_CLIENT_SIGNER}\n${callee}\n${ts}\n${method.toUpperCase()}\n${path}\n${bodyHash}\n${encoded}`)
+    .update(
+      `${SIGNATURE_TAG_V2}\n${PSP_CLIENT_SIGNER}\n${callee}\n${ts}\n${method.toUpperCase()}\n${path}\n${bodyHash}\n${encoded}`,
+    )
     .digest('hex');
 }
 

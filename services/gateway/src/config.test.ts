@@ -18,7 +18,11 @@ describe("the gateway's internal key", () => {
     expect(config.INTERNAL_KEY).toBe(devInternalKey('gateway'));
     const own = loadGatewayConfig({ INTERNAL_KEY: PRIVATE_KEY });
     const toOrders = callKeyOf(own, 'gateway', 'orders');
-    expect(toOrders).toMatchObject({ caller: 'gateway', callee: 'orders', key: deriveCallKey(PRIVATE_KEY, 'orders') });
+    expect(toOrders).toMatchObject({
+      caller: 'gateway',
+      callee: 'orders',
+      key: deriveCallKey(PRIVATE_KEY, 'orders'),
+    });
     expect(callKeyOf(own, 'gateway', 'payments').key).not.toBe(toOrders.key);
     expect(toOrders.legacySecret).toBeUndefined();
   });

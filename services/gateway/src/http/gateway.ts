@@ -160,13 +160,7 @@ function forwardHeaders(
     if (certificate)
       Object.assign(
         extra,
-        pspClientHeaders(
-          deps.callKeys[upstream],
-          certificate,
-          call.method,
-          call.path + call.query,
-          body,
-        ),
+        pspClientHeaders(deps.callKeys[upstream], certificate, call.method, call.path + call.query, body),
       );
     if (typeof headers.authorization === 'string') extra.authorization = headers.authorization;
   }

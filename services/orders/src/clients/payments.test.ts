@@ -32,7 +32,11 @@ beforeAll(async () => {
     req.on('end', () => res.writeHead(answer.status, { 'content-type': 'text/html' }).end(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  client = new PaymentsClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { caller: 'orders', callee: 'payments', key: 'k'.repeat(43) }, 2000);
+  client = new PaymentsClient(
+    `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    { caller: 'orders', callee: 'payments', key: 'k'.repeat(43) },
+    2000,
+  );
 });
 afterAll(async () => {
   await client.close();

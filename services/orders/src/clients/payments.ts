@@ -20,7 +20,8 @@ import {
   serviceUnavailable,
   signIdentity,
   signedIdentity,
-  type IdempotentRequest, type CallKey
+  type IdempotentRequest,
+  type CallKey,
 } from '@seller-api/service-kit';
 import { Pool } from 'undici';
 

@@ -6,7 +6,13 @@ import {
   type RefundHoldRequest,
   type RefundReleaseRequest,
 } from '@seller-api/contracts';
-import { HttpError, injectTraceContext, serviceUnavailable, signIdentity, type CallKey } from '@seller-api/service-kit';
+import {
+  HttpError,
+  injectTraceContext,
+  serviceUnavailable,
+  signIdentity,
+  type CallKey,
+} from '@seller-api/service-kit';
 import { Pool } from 'undici';
 
 /** What withdrawals answers, with its 404, for an order the ledger files under another owner. */

@@ -225,7 +225,7 @@ export async function actOnCharge(
       action === 'refund' &&
       askKey !== null &&
       t.refundAskKey === askKey &&
-      (t.refundStatus === 'PROCESSING' || t.chargeStatus === 'REFUNDED')
+      (t.refundStatus === 'PROCESSING' || t.refundStatus === 'REFUNDED')
     )
       return currentState(t);
     const decided = move(t.chargeStatus, action);
@@ -240,6 +240,9 @@ export async function actOnCharge(
       if (!t.refundAskedAt || t.refundStatus === 'FAILED')
         throw serviceUnavailable('The charge changed meanwhile; retry the request.');
       const attempt = currentAttempt(t);
+      // The request that asks the PSP, under the lock: two requests that both noted the ask (each
+      // writing its key) leave the key of the one that asked.
+      t.refundAskKey = askKey;
       const answer = await askRefund(
         pspFor(deps.psps, t.environment),
         { endToEndId: t.endToEndId, refundId: refundIdFor(t.id, attempt), amountCents: t.grossAmount },
@@ -316,6 +319,7 @@ export async function recordRefundRefused(
         if (refused.holdSeq !== null && refused.holdSeq >= t.refundHoldSeq) {
           t.refundAskedAt = null;
           t.refundCheckAt = null;
+          t.refundAskKey = null;
         }
         return 'recorded';
       }

@@ -12,7 +12,11 @@ export const PAYMENTS_ACCESS: AccessTable = {
   orders: [
     {
       roles: ['seller'],
-      routes: ['POST /internal/charges/', 'POST /internal/charges/batch/', 'POST /internal/charges/:uuid/:action/'],
+      routes: [
+        'POST /internal/charges/',
+        'POST /internal/charges/batch/',
+        'POST /internal/charges/:uuid/:action/',
+      ],
     },
   ],
   withdrawals: [

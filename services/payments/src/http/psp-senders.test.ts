@@ -93,8 +93,12 @@ describe("the gateway's signed certificate", () => {
     const forged = Buffer.from(JSON.stringify({ ...certificate, subject: TEST.subject })).toString(
       'base64url',
     );
-    expect(verifyPspClient(KEYS, { ...signed, 'x-sa-psp-client': forged }, 'POST', PATH, BODY, NOW)).toBeNull();
-    expect(verifyPspClient(KEYS, { ...signed, 'x-sa-psp-client-sig2': 'zz' }, 'POST', PATH, BODY, NOW)).toBeNull();
+    expect(
+      verifyPspClient(KEYS, { ...signed, 'x-sa-psp-client': forged }, 'POST', PATH, BODY, NOW),
+    ).toBeNull();
+    expect(
+      verifyPspClient(KEYS, { ...signed, 'x-sa-psp-client-sig2': 'zz' }, 'POST', PATH, BODY, NOW),
+    ).toBeNull();
     expect(verifyPspClient(KEYS, {}, 'POST', PATH, BODY, NOW)).toBeNull();
   });
 

@@ -115,6 +115,20 @@ export async function activeSuspensionsOf(
   return new Map(rows.map((r) => [r.seller_id, toRow(r)]));
 }
 
+/**
+ * A seller's withdrawals waiting for automatic approval when the seller is suspended: kept for an
+ * operator (`seller_suspended`), so lifting a suspension never lets them out unreviewed, nor lets the
+ * caps count them out of their 24 h (docs/finance.md, "Payout controls").
+ */
+export async function keepPendingForReview(em: EntityManager, owner: FundsOwner): Promise<void> {
+  await em.execute(
+    `update withdrawals.withdrawals
+        set auto_approvable = false, review_reasons = array_append(review_reasons, 'seller_suspended')
+      where seller_id = ? and environment = ? and status = 'PENDING' and auto_approvable`,
+    [owner.sellerId, owner.environment],
+  );
+}
+
 export async function insertSuspension(
   em: EntityManager,
   row: Pick<SuspensionRow, 'id' | 'sellerId' | 'environment' | 'reason' | 'suspendedAt' | 'suspendedBy'>,

@@ -6,6 +6,7 @@ import { lockSellerFunds } from '../db/balances';
 import {
   activeSuspension,
   insertSuspension,
+  keepPendingForReview,
   liftSuspension,
   suspensionById,
   type SuspensionRow,
@@ -32,6 +33,7 @@ export async function suspendSeller(
       );
     }
     const id = randomUUID();
+    await keepPendingForReview(tx, owner);
     await insertSuspension(tx, {
       id,
       ...owner,
