@@ -31,6 +31,7 @@ const REVIEW_REASONS: Record<ReviewReason, string> = {
   daily_count_cap: 'Over the daily count cap',
   daily_amount_cap: 'Over the daily amount cap',
   new_pix_key: 'PIX key never paid to',
+  seller_suspended: 'Waited while the seller was suspended',
 };
 
 type Action = 'approve' | 'deny' | 'cancel';
