@@ -9,6 +9,7 @@ import { devInternalKey } from '@seller-api/service-kit';
 import { callKey } from '../support/keys';
 import { testEnv } from '../support/env';
 import { captureEvents } from '../support/events';
+import { call } from '../support/system';
 import { waitFor } from '../support/wait';
 import { runCli } from '../../services/withdrawals/src/cli';
 import { PaymentsClient, type PaidChargesSource } from '../../services/withdrawals/src/clients/payments';
@@ -319,21 +320,31 @@ describe('money moves the ledger missed', () => {
     expect((await balance(h, seller.key)).available_amount).toBe(SALE_NET);
   });
 
-  it('heals a sale and its refund both unheard: credited (by the refund), then reversed', async () => {
+  it('heals a sale the ledger never heard of before it can be refunded: the refund waits, then is reversed', async () => {
     const seller = await newSeller(h);
-    const order = await unheard([...PAID, 'payment.refunded', 'internal.charge.refunded'], async () => {
+    const order = await unheard(PAID, async () => {
       const uuid = await newOrder(h, seller.key);
       await act(h, seller.key, `/sandbox/orders/${uuid}/pay/`);
-      await act(h, seller.key, `/sellers/orders/${uuid}/refund/`);
       return uuid;
     });
-    // The refund's reservation told the ledger what orders knew (PAID) before holding the net.
-    // (One transaction: both entries have the same created_at.)
-    expect((await entries(order)).map((e) => e.kind).sort()).toEqual(['payment_credited', 'refund_held']);
+    // Orders' word that the sale is PAID puts no money in the ledger: the refund is a 503 to retry.
+    const early = await call(`${h.gateway.url}/sellers/orders/${order}/refund/`, {
+      method: 'POST',
+      key: seller.key,
+    });
+    expect(early.status).toBe(503);
+    expect(await entries(order)).toEqual([]);
     const run = await reconcile();
     expect(run.healed.filter((x) => x.orderId === order)).toEqual([
-      expect.objectContaining({ reason: 'short', posted: ['payment_reversed'] }),
+      expect.objectContaining({ posted: ['payment_credited'] }),
     ]);
+    await act(h, seller.key, `/sellers/orders/${order}/refund/`);
+    await waitFor(
+      async () => ((await entries(order)).some((e) => e.kind === 'payment_reversed') ? true : null),
+      {
+        what: 'the refund reversed',
+      },
+    );
     expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0, pending_amount: 0 });
   });
 });
