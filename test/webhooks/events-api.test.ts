@@ -200,7 +200,15 @@ describe('events of a paid order', () => {
       },
     ]);
 
-    const { results } = await listEvents(key, `?order_uuid=${order}`);
+    // payment.approved comes from payments' outbox and order.paid from orders': either may be
+    // recorded first, so wait until both are.
+    const results = await waitFor(
+      async () => {
+        const list = (await listEvents(key, `?order_uuid=${order}`)).results;
+        return list.some((e) => e.event === 'payment.approved') && list;
+      },
+      { what: 'payment.approved recorded' },
+    );
     expect(isNewestFirst(results)).toBe(true);
     const names = results.map((e) => e.event);
     expect(names).toEqual(expect.arrayContaining(['order.created', 'order.paid', 'payment.approved']));
