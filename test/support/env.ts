@@ -14,8 +14,10 @@ const slug = (text: string) => text.replace(/[^a-z0-9]/gi, '').toLowerCase();
 
 /** The folder and file slugs of a test file, which name its database, queues and keys. */
 export function testNames(testPath: string): { folder: string; file: string; namespace: string } {
+  // TEST_RUN_TAG keeps two checkouts' runs on one machine apart (names and the start-up queue sweep).
+  const tag = slug(process.env.TEST_RUN_TAG ?? '');
   const file = slug(path.basename(testPath, '.test.ts'));
-  const folder = slug(path.basename(path.dirname(testPath)));
+  const folder = `${tag ? `${tag}_` : ''}${slug(path.basename(path.dirname(testPath)))}`;
   return { folder, file, namespace: `test.${folder}.${file}.` };
 }
 
