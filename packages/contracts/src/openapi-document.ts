@@ -282,7 +282,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
         '(every *_amount field) are integer cents. Datetimes are ISO 8601 UTC with milliseconds; dates YYYY-MM-DD.',
     },
     servers: [{ url: '/api/v1', description: 'This deployment' }],
-    tags: [...TAGS, { name: 'Events', description: 'Webhook deliveries the API sends.' }],
+    // One tag per name: the webhook deliveries share the Events tag, whose description covers both.
+    tags: [...TAGS],
     paths,
     webhooks: webhookOperations(),
     components: {

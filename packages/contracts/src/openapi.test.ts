@@ -70,6 +70,26 @@ function refsIn(value: unknown): string[] {
   );
 }
 
+interface JsonObject {
+  properties: Record<string, unknown>;
+  required?: string[];
+  items?: unknown;
+}
+
+/** Every summary, description and tag text anywhere in the document. */
+function* textsIn(value: unknown): Generator<string> {
+  if (Array.isArray(value)) {
+    for (const inner of value) yield* textsIn(inner);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  for (const [key, inner] of Object.entries(value)) {
+    if (['summary', 'description', 'name'].includes(key) && typeof inner === 'string') yield inner;
+    else if (key === 'tags' && Array.isArray(inner)) yield* inner.filter((t) => typeof t === 'string');
+    yield* textsIn(inner);
+  }
+}
+
 function resolve(doc: OpenApiDocument, ref: string): unknown {
   return ref
     .replace(/^#\//, '')
@@ -195,6 +215,38 @@ describe('buildOpenApiDocument', () => {
     expect(text).not.toContain('"$defs"');
     expect(text).not.toContain('"$schema"');
     expect(JSON.parse(text)).toEqual(doc);
+  });
+
+  it('names each tag once and keeps internal wording out of tags, summaries and descriptions', () => {
+    const names = doc.tags.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    const used = new Set(
+      [...operations(doc), ...Object.values(doc.webhooks).map((w) => ({ op: w.post }))].flatMap(
+        ({ op }) => op?.tags ?? [],
+      ),
+    );
+    expect([...used].filter((tag) => !names.includes(tag))).toEqual([]);
+    const texts = [...textsIn(doc)];
+    expect(texts.length).toBeGreaterThan(100);
+    expect(texts.filter((text) => /extension|\(internal\)|TODO/i.test(text))).toEqual([]);
+  });
+
+  it('shows the order detail with its pix charge and says how its item ids relate to create', () => {
+    const detail = doc.paths['/sellers/orders/{uuid}/']?.get?.responses['200']?.content?.['application/json']
+      ?.schema as unknown as JsonObject;
+    const data = detail.properties.data as JsonObject;
+    expect(data.required).toContain('pix');
+    expect(JSON.stringify(data.properties.pix)).toContain('copy_and_paste');
+    expect((data.properties.pix as { description: string }).description).toMatch(/PENDING/);
+    const itemId = ((data.properties.items as JsonObject).items as JsonObject).properties.uuid;
+    expect((itemId as { description: string }).description).toContain('product_uuid');
+    const created = doc.paths['/sellers/orders/']?.post?.responses['201']?.content?.['application/json']
+      ?.schema as unknown as JsonObject;
+    const createdItems = ((created.properties.data as JsonObject).properties.items as JsonObject)
+      .items as JsonObject;
+    expect((createdItems.properties.product_uuid as { description: string }).description).toContain(
+      'items[].uuid',
+    );
   });
 
   it('documents the delivery of every event under webhooks', () => {

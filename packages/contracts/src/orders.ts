@@ -226,7 +226,11 @@ export const CreatedOrder = z.object({
   postback_url: z.string().nullable(),
   items: z.array(
     z.object({
-      product_uuid: uuid,
+      product_uuid: uuid.meta({
+        description:
+          "The product's uuid, as sent in items[].product_uuid; the order detail shows the same value " +
+          'as items[].uuid (an item has no id of its own)',
+      }),
       name: z.string(),
       quantity: z.int().min(1),
       line_total_amount: cents,
@@ -244,7 +248,11 @@ export type CreateOrderResponse = z.infer<typeof CreateOrderResponse>;
 // ---------------------------------------------------------------------------------------------------
 
 export const OrderItemDetail = z.object({
-  uuid: uuid.nullable(),
+  uuid: uuid.nullable().meta({
+    description:
+      "The product's uuid: the value create-order took and answered as items[].product_uuid, named " +
+      "uuid here as in the product's own record (an item has no id of its own)",
+  }),
   name: z.string().nullable(),
   images: z.array(z.string()),
   price: cents,
@@ -269,7 +277,7 @@ export type OrderCustomerDetail = z.infer<typeof OrderCustomerDetail>;
 
 /**
  * `payment.refund` of the order detail: the latest refund the seller asked, as the PSP has it
- * (docs/orders.md, "Refund an order"). An extension of the documented detail.
+ * (docs/orders.md, "Refund an order").
  */
 export const OrderRefundDetail = z
   .object({
@@ -288,9 +296,7 @@ export const OrderRefundDetail = z
       .meta({ description: "FAILED only: the PSP's reason, when it gave one; null otherwise" }),
   })
   .meta({
-    description:
-      'The latest refund of the order and where it stands at the PSP. An extension of the documented ' +
-      'order detail.',
+    description: 'The latest refund of the order and where it stands at the PSP.',
   });
 export type OrderRefundDetail = z.infer<typeof OrderRefundDetail>;
 
@@ -309,7 +315,7 @@ export const OrderPaymentDetail = z.object({
   // Always sent; read as null from an orders service of the previous release (rolling upgrades).
   refund: OrderRefundDetail.nullable()
     .default(null)
-    .meta({ description: 'The latest refund, or null when none was asked (an extension of the detail)' }),
+    .meta({ description: 'The latest refund, or null when none was asked' }),
 });
 export type OrderPaymentDetail = z.infer<typeof OrderPaymentDetail>;
 
@@ -346,6 +352,16 @@ export const OrderDetail = z.object({
   parties: OrderParties,
   timestamps: OrderTimestamps,
   delivery: OrderDelivery,
+  // Always sent; read as null from an orders service of the previous release (rolling upgrades).
+  pix: PixCharge.nullable()
+    .default(null)
+    .meta({
+      description:
+        'The PIX charge to pay, as the create-order answer gave it (same BR Code and QR image), while ' +
+        'it can be paid: the order is PENDING and expires_at has not passed. null otherwise (paid, ' +
+        'expired, cancelled, refunded...). qr_code_image_base64 is null for an order created before ' +
+        'the image was kept with the order',
+    }),
 });
 export type OrderDetail = z.infer<typeof OrderDetail>;
 export const OrderDetailResponse = dataResponse(OrderDetail);

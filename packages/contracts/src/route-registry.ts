@@ -92,12 +92,17 @@ export interface RouteDoc {
 
 export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Orders', description: 'Create, read, list and track orders; cancel and refund them.' },
-  { name: 'Products', description: 'Products sold in orders (extension).' },
+  {
+    name: 'Products',
+    description: 'Products sold in orders, and the affiliates whose links sales come through.',
+  },
   { name: 'Sandbox', description: 'Move test orders as the PSP would. Test keys only: a live key gets 403.' },
   { name: 'Webhooks', description: 'Global webhook registrations, their deliveries and manual re-sends.' },
   {
     name: 'Events',
-    description: 'The events of the last 30 days and their deliveries, to catch up on missed webhooks.',
+    description:
+      'The events of the last 30 days and their deliveries, to catch up on missed webhooks; under ' +
+      'webhooks, each event as the API delivers it.',
   },
   { name: 'Finance', description: 'Balance and withdrawals of the seller.' },
   { name: 'Operations', description: 'Platform operator routes. Operator keys only.' },
@@ -298,7 +303,7 @@ export const routes: RouteDoc[] = [
     method: 'post',
     path: '/sellers/affiliates/',
     operationId: 'createAffiliate',
-    summary: 'Register an affiliate (extension); orders name it with affiliate_code',
+    summary: 'Register an affiliate; orders name it with affiliate_code',
     tag: 'Products',
     auth: true,
     body: CreateAffiliateRequest,

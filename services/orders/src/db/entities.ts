@@ -96,6 +96,8 @@ export interface OrderRow {
   transactionId: string;
   pixTxid: string;
   pixCopyAndPaste: string;
+  /** The PNG of the QR code as payments rendered it at create; null on orders stored before it was kept. */
+  pixQrCodeImageBase64: string | null;
   expiresAt: Date;
   createdAt: Date;
   paidAt: Date | null;
@@ -149,6 +151,7 @@ export const OrderSchema = new EntitySchema<OrderRow>({
     transactionId: { type: 'uuid' },
     pixTxid: { type: 'string' },
     pixCopyAndPaste: { type: 'string' },
+    pixQrCodeImageBase64: { type: 'string', nullable: true },
     expiresAt: timestamp(),
     createdAt: timestamp(),
     paidAt: timestamp(true),

@@ -214,6 +214,18 @@ class Migration20261218RefundState extends Migration {
   }
 }
 
+/**
+ * The QR image of the order's PIX code, as payments rendered it when the charge was made: the order
+ * detail shows it while the charge can be paid (docs/orders.md, "Read an order") without asking
+ * payments or rendering a PNG per read. Nullable and without a default, so adding it changes the
+ * catalogue only; orders stored before it (or by a running previous release) have none.
+ */
+class Migration20261228PixQrImage extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table orders.orders add column pix_qr_code_image_base64 text`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Orders', class: Migration20261123Orders },
@@ -222,4 +234,5 @@ export const migrations = [
   { name: 'Migration20261207IdempotencyKeys', class: Migration20261207IdempotencyKeys },
   { name: 'Migration20261216SearchAndSummary', class: Migration20261216SearchAndSummary },
   { name: 'Migration20261218RefundState', class: Migration20261218RefundState },
+  { name: 'Migration20261228PixQrImage', class: Migration20261228PixQrImage },
 ];

@@ -232,6 +232,7 @@ function orderRow(
     transactionId: charge.transaction_uuid,
     pixTxid: charge.txid,
     pixCopyAndPaste: charge.copy_and_paste,
+    pixQrCodeImageBase64: charge.qr_code_image_base64,
     expiresAt: new Date(charge.expires_at),
     createdAt: now,
     paidAt: null,

@@ -5,6 +5,7 @@ import {
   type OrderDetail,
   type OrderListItem,
   type OrderRefundDetail,
+  type PixCharge,
   type Product,
 } from '@seller-api/contracts';
 import type { AffiliateRow, OrderItemRow, OrderRow, ProductRow } from '../db/entities';
@@ -53,7 +54,7 @@ export function presentCreatedOrder({ order, items, customerId, charge }: Create
 }
 
 /** The order detail (docs/orders.md): parties without data are absent, never null; no internal ids. */
-export function presentOrderDetail(order: OrderRow, items: OrderItemRow[]): OrderDetail {
+export function presentOrderDetail(order: OrderRow, items: OrderItemRow[], now = new Date()): OrderDetail {
   return {
     uuid: order.id,
     items: items.map((i) => ({
@@ -100,6 +101,22 @@ export function presentOrderDetail(order: OrderRow, items: OrderItemRow[]): Orde
       delivered_at: iso(order.deliveredAt),
       signed_by: order.signedBy,
     },
+    pix: presentPix(order, now),
+  };
+}
+
+/**
+ * `pix` of the detail (docs/orders.md, "Read an order"): the charge as the create answer gave it, kept
+ * with the order, while it can be paid. An order still PENDING whose expires_at has passed is about
+ * to expire (docs/pix.md, "Expiry"): its code is no longer shown.
+ */
+function presentPix(order: OrderRow, now: Date): PixCharge | null {
+  if (order.status !== 'PENDING' || order.expiresAt.getTime() <= now.getTime()) return null;
+  return {
+    qr_code_id: order.pixTxid,
+    copy_and_paste: order.pixCopyAndPaste,
+    qr_code_image_base64: order.pixQrCodeImageBase64,
+    transaction_uuid: order.transactionId,
   };
 }
 
