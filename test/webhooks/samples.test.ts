@@ -13,7 +13,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
-import { eventEnvelope } from '@seller-api/contracts';
+import { EVENT_ID_PATTERN, eventEnvelope } from '@seller-api/contracts';
 import { signatureFor, standardSignatureFor } from '@seller-api/webhook-verify';
 
 // The receiver samples of docs/webhooks.md are files under docs/webhooks/samples/, shown verbatim in the
@@ -162,7 +162,7 @@ interface Sample {
   prepare(dir: string): (port: number) => { command: string; args: string[] };
 }
 
-/** The helper as `npm install @seller-api/webhook-verify` gives it, built from the current source. */
+/** The helper as its installed package gives it (CommonJS), built from the current source. */
 function installHelper(dir: string): void {
   const source = readFileSync(path.join(ROOT, 'packages/webhook-verify/src/index.ts'), 'utf8');
   const { outputText } = ts.transpileModule(source, {
@@ -581,17 +581,34 @@ describe('docs/webhooks.md', () => {
     }
   });
 
+  it('writes every event id of the documentation as the API makes them', () => {
+    const docs = path.join(ROOT, 'docs');
+    const ids = readdirSync(docs)
+      .filter((file) => file.endsWith('.md'))
+      .flatMap((file) =>
+        [...readFileSync(path.join(docs, file), 'utf8').matchAll(/\bevt_[A-Za-z0-9]+/g)].map((m) => ({
+          file,
+          id: m[0],
+        })),
+      );
+    expect(ids.length).toBeGreaterThan(5);
+    expect(ids.filter(({ id }) => !EVENT_ID_PATTERN.test(id))).toEqual([]);
+  });
+
   it('gives worked examples that the signing functions reproduce', () => {
     const page = readFileSync(PAGE, 'utf8');
+    // An event id of the form the API makes (evt_ and 24 letters and digits).
+    const eventId = 'evt_5mQ2xR8vKc3TnW7pL0bZ4hJy';
+    expect(eventId).toMatch(EVENT_ID_PATTERN);
     expect(page).toContain(
-      `| \`X-Webhook-Signature\` | \`${signatureFor('whsec_test', 'evt_1', 1700000000, '{"a":1}')}\` |`,
+      `| \`X-Webhook-Signature\` | \`${signatureFor('whsec_test', eventId, 1700000000, '{"a":1}')}\` |`,
     );
     const secret = `whsec_${Buffer.alloc(32, 0xfb).toString('base64')}`;
     expect(page).toContain(
       `\`${secret}\` or, the same bytes, \`whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}\``,
     );
     expect(page).toContain(
-      `| \`webhook-signature\` | \`${standardSignatureFor(secret, 'evt_1', 1700000000, '{"a":1}')}\` |`,
+      `| \`webhook-signature\` | \`${standardSignatureFor(secret, eventId, 1700000000, '{"a":1}')}\` |`,
     );
   });
 });

@@ -12,7 +12,7 @@ import {
 
 const SECRET = 'whsec_dGVzdC1zZWNyZXQtdGhhdC1pcy1hdC1sZWFzdC0zMi1ieXRlcw';
 const OTHER_SECRET = 'whsec_b3RoZXItc2VjcmV0LXRoYXQtaXMtYXQtbGVhc3QtMzItYnl0ZXM';
-const EVENT_ID = 'evt_01HZX3Q7RM4W8K2N6P9T5V1B3C';
+const EVENT_ID = 'evt_Hq7Tz2Wm9Kc4Xb8Rn1Vp6Ls3';
 const NOW_MS = 1_750_000_000_000;
 const TIMESTAMP = NOW_MS / 1000;
 
@@ -64,14 +64,19 @@ describe('signatureFor', () => {
   });
 
   it('matches a known answer', () => {
-    // printf '%s' 'evt_1.1700000000.{"a":1}' | openssl dgst -sha256 -hmac 'whsec_test'
-    const known = '8b7abda022d1032b001d413b787d1d9c6dfbadba36ee2a7a91333569f777b61c';
+    // The worked example of docs/webhooks.md:
+    // printf '%s' 'evt_5mQ2xR8vKc3TnW7pL0bZ4hJy.1700000000.{"a":1}' | openssl dgst -sha256 -hmac 'whsec_test'
+    const known = '7292ab96669d302c7a49c1704e5d3950d5abedddc4b5b5844f8c043b81e47f0d';
     const independent = createHmac('sha256', Buffer.from('whsec_test', 'utf8'))
-      .update(Buffer.from('evt_1.1700000000.{"a":1}', 'utf8'))
+      .update(Buffer.from('evt_5mQ2xR8vKc3TnW7pL0bZ4hJy.1700000000.{"a":1}', 'utf8'))
       .digest('hex');
     expect(independent).toBe(known);
-    expect(signatureFor('whsec_test', 'evt_1', 1700000000, '{"a":1}')).toBe(`sha256=${known}`);
-    expect(signatureFor('whsec_test', 'evt_1', '1700000000', Buffer.from('{"a":1}'))).toBe(`sha256=${known}`);
+    expect(signatureFor('whsec_test', 'evt_5mQ2xR8vKc3TnW7pL0bZ4hJy', 1700000000, '{"a":1}')).toBe(
+      `sha256=${known}`,
+    );
+    expect(
+      signatureFor('whsec_test', 'evt_5mQ2xR8vKc3TnW7pL0bZ4hJy', '1700000000', Buffer.from('{"a":1}')),
+    ).toBe(`sha256=${known}`);
   });
 
   it('signs the raw bytes, so non-ASCII bodies give the same answer as string or Buffer', () => {
