@@ -86,6 +86,35 @@ describe('deliveries to global webhooks', () => {
     ]);
   });
 
+  it('sends compact JSON, the same bytes on a resend but for delivery_attempt', async () => {
+    const { key } = await createKey(gateway.service);
+    const hook = await register(gateway.url, key, `${receiver.url}/compact`, 'order.created');
+    const order = await placeOrder(gateway.url, key, { postback_url: null });
+    const first = await waitFor(() => forOrder(order, 'order.created')[0], { what: 'first delivery' });
+    const raw = first.rawBody;
+    // One style throughout, as the API answers: no whitespace between tokens, in the data too.
+    expect(raw).toBe(JSON.stringify(JSON.parse(raw)));
+    expect(raw).toContain('"customer":{"name":"Maria Silva",');
+
+    const [delivery] = await deliveries(gateway.url, key, hook.id);
+    const resent = await call(
+      `${gateway.url}/config/webhooks/${hook.id}/deliveries/${delivery?.id}/resend/`,
+      {
+        method: 'POST',
+        key,
+      },
+    );
+    expect(resent.status).toBe(200);
+    const second = await waitFor(() => forOrder(order, 'order.created')[1], { what: 'resent delivery' });
+    expect(second.headers['x-webhook-event-id']).toBe(first.headers['x-webhook-event-id']);
+    expect(second.rawBody).toBe(raw.replace('"delivery_attempt":1,', '"delivery_attempt":2,'));
+    for (const hit of [first, second]) {
+      expect(verifyWebhook({ secret: hook.secret, headers: hit.headers, rawBody: hit.rawBody }).event).toBe(
+        'order.created',
+      );
+    }
+  });
+
   it('sends each event only to webhooks of that event, seller and environment', async () => {
     const mine = await createKey(gateway.service);
     const other = await createKey(gateway.service);

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { STANDARD_WEBHOOK_HEADERS } from '@seller-api/contracts';
 import * as verify from '@seller-api/webhook-verify';
 import { verifyWebhook } from '@seller-api/webhook-verify';
-import { buildRequest, type DeliveryToSend } from './delivery-request';
+import { buildRequest, compactJson, type DeliveryToSend } from './delivery-request';
 
 // Standard base64 of 32 bytes, with + and / in it.
 const SECRET = 'whsec_+/////8+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+++8=';
@@ -36,6 +36,20 @@ describe('buildRequest', () => {
       delivery_attempt: 3,
       data: { order: { uuid: 'o1', amount: 6500 } },
     });
+  });
+
+  it('sends the data compact, like the envelope, when it is stored as jsonb prints it', () => {
+    // PostgreSQL's jsonb text: a space after every `,` and `:` between tokens.
+    const spaced = '{"order": {"uuid": "o1", "amount": 6500, "tags": [1, 2.50, {}], "note": "a, b: c"}}';
+    const request = buildRequest(delivery({ payload: spaced }), NOW);
+    expect(request.body).toBe(
+      '{"event":"order.paid","occurred_at":"2026-11-26T07:59:59.123Z","delivery_attempt":3,' +
+        '"data":{"order":{"uuid":"o1","amount":6500,"tags":[1,2.50,{}],"note":"a, b: c"}}}',
+    );
+    // The signature covers those exact bytes.
+    expect(
+      verifyWebhook({ secret: SECRET, headers: request.headers, rawBody: request.body, now: NOW }),
+    ).toMatchObject({ data: { order: { note: 'a, b: c' } } });
   });
 
   it('signs a signed delivery over the body as sent, at the whole second of `now`', () => {
@@ -98,5 +112,24 @@ describe('buildRequest', () => {
   it('escapes the event name as JSON', () => {
     const { body } = buildRequest(delivery({ event: 'odd"name' }), NOW);
     expect(JSON.parse(body)).toMatchObject({ event: 'odd"name' });
+  });
+});
+
+describe('compactJson', () => {
+  it('removes whitespace between tokens and keeps strings and numbers byte for byte', () => {
+    expect(compactJson('{"a": 1, "b": [true, null, -0.10, 12345678901234567890]}')).toBe(
+      '{"a":1,"b":[true,null,-0.10,12345678901234567890]}',
+    );
+    expect(compactJson('{"s": "x, y: \\"q\\" \\\\ ", "t": "\\u00e9 São  Paulo\\n"}')).toBe(
+      '{"s":"x, y: \\"q\\" \\\\ ","t":"\\u00e9 São  Paulo\\n"}',
+    );
+    expect(compactJson(' {\n\t"a" :\r\n[ ] } ')).toBe('{"a":[]}');
+  });
+
+  it('leaves compact JSON as it is and keeps its value', () => {
+    const compact = '{"order":{"uuid":"o1","items":[{"name":"Camiseta \\"P\\""}]}}';
+    expect(compactJson(compact)).toBe(compact);
+    const spaced = JSON.stringify(JSON.parse(compact), null, 2);
+    expect(compactJson(spaced)).toBe(compact);
   });
 });

@@ -9,7 +9,7 @@ export interface DeliveryToSend {
   signed: boolean;
   /** The webhook's secret; null for a postback. */
   secret: string | null;
-  /** The event's data as JSON text, spliced into the envelope as it is. */
+  /** The event's data as JSON text (as PostgreSQL prints the stored jsonb), spliced in compacted. */
   payload: string;
   occurred_at_ms: number;
   /** Attempts made before this one. */
@@ -23,18 +23,31 @@ export interface DeliveryRequest {
   body: string;
 }
 
+// A JSON string (escapes included), or JSON whitespace outside one.
+const STRING_OR_SPACE = /"[^"\\]*(?:\\.[^"\\]*)*"|[ \t\n\r]+/g;
+
+/**
+ * JSON text without the whitespace between its tokens: jsonb prints `{"a": 1, "b": [1, 2]}`, the
+ * envelope around it is compact, and a body is one style (docs/events.md, "The webhook envelope").
+ * Strings and numbers are kept byte for byte (no parse, so no number is rounded), so the same stored
+ * data gives the same bytes on every attempt and resend, whenever it was stored.
+ */
+export function compactJson(text: string): string {
+  return text.replace(STRING_OR_SPACE, (token) => (token.charCodeAt(0) === 34 ? token : ''));
+}
+
 /**
  * The request of the next attempt of `delivery` at `now` (ms since the epoch): the envelope
- * (docs/webhooks.md, "Envelope") with the event's data spliced in as stored, and, for a signed delivery
- * with a secret, its timestamp and signatures over the body exactly as sent: X-Webhook-Signature, and the
- * Standard Webhooks headers so that receivers can verify with the `standardwebhooks` or `svix` packages.
- * Postbacks are unsigned and carry neither.
+ * (docs/webhooks.md, "Envelope") with the event's stored data spliced in compacted, and, for a signed
+ * delivery with a secret, its timestamp and signatures over the body exactly as sent:
+ * X-Webhook-Signature, and the Standard Webhooks headers so that receivers can verify with the
+ * `standardwebhooks` or `svix` packages. Postbacks are unsigned and carry neither.
  */
 export function buildRequest(delivery: DeliveryToSend, now: number): DeliveryRequest {
   const body =
     `{"event":${JSON.stringify(delivery.event)},` +
     `"occurred_at":"${new Date(delivery.occurred_at_ms).toISOString()}",` +
-    `"delivery_attempt":${delivery.attempts + 1},"data":${delivery.payload}}`;
+    `"delivery_attempt":${delivery.attempts + 1},"data":${compactJson(delivery.payload)}}`;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': WEBHOOK_USER_AGENT,
