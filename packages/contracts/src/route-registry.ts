@@ -176,6 +176,11 @@ export const routes: RouteDoc[] = [
     path: '/sellers/orders/{uuid}/',
     operationId: 'getOrder',
     summary: 'Read an order',
+    description:
+      'The order with its items, customer, money, parties and delivery. While the order is PENDING and ' +
+      'its expires_at has not passed, pix holds its PIX charge as the create answer gave it (BR Code and ' +
+      'QR image), to show the payer again; null otherwise. items[].uuid is the product uuid that ' +
+      'create-order takes and answers as items[].product_uuid.',
     tag: 'Orders',
     auth: true,
     params: OrderPathParams,
