@@ -1,7 +1,7 @@
 // `npm run pack:webhook-verify [-- <directory>]`: packs @seller-api/webhook-verify (compiled JS, types,
 // its source, README and LICENSE) into an npm tarball, by default dist/packages/, and prints its path.
 // The package is not on the public npm registry: receivers install this tarball (docs/webhooks.md,
-// "The verification package").
+// "Node.js (Express) with @seller-api/webhook-verify").
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';

@@ -7,9 +7,9 @@ import { WEBHOOK_VECTORS } from '../support/webhook-vectors';
 
 /*
  * @seller-api/webhook-verify is installed from the tarball `npm run pack:webhook-verify` writes
- * (docs/webhooks.md, "The verification package"): packed, installed offline into an empty project with
- * an empty npm cache (so it needs nothing from a registry), then used as receivers use it, from
- * CommonJS, ES modules and TypeScript.
+ * (docs/webhooks.md, "Node.js (Express) with @seller-api/webhook-verify"): packed, installed offline
+ * into an empty project with an empty npm cache (so it needs nothing from a registry), then used as
+ * receivers use it, from CommonJS, ES modules and TypeScript.
  */
 
 const ROOT = path.resolve(__dirname, '../..');
