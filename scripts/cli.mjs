@@ -3,7 +3,7 @@
 // gateway. Builds that service and the packages it uses, then runs its dist/cli.js with the same
 // arguments and exits with its code. The build's output goes to stderr: stdout is the CLI's alone (the
 // key `keys create` prints on its last line).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +25,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     { cwd: root, stdio: ['ignore', 2, 2], env: { TURBO_TELEMETRY_DISABLED: '1', ...process.env } },
   );
   if (build.status !== 0) process.exit(build.status ?? 1);
-  const run = spawnSync(process.execPath, [path.join(root, cli.entry), ...args], { stdio: 'inherit' });
-  process.exit(run.status ?? 1);
+  // Not spawnSync: a signal sent to this process alone (SIGTERM from a supervisor) must reach the CLI,
+  // whose `webhooks listen` removes its webhooks before it exits.
+  const run = spawn(process.execPath, [path.join(root, cli.entry), ...args], { stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => run.kill(signal));
+  run.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }

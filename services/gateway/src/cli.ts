@@ -172,8 +172,10 @@ export async function runCli(
 function stopSignal(): AbortSignal {
   const controller = new AbortController();
   const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // `on`, not `once`: Ctrl-C reaches this process both from the terminal and through scripts/cli.mjs,
+  // and a second signal must not cut the removal of the webhooks short.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   return controller.signal;
 }
 
