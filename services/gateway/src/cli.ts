@@ -2,6 +2,7 @@
 // `webhooks listen ...` (docs/webhooks.md, "Local receivers"). The plain key is printed alone on the
 // last line of stdout; everything else goes to stderr. Passwords are read from a prompt without echo
 // or from stdin, never needed on the command line, which npm prints (docs/panel.md).
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
 import { Environment, Role } from '@seller-api/contracts';
@@ -32,9 +33,20 @@ const USAGE = `usage:
   cli users create --email <e-mail> [--password-stdin] [--role seller|operator] [--seller-name <name>]
       (the password is asked without echo on a terminal, else read from stdin's first line)
   cli users update --email <e-mail> --seller-name <name>
-  cli webhooks listen --key <test key> [--events order.paid,...] [--port <n>] [--api <base URL>]`;
+  cli webhooks listen --key <test key> | --key-file <file> [--events order.paid,...] [--port <n>] [--api <base URL>]`;
 
 class UsageError extends Error {}
+
+/** The key in a file (as `keys create ... | tail -1 > file` writes it), or a usage error. */
+function readKeyFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new UsageError(
+      `--key-file: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}
 
 /** The public API of a locally run system: GATEWAY_PORT as `npm start` uses it. */
 function defaultApi(env: NodeJS.ProcessEnv): string {
@@ -58,6 +70,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
       password: { type: 'string' },
       'password-stdin': { type: 'boolean' },
       key: { type: 'string' },
+      'key-file': { type: 'string' },
       events: { type: 'string' },
       port: { type: 'string' },
       api: { type: 'string' },
@@ -65,8 +78,10 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
   });
   const [resource, action] = positionals;
   if (resource === 'webhooks' && action === 'listen') {
-    const key = values.key ?? env.SELLER_API_KEY;
-    if (!key) throw new UsageError('--key (or SELLER_API_KEY) must be a test API key');
+    // A key on the command line is printed by npm: README.md uses --key-file.
+    const key =
+      values['key-file'] !== undefined ? readKeyFile(values['key-file']) : (values.key ?? env.SELLER_API_KEY);
+    if (!key) throw new UsageError('--key, --key-file or SELLER_API_KEY must give a test API key');
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError('--port must be a port number (0 or none: a free one)');

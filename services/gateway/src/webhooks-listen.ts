@@ -119,7 +119,7 @@ function rawBody(req: http.IncomingMessage): Promise<Buffer | null> {
 
 /**
  * Runs until `signal` aborts: answers 200 to each verified delivery and prints it (a line with the event,
- * its id and `verified`, then the body as received); answers 400 to anything that fails verification and
+ * its id and `verified`, then the body on one line); answers 400 to anything that fails verification and
  * says why. Registered webhooks are deleted before it returns, whatever ended it.
  */
 export async function listenForWebhooks(options: ListenOptions, io: CliIo): Promise<void> {
@@ -141,7 +141,10 @@ export async function listenForWebhooks(options: ListenOptions, io: CliIo): Prom
         headers: req.headers,
         rawBody: body,
       });
-      io.stdout(`${hook.event} ${hook.eventId} verified\n${body.toString('utf8')}\n`);
+      // Verified over the raw bytes; shown on one line, compact, whatever spacing the body was sent with.
+      io.stdout(
+        `${hook.event} ${hook.eventId} verified\n${JSON.stringify(JSON.parse(body.toString('utf8')))}\n`,
+      );
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
     } catch (err) {
       const reason = err instanceof WebhookVerificationError ? err.message : 'not a webhook delivery';
