@@ -18,9 +18,10 @@ async function firstLineOfStdin(): Promise<string> {
 /** Asks on stderr and reads one line from the terminal in raw mode, printing nothing of what is typed. */
 function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(question);
+  // Raw (no echo) before the question shows: what is typed after seeing it is never echoed.
   stdin.setRawMode(true);
   stdin.resume();
+  process.stderr.write(question);
   return new Promise((resolve, reject) => {
     let typed = '';
     const done = (error?: Error) => {
