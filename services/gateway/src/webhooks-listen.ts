@@ -29,6 +29,7 @@ export class ListenUsageError extends Error {}
 export class ListenApiError extends Error {}
 
 const MAX_BODY_BYTES = 1024 * 1024;
+const API_TIMEOUT_MS = 10_000;
 
 /** `--events order.paid,order.created`: every name from the catalogue, or a usage error naming the first unknown one. */
 export function parseEvents(value: string | undefined): EventName[] {
@@ -80,6 +81,8 @@ async function api(
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
+      // A gateway that hangs must not keep Ctrl-C from ending the listener.
+      signal: AbortSignal.timeout(API_TIMEOUT_MS),
     });
   } catch (err) {
     throw new ListenApiError(
