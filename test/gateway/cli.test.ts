@@ -11,14 +11,26 @@ beforeAll(async () => {
 });
 afterAll(() => system.stop());
 
-async function cli(args: string[], env: Record<string, string> = {}) {
+async function cli(args: string[], env: Record<string, string> = {}, typed?: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(args, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env: { ...system.env, ...env },
-  });
+  // What the operator types at the password prompt (or pipes to stdin), one answer per question.
+  const answers = [...(typed ?? [])];
+  const readPassword = async ({ confirm }: { confirm: boolean }) => {
+    const first = answers.shift() ?? '';
+    if (confirm && answers.length > 0 && answers.shift() !== first)
+      throw new Error('the two passwords differ');
+    return first;
+  };
+  const code = await runCli(
+    args,
+    {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      env: { ...system.env, ...env },
+    },
+    { readPassword },
+  );
   return { code, stdout, stderr, lastLine: stdout.trimEnd().split('\n').at(-1) ?? '' };
 }
 
@@ -224,6 +236,128 @@ describe('operator CLI', () => {
         ])
       ).code,
     ).toBe(2);
+  });
+
+  it('takes the password from the prompt or stdin, never needing it on the command line', async () => {
+    const email = uniqueEmail();
+    const origin = originOf(gateway.url);
+    const res = await cli(['users', 'create', '--email', email], {}, [
+      'a typed passphrase',
+      'a typed passphrase',
+    ]);
+    expect(res.code).toBe(0);
+    expect((await login(origin, email, 'a typed passphrase')).status).toBe(200);
+    const piped = await cli(['users', 'create', '--email', email, '--password-stdin'], {}, [
+      'a piped passphrase',
+    ]);
+    expect(piped.code).toBe(0);
+    expect((await login(origin, email, 'a piped passphrase')).status).toBe(200);
+    const short = await cli(['users', 'create', '--email', email], {}, ['short']);
+    expect(short).toMatchObject({ code: 2, stderr: expect.stringMatching(/at least 8 characters/) });
+    const differ = await cli(['users', 'create', '--email', email], {}, ['one passphrase', 'another one']);
+    expect(differ.code).toBe(1);
+    expect((await login(origin, email, 'a piped passphrase')).status).toBe(200);
+    const both = ['users', 'create', '--email', email, '--password', 'x long enough', '--password-stdin'];
+    expect((await cli(both)).code).toBe(2);
+  });
+
+  it('completes the user keys create made with a seller name: the panel step of README.md', async () => {
+    const email = uniqueEmail();
+    const key = await cli([
+      'keys',
+      'create',
+      '--email',
+      email,
+      '--seller-name',
+      'Loja da Maria',
+      '--env',
+      'test',
+    ]);
+    expect(key.code).toBe(0);
+    expect((await userRow(email)).name).toBe('Loja da Maria');
+    const panel = await cli(['users', 'create', '--email', email, '--seller-name', 'Loja da Maria'], {}, [
+      'a long passphrase',
+      'a long passphrase',
+    ]);
+    expect(panel.code).toBe(0);
+    expect(panel.stderr).toContain(`set a new password for the existing seller user ${email}`);
+    expect((await login(originOf(gateway.url), email, 'a long passphrase')).status).toBe(200);
+    // The key still works: completing the user did not touch it.
+    expect((await call(`${gateway.url}/finance/balance/`, { key: key.lastLine })).status).toBe(200);
+  });
+
+  it('renames a seller: orders made afterwards carry the new name, earlier ones keep theirs', async () => {
+    const email = uniqueEmail();
+    const { lastLine: key } = await cli([
+      'keys',
+      'create',
+      '--email',
+      email,
+      '--seller-name',
+      'Loja Antiga',
+      '--env',
+      'test',
+    ]);
+    const order = async () => {
+      const created = await call(`${gateway.url}/sellers/orders/`, {
+        method: 'POST',
+        key,
+        body: {
+          customer: { name: 'Ana', tax_id: '52998224725', email: 'ana@example.com' },
+          payment: { gross_amount: 1000 },
+        },
+      });
+      expect(created.status).toBe(201);
+      return (created.body.data as { uuid: string }).uuid;
+    };
+    const sellerOf = async (uuid: string) => {
+      const read = await call(`${gateway.url}/sellers/orders/${uuid}/`, { key });
+      return (read.body.data as { parties: { seller?: { name: string } } }).parties.seller?.name;
+    };
+    const before = await order();
+    const rename = await cli(['users', 'update', '--email', email, '--seller-name', 'Loja Nova']);
+    expect(rename.code).toBe(0);
+    expect(rename.stderr).toContain('from "Loja Antiga" to "Loja Nova"');
+    expect((await userRow(email)).name).toBe('Loja Nova');
+    const after = await order();
+    expect(await sellerOf(after)).toBe('Loja Nova');
+    expect(await sellerOf(before)).toBe('Loja Antiga');
+    // A later users create with the new name is no conflict; the old one is.
+    expect(
+      (
+        await cli(['users', 'create', '--email', email, '--seller-name', 'Loja Antiga'], {}, [
+          'a long passphrase',
+        ])
+      ).stderr,
+    ).toMatch(/^refused: .*seller name "Loja Nova".*users update/m);
+  });
+
+  it('renames only the seller of a seller user', async () => {
+    const op = uniqueEmail('op');
+    await cli(['keys', 'create', '--email', op, '--env', 'live', '--role', 'operator']);
+    const operator = await cli(['users', 'update', '--email', op, '--seller-name', 'Loja']);
+    expect(operator).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^refused: .*without a seller/m),
+    });
+    const nobody = await cli(['users', 'update', '--email', uniqueEmail(), '--seller-name', 'Loja']);
+    expect(nobody).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^refused: no user has the e-mail/m),
+    });
+    expect((await cli(['users', 'update', '--email', op, '--seller-name', '  '])).code).toBe(2);
+  });
+
+  it('refuses webhooks listen with a live key before registering anything', async () => {
+    const { lastLine: live } = await cli(['keys', 'create', '--email', uniqueEmail(), '--env', 'live']);
+    const res = await cli(['webhooks', 'listen', '--key', live, '--events', 'order.paid']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/test keys only: live webhooks never reach this machine/);
+    expect((await call(`${gateway.url}/config/webhooks/`, { key: live })).body.data).toMatchObject({
+      results: [],
+    });
+    const unknown = await cli(['webhooks', 'listen', '--key', live, '--events', 'order.paidd']);
+    expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown event "order.paidd"/) });
   });
 
   it('explains bad usage with exit code 2', async () => {

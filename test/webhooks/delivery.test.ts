@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { OrderEventData } from '@seller-api/contracts';
+import { targetRefusalMessage } from '@seller-api/service-kit';
 import { verifyWebhook } from '@seller-api/webhook-verify';
 import { INTAKE_QUEUE, SOURCES } from '../../services/webhook-dispatcher/src/events/topology';
 import { testEnv } from '../support/env';
@@ -263,7 +264,7 @@ describe('targets where the operator allows private ones (the test environment)'
       expect({ url, status: res.status, body: res.body.data }).toEqual({
         url,
         status: 400,
-        body: { url: ['Not an allowed target'] },
+        body: { url: [targetRefusalMessage({ environment: 'test', allowPrivate: true })] },
       });
     }
     const order = await call(`${gateway.url}/sellers/orders/`, {
@@ -276,6 +277,8 @@ describe('targets where the operator allows private ones (the test environment)'
       },
     });
     expect(order.status).toBe(400);
-    expect(order.body.data).toEqual({ postback_url: ['Not an allowed target'] });
+    expect(order.body.data).toEqual({
+      postback_url: [targetRefusalMessage({ environment: 'test', allowPrivate: true })],
+    });
   });
 });

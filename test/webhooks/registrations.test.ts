@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook, WebhookList } from '@seller-api/contracts';
+import { targetRefusalMessage } from '@seller-api/service-kit';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
 import { deliveries, placeOrder, register } from './helpers';
@@ -25,6 +26,10 @@ beforeAll(async () => {
   gateway = await system.startGateway();
 });
 afterAll(() => system.stop());
+
+// What a forbidden target is answered, per environment: the rule, never the address.
+const LIVE_REFUSAL = targetRefusalMessage({ environment: 'live', allowPrivate: false });
+const TEST_REFUSAL = targetRefusalMessage({ environment: 'test', allowPrivate: false });
 
 const post = (key: string, body: unknown) =>
   call(`${gateway.url}/config/webhooks/`, { method: 'POST', key, body });
@@ -211,7 +216,7 @@ describe('webhook targets (SSRF guard)', () => {
     for (const url of ['https://internal.example.com/x', 'https://10.0.0.1/x', 'https://localhost/x']) {
       const res = await post(live.key, { url, event: 'order.paid' });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ code: 'validation_error', data: { url: ['Not an allowed target'] } });
+      expect(res.body).toMatchObject({ code: 'validation_error', data: { url: [LIVE_REFUSAL] } });
       expect(res.text).not.toMatch(/10\.|127\.|private|loopback|resolve/i);
     }
     const order = await call(`${gateway.url}/sellers/orders/`, {
@@ -224,8 +229,17 @@ describe('webhook targets (SSRF guard)', () => {
       },
     });
     expect(order.status).toBe(400);
-    expect(order.body.data).toEqual({ postback_url: ['Not an allowed target'] });
+    expect(order.body.data).toEqual({ postback_url: [LIVE_REFUSAL] });
     expect(order.text).not.toMatch(/10\.0\.0\.8|private/);
+  });
+
+  it('tells a test key refused a loopback target how to receive webhooks locally', async () => {
+    const { key } = await createKey(gateway.service);
+    const res = await post(key, { url: 'http://127.0.0.1:4242/', event: 'order.paid' });
+    expect(res.status).toBe(400);
+    expect(res.body.data).toEqual({ url: [TEST_REFUSAL] });
+    expect(TEST_REFUSAL).toContain('npm run cli -- webhooks listen');
+    expect(res.text).not.toMatch(/loopback|127\.0\.0\.1 is|resolves/);
   });
 
   it('accepts a public https target and a name that does not resolve yet (checked again at delivery)', async () => {

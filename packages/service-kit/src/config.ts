@@ -162,6 +162,14 @@ export function loadConfig<S extends z.ZodRawShape>(
     : // Never echo the value: it may be a secret.
       result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
   if (production) problems.push(...productionKeyProblems(shape, input, options, problems));
+  // Loopback and private webhook targets are for a developer's machine: a production deployment that
+  // opened them would let any test key reach its internal network (docs/webhooks.md, "Target rules").
+  if (
+    production &&
+    result.success &&
+    (result.data as Record<string, unknown>).WEBHOOK_ALLOW_PRIVATE_TARGETS === true
+  )
+    problems.push('WEBHOOK_ALLOW_PRIVATE_TARGETS: Must not be true in production');
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return result.data;
 }

@@ -9,6 +9,8 @@ import {
   describeRange,
   guardedLookup,
   literalTargetRefusal,
+  localTargets,
+  targetRefusalMessage,
   targetAllowed,
   type ForbiddenRange,
   type Resolver,
@@ -186,6 +188,8 @@ const resolve = resolverFrom({
   'empty.example.com': [],
 });
 
+// The 400 message for a forbidden target: the rule, never the address (targetRefusalMessage).
+const REFUSED = expect.stringMatching(/^Not an allowed target: /);
 const live: TargetPolicy = { environment: 'live', allowPrivate: false, resolve };
 const liveAllowing: TargetPolicy = { environment: 'live', allowPrivate: true, resolve };
 const test: TargetPolicy = { environment: 'test', allowPrivate: false, resolve };
@@ -220,7 +224,7 @@ describe('checkTarget', () => {
   it('refuses a host resolving to loopback', async () => {
     await expect(checkTarget('https://internal.example.com/', live)).resolves.toEqual({
       ok: false,
-      reason: 'Not an allowed target',
+      reason: REFUSED,
       detail: 'internal.example.com resolves to a loopback address (127.0.0.1)',
     });
   });
@@ -229,7 +233,7 @@ describe('checkTarget', () => {
     const refused = await checkTarget('https://private.example.com/', live);
     expect(refused).toEqual({
       ok: false,
-      reason: TARGET_NOT_ALLOWED,
+      reason: REFUSED,
       detail: 'private.example.com resolves to a private address (10.0.0.5)',
     });
     expect(refused.ok ? '' : refused.reason).not.toMatch(/10\.0\.0\.5|private|resolve/i);
@@ -238,7 +242,7 @@ describe('checkTarget', () => {
   it('refuses a host whose answers mix public and private addresses', async () => {
     await expect(checkTarget('https://mixed.example.com/', live)).resolves.toEqual({
       ok: false,
-      reason: TARGET_NOT_ALLOWED,
+      reason: REFUSED,
       detail: expect.stringContaining('(10.0.0.5)'),
     });
   });
@@ -301,7 +305,7 @@ describe('checkTarget', () => {
       await expect(checkTarget(url, live)).resolves.toMatchObject({ ok: false });
       await expect(checkTarget(url, test)).resolves.toEqual({
         ok: false,
-        reason: TARGET_NOT_ALLOWED,
+        reason: REFUSED,
         detail: expect.stringMatching(/localhost is a loopback address/),
       });
     }
@@ -358,7 +362,7 @@ describe('checkTarget', () => {
       const result = await checkTarget(url, testAllowing);
       expect({ url, result }).toEqual({
         url,
-        result: { ok: false, reason: TARGET_NOT_ALLOWED, detail: expect.any(String) },
+        result: { ok: false, reason: REFUSED, detail: expect.any(String) },
       });
     }
   });
@@ -372,7 +376,7 @@ describe('checkTarget', () => {
   it('refuses cloud metadata even where private targets are allowed', async () => {
     await expect(checkTarget('http://169.254.169.254/', testAllowing)).resolves.toEqual({
       ok: false,
-      reason: TARGET_NOT_ALLOWED,
+      reason: REFUSED,
       detail: '169.254.169.254 is a cloud metadata address',
     });
     await expect(checkTarget('http://metadata.example.com/', testAllowing)).resolves.toMatchObject({
@@ -408,6 +412,51 @@ describe('targetAllowed', () => {
       targetAllowed(range, { environment: 'test', allowPrivate: true }),
     );
     expect(opened).toEqual(['loopback', 'private']);
+  });
+});
+
+describe('local targets', () => {
+  const local = { environment: 'test', allowPrivate: false, allowLoopback: true, resolve } as const;
+
+  it('opens loopback alone to test webhooks of a locally run system', async () => {
+    for (const url of ['http://127.0.0.1:4242/', 'http://localhost:3000/hooks', 'http://[::1]:8000/']) {
+      await expect(checkTarget(url, local)).resolves.toEqual({ ok: true });
+    }
+    for (const url of ['http://10.0.0.5/', 'http://169.254.169.254/', 'https://private.example.com/']) {
+      await expect(checkTarget(url, local)).resolves.toMatchObject({ ok: false, reason: REFUSED });
+    }
+    expect(targetAllowed('loopback', { environment: 'live', allowPrivate: false, allowLoopback: true })).toBe(
+      false,
+    );
+    expect(literalTargetRefusal('127.0.0.1', { ...local, environment: 'live' })).toBe(TARGET_NOT_ALLOWED);
+    expect(literalTargetRefusal('127.0.0.1', local)).toBeNull();
+  });
+
+  it('takes loopback from NODE_ENV=development and opens nothing in production', () => {
+    expect(localTargets({ NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_TARGETS: false })).toEqual({
+      allowPrivate: false,
+      allowLoopback: true,
+    });
+    expect(localTargets({ NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE_TARGETS: true })).toEqual({
+      allowPrivate: true,
+      allowLoopback: false,
+    });
+    expect(localTargets({ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: true })).toEqual({
+      allowPrivate: false,
+      allowLoopback: false,
+    });
+  });
+
+  it('names the rule and the local way in, never the address', async () => {
+    const refused = await checkTarget('http://localhost:4242/', { ...local, allowLoopback: false });
+    expect(refused).toMatchObject({ ok: false });
+    const reason = refused.ok ? '' : refused.reason;
+    expect(reason).toContain('npm run cli -- webhooks listen');
+    expect(reason).toContain('docs/webhooks.md');
+    expect(reason).not.toMatch(/loopback address|127\.0\.0\.1|resolves/);
+    expect(targetRefusalMessage({ environment: 'live', allowPrivate: false })).toMatch(
+      /^Not an allowed target: live webhooks and postbacks must reach a public address/,
+    );
   });
 });
 

@@ -50,12 +50,58 @@ export interface TargetPolicy {
   environment: 'test' | 'live';
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: lets `test` webhooks reach loopback and private addresses. */
   allowPrivate: boolean;
+  /**
+   * The system runs locally (NODE_ENV=development, `npm start`): `test` webhooks may reach loopback, the
+   * developer's own machine (docs/webhooks.md, "Local receivers"). `localTargets` gives it.
+   */
+  allowLoopback?: boolean;
   /** DNS resolution; `defaultResolver` unless injected (tests). */
   resolve?: Resolver;
 }
 
 /** The whole public reason for refusing a forbidden address, whatever the address or how it was found. */
 export const TARGET_NOT_ALLOWED = 'Not an allowed target';
+
+/**
+ * What `test` webhooks may reach besides public addresses, from the service's NODE_ENV and
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS (docs/webhooks.md, "Target rules"): a locally run system
+ * (`development`) opens loopback, so a receiver on the developer's machine works without a setting;
+ * production opens nothing (its configuration refuses WEBHOOK_ALLOW_PRIVATE_TARGETS=true).
+ */
+export function localTargets(config: {
+  NODE_ENV: 'development' | 'test' | 'production';
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
+}): Pick<TargetPolicy, 'allowPrivate' | 'allowLoopback'> {
+  if (config.NODE_ENV === 'production') return { allowPrivate: false, allowLoopback: false };
+  return {
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    allowLoopback: config.NODE_ENV === 'development',
+  };
+}
+
+/**
+ * The 400 message for a forbidden address: the rule that refused it and, for `test`, how to receive
+ * webhooks on one's own machine. It depends on the environment and the policy only, never on the
+ * address, its range or what a name resolved to (the same sentence for any forbidden target).
+ */
+export function targetRefusalMessage(
+  policy: Pick<TargetPolicy, 'environment' | 'allowPrivate' | 'allowLoopback'>,
+): string {
+  if (policy.environment === 'live') {
+    return `${TARGET_NOT_ALLOWED}: live webhooks and postbacks must reach a public address (docs/webhooks.md, "Target rules")`;
+  }
+  if (policy.allowPrivate || policy.allowLoopback) {
+    const opened = policy.allowPrivate
+      ? 'loopback and private addresses'
+      : 'this machine (127.0.0.1, localhost, [::1])';
+    return `${TARGET_NOT_ALLOWED}: test webhooks and postbacks may reach public addresses and ${opened}, no other internal address (docs/webhooks.md, "Target rules")`;
+  }
+  return (
+    `${TARGET_NOT_ALLOWED}: webhooks and postbacks must reach a public address here; test ones may reach ` +
+    'this machine only on a system run locally (npm start), where `npm run cli -- webhooks listen --key <test key>` ' +
+    'receives them (docs/webhooks.md, "Local receivers")'
+  );
+}
 
 /**
  * `reason`: for the seller (a 400 message). `detail`, for a forbidden address only: the host, the
@@ -249,10 +295,12 @@ function isLocalhostName(host: string): boolean {
  */
 export function targetAllowed(
   range: ForbiddenRange | null,
-  policy: Pick<TargetPolicy, 'environment' | 'allowPrivate'>,
+  policy: Pick<TargetPolicy, 'environment' | 'allowPrivate' | 'allowLoopback'>,
 ): boolean {
   if (range === null) return true;
-  return policy.environment === 'test' && policy.allowPrivate && PRIVATE_TARGET_RANGES.has(range);
+  if (policy.environment !== 'test') return false;
+  if (range === 'loopback' && policy.allowLoopback) return true;
+  return policy.allowPrivate && PRIVATE_TARGET_RANGES.has(range);
 }
 
 function permitted(range: ForbiddenRange, policy: TargetPolicy): boolean {
@@ -263,12 +311,13 @@ function refusal(
   range: ForbiddenRange,
   host: string,
   address: string,
+  policy: TargetPolicy,
 ): { ok: false; reason: string; detail: string } {
   const detail =
     host === address
       ? `${host} is ${describeRange(range)}`
       : `${host} resolves to ${describeRange(range)} (${address})`;
-  return { ok: false, reason: TARGET_NOT_ALLOWED, detail };
+  return { ok: false, reason: targetRefusalMessage(policy), detail };
 }
 
 /**
@@ -278,7 +327,7 @@ function refusal(
  */
 export function literalTargetRefusal(
   hostname: string,
-  policy: Pick<TargetPolicy, 'environment' | 'allowPrivate'>,
+  policy: Pick<TargetPolicy, 'environment' | 'allowPrivate' | 'allowLoopback'>,
 ): string | null {
   const host = normaliseHost(hostname);
   if (isIP(host) === 0) return null;
@@ -289,9 +338,10 @@ export function literalTargetRefusal(
 /**
  * Applies the target rules (docs/webhooks.md) to a webhook or postback URL: `live` needs `https:`, `test`
  * allows `http:` too; a literal address, `localhost` (and `*.localhost`) or a host name resolving to any
- * forbidden address is refused unless `environment` is `test` and `allowPrivate` is set. A host name that
- * does not resolve is accepted with `unresolved: true` (every delivery checks again). `reason` is a sentence
- * for a 400 message (`TARGET_NOT_ALLOWED` for any forbidden address); `detail` says which, for a log.
+ * forbidden address is refused unless `environment` is `test` and `allowPrivate` (or, for loopback,
+ * `allowLoopback`) is set. A host name that does not resolve is accepted with `unresolved: true` (every
+ * delivery checks again). `reason` is a sentence for a 400 message (`targetRefusalMessage` for any
+ * forbidden address); `detail` says which, for a log.
  * Other resolver failures (a broken resolver, say) are thrown.
  */
 export async function checkTarget(url: string, options: TargetPolicy): Promise<CheckTargetResult> {
@@ -313,12 +363,12 @@ export async function checkTarget(url: string, options: TargetPolicy): Promise<C
 
   if (isIP(host) !== 0) {
     const range = classifyAddress(host);
-    return range !== null && !permitted(range, options) ? refusal(range, host, host) : { ok: true };
+    return range !== null && !permitted(range, options) ? refusal(range, host, host, options) : { ok: true };
   }
 
   if (isLocalhostName(host)) {
     if (permitted('loopback', options)) return { ok: true };
-    return refusal('loopback', host, host);
+    return refusal('loopback', host, host, options);
   }
 
   let addresses: string[];
@@ -333,7 +383,7 @@ export async function checkTarget(url: string, options: TargetPolicy): Promise<C
 
   for (const address of addresses) {
     const range = classifyAddress(address);
-    if (range !== null && !permitted(range, options)) return refusal(range, host, address);
+    if (range !== null && !permitted(range, options)) return refusal(range, host, address, options);
   }
   return { ok: true };
 }

@@ -28,3 +28,24 @@ describe("orders' keys", () => {
     ]);
   });
 });
+
+describe('local webhook targets', () => {
+  it('refuses WEBHOOK_ALLOW_PRIVATE_TARGETS=true in production, naming the variable', () => {
+    const production = {
+      NODE_ENV: 'production',
+      INTERNAL_KEY: 'a-private-orders-key-0123456789abcdef',
+      INTERNAL_CALLER_KEYS: `gateway:${deriveCallKey('a-private-gateway-key-0123456789abcdef', 'orders')}`,
+    };
+    expect(loadOrdersConfig(production).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
+    let error: unknown;
+    try {
+      loadOrdersConfig({ ...production, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS: Must not be true in production',
+    ]);
+  });
+});

@@ -1,4 +1,11 @@
-import { callKeyOf, callerKeysOf, createRuntime, serveService, type Runtime } from '@seller-api/service-kit';
+import {
+  callKeyOf,
+  callerKeysOf,
+  createRuntime,
+  localTargets,
+  serveService,
+  type Runtime,
+} from '@seller-api/service-kit';
 import { ORDERS_ACCESS } from './http/callers';
 import type pino from 'pino';
 import type { OrdersConfig } from './config';
@@ -50,7 +57,7 @@ export async function startOrders(
         runtime,
         payments,
         holds,
-        targets: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS },
+        targets: localTargets(config),
       }),
   });
   await runtime.broker.consume(CHARGES_QUEUE, chargeStateHandler(runtime));

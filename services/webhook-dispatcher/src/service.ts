@@ -5,6 +5,7 @@ import {
   callerKeysOf,
   type PeriodicJob,
   type Runtime,
+  localTargets,
 } from '@seller-api/service-kit';
 import { DISPATCHER_ACCESS } from './http/callers';
 import type pino from 'pino';
@@ -54,12 +55,13 @@ export async function startDispatcher(
     concurrency: config.WEBHOOK_CONCURRENCY,
     destinationConcurrency: config.WEBHOOK_DESTINATION_CONCURRENCY,
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
-    allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    allowPrivateTargets: localTargets(config).allowPrivate,
+    allowLoopbackTargets: localTargets(config).allowLoopback,
     resolve: options.resolve,
     secrets,
   });
   const policy = {
-    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    ...localTargets(config),
     resolve: options.resolve,
     logger: runtime.logger,
   };

@@ -83,7 +83,8 @@ export async function ensureUser(
         }
         if (seller.name !== sellerName) {
           throw new UserConflictError(
-            `${email} already exists with the seller name "${seller.name}", which is not changed here (nothing was changed)`,
+            `${email} already exists with the seller name "${seller.name}", which is not changed here (nothing was changed); ` +
+              'leave --seller-name out to keep it, or rename it with `users update --email ... --seller-name ...`',
           );
         }
       }
@@ -125,4 +126,34 @@ export async function setSellerStatus(
   await versions.change(() =>
     em.execute('update gateway.sellers set status = ? where id = ?', [status, sellerId]),
   );
+}
+
+/** The user is not a seller user (an operator, or no such e-mail): nothing was renamed. */
+export class NoSellerError extends UserConflictError {}
+
+/**
+ * Renames the seller of a seller user. Orders, charges and withdrawals keep the seller's name as it was
+ * when they were made (a receipt does not change), so the new name shows in those made from now on and
+ * in their webhooks (docs/orders.md, "The seller's name"). A key change (KeyVersions): every gateway
+ * replica's cached key holder carries the name it forwards to the services.
+ */
+export async function renameSeller(
+  em: EntityManager,
+  versions: KeyVersions,
+  rawEmail: string,
+  name: string,
+): Promise<{ user: User; previous: string }> {
+  const email = rawEmail.trim().toLowerCase();
+  const user = await em.findOne(UserSchema, { email });
+  if (!user) throw new NoSellerError(`no user has the e-mail ${email} (nothing was changed)`);
+  const seller = user.sellerId ? await em.findOne(SellerSchema, { id: user.sellerId }) : null;
+  if (!seller)
+    throw new NoSellerError(
+      `${email} is a ${user.role} user, without a seller to name (nothing was changed)`,
+    );
+  const previous = seller.name;
+  await versions.change(() =>
+    em.execute('update gateway.sellers set name = ? where id = ?', [name.trim(), seller.id]),
+  );
+  return { user, previous };
 }

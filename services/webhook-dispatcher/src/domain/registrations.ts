@@ -20,6 +20,8 @@ const LIVE: WebhookRow['status'][] = ['ACTIVE', 'DISABLED'];
 
 export interface TargetPolicy {
   allowPrivate: boolean;
+  /** A locally run system: `test` webhooks may reach loopback (localTargets). */
+  allowLoopback?: boolean;
   resolve?: Resolver;
   /** Where a refusal's detail (the host's address and range) goes: never into the answer. */
   logger?: Logger;
@@ -77,6 +79,7 @@ export async function assertTarget(
   const verdict = await checkTarget(url, {
     environment: scope.environment,
     allowPrivate: policy.allowPrivate,
+    allowLoopback: policy.allowLoopback,
     resolve: withDeadline(policy.resolve ?? defaultResolver, REGISTRATION_DNS_TIMEOUT_MS),
   });
   if (!verdict.ok) {

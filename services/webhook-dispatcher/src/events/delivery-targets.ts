@@ -21,7 +21,10 @@ const TARGET_CACHE_SIZE = 10_000;
 export class DeliveryTargets {
   private readonly targets = new Map<string, DeliveryTarget>();
 
-  constructor(private readonly allowPrivateTargets: boolean) {}
+  constructor(
+    private readonly allowPrivateTargets: boolean,
+    private readonly allowLoopbackTargets = false,
+  ) {}
 
   of(url: string): DeliveryTarget {
     let target = this.targets.get(url);
@@ -30,7 +33,11 @@ export class DeliveryTargets {
       const { origin, pathname, search, hostname } = new URL(url);
       // A literal IP never goes through the resolver (guardedLookup), so it is checked here.
       const refusal = (environment: Environment) =>
-        literalTargetRefusal(hostname, { environment, allowPrivate: this.allowPrivateTargets });
+        literalTargetRefusal(hostname, {
+          environment,
+          allowPrivate: this.allowPrivateTargets,
+          allowLoopback: this.allowLoopbackTargets,
+        });
       target = {
         origin,
         path: `${pathname}${search}`,

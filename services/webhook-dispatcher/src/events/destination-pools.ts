@@ -7,6 +7,8 @@ export interface DestinationPoolsOptions {
   connections: number;
   connectTimeoutMs: number;
   allowPrivateTargets: boolean;
+  /** A locally run system: `test` deliveries may reach loopback (localTargets in service-kit). */
+  allowLoopbackTargets?: boolean;
   resolve?: Resolver;
   /** Pools kept at once; past this many, the least recently used is closed (its requests in flight finish). */
   maxPools?: number;
@@ -68,6 +70,7 @@ export class DestinationPools {
         lookup: guardedLookup({
           environment,
           allowPrivate: this.options.allowPrivateTargets,
+          allowLoopback: this.options.allowLoopbackTargets,
           resolve: this.options.resolve,
         }),
       },

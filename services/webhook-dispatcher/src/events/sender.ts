@@ -43,6 +43,8 @@ export interface SenderOptions {
   destinationConcurrency: number;
   pollIntervalMs: number;
   allowPrivateTargets: boolean;
+  /** A locally run system: `test` deliveries may reach loopback (localTargets in service-kit). */
+  allowLoopbackTargets?: boolean;
   resolve?: Resolver;
   /** Opens the webhooks' sealed secrets (docs/webhooks.md, "Secrets at rest"). */
   secrets: SecretBox;
@@ -154,7 +156,7 @@ export class DeliverySender {
       },
       { maxInFlight: 1, maxBatch: Infinity, retryOneAtATime: true },
     );
-    this.targets = new DeliveryTargets(options.allowPrivateTargets);
+    this.targets = new DeliveryTargets(options.allowPrivateTargets, options.allowLoopbackTargets);
     this.deadlines = new DeadlineWindow(options.attemptTimeoutMs);
     this.slots = new DeliverySlots({
       concurrency: options.concurrency,
@@ -168,6 +170,7 @@ export class DeliverySender {
       connections: options.destinationConcurrency,
       connectTimeoutMs: options.attemptTimeoutMs,
       allowPrivateTargets: options.allowPrivateTargets,
+      allowLoopbackTargets: options.allowLoopbackTargets,
       resolve: options.resolve,
     });
   }
