@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ListQuery, MessageResponse } from './common';
+import { MessageResponse } from './common';
 import { ErrorBody } from './errors';
 import { EventListQuery, EventListResponse, EventPathParams, EventRecordResponse } from './event-log';
 import {
@@ -49,6 +49,7 @@ import {
   DeliveryPathParams,
   PostbackDeliveryPathParams,
   UpdateWebhookRequest,
+  WebhookListQuery,
   WebhookListResponse,
   WebhookPathParams,
   WebhookResponse,
@@ -351,7 +352,7 @@ export const routes: RouteDoc[] = [
     summary: 'List webhooks',
     tag: 'Webhooks',
     auth: true,
-    query: ListQuery,
+    query: WebhookListQuery,
     description: 'The live registrations (ACTIVE or DISABLED): a retired or deleted webhook is not listed.',
     responses: { 200: ok(WebhookListResponse) },
   },
