@@ -71,11 +71,12 @@ export const MESSAGES = {
   cursor: 'Must be a next_cursor value returned by this list.',
   percentEncoding: 'Must be valid percent-encoding.',
   idempotencyKey: 'Must be 1 to 255 visible ASCII characters.',
+  malformedRequest: 'Not a valid HTTP request.',
+  headersTooLarge: 'Headers over the size limit.',
   // Rules that need the seller's data or the clock (the services check them, with the schema's).
   unknownProduct: 'Unknown product.',
   addressForPhysical: 'Required when the order has a physical product.',
   unknownAffiliateCode: 'Unknown affiliate code.',
-  expirationFormat: 'Must be an ISO 8601 date or datetime.',
   expirationPast: 'Must be in the future.',
   expirationTooFar: 'Must be at most 30 days from now.',
   amountTooBig: '{what} exceeds {maximum} cents.',

@@ -34,7 +34,10 @@ function deepStrict(schema: z.core.$ZodType): z.core.$ZodType {
   if (done) return done;
   const def = schema._zod.def as AnyDef;
   const next = rebuiltDef(def);
-  const copy = next === null ? schema : (schema as z.ZodType).clone(next as z.core.$ZodTypeDef);
+  // A schema with no object inside stays the very same instance: whoever keys on it still finds it.
+  const same =
+    next === null || (def.type !== 'object' && CHILDREN.every((key) => sameChild(def[key], next[key])));
+  const copy = same ? schema : (schema as z.ZodType).clone(next as z.core.$ZodTypeDef);
   // `.meta()` and `.describe()` live in the global registry, keyed by instance: carry them over.
   const meta = z.globalRegistry.get(schema);
   if (meta && copy !== schema && !z.globalRegistry.has(copy)) z.globalRegistry.add(copy, meta);
@@ -44,6 +47,26 @@ function deepStrict(schema: z.core.$ZodType): z.core.$ZodType {
 }
 
 const inner = (value: unknown) => deepStrict(value as z.core.$ZodType);
+
+/** The def keys that hold inner schemas (rebuiltDef replaces them). */
+const CHILDREN = [
+  'shape',
+  'element',
+  'innerType',
+  'in',
+  'options',
+  'left',
+  'right',
+  'valueType',
+  'items',
+  'rest',
+];
+
+function sameChild(before: unknown, after: unknown): boolean {
+  if (Array.isArray(before) && Array.isArray(after))
+    return before.length === after.length && before.every((item, index) => item === after[index]);
+  return before === after;
+}
 
 /** The def of the strict copy, or null when nothing inside can hold an object. */
 function rebuiltDef(def: AnyDef): AnyDef | null {

@@ -25,7 +25,7 @@ export function resolveExpiration(
 ): { expiresAt: Date } | { error: string } {
   if (value === undefined) return { expiresAt: new Date(now.getTime() + DEFAULT_EXPIRATION_MS) };
   const expiresAt = endOfDayOrInstant(value);
-  if (Number.isNaN(expiresAt.getTime())) return { error: MESSAGES.expirationFormat };
+  if (Number.isNaN(expiresAt.getTime())) return { error: MESSAGES.dateOrDatetime };
   if (expiresAt.getTime() <= now.getTime()) return { error: MESSAGES.expirationPast };
   if (expiresAt.getTime() - now.getTime() > MAX_EXPIRATION_MS) return { error: MESSAGES.expirationTooFar };
   return { expiresAt };
