@@ -28,9 +28,14 @@ export function documentedMessages(): string[] {
   return [...section.matchAll(/^\| .+ \| `(.+)` \|$/gm)].map((match) => match[1] as string);
 }
 
+/** Whether `message` is `template` with its `{…}` parts filled in. */
+export function matchesTemplate(message: string, template: string): boolean {
+  return templatePattern(template).test(message);
+}
+
 /** Whether `message` is one of the documented ones, its `{…}` parts filled in. */
 export function isDocumentedMessage(message: string, documented: readonly string[]): boolean {
-  return documented.some((template) => templatePattern(template).test(message));
+  return documented.some((template) => matchesTemplate(message, template));
 }
 
 const patterns = new Map<string, RegExp>();

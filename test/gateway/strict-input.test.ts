@@ -1,7 +1,13 @@
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { CreatedOrder, MESSAGES } from '@seller-api/contracts';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import {
+  call,
+  createKey,
+  requestWithHost,
+  startSystem,
+  type RunningGateway,
+  type System,
+} from '../support/system';
 import { address, createOrder, customer, standaloneOrder } from '../orders/fixtures';
 
 // Strict input (docs/errors.md, "Strict input"): an unknown field, a query parameter a route does not
@@ -19,37 +25,16 @@ beforeAll(async () => {
 });
 afterAll(() => system.stop());
 
-/** A GET with a body, which fetch refuses to send: node:http sends it as it is. */
-function getWithBody(path: string, body: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const url = new URL(`${gateway.url}${path}`);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method: 'GET',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+/** A GET with a body, which fetch refuses to send (node:http sends it as it is). */
+const getWithBody = (path: string, body: string) =>
+  requestWithHost(`${gateway.url}${path}`, new URL(gateway.url).host, {
+    body,
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    },
   });
-}
 
 describe('unknown body fields', () => {
   it('names an unknown field at the top, in a nested object and in an array item, with the other problems', async () => {
