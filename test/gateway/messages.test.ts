@@ -103,6 +103,11 @@ const ROWS: Row[] = [
     () => order({ customer: customer(), payment: { gross_amount: '115.00' } }),
   ],
   [MESSAGES.amount, 'payment.shipping_amount', () => orderWith({ gross_amount: 100, shipping_amount: 1.5 })],
+  [
+    MESSAGES.amount,
+    'price',
+    () => send('POST', '/sellers/products/', { name: 'Camiseta', price: '50,00', type: 'DIGITAL' }),
+  ],
   [MESSAGES.string, 'customer.name', () => order({ ...standaloneOrder(), customer: customer({ name: 5 }) })],
   [MESSAGES.number, 'limit', () => get('/sellers/orders/?limit=abc')],
   [

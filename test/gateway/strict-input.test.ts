@@ -120,6 +120,25 @@ describe('unknown body fields', () => {
     expect(deny.body).toMatchObject({ code: 'validation_error', data: { notify: [MESSAGES.unknownField] } });
   });
 
+  it('names a field sent to an action route, which takes none: a refund of part of an order is not one', async () => {
+    const refund = await call(`${gateway.url}/sellers/orders/${randomUUID()}/refund/`, {
+      method: 'POST',
+      key,
+      body: { amount: 500, reason: 'damaged' },
+    });
+    expect(refund.status).toBe(400);
+    expect(refund.body).toMatchObject({
+      code: 'validation_error',
+      data: { amount: [MESSAGES.unknownField], reason: [MESSAGES.unknownField] },
+    });
+    const list = await call(`${gateway.url}/sandbox/orders/${randomUUID()}/pay/`, {
+      method: 'POST',
+      key,
+      body: [1],
+    });
+    expect(list.body).toMatchObject({ data: { non_field_errors: [MESSAGES.object] } });
+  });
+
   it('still takes an action route with an empty body, with or without Content-Type', async () => {
     const orders = await Promise.all(
       [0, 1].map(async () =>
@@ -164,7 +183,7 @@ describe('unknown query parameters', () => {
     expect(balance.status).toBe(400);
     expect(balance.body).toMatchObject({
       code: 'validation_error',
-      message: 'Invalid query.',
+      message: 'Invalid request.',
       data: { currency: [MESSAGES.unknownQueryParameter], x: [MESSAGES.unknownQueryParameter] },
     });
     const cancel = await call(`${gateway.url}/sellers/orders/${randomUUID()}/cancel/?force=true`, {

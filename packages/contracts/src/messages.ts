@@ -95,12 +95,12 @@ export function message(rule: MessageRule, values: Record<string, string | numbe
 }
 
 /**
- * Whether a field holds money: `amount` or `*_amount`, always integer cents (docs/api.md,
+ * Whether a field holds money: `amount`, `price` or `*_amount`, always integer cents (docs/api.md,
  * "Conventions"), so a wrong type there gets the money rule rather than a bare "Must be a number".
  */
 function isAmountPath(path: readonly PropertyKey[] | undefined): boolean {
   const last = path?.[path.length - 1];
-  return typeof last === 'string' && (last === 'amount' || last.endsWith('_amount'));
+  return typeof last === 'string' && (last === 'amount' || last === 'price' || last.endsWith('_amount'));
 }
 
 const TYPE_MESSAGES: Partial<Record<string, MessageRule>> = {

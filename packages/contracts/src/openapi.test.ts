@@ -235,6 +235,16 @@ describe('buildOpenApiDocument', () => {
     });
   });
 
+  it('answers a withdrawal the balance does not cover with 409, as a refund', () => {
+    for (const path of ['/finance/withdrawals/', '/sellers/orders/{uuid}/refund/']) {
+      const conflict = doc.paths[path]?.post?.responses['409'];
+      expect({ path, description: conflict?.description }).toEqual({
+        path,
+        description: expect.stringContaining('`insufficient_balance`'),
+      });
+    }
+  });
+
   it('keeps the PSP notification tolerant: PSPs add fields', () => {
     const body = doc.paths['/psp/webhook/pix']?.post?.requestBody?.content['application/json']?.schema;
     expect(body).toMatchObject({ type: 'object' });

@@ -518,6 +518,12 @@ export const routes: RouteDoc[] = [
     body: CreateWithdrawalRequest,
     responses: {
       201: ok(WithdrawalResponse, 'Withdrawal requested'),
+      409: {
+        description:
+          '`insufficient_balance`: the available balance does not cover the amount (the message states ' +
+          'it), and nothing was held; or `idempotency_conflict`',
+        schema: ErrorBody,
+      },
       403: {
         description:
           "`withdrawals_suspended`: an operator suspended the seller's withdrawals in this environment; " +

@@ -30,7 +30,7 @@ export function mountProxyRoutes(api: Router, { deps, spendUserBudget }: PanelCo
     const body = await readBody(req);
     assertJson(body);
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-    checkStrictInput(req.method, apiPath, query, body.length);
+    checkStrictInput(req.method, apiPath, query, body);
     const forward = () =>
       deps.upstreams.send(
         rule.upstream,
