@@ -17,6 +17,7 @@ import {
   customerTaxIdSearch,
   dateOrDatetimeInput,
   routes as registry,
+  strictInput,
   taxIdInput,
   timeZoneName,
   type RouteDoc,
@@ -249,8 +250,9 @@ function overridesFor(context: FuzzContext): Overrides {
         fc.uniqueArray(fc.constantFrom(...EVENT_NAMES), { minLength: 1, maxLength: 4 }),
       ),
     ],
+    // The copy the strict order body holds (contracts strict.ts): the one a request is drawn from.
     [
-      OrderItemInput,
+      strictInput(OrderItemInput),
       fc.record({
         product_uuid: known(context.ids.products),
         quantity: fc.oneof(

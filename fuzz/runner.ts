@@ -2,6 +2,7 @@
 import http from 'node:http';
 import { requestArbitrary, requestAt, type FuzzContext, type FuzzRequest } from './requests';
 import { problemsOf, type Answer } from './verdict';
+import { routes as registry } from '@seller-api/contracts';
 
 export interface FuzzOptions {
   /** The API base, e.g. `http://127.0.0.1:8080/api/v1`. */
@@ -74,7 +75,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const route = report.byRoute.get(request.route) ?? new Map<string, number>();
       route.set(status, (route.get(status) ?? 0) + 1);
       report.byRoute.set(request.route, route);
-      const problems = 'problem' in outcome ? [outcome.problem] : problemsOf(outcome);
+      const problems =
+        'problem' in outcome
+          ? [outcome.problem]
+          : [...problemsOf(outcome), ...strictInputProblems(request, outcome)];
       if (problems.length > 0) {
         report.failures.push({
           index,
@@ -198,4 +202,22 @@ export function describeFailure(failure: Failure, seed: number): string {
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+const KEYED_ROUTES = new Set(
+  registry.filter((route) => route.auth).map((route) => `${route.method.toUpperCase()} ${route.path}`),
+);
+
+/**
+ * Input a public route does not take (docs/errors.md, "Strict input") must never be accepted: an
+ * unknown body field or query parameter, or a body on a GET, answered with a 2xx is a failure. Routes without
+ * a key are left out: the PSP's is tolerant on purpose, and the documentation's take no input.
+ */
+export function strictInputProblems(request: FuzzRequest, answer: Answer): string[] {
+  // Routes without a key take no integrator input: the PSP's (tolerant) and the documentation's.
+  if (answer.status >= 300 || !KEYED_ROUTES.has(request.route)) return [];
+  const unknown = request.notes.filter((note) => note.startsWith('extra ') || note === 'query unexpected');
+  if (request.method === 'GET' && request.body !== undefined && request.body.length > 0)
+    unknown.push('a body on a GET');
+  return unknown.map((what) => `${answer.status} to input the route does not take (${what})`);
 }

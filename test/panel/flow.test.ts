@@ -316,7 +316,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await page.getByLabel('PIX key type').selectOption('random');
   await page.getByRole('textbox', { name: 'PIX key', exact: true }).fill('not-a-uuid');
   await page.getByRole('button', { name: 'Request withdrawal' }).click();
-  await page.getByText('Must be a UUID').waitFor();
+  await page.getByText('Must be a UUID.').waitFor();
   expect(problems).toEqual([expect.stringContaining('400 (Bad Request)')]);
   problems.length = 0;
   await page

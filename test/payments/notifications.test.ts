@@ -56,6 +56,21 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
     expect(await paymentStatus(order.uuid)).toBe('PAID');
   });
 
+  it('accepts fields a PSP adds, in the notification and in its items, and a query parameter: PSP input is tolerant', async () => {
+    const order = await newOrder();
+    const res = await call(`${gateway.url}/psp/webhook/pix?hmac=whatever-the-psp-appends`, {
+      method: 'POST',
+      body: {
+        pix: [{ ...pixFor(order.pix.qr_code_id), infoPagador: 'pedido 42', gnExtras: { tarifa: '0.00' } }],
+        psp_batch: 'b-1',
+      },
+      headers: { authorization: `Bearer ${SECRET}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ outcomes: ['applied'] });
+    await waitFor(async () => (await paymentStatus(order.uuid)) === 'PAID' || null, { what: 'order PAID' });
+  });
+
   it('changes nothing for an unknown txid or a different amount, and flags the mismatch for an operator', async () => {
     const order = await newOrder();
     const res = await notify([pixFor('UNKNOWNTXID0000000000000'), pixFor(order.pix.qr_code_id, '149.99')]);

@@ -271,7 +271,7 @@ it('refuses a bad query with a 400 naming every field', async () => {
   expect(reversed.body.data).toEqual({ changed_before: ['Must be later than changed_after'] });
   const tampered = await list({ environment: 'test', cursor: 'bm90IGEgY3Vyc29y' });
   expect(tampered.status).toBe(400);
-  expect(tampered.body.data).toEqual({ cursor: ['Must be a next_cursor value returned by this list'] });
+  expect(tampered.body.data).toEqual({ cursor: ['Must be a next_cursor value returned by this list.'] });
   const twicePath = `${PATH}?environment=test&environment=live`;
   const twice = await call(`${url}${twicePath}`, {
     headers: signIdentity(RECONCILER, operator(), 'GET', twicePath),

@@ -337,7 +337,7 @@ describe('filters and pages', () => {
     expect(bad.status).toBe(400);
     expect(bad.body as ValidationErrorBody).toMatchObject({
       code: 'validation_error',
-      data: { type: ['Unknown event name: order.shipped'] },
+      data: { type: ['Unknown event name: order.shipped.'] },
     });
   });
 
@@ -367,7 +367,7 @@ describe('filters and pages', () => {
       { key },
     );
     expect(reversed.status).toBe(400);
-    expect(reversed.body).toMatchObject({ data: { created_lte: ['Must not be before created_gte'] } });
+    expect(reversed.body).toMatchObject({ data: { created_lte: ['Must not be before created_gte.'] } });
   });
 });
 

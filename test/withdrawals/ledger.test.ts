@@ -174,7 +174,8 @@ describe('ledger fed by payments', () => {
       pix_key: 'seller@example.com',
       pix_key_type: 'email',
     });
-    expect(refused.status).toBe(400);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'insufficient_balance' });
 
     // The next sale first repays what is owed; only the rest becomes available.
     const next = await newOrder(h, seller.key, 20000);

@@ -125,7 +125,8 @@ describe('refund holds', () => {
       key: seller.key,
       body: { amount: 1000, pix_key: RANDOM_KEY, pix_key_type: 'random' },
     });
-    expect(w.status).toBe(400);
+    expect(w.status).toBe(409);
+    expect(w.body).toMatchObject({ code: 'insufficient_balance' });
     // No refund follows: payments' charge is still PAID, so the sweep gives the net back.
     expect(await h.system.withdrawals.refundHolds.sweep()).toContain(uuid);
     expect(await available(seller)).toBe(SALE_NET);

@@ -99,23 +99,30 @@ describe('requesting a withdrawal', () => {
 });
 
 describe('refusals', () => {
-  it('refuses an amount above the available balance with a 400 on amount', async () => {
+  it('refuses an amount above the available balance with 409 insufficient_balance, as a refund', async () => {
     const seller = await newSeller(h);
     const broke = await requestWithdrawal(h, seller.key, {
       amount: 1000,
       pix_key: RANDOM_KEY,
       pix_key_type: 'random',
     });
-    expect(broke.status).toBe(400);
-    expect(broke.body).toMatchObject({ code: 'validation_error', data: { amount: [expect.any(String)] } });
+    expect(broke.status).toBe(409);
+    expect(broke.body).toEqual({
+      code: 'insufficient_balance',
+      message: 'The available balance (0 cents) does not cover this withdrawal (1000 cents).',
+      request_id: expect.any(String),
+    });
     await fund(h, seller);
     const over = await requestWithdrawal(h, seller.key, {
       amount: SALE_NET + 1,
       pix_key: RANDOM_KEY,
       pix_key_type: 'random',
     });
-    expect(over.status).toBe(400);
-    expect((over.body.data as { amount: string[] }).amount[0]).toMatch(/available balance of 14401/);
+    expect(over.status).toBe(409);
+    expect(over.body).toMatchObject({
+      code: 'insufficient_balance',
+      message: `The available balance (${SALE_NET} cents) does not cover this withdrawal (${SALE_NET + 1} cents).`,
+    });
     expect(await balance(h, seller.key)).toMatchObject({ available_amount: SALE_NET, pending_amount: 0 });
     const all = await requestWithdrawal(h, seller.key, {
       amount: SALE_NET,
@@ -129,8 +136,8 @@ describe('refusals', () => {
     const res = await requestWithdrawal(h, rich.key, { amount: 99, pix_key: 'nope', pix_key_type: 'email' });
     expect(res.status).toBe(400);
     expect(res.body.data).toEqual({
-      amount: ['Must be at least 100 cents'],
-      pix_key: ['Must be a valid e-mail address'],
+      amount: ['Must be at least 100 cents.'],
+      pix_key: ['Must be a valid e-mail address.'],
     });
   });
 
@@ -273,7 +280,7 @@ describe('concurrency', () => {
       ),
     );
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses).toEqual([201, 201, 201, 400, 400]);
+    expect(statuses).toEqual([201, 201, 201, 409, 409]);
     expect(await balance(h, seller.key)).toEqual({
       available_amount: SALE_NET - 12000,
       pending_amount: 12000,
@@ -289,7 +296,7 @@ describe('concurrency', () => {
       requestWithdrawal(h, seller.key, body),
       requestWithdrawal(h, seller.key, body),
     ]);
-    expect([a?.status, b?.status].sort()).toEqual([201, 400]);
+    expect([a?.status, b?.status].sort()).toEqual([201, 409]);
     expect((await balance(h, seller.key)).available_amount).toBe(SALE_NET - 10000);
   });
 });

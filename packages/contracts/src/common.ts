@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MESSAGES } from './messages';
 
 /**
  * Schema-level message for a bad value that leaves a missing one to the parse's error map, so a
@@ -12,7 +13,7 @@ export function unlessMissing(message: string): z.core.$ZodErrorMap {
  * Any 8-4-4-4-12 hex id, as PostgreSQL's `uuid` type accepts: a well-formed id that is not RFC 9562
  * (version/variant bits) must reach the lookup and get a 404, not a 400.
  */
-export const uuid = z.guid({ error: unlessMissing('Must be a UUID') });
+export const uuid = z.guid({ error: unlessMissing(MESSAGES.uuid) });
 
 /** Money in minor units (cents), never negative: every `*_amount` is integer cents (docs/limits.md). */
 export const cents = z.int().min(0);
@@ -42,7 +43,7 @@ export function withinDateRange(value: string): boolean {
   // Not a date at all is the format check's to say.
   return Number.isNaN(time) || (time >= EARLIEST_INPUT && time <= LATEST_INPUT);
 }
-const DATE_RANGE_MESSAGE = 'Must be between years 0001 and 9999';
+const DATE_RANGE_MESSAGE = MESSAGES.dateRange;
 
 /** Input datetime: ISO 8601 with `Z` or an offset, any precision, since clients write it by hand. */
 export const datetimeInput = z.iso.datetime({ offset: true }).refine(withinDateRange, DATE_RANGE_MESSAGE);
@@ -51,7 +52,7 @@ export const datetimeInput = z.iso.datetime({ offset: true }).refine(withinDateR
  * Only web links: URLs here are fetched by the platform (webhooks) or shown to people (images), so
  * `javascript:`, `file:` and the like have no place. Whether `live` needs https is a domain rule.
  */
-export const httpUrl = z.url({ protocol: /^https?$/, error: unlessMissing('Must be an http or https URL') });
+export const httpUrl = z.url({ protocol: /^https?$/, error: unlessMissing(MESSAGES.httpUrl) });
 
 /** Calendar date `YYYY-MM-DD` (docs/api.md, "Conventions"). */
 export const date = z.iso.date();
@@ -60,7 +61,7 @@ export const date = z.iso.date();
 export const dateOrDatetimeInput = z
   .string()
   .refine((value) => date.safeParse(value).success || datetimeInput.safeParse(value).success, {
-    error: 'Must be an ISO 8601 date (YYYY-MM-DD) or datetime',
+    error: MESSAGES.dateOrDatetime,
   })
   .refine(withinDateRange, DATE_RANGE_MESSAGE)
   .meta({ description: 'ISO 8601 date (YYYY-MM-DD) or datetime' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MESSAGES, requestErrorMap } from './messages';
 
 /** Machine-readable `code` of every error body (docs/errors.md), plus the gateway's 502/504. */
 export const ERROR_CODES = [
@@ -68,15 +69,24 @@ export const ValidationErrorBody = z.object({
 });
 export type ValidationErrorBody = z.infer<typeof ValidationErrorBody>;
 
-/** Maps EVERY issue (not only the first) to its dotted path; root issues go to `non_field_errors`. */
+/**
+ * Maps EVERY issue (not only the first) to its dotted path; root issues go to `non_field_errors`. An
+ * object's unknown keys (one zod issue) become one entry per key, under the key's own path
+ * (`payment.amount`), so each is named where it was sent.
+ */
 export function zodIssuesToFieldErrors(error: z.ZodError): Record<string, string[]> {
   // A Map, then fromEntries: a path such as `__proto__` becomes a plain own key, never the prototype.
   const fields = new Map<string, string[]>();
-  for (const issue of error.issues) {
-    const key = issue.path.length === 0 ? NON_FIELD_ERRORS : issue.path.map((part) => String(part)).join('.');
+  const add = (path: readonly PropertyKey[], text: string) => {
+    const key = path.length === 0 ? NON_FIELD_ERRORS : path.map((part) => String(part)).join('.');
     const messages = fields.get(key) ?? [];
-    if (!messages.includes(issue.message)) messages.push(issue.message);
+    if (!messages.includes(text)) messages.push(text);
     fields.set(key, messages);
+  };
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys')
+      for (const key of issue.keys) add([...issue.path, key], issue.message);
+    else add(issue.path, issue.message);
   }
   return Object.fromEntries(fields);
 }
@@ -98,19 +108,20 @@ export function validationErrorBody(
   return body;
 }
 
-export const REQUIRED_MESSAGE = 'This field is required';
+export const REQUIRED_MESSAGE = MESSAGES.required;
+
+/** The parse-level error map of a query: an unknown key is a query parameter the route does not take. */
+const queryErrorMap: z.core.$ZodErrorMap = (issue) =>
+  issue.code === 'unrecognized_keys' ? MESSAGES.unknownQueryParameter : requestErrorMap(issue);
 
 /**
- * Per-parse error map: "This field is required" for a missing field instead of zod's
- * "expected string, received undefined". Messages set on a schema still win over it.
+ * `safeParse` with our messages (messages.ts): use it on every body, query and path parameter, so
+ * a rule reads the same on every route.
  */
-export const requestErrorMap: z.core.$ZodErrorMap = (issue) =>
-  issue.code === 'invalid_type' && issue.input === undefined ? REQUIRED_MESSAGE : undefined;
-
-/** `safeParse` with the request error map: use it on bodies, queries and path parameters. */
 export function safeParseRequest<T extends z.ZodType>(
   schema: T,
   data: unknown,
+  source: 'body' | 'query' | 'params' = 'body',
 ): z.ZodSafeParseResult<z.output<T>> {
-  return schema.safeParse(data, { error: requestErrorMap });
+  return schema.safeParse(data, { error: source === 'query' ? queryErrorMap : requestErrorMap });
 }

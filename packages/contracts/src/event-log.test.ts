@@ -24,10 +24,10 @@ describe('events list query', () => {
 
   it('refuses unknown or no event names on type, naming the unknown ones', () => {
     expect(fieldErrors({ type: 'order.paid,order.unknown' })).toEqual({
-      type: ['Unknown event name: order.unknown'],
+      type: ['Unknown event name: order.unknown.'],
     });
-    expect(fieldErrors({ type: ['ORDER.PAID'] })).toEqual({ type: ['Unknown event name: ORDER.PAID'] });
-    expect(fieldErrors({ type: ',' })).toEqual({ type: ['Must name at least one event'] });
+    expect(fieldErrors({ type: ['ORDER.PAID'] })).toEqual({ type: ['Unknown event name: ORDER.PAID.'] });
+    expect(fieldErrors({ type: ',' })).toEqual({ type: ['Must name at least one event.'] });
   });
 
   it('filters by an ordered window of ISO datetimes and by a order uuid', () => {
@@ -41,7 +41,7 @@ describe('events list query', () => {
     ).toMatchObject({ limit: 5, order_uuid: '3f1c7a52-1d2e-4b8a-9c61-2f4d5e6a7b8c' });
     expect(fieldErrors({ created_gte: '2026-11-02T00:00:00Z', created_lte: '2026-11-01T00:00:00Z' })).toEqual(
       {
-        created_lte: ['Must not be before created_gte'],
+        created_lte: ['Must not be before created_gte.'],
       },
     );
     expect(

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { MESSAGES, message } from './messages';
+import { strictInput } from './strict';
 import { ListQuery, dataResponse, datetime, datetimeInput, listResponse, uuid } from './common';
 import { EVENT_NAMES, EVENT_PAYLOADS, EventName } from './events';
 import { DeliveryStatus } from './webhooks';
@@ -10,7 +12,7 @@ import { DeliveryStatus } from './webhooks';
 
 /** `evt_` and 24 letters and digits: an event's id, and each delivery's `X-Webhook-Event-Id`. */
 export const EVENT_ID_PATTERN = /^evt_[A-Za-z0-9]{24}$/;
-export const EventId = z.string().regex(EVENT_ID_PATTERN, { error: 'Must be an event id (evt_...)' });
+export const EventId = z.string().regex(EVENT_ID_PATTERN, { error: MESSAGES.eventId });
 
 const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_NAMES);
 
@@ -34,30 +36,32 @@ export const EventTypeFilter = z
   .transform((value, ctx): EventName[] => {
     const names = splitEventTypes(value);
     const unknown = names.filter((name) => !KNOWN_EVENTS.has(name));
-    if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'Must name at least one event' });
+    if (names.length === 0) ctx.addIssue({ code: 'custom', message: MESSAGES.eventNamesEmpty });
     else if (unknown.length > 0)
-      ctx.addIssue({ code: 'custom', message: `Unknown event name: ${unknown.join(', ')}` });
+      ctx.addIssue({ code: 'custom', message: message('unknownEventName', { names: unknown.join(', ') }) });
     return names as EventName[];
   });
 
 /** `GET /events/` query: the usual paging, filtered by name, time of occurrence and order. */
-export const EventListQuery = ListQuery.extend({
-  type: EventTypeFilter.optional(),
-  created_gte: datetimeInput
-    .optional()
-    .meta({ description: 'Events that occurred at or after this instant' }),
-  created_lte: datetimeInput
-    .optional()
-    .meta({ description: 'Events that occurred at or before this instant' }),
-  order_uuid: uuid
-    .optional()
-    .meta({ description: 'Events of this order (order.*, order_item.*, payment.*)' }),
-}).refine(
-  (query) =>
-    !query.created_gte ||
-    !query.created_lte ||
-    Date.parse(query.created_gte) <= Date.parse(query.created_lte),
-  { error: 'Must not be before created_gte', path: ['created_lte'] },
+export const EventListQuery = strictInput(
+  ListQuery.extend({
+    type: EventTypeFilter.optional(),
+    created_gte: datetimeInput
+      .optional()
+      .meta({ description: 'Events that occurred at or after this instant' }),
+    created_lte: datetimeInput
+      .optional()
+      .meta({ description: 'Events that occurred at or before this instant' }),
+    order_uuid: uuid
+      .optional()
+      .meta({ description: 'Events of this order (order.*, order_item.*, payment.*)' }),
+  }).refine(
+    (query) =>
+      !query.created_gte ||
+      !query.created_lte ||
+      Date.parse(query.created_gte) <= Date.parse(query.created_lte),
+    { error: MESSAGES.notBeforeCreatedGte, path: ['created_lte'] },
+  ),
 );
 export type EventListQuery = z.infer<typeof EventListQuery>;
 

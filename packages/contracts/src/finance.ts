@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { MESSAGES, message } from './messages';
+import { strictInput } from './strict';
 import {
   ListQuery,
   MAX_AMOUNT,
@@ -46,13 +48,13 @@ const emailKey = z.email();
 export function pixKeyProblem(key: string, type: PixKeyType): string | null {
   switch (type) {
     case 'email':
-      return emailKey.safeParse(key).success ? null : 'Must be a valid e-mail address';
+      return emailKey.safeParse(key).success ? null : MESSAGES.email;
     case 'cpf':
-      return isValidCpf(cleanTaxId(key)) ? null : 'Must be a valid CPF (11 digits with valid check digits)';
+      return isValidCpf(cleanTaxId(key)) ? null : MESSAGES.pixKeyCpf;
     case 'phone':
-      return PHONE_KEY.test(key) ? null : 'Must be +55 followed by 10 or 11 digits';
+      return PHONE_KEY.test(key) ? null : MESSAGES.pixKeyPhone;
     case 'random':
-      return UUID_KEY.test(key) ? null : 'Must be a UUID';
+      return UUID_KEY.test(key) ? null : MESSAGES.uuid;
   }
 }
 
@@ -71,27 +73,29 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * `POST /finance/withdrawals/` body. The minimum (`WITHDRAWAL_MIN_AMOUNT`) and the available balance
  * are configuration and state, so the domain checks them (a 400 on `amount`).
  */
-export const CreateWithdrawalRequest = z
-  .object({
-    amount: z.int().min(1).max(MAX_AMOUNT),
-    // 77 characters is the DICT's longest key (an e-mail).
-    pix_key: z.string().trim().min(1).max(77),
-    pix_key_type: PixKeyType,
-  })
-  .superRefine(
-    (body, ctx) => {
-      const problem = pixKeyProblem(body.pix_key, body.pix_key_type);
-      if (problem !== null) ctx.addIssue({ code: 'custom', path: ['pix_key'], message: problem });
-    },
-    // Runs when the key and its type are readable even if `amount` failed, to report both at once.
-    {
-      when: (payload) =>
-        isRecord(payload.value) &&
-        typeof payload.value.pix_key === 'string' &&
-        PixKeyType.safeParse(payload.value.pix_key_type).success,
-    },
-  )
-  .transform((body) => ({ ...body, pix_key: normalizePixKey(body.pix_key, body.pix_key_type) }));
+export const CreateWithdrawalRequest = strictInput(
+  z
+    .object({
+      amount: z.int().min(1).max(MAX_AMOUNT),
+      // 77 characters is the DICT's longest key (an e-mail).
+      pix_key: z.string().trim().min(1).max(77),
+      pix_key_type: PixKeyType,
+    })
+    .superRefine(
+      (body, ctx) => {
+        const problem = pixKeyProblem(body.pix_key, body.pix_key_type);
+        if (problem !== null) ctx.addIssue({ code: 'custom', path: ['pix_key'], message: problem });
+      },
+      // Runs when the key and its type are readable even if `amount` failed, to report both at once.
+      {
+        when: (payload) =>
+          isRecord(payload.value) &&
+          typeof payload.value.pix_key === 'string' &&
+          PixKeyType.safeParse(payload.value.pix_key_type).success,
+      },
+    )
+    .transform((body) => ({ ...body, pix_key: normalizePixKey(body.pix_key, body.pix_key_type) })),
+);
 export type CreateWithdrawalRequest = z.infer<typeof CreateWithdrawalRequest>;
 export type CreateWithdrawalInput = z.input<typeof CreateWithdrawalRequest>;
 
@@ -159,21 +163,25 @@ export const WithdrawalStatusFilter = z
     if (unknown.length > 0) {
       ctx.addIssue({
         code: 'custom',
-        message: `Must be one or more of ${WithdrawalStatus.options.join(', ')}, separated by commas`,
+        message: message('withdrawalStatuses', { values: WithdrawalStatus.options.join(', ') }),
       });
       return z.NEVER;
     }
     return [...new Set(names)] as WithdrawalStatus[];
   });
 
-export const WithdrawalListQuery = ListQuery.extend({ status: WithdrawalStatusFilter.optional() });
+export const WithdrawalListQuery = strictInput(
+  ListQuery.extend({ status: WithdrawalStatusFilter.optional() }),
+);
 export type WithdrawalListQuery = z.infer<typeof WithdrawalListQuery>;
 
 /** `GET /ops/withdrawals/`: the pending queue across sellers by default; `environment` narrows it. */
-export const OpsWithdrawalListQuery = ListQuery.extend({
-  status: WithdrawalStatus.default('PENDING'),
-  environment: Environment.optional(),
-});
+export const OpsWithdrawalListQuery = strictInput(
+  ListQuery.extend({
+    status: WithdrawalStatus.default('PENDING'),
+    environment: Environment.optional(),
+  }),
+);
 export type OpsWithdrawalListQuery = z.infer<typeof OpsWithdrawalListQuery>;
 
 export const WithdrawalPathParams = z.object({ uuid });
@@ -183,15 +191,19 @@ export type WithdrawalPathParams = z.infer<typeof WithdrawalPathParams>;
  * `POST /ops/withdrawals/{uuid}/deny/` body. `reason` is optional because action routes accept an
  * empty body (docs/api.md, "Requests"); it becomes `deny_reason`.
  */
-export const DenyWithdrawalRequest = z.object({
-  reason: z.string().trim().min(1).max(500).optional(),
-});
+export const DenyWithdrawalRequest = strictInput(
+  z.object({
+    reason: z.string().trim().min(1).max(500).optional(),
+  }),
+);
 export type DenyWithdrawalRequest = z.infer<typeof DenyWithdrawalRequest>;
 
 /** `POST /ops/withdrawals/{uuid}/cancel/` body: an action route, so the body may be empty. */
-export const CancelWithdrawalRequest = z.object({
-  reason: z.string().trim().min(1).max(500).optional(),
-});
+export const CancelWithdrawalRequest = strictInput(
+  z.object({
+    reason: z.string().trim().min(1).max(500).optional(),
+  }),
+);
 export type CancelWithdrawalRequest = z.infer<typeof CancelWithdrawalRequest>;
 
 // ---------------------------------------------------------------------------------------------------
@@ -202,7 +214,7 @@ export const SellerPathParams = z.object({ seller_id: uuid });
 export type SellerPathParams = z.infer<typeof SellerPathParams>;
 
 /** Suspending and lifting a suspension both need a reason: it is kept with who and when. */
-export const SuspensionRequest = z.object({ reason: z.string().trim().min(1).max(500) });
+export const SuspensionRequest = strictInput(z.object({ reason: z.string().trim().min(1).max(500) }));
 export type SuspensionRequest = z.infer<typeof SuspensionRequest>;
 
 /**
@@ -227,12 +239,14 @@ export const WithdrawalSuspensionListResponse = dataResponse(listResponse(Withdr
 export type WithdrawalSuspensionListResponse = z.infer<typeof WithdrawalSuspensionListResponse>;
 
 /** `GET /ops/withdrawals/suspensions/`: those in force by default; `seller_id` for one seller's history. */
-export const SuspensionListQuery = ListQuery.extend({
-  active: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((value) => value === 'true')
-    .meta({ description: 'true (default): suspensions in force only; false: every one, lifted included' }),
-  seller_id: uuid.optional(),
-});
+export const SuspensionListQuery = strictInput(
+  ListQuery.extend({
+    active: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((value) => value === 'true')
+      .meta({ description: 'true (default): suspensions in force only; false: every one, lifted included' }),
+    seller_id: uuid.optional(),
+  }),
+);
 export type SuspensionListQuery = z.infer<typeof SuspensionListQuery>;

@@ -1,5 +1,7 @@
 export * from './common';
 export * from './errors';
+export * from './messages';
+export * from './strict';
 export * from './taxid';
 export * from './masking';
 export * from './auth';

@@ -249,6 +249,60 @@ describe('buildOpenApiDocument', () => {
     );
   });
 
+  it('shows every public request body, nested objects and array items included, as strict', () => {
+    // Every object schema of a JSON schema, with where it sits.
+    const objectsIn = (schema: unknown, at: string): { at: string; node: Record<string, unknown> }[] => {
+      if (schema === null || typeof schema !== 'object') return [];
+      const node = schema as Record<string, unknown>;
+      const own = node.type === 'object' || node.properties ? [{ at, node }] : [];
+      return [
+        ...own,
+        ...Object.entries(node).flatMap(([key, value]) =>
+          Array.isArray(value)
+            ? value.flatMap((item, index) => objectsIn(item, `${at}.${key}.${index}`))
+            : objectsIn(value, `${at}.${key}`),
+        ),
+      ];
+    };
+    const bodies = operations(doc).filter(({ op }) => op.requestBody && !op.tags.includes('PSP'));
+    expect(bodies.length).toBeGreaterThan(10);
+    for (const { key, op } of bodies) {
+      const schema = op.requestBody?.content['application/json']?.schema;
+      const objects = objectsIn(schema, key);
+      expect(objects.length).toBeGreaterThan(0);
+      for (const { at, node } of objects)
+        expect({ at, additionalProperties: node.additionalProperties }).toEqual({
+          at,
+          additionalProperties: false,
+        });
+    }
+    const order = doc.paths['/sellers/orders/']?.post?.requestBody?.content['application/json']?.schema;
+    expect(order).toMatchObject({
+      additionalProperties: false,
+      properties: {
+        customer: { additionalProperties: false, properties: { address: expect.anything() } },
+        items: { items: { additionalProperties: false } },
+        payment: { additionalProperties: false },
+      },
+    });
+  });
+
+  it('answers a withdrawal the balance does not cover with 409, as a refund', () => {
+    for (const path of ['/finance/withdrawals/', '/sellers/orders/{uuid}/refund/']) {
+      const conflict = doc.paths[path]?.post?.responses['409'];
+      expect({ path, description: conflict?.description }).toEqual({
+        path,
+        description: expect.stringContaining('`insufficient_balance`'),
+      });
+    }
+  });
+
+  it('keeps the PSP notification tolerant: PSPs add fields', () => {
+    const body = doc.paths['/psp/webhook/pix']?.post?.requestBody?.content['application/json']?.schema;
+    expect(body).toMatchObject({ type: 'object' });
+    expect(body?.additionalProperties).not.toBe(false);
+  });
+
   it('documents the delivery of every event under webhooks', () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_NAMES].sort());
     const body = doc.webhooks['order.paid']?.post?.requestBody?.content['application/json']?.schema;

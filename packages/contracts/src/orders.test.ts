@@ -251,13 +251,13 @@ describe('OrderSummaryQuery', () => {
     // 92 days of New York's clock, one of them 25 hours long.
     ok({ from: '2026-09-01T00:00:00-04:00', to: '2026-12-02T00:00:00-05:00', time_zone: 'America/New_York' });
     expect(errorsOf({ from: '2026-01-01T00:00:00Z', to: '2026-04-03T00:00:00.001Z' })).toEqual({
-      to: ['Must be at most 92 days after from with granularity day'],
+      to: ['Must be at most 92 days after from with granularity day.'],
     });
     expect(
       errorsOf({ from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00.001Z', granularity: 'hour' }),
-    ).toEqual({ to: ['Must be at most 7 days after from with granularity hour'] });
+    ).toEqual({ to: ['Must be at most 7 days after from with granularity hour.'] });
     expect(errorsOf({ from: '2026-01-02T00:00:00Z', to: '2026-01-02T00:00:00Z' })).toEqual({
-      to: ['Must be after from'],
+      to: ['Must be after from.'],
     });
   });
 

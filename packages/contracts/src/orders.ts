@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { strictInput } from './strict';
 import {
   ListQuery,
   MAX_AMOUNT,
@@ -17,7 +18,8 @@ import {
 } from './common';
 import { OrderStatus } from './order-status';
 import { PaymentMethod, PixCharge, RefundStatus } from './payments';
-import { cleanTaxId, isValidCnpj, isValidCpf, taxIdTypeOf } from './taxid';
+import { MESSAGES, message } from './messages';
+import { cleanTaxId, isRepeated, isValidCnpj, isValidCpf, taxIdTypeOf } from './taxid';
 import { isTimeZone, timeZoneName, timeZoneOffsetMs } from './time-zones';
 
 // ---------------------------------------------------------------------------------------------------
@@ -75,9 +77,12 @@ export const taxIdInput = z
   .superRefine((clean, ctx) => {
     const type = taxIdTypeOf(clean);
     if (type === null) {
-      ctx.addIssue({ code: 'custom', message: 'Must have 11 digits (CPF) or 14 characters (CNPJ)' });
+      ctx.addIssue({ code: 'custom', message: MESSAGES.taxIdLength });
+    } else if (isRepeated(clean)) {
+      // Its check digits may well add up: the repetition is the reason, so that is what is said.
+      ctx.addIssue({ code: 'custom', message: message('taxIdRepeated', { type }) });
     } else if (!(type === 'CPF' ? isValidCpf(clean) : isValidCnpj(clean))) {
-      ctx.addIssue({ code: 'custom', message: `Invalid ${type}: check digits do not match` });
+      ctx.addIssue({ code: 'custom', message: message('taxIdCheckDigits', { type }) });
     }
   })
   .meta({ description: 'CPF (11 digits) or CNPJ (14 characters); punctuation is ignored' });
@@ -85,7 +90,7 @@ export const taxIdInput = z
 /** `12345678` or `12345-678`; stored and shown as `12345-678` (docs/orders.md). */
 const postalCode = z
   .string()
-  .regex(/^\d{5}-?\d{3}$/, { error: 'Must be in the format 12345-678 or 8 digits' })
+  .regex(/^\d{5}-?\d{3}$/, { error: MESSAGES.postalCode })
   .overwrite((value) => (/^\d{8}$/.test(value) ? `${value.slice(0, 5)}-${value.slice(5)}` : value));
 
 export const AddressInput = z.object({
@@ -94,11 +99,11 @@ export const AddressInput = z.object({
   complement: z.string().trim().max(255).nullable().optional(),
   neighborhood: text,
   city: text,
-  state: z.string().regex(/^[A-Z]{2}$/, { error: 'Must be 2 uppercase letters' }),
+  state: z.string().regex(/^[A-Z]{2}$/, { error: MESSAGES.state }),
   postal_code: postalCode,
   country: z
     .string()
-    .regex(/^[A-Z]{2}$/, { error: 'Must be an ISO 3166-1 alpha-2 code' })
+    .regex(/^[A-Z]{2}$/, { error: MESSAGES.country })
     .default('BR'),
 });
 export type AddressInput = z.infer<typeof AddressInput>;
@@ -126,7 +131,7 @@ export const CustomerInput = z
     name: text,
     tax_id: taxIdInput,
     tax_id_type: TaxIdType.optional(),
-    email: z.email({ error: unlessMissing('Must be a valid e-mail address') }).max(254),
+    email: z.email({ error: unlessMissing(MESSAGES.email) }).max(254),
     // Shown as "" when none was sent (docs/orders.md).
     phone: z.string().trim().max(40).default(''),
     // Required for physical products, which only the domain can know (docs/orders.md).
@@ -139,7 +144,7 @@ export const CustomerInput = z
         ctx.addIssue({
           code: 'custom',
           path: ['tax_id_type'],
-          message: `Does not match tax_id, which is a ${deduced}`,
+          message: message('taxIdTypeMismatch', { type: deduced }),
         });
       }
     },
@@ -180,41 +185,43 @@ export const OrderPaymentInput = z.object({
 });
 export type OrderPaymentInput = z.infer<typeof OrderPaymentInput>;
 
-export const GROSS_AMOUNT_REQUIRED_MESSAGE = 'Required when the order has no items';
+export const GROSS_AMOUNT_REQUIRED_MESSAGE = MESSAGES.grossAmountRequired;
 
 /**
  * `POST /sellers/orders/` body. Rules that need product data (address for physical products,
  * unknown `product_uuid`, discount above subtotal + shipping) are left to the domain.
  */
-export const CreateOrderRequest = z
-  .object({
-    customer: CustomerInput,
-    items: z
-      .array(OrderItemInput)
-      .max(MAX_ORDER_ITEMS)
-      .default([])
-      .meta({ description: 'Omit or send [] for a standalone charge' }),
-    payment: OrderPaymentInput,
-    postback_url: httpUrl.max(2048).nullable().default(null),
-    // Extension: the affiliate link code a sale came through; shown as parties.affiliate.name.
-    affiliate_code: z.string().trim().min(1).max(64).optional(),
-  })
-  .superRefine(
-    (body, ctx) => {
-      // Read as unknown: with `when`, this also runs over a body whose other parts failed.
-      const raw: unknown = body;
-      if (!isRecord(raw) || !isRecord(raw.payment)) return;
-      const standalone = raw.items === undefined || (Array.isArray(raw.items) && raw.items.length === 0);
-      if (standalone && raw.payment.gross_amount === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['payment', 'gross_amount'],
-          message: GROSS_AMOUNT_REQUIRED_MESSAGE,
-        });
-      }
-    },
-    { when: (payload) => isRecord(payload.value) },
-  );
+export const CreateOrderRequest = strictInput(
+  z
+    .object({
+      customer: CustomerInput,
+      items: z
+        .array(OrderItemInput)
+        .max(MAX_ORDER_ITEMS)
+        .default([])
+        .meta({ description: 'Omit or send [] for a standalone charge' }),
+      payment: OrderPaymentInput,
+      postback_url: httpUrl.max(2048).nullable().default(null),
+      // Extension: the affiliate link code a sale came through; shown as parties.affiliate.name.
+      affiliate_code: z.string().trim().min(1).max(64).optional(),
+    })
+    .superRefine(
+      (body, ctx) => {
+        // Read as unknown: with `when`, this also runs over a body whose other parts failed.
+        const raw: unknown = body;
+        if (!isRecord(raw) || !isRecord(raw.payment)) return;
+        const standalone = raw.items === undefined || (Array.isArray(raw.items) && raw.items.length === 0);
+        if (standalone && raw.payment.gross_amount === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['payment', 'gross_amount'],
+            message: GROSS_AMOUNT_REQUIRED_MESSAGE,
+          });
+        }
+      },
+      { when: (payload) => isRecord(payload.value) },
+    ),
+);
 export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
 export type CreateOrderInput = z.input<typeof CreateOrderRequest>;
 
@@ -379,7 +386,7 @@ export const customerTaxIdSearch = z
   .string()
   .overwrite(cleanTaxId)
   .refine((clean) => taxIdTypeOf(clean) !== null, {
-    error: 'Must be a CPF (11 digits) or CNPJ (14 characters); punctuation is ignored',
+    error: MESSAGES.taxIdSearch,
   })
   .meta({ description: 'CPF or CNPJ of the customer; punctuation is ignored' });
 
@@ -408,21 +415,23 @@ export const OrderListResponse = dataResponse(OrderList);
 export type OrderListResponse = z.infer<typeof OrderListResponse>;
 
 /** `GET /sellers/orders/` query; a date alone in `created_from`/`created_to` is read by the domain. */
-export const OrderListQuery = ListQuery.extend({
-  status: OrderStatus.optional(),
-  shipping_status: ShippingStatus.optional(),
-  created_from: dateOrDatetimeInput.optional(),
-  created_to: dateOrDatetimeInput.optional(),
-  // Searches: an exact match each, combinable with the filters above and the cursor.
-  customer_email: z
-    .string()
-    .trim()
-    .min(1)
-    .max(254)
-    .optional()
-    .meta({ description: "The customer's e-mail, exact but case-insensitive" }),
-  customer_tax_id: customerTaxIdSearch.optional(),
-});
+export const OrderListQuery = strictInput(
+  ListQuery.extend({
+    status: OrderStatus.optional(),
+    shipping_status: ShippingStatus.optional(),
+    created_from: dateOrDatetimeInput.optional(),
+    created_to: dateOrDatetimeInput.optional(),
+    // Searches: an exact match each, combinable with the filters above and the cursor.
+    customer_email: z
+      .string()
+      .trim()
+      .min(1)
+      .max(254)
+      .optional()
+      .meta({ description: "The customer's e-mail, exact but case-insensitive" }),
+    customer_tax_id: customerTaxIdSearch.optional(),
+  }),
+);
 export type OrderListQuery = z.infer<typeof OrderListQuery>;
 
 /** `{uuid}` path parameter of every order route. */
@@ -433,22 +442,23 @@ export type OrderPathParams = z.infer<typeof OrderPathParams>;
 // Tracking update (docs/orders.md, "Update tracking")
 // ---------------------------------------------------------------------------------------------------
 
-export const TRACKING_FIELD_REQUIRED_MESSAGE =
-  'At least one of tracking_code, shipping_status, signed_by or estimated_delivery_date must be sent';
+export const TRACKING_FIELD_REQUIRED_MESSAGE = MESSAGES.trackingFieldRequired;
 
 /** `PATCH /sellers/orders/{uuid}/tracking/` body; an empty body fails on `non_field_errors`. */
-export const TrackingUpdateRequest = z
-  .object({
-    tracking_code: z.string().trim().min(1).max(100).optional(),
-    shipping_status: ShippingStatus.optional(),
-    signed_by: z.string().trim().min(1).max(255).nullable().optional(),
-    // An addition to the tracking body: fills delivery.estimated_delivery_date; counts for "at least one".
-    estimated_delivery_date: date.optional(),
-  })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    error: TRACKING_FIELD_REQUIRED_MESSAGE,
-    path: [],
-  });
+export const TrackingUpdateRequest = strictInput(
+  z
+    .object({
+      tracking_code: z.string().trim().min(1).max(100).optional(),
+      shipping_status: ShippingStatus.optional(),
+      signed_by: z.string().trim().min(1).max(255).nullable().optional(),
+      // An addition to the tracking body: fills delivery.estimated_delivery_date; counts for "at least one".
+      estimated_delivery_date: date.optional(),
+    })
+    .refine((body) => Object.values(body).some((value) => value !== undefined), {
+      error: TRACKING_FIELD_REQUIRED_MESSAGE,
+      path: [],
+    }),
+);
 export type TrackingUpdateRequest = z.infer<typeof TrackingUpdateRequest>;
 
 // ---------------------------------------------------------------------------------------------------
@@ -456,7 +466,7 @@ export type TrackingUpdateRequest = z.infer<typeof TrackingUpdateRequest>;
 // ---------------------------------------------------------------------------------------------------
 
 /** `POST /sandbox/orders/{uuid}/med/resolve/` body: who the MED was decided for. */
-export const MedResolveRequest = z.object({ outcome: z.enum(['refunded', 'rejected']) });
+export const MedResolveRequest = strictInput(z.object({ outcome: z.enum(['refunded', 'rejected']) }));
 export type MedResolveRequest = z.infer<typeof MedResolveRequest>;
 
 // ---------------------------------------------------------------------------------------------------
@@ -476,33 +486,36 @@ const DAY_MS = 86_400_000;
  * time zone's clock, so that a range of whole local days across a daylight-saving change still counts
  * as that many days.
  */
-export const OrderSummaryQuery = z
-  .object({
-    from: datetimeInput.meta({ description: 'First instant of the range (inclusive)' }),
-    to: datetimeInput.meta({ description: 'End of the range (exclusive)' }),
-    granularity: SummaryGranularity.default('day'),
-    time_zone: timeZoneName.default('UTC'),
-  })
-  .superRefine((query, ctx) => {
-    const from = Date.parse(query.from);
-    const to = Date.parse(query.to);
-    const days = SUMMARY_MAX_DAYS[query.granularity] as number | undefined;
-    // A field that failed its own check is reported on its own; the range needs all of them.
-    if (Number.isNaN(from) || Number.isNaN(to) || days === undefined || !isTimeZone(query.time_zone)) return;
-    if (to <= from) {
-      ctx.addIssue({ code: 'custom', path: ['to'], message: 'Must be after from' });
-      return;
-    }
-    const span =
-      to + timeZoneOffsetMs(to, query.time_zone) - (from + timeZoneOffsetMs(from, query.time_zone));
-    if (span > days * DAY_MS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['to'],
-        message: `Must be at most ${days} days after from with granularity ${query.granularity}`,
-      });
-    }
-  });
+export const OrderSummaryQuery = strictInput(
+  z
+    .object({
+      from: datetimeInput.meta({ description: 'First instant of the range (inclusive)' }),
+      to: datetimeInput.meta({ description: 'End of the range (exclusive)' }),
+      granularity: SummaryGranularity.default('day'),
+      time_zone: timeZoneName.default('UTC'),
+    })
+    .superRefine((query, ctx) => {
+      const from = Date.parse(query.from);
+      const to = Date.parse(query.to);
+      const days = SUMMARY_MAX_DAYS[query.granularity] as number | undefined;
+      // A field that failed its own check is reported on its own; the range needs all of them.
+      if (Number.isNaN(from) || Number.isNaN(to) || days === undefined || !isTimeZone(query.time_zone))
+        return;
+      if (to <= from) {
+        ctx.addIssue({ code: 'custom', path: ['to'], message: MESSAGES.toAfterFrom });
+        return;
+      }
+      const span =
+        to + timeZoneOffsetMs(to, query.time_zone) - (from + timeZoneOffsetMs(from, query.time_zone));
+      if (span > days * DAY_MS) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['to'],
+          message: message('summaryRange', { days, granularity: query.granularity }),
+        });
+      }
+    }),
+);
 export type OrderSummaryQuery = z.infer<typeof OrderSummaryQuery>;
 
 /** Counts and amounts of one bucket: what was created and what was paid in it. */

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { Environment, Role, dataResponse, datetime, listResponse } from './common';
+import { MESSAGES } from './messages';
+import { Environment, Role, dataResponse, datetime, listResponse, unlessMissing } from './common';
+import { strictInput } from './strict';
 import { ReviewReason, Withdrawal } from './finance';
 
 // The seller panel's own routes (`/panel/api/`): sessions and API keys, which only a logged-in person
@@ -8,10 +10,12 @@ import { ReviewReason, Withdrawal } from './finance';
 /** Session cookies are only as good as the CSRF token that comes with them (`X-CSRF-Token`). */
 export const CSRF_HEADER = 'x-csrf-token';
 
-export const PanelLoginRequest = z.object({
-  email: z.email({ error: 'Must be a valid e-mail address' }).max(320),
-  password: z.string().min(1, { error: 'Required' }).max(1024),
-});
+export const PanelLoginRequest = strictInput(
+  z.object({
+    email: z.email({ error: unlessMissing(MESSAGES.email) }).max(320),
+    password: z.string().min(1).max(1024),
+  }),
+);
 export type PanelLoginRequest = z.infer<typeof PanelLoginRequest>;
 
 /** Who is logged in, which environment the panel shows, and the token every change must carry. */
@@ -30,7 +34,7 @@ export type PanelSessionResponse = z.infer<typeof PanelSessionResponse>;
 export const CurrentSessionResponse = dataResponse(PanelSession.nullable());
 export type CurrentSessionResponse = z.infer<typeof CurrentSessionResponse>;
 
-export const PanelEnvironmentRequest = z.object({ environment: Environment });
+export const PanelEnvironmentRequest = strictInput(z.object({ environment: Environment }));
 export type PanelEnvironmentRequest = z.infer<typeof PanelEnvironmentRequest>;
 
 /** The active key of one environment, as Settings > API Keys shows it: never the key itself. */
@@ -45,10 +49,12 @@ export type ApiKeySummary = z.infer<typeof ApiKeySummary>;
 export const ApiKeyListResponse = dataResponse(z.object({ results: z.array(ApiKeySummary) }));
 export type ApiKeyListResponse = z.infer<typeof ApiKeyListResponse>;
 
-export const CreateApiKeyRequest = z.object({
-  environment: Environment,
-  label: z.string().trim().max(100).nullable().optional(),
-});
+export const CreateApiKeyRequest = strictInput(
+  z.object({
+    environment: Environment,
+    label: z.string().trim().max(100).nullable().optional(),
+  }),
+);
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>;
 
 /** The 201 answer: the only time the plain key is shown. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { strictInput } from './strict';
 import { ListQuery, MAX_AMOUNT, cents, dataResponse, datetime, httpUrl, listResponse, uuid } from './common';
 
 /** PHYSICAL products need a shipping address on the order; DIGITAL ones do not (docs/orders.md). */
@@ -6,14 +7,16 @@ export const ProductType = z.enum(['PHYSICAL', 'DIGITAL']);
 export type ProductType = z.infer<typeof ProductType>;
 
 /** `POST /sellers/products/` body (docs/orders.md, "Products"). */
-export const CreateProductRequest = z.object({
-  name: z.string().trim().min(1).max(255),
-  price: cents.max(MAX_AMOUNT),
-  images: z.array(httpUrl).default([]),
-  type: ProductType,
-  commission_unit_amount: cents.max(MAX_AMOUNT).default(0),
-  producer_name: z.string().trim().min(1).max(255).nullable().optional(),
-});
+export const CreateProductRequest = strictInput(
+  z.object({
+    name: z.string().trim().min(1).max(255),
+    price: cents.max(MAX_AMOUNT),
+    images: z.array(httpUrl).default([]),
+    type: ProductType,
+    commission_unit_amount: cents.max(MAX_AMOUNT).default(0),
+    producer_name: z.string().trim().min(1).max(255).nullable().optional(),
+  }),
+);
 export type CreateProductRequest = z.infer<typeof CreateProductRequest>;
 export type CreateProductInput = z.input<typeof CreateProductRequest>;
 
@@ -39,5 +42,5 @@ export const ProductListResponse = dataResponse(ProductList);
 export type ProductListResponse = z.infer<typeof ProductListResponse>;
 
 /** `GET /sellers/products/` query: the common list parameters. */
-export const ProductListQuery = ListQuery;
+export const ProductListQuery = strictInput(ListQuery);
 export type ProductListQuery = z.infer<typeof ProductListQuery>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ListQuery, MessageResponse } from './common';
+import { MessageResponse } from './common';
 import { ErrorBody } from './errors';
 import { EventListQuery, EventListResponse, EventPathParams, EventRecordResponse } from './event-log';
 import {
@@ -49,6 +49,7 @@ import {
   DeliveryPathParams,
   PostbackDeliveryPathParams,
   UpdateWebhookRequest,
+  WebhookListQuery,
   WebhookListResponse,
   WebhookPathParams,
   WebhookResponse,
@@ -361,7 +362,7 @@ export const routes: RouteDoc[] = [
     summary: 'List webhooks',
     tag: 'Webhooks',
     auth: true,
-    query: ListQuery,
+    query: WebhookListQuery,
     description: 'The live registrations (ACTIVE or DISABLED): a retired or deleted webhook is not listed.',
     responses: { 200: ok(WebhookListResponse) },
   },
@@ -527,6 +528,12 @@ export const routes: RouteDoc[] = [
     body: CreateWithdrawalRequest,
     responses: {
       201: ok(WithdrawalResponse, 'Withdrawal requested'),
+      409: {
+        description:
+          '`insufficient_balance`: the available balance does not cover the amount (the message states ' +
+          'it), and nothing was held; or `idempotency_conflict`',
+        schema: ErrorBody,
+      },
       403: {
         description:
           "`withdrawals_suspended`: an operator suspended the seller's withdrawals in this environment; " +

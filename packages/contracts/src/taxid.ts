@@ -12,7 +12,7 @@ function mod11Digit(sum: number): number {
 }
 
 /** One repeated character passes the arithmetic but is never issued, so it is refused. */
-function isRepeated(value: string): boolean {
+export function isRepeated(value: string): boolean {
   return /^(.)\1*$/.test(value);
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MESSAGES } from './messages';
 import { unlessMissing } from './common';
 
 // An IANA name (`America/Sao_Paulo`, `UTC`, `Etc/GMT+3`) and nothing else: an offset such as `+03:00`
@@ -45,6 +46,6 @@ export function timeZoneOffsetMs(instant: number, timeZone: string): number {
 
 /** A query's `time_zone`: an IANA time zone name such as `America/Sao_Paulo`. */
 export const timeZoneName = z
-  .string({ error: unlessMissing('Must be an IANA time zone name such as America/Sao_Paulo') })
-  .refine(isTimeZone, { error: 'Unknown time zone: must be an IANA name such as America/Sao_Paulo' })
+  .string({ error: unlessMissing(MESSAGES.timeZone) })
+  .refine(isTimeZone, { error: MESSAGES.unknownTimeZone })
   .meta({ description: 'IANA time zone name, such as America/Sao_Paulo' });

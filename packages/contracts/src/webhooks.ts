@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { MESSAGES } from './messages';
+import { strictInput } from './strict';
 import { ListQuery, dataResponse, datetime, datetimeInput, httpUrl, listResponse, uuid } from './common';
 import { EventName } from './events';
 
@@ -18,11 +20,13 @@ export const DeliveryStatus = z.enum(['pending', 'delivered', 'dead']);
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
 
 /** `POST /config/webhooks/` body: one event per webhook (docs/webhooks.md). */
-export const CreateWebhookRequest = z.object({
-  url: httpUrl.max(2048),
-  event: EventName,
-  description: z.string().trim().max(255).nullable().optional(),
-});
+export const CreateWebhookRequest = strictInput(
+  z.object({
+    url: httpUrl.max(2048),
+    event: EventName,
+    description: z.string().trim().max(255).nullable().optional(),
+  }),
+);
 export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequest>;
 
 /** A webhook as `GET` shows it: never with its secret. */
@@ -54,18 +58,20 @@ export type WebhookList = z.infer<typeof WebhookList>;
 export const WebhookListResponse = dataResponse(WebhookList);
 export type WebhookListResponse = z.infer<typeof WebhookListResponse>;
 
-export const UPDATE_WEBHOOK_FIELD_REQUIRED_MESSAGE = 'At least one of url or status must be sent';
+export const UPDATE_WEBHOOK_FIELD_REQUIRED_MESSAGE = MESSAGES.webhookFieldRequired;
 
 /** `PATCH /config/webhooks/{id}/`: pause, resume or move a webhook; an empty body says nothing. */
-export const UpdateWebhookRequest = z
-  .object({
-    url: httpUrl.max(2048).optional(),
-    status: SettableWebhookStatus.optional(),
-  })
-  .refine((body) => body.url !== undefined || body.status !== undefined, {
-    error: UPDATE_WEBHOOK_FIELD_REQUIRED_MESSAGE,
-    path: [],
-  });
+export const UpdateWebhookRequest = strictInput(
+  z
+    .object({
+      url: httpUrl.max(2048).optional(),
+      status: SettableWebhookStatus.optional(),
+    })
+    .refine((body) => body.url !== undefined || body.status !== undefined, {
+      error: UPDATE_WEBHOOK_FIELD_REQUIRED_MESSAGE,
+      path: [],
+    }),
+);
 export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequest>;
 
 export const WebhookPathParams = z.object({ id: uuid });
@@ -106,21 +112,27 @@ export type DeliveryListResponse = z.infer<typeof DeliveryListResponse>;
 export const PostbackDeliveryPathParams = z.object({ uuid, delivery_id: uuid });
 export type PostbackDeliveryPathParams = z.infer<typeof PostbackDeliveryPathParams>;
 
+/** `GET /config/webhooks/` query: the list route's paging only. */
+export const WebhookListQuery = strictInput(ListQuery);
+export type WebhookListQuery = z.infer<typeof WebhookListQuery>;
+
 /** `GET /config/webhooks/{id}/deliveries/` and `GET /sellers/orders/{uuid}/postback-deliveries/` query. */
-export const DeliveryListQuery = ListQuery.extend({ status: DeliveryStatus.optional() });
+export const DeliveryListQuery = strictInput(ListQuery.extend({ status: DeliveryStatus.optional() }));
 export type DeliveryListQuery = z.infer<typeof DeliveryListQuery>;
 
 /** `POST /config/webhooks/{id}/deliveries/resend/`: re-queue every dead delivery in a time window. */
-export const BulkResendRequest = z
-  .object({
-    status: z.literal('dead'),
-    since: datetimeInput.optional(),
-    until: datetimeInput.optional(),
-  })
-  .refine((body) => !body.since || !body.until || Date.parse(body.since) <= Date.parse(body.until), {
-    error: 'Must not be before since',
-    path: ['until'],
-  });
+export const BulkResendRequest = strictInput(
+  z
+    .object({
+      status: z.literal('dead'),
+      since: datetimeInput.optional(),
+      until: datetimeInput.optional(),
+    })
+    .refine((body) => !body.since || !body.until || Date.parse(body.since) <= Date.parse(body.until), {
+      error: MESSAGES.notBeforeSince,
+      path: ['until'],
+    }),
+);
 export type BulkResendRequest = z.infer<typeof BulkResendRequest>;
 
 export const BulkResendResult = z.object({ count: z.int().min(0) });

@@ -1,3 +1,4 @@
+import { MESSAGES } from '@seller-api/contracts';
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { HttpError } from './errors';
@@ -76,7 +77,7 @@ export function assertJson(body: Buffer): void {
     throw new HttpError(400, 'validation_error', 'Invalid body.', Object.fromEntries(fields));
 }
 
-const NUL_MESSAGE = 'Must not contain the NUL character (\\u0000)';
+const NUL_MESSAGE = MESSAGES.nul;
 
 /** Dotted paths of the strings (and keys) of `value` that hold a NUL character. */
 function nulPaths(value: unknown, path: string[]): string[] {

@@ -1,4 +1,4 @@
-import { zodIssuesToFieldErrors, type ErrorCode } from '@seller-api/contracts';
+import { safeParseRequest, zodIssuesToFieldErrors, type ErrorCode } from '@seller-api/contracts';
 import type { z } from 'zod';
 
 /** An error with a documented HTTP answer. Anything else that escapes a handler becomes a 500. */
@@ -31,9 +31,23 @@ export function validationError(error: z.ZodError, message = 'Invalid request.')
   return new HttpError(400, 'validation_error', message, zodIssuesToFieldErrors(error));
 }
 
-/** Parse with a contracts schema; a failure is a 400 that lists every violation. */
+/**
+ * Parse a body or path parameters with a contracts schema and our messages (contracts messages.ts); a
+ * failure is a 400 that lists every violation.
+ */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, message?: string): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = safeParseRequest(schema, value);
+  if (!result.success) throw validationError(result.error, message);
+  return result.data;
+}
+
+/** parseOrThrow for a query string: an unknown key is named as a query parameter the route does not take. */
+export function parseQueryOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  message = 'Invalid query.',
+): z.output<S> {
+  const result = safeParseRequest(schema, value, 'query');
   if (!result.success) throw validationError(result.error, message);
   return result.data;
 }

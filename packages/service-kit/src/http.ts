@@ -1,3 +1,4 @@
+import { MESSAGES } from '@seller-api/contracts';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
@@ -198,7 +199,7 @@ export function errorAnswer(
     return answer(415, 'unsupported_media_type', 'Unsupported body encoding.');
   // A path parameter that is not valid percent-encoding (`%ZZ`): the router cannot decode it.
   if (err instanceof URIError)
-    return answer(400, 'validation_error', 'Invalid path.', { path: ['Must be valid percent-encoding'] });
+    return answer(400, 'validation_error', 'Invalid path.', { path: [MESSAGES.percentEncoding] });
   // A body its Content-Encoding does not decode (gzip that is not gzip): body-parser's bare 400.
   if (parserError?.status === 400 && (err as { expose?: unknown }).expose === true)
     return answer(400, 'invalid_json', 'Request body could not be read: check its Content-Encoding.');

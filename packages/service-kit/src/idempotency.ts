@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Identity } from '@seller-api/contracts';
+import { MESSAGES, type Identity } from '@seller-api/contracts';
 import type { Request, Response } from 'express';
 import { HttpError } from './errors';
 import { identityOf } from './identity';
@@ -49,7 +49,7 @@ export function checkIdempotencyKey(key: string): void {
       'validation_error',
       'Idempotency-Key must be 1 to 255 visible ASCII characters.',
       {
-        'Idempotency-Key': ['Must be 1 to 255 visible ASCII characters.'],
+        'Idempotency-Key': [MESSAGES.idempotencyKey],
       },
     );
   }

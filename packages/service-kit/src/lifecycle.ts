@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import { MESSAGES } from '@seller-api/contracts';
 import type { Logger } from './logger';
 
 export async function listen(
@@ -36,7 +37,7 @@ function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Duplex): voi
     message: tooLarge ? 'Request headers are too large.' : 'Malformed HTTP request.',
     code: 'validation_error',
     request_id: randomUUID(),
-    data: { request: [tooLarge ? 'Headers over the size limit' : 'Not a valid HTTP request'] },
+    data: { request: [tooLarge ? MESSAGES.headersTooLarge : MESSAGES.malformedRequest] },
   });
   socket.end(
     `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -1,3 +1,4 @@
+import { MESSAGES } from '@seller-api/contracts';
 import type { EntitySchema, FilterQuery, OrderDefinition } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest } from './errors';
@@ -27,7 +28,7 @@ export function decodeCursor(value: string, idPattern: RegExp = UUID): Cursor {
   const createdAt = new Date(iso ?? '');
   const time = createdAt.getTime();
   if (!id || !idPattern.test(id) || !(time >= EARLIEST && time <= LATEST)) {
-    throw badRequest('Invalid cursor.', { cursor: ['Must be a next_cursor value returned by this list'] });
+    throw badRequest('Invalid cursor.', { cursor: [MESSAGES.cursor] });
   }
   return { createdAt, id };
 }

@@ -18,6 +18,7 @@ import { authorize, bearerToken } from './auth';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';
 import { pspHostOf, verifiedPspClient, type PspClientCheck } from './psp-client';
 import { matchRoute, type Upstream } from './routing';
+import { checkStrictInput } from './strict-input';
 import type { TurnBatch } from './turn-batch';
 import { UpstreamClient, hopHeaders, type UpstreamResponse } from './proxy';
 
@@ -83,6 +84,7 @@ export function gatewayHandler(deps: GatewayDeps) {
     // Before the body is read: a flood of notifications from one address costs no buffering.
     const body = await readBody(req, psp ? deps.pspMaxBytes : undefined);
     assertJson(body);
+    checkStrictInput(method, path, call.query, body);
 
     // Idempotency-Key: checked here, kept by the service that makes the change (docs/idempotency.md).
     const idempotencyKey = req.headers[IDEMPOTENCY_KEY_HEADER];

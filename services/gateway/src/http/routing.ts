@@ -3,6 +3,7 @@ import {
   toExpressPath,
   type Environment,
   type Role,
+  type RouteDoc,
 } from '@seller-api/contracts';
 
 export type Upstream = 'orders' | 'payments' | 'withdrawals' | 'webhooks';
@@ -63,6 +64,7 @@ const parameterCount = (path: string) => path.split('{').length - 1;
 const TEMPLATES = [...documentedRoutes]
   .sort((a, b) => parameterCount(a.path) - parameterCount(b.path))
   .map((route) => ({
+    route,
     method: route.method.toUpperCase(),
     template: toExpressPath(route.path),
     pattern: new RegExp(`^${route.path.replace(/\/$/, '').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
@@ -74,4 +76,9 @@ const TEMPLATES = [...documentedRoutes]
  */
 export function routeTemplate(method: string, path: string): string | null {
   return TEMPLATES.find((t) => t.method === method && t.pattern.test(path))?.template ?? null;
+}
+
+/** The documented route a request is for, with its schemas, or null (as routeTemplate matches it). */
+export function documentedRoute(method: string, path: string): RouteDoc | null {
+  return TEMPLATES.find((t) => t.method === method && t.pattern.test(path))?.route ?? null;
 }

@@ -8,6 +8,7 @@ import {
 } from '@seller-api/service-kit';
 import { authorize } from '../http/auth';
 import { matchRoute, routeTemplate } from '../http/routing';
+import { checkStrictInput } from '../http/strict-input';
 import { callerOf, identityOf } from './caller';
 import type { PanelContext } from './deps';
 import { upstreamHeaders } from './upstream-headers';
@@ -29,6 +30,7 @@ export function mountProxyRoutes(api: Router, { deps, spendUserBudget }: PanelCo
     const body = await readBody(req);
     assertJson(body);
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+    checkStrictInput(req.method, apiPath, query, body);
     const forward = () =>
       deps.upstreams.send(
         rule.upstream,

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  MESSAGES,
   CreateOrderRequest,
   OrderEvents,
   formatAddress,
+  safeParseRequest,
   zodIssuesToFieldErrors,
   type Charge,
   type CreateChargeRequest,
@@ -82,17 +84,18 @@ async function checkAgainstData(
     ids.filter((id): id is string => id !== null),
   );
   ids.forEach((id, i) => {
-    if (id !== null && !products.has(id)) addError(errors, `items.${i}.product_uuid`, 'Unknown product');
+    if (id !== null && !products.has(id))
+      addError(errors, `items.${i}.product_uuid`, MESSAGES.unknownProduct);
   });
   const customer = isRecord(raw.customer) ? raw.customer : null;
   const physical = [...products.values()].some((p) => p.type === 'PHYSICAL');
   if (physical && customer && (customer.address === undefined || customer.address === null)) {
-    addError(errors, 'customer.address', 'Required when the order has a physical product');
+    addError(errors, 'customer.address', MESSAGES.addressForPhysical);
   }
   let affiliateName: string | null = null;
   if (typeof raw.affiliate_code === 'string' && raw.affiliate_code.trim()) {
     const affiliate = await findAffiliateByCode(em(), scope, raw.affiliate_code.trim());
-    if (!affiliate) addError(errors, 'affiliate_code', 'Unknown affiliate code');
+    if (!affiliate) addError(errors, 'affiliate_code', MESSAGES.unknownAffiliateCode);
     affiliateName = affiliate?.name ?? null;
   }
   const payment = isRecord(raw.payment) ? raw.payment : {};
@@ -175,7 +178,7 @@ async function validateOrder(
   now: Date,
   deps: PrepareDeps,
 ): Promise<ValidOrder> {
-  const parsed = CreateOrderRequest.safeParse(body);
+  const parsed = safeParseRequest(CreateOrderRequest, body);
   const errors: FieldErrors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
   // Forked only if something is read through the ORM: products are usually known already.
   let forked: EntityManager | undefined;

@@ -1,3 +1,5 @@
+import { MESSAGES } from '@seller-api/contracts';
+
 // Brazil has had no daylight saving time since 2019: São Paulo is UTC-03:00 all year.
 const SAO_PAULO_OFFSET = '-03:00';
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -23,9 +25,8 @@ export function resolveExpiration(
 ): { expiresAt: Date } | { error: string } {
   if (value === undefined) return { expiresAt: new Date(now.getTime() + DEFAULT_EXPIRATION_MS) };
   const expiresAt = endOfDayOrInstant(value);
-  if (Number.isNaN(expiresAt.getTime())) return { error: 'Must be an ISO 8601 date or datetime' };
-  if (expiresAt.getTime() <= now.getTime()) return { error: 'Must be in the future' };
-  if (expiresAt.getTime() - now.getTime() > MAX_EXPIRATION_MS)
-    return { error: 'Must be at most 30 days from now' };
+  if (Number.isNaN(expiresAt.getTime())) return { error: MESSAGES.dateOrDatetime };
+  if (expiresAt.getTime() <= now.getTime()) return { error: MESSAGES.expirationPast };
+  if (expiresAt.getTime() - now.getTime() > MAX_EXPIRATION_MS) return { error: MESSAGES.expirationTooFar };
   return { expiresAt };
 }

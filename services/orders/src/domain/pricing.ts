@@ -1,4 +1,4 @@
-import { MAX_AMOUNT, type ProductType } from '@seller-api/contracts';
+import { MAX_AMOUNT, MESSAGES, message, type ProductType } from '@seller-api/contracts';
 
 export interface PricedProduct {
   id: string;
@@ -36,7 +36,7 @@ export interface PricingInput {
 /** Field errors keyed like the validation body (`payment.discount_amount`). */
 export type FieldErrors = Record<string, string[]>;
 
-const TOO_BIG = `exceeds ${MAX_AMOUNT} cents`;
+const tooBig = (what: string) => message('amountTooBig', { what, maximum: MAX_AMOUNT });
 
 /**
  * Prices an order (docs/orders.md): line totals and commissions per item; gross is subtotal + shipping
@@ -60,21 +60,21 @@ export function priceOrder(
   const errors: FieldErrors = {};
   for (const line of lines) {
     if (line.lineTotalAmount > MAX_AMOUNT)
-      errors[`items.${line.position}.quantity`] = [`Quantity times the unit price ${TOO_BIG}`];
+      errors[`items.${line.position}.quantity`] = [tooBig('Quantity times the unit price')];
     else if (line.commissionTotalAmount > MAX_AMOUNT)
-      errors[`items.${line.position}.quantity`] = [`Quantity times the unit commission ${TOO_BIG}`];
+      errors[`items.${line.position}.quantity`] = [tooBig('Quantity times the unit commission')];
   }
   if (Object.keys(errors).length > 0) return { errors };
-  if (subtotalAmount > MAX_AMOUNT) errors.items = [`The items' total ${TOO_BIG}`];
-  else if (commissionAmount > MAX_AMOUNT) errors.items = [`The items' total commission ${TOO_BIG}`];
+  if (subtotalAmount > MAX_AMOUNT) errors.items = [tooBig("The items' total")];
+  else if (commissionAmount > MAX_AMOUNT) errors.items = [tooBig("The items' total commission")];
   if (Object.keys(errors).length > 0) return { errors };
   if (input.discountAmount > subtotalAmount + input.shippingAmount) {
-    errors['payment.discount_amount'] = ['May not exceed the subtotal plus shipping'];
+    errors['payment.discount_amount'] = [MESSAGES.discountTooBig];
   }
   const grossAmount = input.grossAmount ?? subtotalAmount + input.shippingAmount - input.discountAmount;
   if (input.grossAmount === undefined && !errors['payment.discount_amount']) {
-    if (grossAmount < 1) errors['payment.gross_amount'] = ['The computed amount must be at least 1 cent'];
-    else if (grossAmount > MAX_AMOUNT) errors['payment.gross_amount'] = [`The computed amount ${TOO_BIG}`];
+    if (grossAmount < 1) errors['payment.gross_amount'] = [MESSAGES.computedAmountTooSmall];
+    else if (grossAmount > MAX_AMOUNT) errors['payment.gross_amount'] = [tooBig('The computed amount')];
   }
   if (Object.keys(errors).length > 0) return { errors };
   return {

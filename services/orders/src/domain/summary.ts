@@ -4,6 +4,7 @@ import type {
   OrderSummaryQuery,
   OrderSummaryTotals,
 } from '@seller-api/contracts';
+import { MESSAGES } from '@seller-api/contracts';
 import { badRequest, type Scope, type Sql } from '@seller-api/service-kit';
 
 // The buckets' first instants, $3 (from) to $4 (to) in time zone $5, as `start`. Days are the time
@@ -101,8 +102,7 @@ export async function summarizeOrders(
       ]),
     );
   } catch (err) {
-    if (isUnknownTimeZone(err))
-      throw badRequest('Invalid query.', { time_zone: ['Unknown time zone: must be an IANA name'] });
+    if (isUnknownTimeZone(err)) throw badRequest('Invalid query.', { time_zone: [MESSAGES.unknownTimeZone] });
     throw err;
   }
   const totals: OrderSummaryTotals = {

@@ -1,6 +1,11 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { OrderItemEvents, type ShippingStatus, type TrackingUpdateRequest } from '@seller-api/contracts';
+import {
+  MESSAGES,
+  OrderItemEvents,
+  type ShippingStatus,
+  type TrackingUpdateRequest,
+} from '@seller-api/contracts';
 import { badRequest, enqueue } from '@seller-api/service-kit';
 import { OrderItemSchema, OrderSchema, type OrderItemRow, type OrderRow } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
@@ -70,7 +75,7 @@ export async function updateTracking(
     const items = await tx.find(OrderItemSchema, { orderId }, { orderBy: { position: 'asc' } });
     if (items.length === 0) {
       throw badRequest('This order has no items to track.', {
-        non_field_errors: ['A tracking update needs an order with items'],
+        non_field_errors: [MESSAGES.trackingNeedsItems],
       });
     }
     const changes = applyTracking(order, items, update, new Date());

@@ -4,7 +4,7 @@ import {
   OrderSummaryQuery,
   TrackingUpdateRequest,
 } from '@seller-api/contracts';
-import { parseOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
+import { parseOrThrow, parseQueryOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
 import { getOrder, listOrders } from '../domain/orders';
 import { summarizeOrders } from '../domain/summary';
@@ -32,7 +32,7 @@ export function mountOrderRoutes(app: Express, runtime: Runtime): void {
   app.get(
     '/sellers/orders/summary/',
     route(async (req, res) => {
-      const query = parseOrThrow(OrderSummaryQuery, req.query, 'Invalid query.');
+      const query = parseQueryOrThrow(OrderSummaryQuery, req.query, 'Invalid query.');
       res.json({
         message: 'Order summary retrieved.',
         data: await summarizeOrders(runtime.sql, sellerScope(req), query),

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   keyedRequest,
   parseOrThrow,
+  parseQueryOrThrow,
   route,
   sellerScope,
   sendAnswer,
@@ -56,7 +57,7 @@ export function listRecordsRoute<Q extends z.ZodType, R>(
     const { rows, next } = await spec.list(
       runtime.orm.em.fork(),
       sellerScope(req),
-      parseOrThrow(spec.query, req.query, 'Invalid query.'),
+      parseQueryOrThrow(spec.query, req.query, 'Invalid query.'),
     );
     res.json({ message: spec.listed, data: { results: rows.map(spec.present), next_cursor: next } });
   });

@@ -17,6 +17,7 @@ import {
   keyedRequest,
   mountPlainRoute,
   parseOrThrow,
+  parseQueryOrThrow,
   route,
   sendAnswer,
   serviceUnavailable,
@@ -228,7 +229,7 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
     route(async (req, res) => {
       const identity = identityOf(req);
       if (identity.role !== 'operator') throw forbidden('Only an operator identity may list transactions.');
-      const query = parseOrThrow(ReconciliationChargesQuery, req.query, 'Invalid query.');
+      const query = parseQueryOrThrow(ReconciliationChargesQuery, req.query, 'Invalid query.');
       if (query.environment !== identity.environment)
         throw forbidden(`This operator identity may list ${identity.environment} transactions only.`);
       const { results, next } = await listPaidCharges(runtime.orm.em.fork(), query);
@@ -249,7 +250,11 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
         // A keyed refund that already finished is answered as it was, and asks nothing: noting an ask
         // would start a new attempt after a failed one that no PSP call follows.
         // The ledger's hold this request reserved (orders passes its number; docs/finance.md "Refunds").
-        const { hold_seq: holdSeq } = parseOrThrow(RefundActionQuery, req.query, 'Invalid refund query.');
+        const { hold_seq: holdSeq } = parseQueryOrThrow(
+          RefundActionQuery,
+          req.query,
+          'Invalid refund query.',
+        );
         refundHold = holdSeq ?? null;
         const stored = await runtime.idempotency.find(keyedRequest(req));
         if (stored) {

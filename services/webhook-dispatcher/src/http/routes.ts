@@ -5,7 +5,7 @@ import {
   DeliveryPathParams,
   EventListQuery,
   EventPathParams,
-  ListQuery,
+  WebhookListQuery,
   OrderPathParams,
   PostbackDeliveryPathParams,
   UpdateWebhookRequest,
@@ -15,6 +15,7 @@ import {
 import {
   keyedRequest,
   parseOrThrow,
+  parseQueryOrThrow,
   route,
   sellerScope,
   sendAnswer,
@@ -120,7 +121,7 @@ export function mountRoutes(
       const { rows, next } = await listWebhooks(
         em(),
         sellerScope(req),
-        parseOrThrow(ListQuery, req.query, 'Invalid query.'),
+        parseQueryOrThrow(WebhookListQuery, req.query, 'Invalid query.'),
       );
       res.json({ message: 'Webhooks retrieved.', data: { results: rows.map(present), next_cursor: next } });
     }),
@@ -167,7 +168,7 @@ export function mountRoutes(
     route(async (req, res) => {
       const scope = sellerScope(req);
       const id = webhookId(req);
-      const query = parseOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
+      const query = parseQueryOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
       res.json({ message: 'Deliveries retrieved.', data: await listDeliveries(em(), scope, id, query) });
     }),
   );
@@ -203,7 +204,7 @@ export function mountRoutes(
     route(async (req, res) => {
       const scope = sellerScope(req);
       const { uuid } = parseOrThrow(OrderPathParams, req.params, 'Invalid order id.');
-      const query = parseOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
+      const query = parseQueryOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
       res.json({
         message: 'Postback deliveries retrieved.',
         data: await listPostbackDeliveries(em(), scope, uuid, query),
@@ -227,7 +228,7 @@ export function mountRoutes(
     '/events/',
     route(async (req, res) => {
       const scope = sellerScope(req);
-      const query = parseOrThrow(EventListQuery, req.query, 'Invalid query.');
+      const query = parseQueryOrThrow(EventListQuery, req.query, 'Invalid query.');
       res.json({ message: 'Events retrieved.', data: await listEvents(runtime.sql, scope, query) });
     }),
   );

@@ -81,7 +81,7 @@ describe('ledger entries', () => {
     expect(checkWithdrawal(1000, 99, 100)).toMatchObject({ ok: false, reason: 'below_minimum' });
     expect(checkWithdrawal(-50, 100, 100)).toMatchObject({
       ok: false,
-      message: 'Exceeds the available balance of 0 cents',
+      message: 'The available balance (0 cents) does not cover this withdrawal (100 cents).',
     });
   });
 

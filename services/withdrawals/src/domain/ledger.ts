@@ -8,6 +8,7 @@
  *
  * These functions decide which lines an event causes; `journal.ts` only stores them.
  */
+import { message } from '@seller-api/contracts';
 
 export const ACCOUNTS = {
   /** Money that came in (or went back out) at the PSP for this seller's sales: the counter-account. */
@@ -277,13 +278,13 @@ export function checkWithdrawal(
   minimum: number,
 ): { ok: true; entry: Entry } | WithdrawalRefusal {
   if (amount < minimum) {
-    return { ok: false, reason: 'below_minimum', message: `Must be at least ${minimum} cents` };
+    return { ok: false, reason: 'below_minimum', message: message('withdrawalMinimum', { minimum }) };
   }
   if (amount > available) {
     return {
       ok: false,
       reason: 'above_available',
-      message: `Exceeds the available balance of ${Math.max(0, available)} cents`,
+      message: `The available balance (${Math.max(0, available)} cents) does not cover this withdrawal (${amount} cents).`,
     };
   }
   return { ok: true, entry: withdrawalHeld(amount) };

@@ -4,6 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   CreateWithdrawalRequest,
   WithdrawalEvents,
+  message,
+  safeParseRequest,
   zodIssuesToFieldErrors,
   type Environment,
   type ListQuery,
@@ -64,11 +66,11 @@ const MANUAL_ONLY: AutoApprovalRules = {
 
 /** The body checked against the contract and the minimum at once, so the seller sees every problem. */
 function parseRequest(body: unknown, minAmount: number): CreateWithdrawalRequest {
-  const parsed = CreateWithdrawalRequest.safeParse(body);
+  const parsed = safeParseRequest(CreateWithdrawalRequest, body);
   const errors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
   const amount = typeof body === 'object' && body !== null && 'amount' in body ? body.amount : undefined;
   if (!errors.amount && typeof amount === 'number' && Number.isInteger(amount) && amount < minAmount) {
-    errors.amount = [`Must be at least ${minAmount} cents`];
+    errors.amount = [message('withdrawalMinimum', { minimum: minAmount })];
   }
   if (!parsed.success || Object.keys(errors).length > 0) throw badRequest(INVALID, errors);
   return parsed.data;
@@ -94,6 +96,10 @@ export async function requestWithdrawal(
     const suspension = await activeSuspension(tx, owner);
     if (suspension) throw suspendedError(suspension);
     const decided = checkWithdrawal(await availableOf(tx, owner), input.amount, rules.minAmount);
+    // Not enough money is a state of the account, not a bad request: the same 409 a refund the balance
+    // does not cover gets (docs/errors.md, "Codes").
+    if (!decided.ok && decided.reason === 'above_available')
+      throw new HttpError(409, 'insufficient_balance', decided.message);
     if (!decided.ok) throw badRequest(INVALID, { amount: [decided.message] });
     const now = rules.now?.() ?? new Date();
     // The caps read what earlier requests cleared, under the same lock: two requests at the cap take

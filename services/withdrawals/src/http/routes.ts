@@ -19,6 +19,7 @@ import {
   identityOf,
   keyedRequest,
   parseOrThrow,
+  parseQueryOrThrow,
   route,
   sellerScope,
   sendAnswer,
@@ -114,7 +115,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
     '/finance/withdrawals/',
     route(async (req, res) => {
       const scope = sellerScope(req);
-      const query = parseOrThrow(WithdrawalListQuery, req.query, 'Invalid query.');
+      const query = parseQueryOrThrow(WithdrawalListQuery, req.query, 'Invalid query.');
       const { rows, next } = await listWithdrawals(em(), scope, query);
       res.json({
         message: 'Withdrawals retrieved.',
@@ -135,7 +136,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
     '/ops/withdrawals/',
     route(async (req, res) => {
       const operator = operatorOf(req);
-      const query = parseOrThrow(OpsWithdrawalListQuery, req.query, 'Invalid query.');
+      const query = parseQueryOrThrow(OpsWithdrawalListQuery, req.query, 'Invalid query.');
       if (query.environment && query.environment !== operator.environment)
         throw forbidden(`This operator key sees ${operator.environment} withdrawals only.`);
       const { rows, next } = await listForOperators(em(), { ...query, environment: operator.environment });
@@ -150,7 +151,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
     '/ops/withdrawals/suspensions/',
     route(async (req, res) => {
       const operator = operatorOf(req);
-      const query = parseOrThrow(SuspensionListQuery, req.query, 'Invalid query.');
+      const query = parseQueryOrThrow(SuspensionListQuery, req.query, 'Invalid query.');
       const after = query.cursor ? decodeCursor(query.cursor) : null;
       const rows = await listSuspensions(em(), {
         environment: operator.environment,

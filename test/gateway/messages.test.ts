@@ -1,0 +1,394 @@
+import net from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { CreatedOrder, MESSAGES, safeParseRequest, zodIssuesToFieldErrors } from '@seller-api/contracts';
+import { documentedMessages, isDocumentedMessage, matchesTemplate } from '../../fuzz/verdict';
+import {
+  call,
+  createKey,
+  requestWithHost,
+  startSystem,
+  type RunningGateway,
+  type System,
+} from '../support/system';
+import { address, createOrder, createProduct, customer, standaloneOrder } from '../orders/fixtures';
+
+// docs/errors.md, "Messages", is the reference list of a validation error's messages. Each one is
+// produced here by a real request (through the gateway, for every rule a route has), and every message
+// those answers carry is in the list.
+let system: System;
+let gateway: RunningGateway;
+let key: string;
+let live: string;
+let physical: string;
+let priceless: string;
+let huge: string;
+let standalone: string;
+
+beforeAll(async () => {
+  system = await startSystem();
+  gateway = await system.startGateway();
+  const email = `messages-${randomUUID()}@example.com`;
+  ({ key } = await createKey(gateway.service, { email }));
+  ({ key: live } = await createKey(gateway.service, { email, environment: 'live' }));
+  physical = await createProduct(gateway.url, key, { price: 5000 });
+  priceless = await createProduct(gateway.url, key, {
+    type: 'DIGITAL',
+    price: 100,
+    commission_unit_amount: 0,
+  });
+  huge = await createProduct(gateway.url, key, {
+    type: 'DIGITAL',
+    price: 999_999_999_999,
+    commission_unit_amount: 0,
+  });
+  standalone = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data).uuid;
+});
+afterAll(() => system.stop());
+
+type Answer = { status: number; body: Record<string, unknown> };
+
+const order = (body: Record<string, unknown>, as = key) => createOrder(gateway.url, as, body);
+const orderWith = (payment: Record<string, unknown>, more: Record<string, unknown> = {}) =>
+  order({ customer: customer({ address: address() }), payment, ...more });
+const get = (path: string, as = key) => call(`${gateway.url}${path}`, { key: as });
+const send = (method: string, path: string, body: unknown, as = key) =>
+  call(`${gateway.url}${path}`, { method, key: as, body });
+const withdraw = (body: Record<string, unknown>) => send('POST', '/finance/withdrawals/', body);
+const summary = (query: string) => get(`/sellers/orders/summary/?${query}`);
+const days = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString();
+
+/** What node:http answers to bytes that are not HTTP: the server's own 400, read off the socket. */
+function rawExchange(bytes: string): Promise<Answer> {
+  const { hostname, port } = new URL(gateway.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      resolve({
+        status,
+        body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>,
+      });
+    });
+  });
+}
+
+/** One documented message, the field it lands on and a request that breaks its rule. */
+type Row = [message: string, field: string, request: () => Promise<Answer>];
+
+const ROWS: Row[] = [
+  [MESSAGES.required, 'customer', () => order({ payment: { gross_amount: 100 } })],
+  [MESSAGES.unknownField, 'coupon', () => order({ ...standaloneOrder(), coupon: 'X' })],
+  [MESSAGES.unknownQueryParameter, 'statuss', () => get('/sellers/orders/?statuss=PAID')],
+  [
+    MESSAGES.getBody,
+    'non_field_errors',
+    () =>
+      requestWithHost(`${gateway.url}/sellers/orders/`, new URL(gateway.url).host, {
+        body: '{"status":"PAID"}',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': '17',
+        },
+      }),
+  ],
+  [
+    MESSAGES.amount,
+    'payment.gross_amount',
+    () => order({ customer: customer(), payment: { gross_amount: '115.00' } }),
+  ],
+  [MESSAGES.amount, 'payment.shipping_amount', () => orderWith({ gross_amount: 100, shipping_amount: 1.5 })],
+  [
+    MESSAGES.amount,
+    'price',
+    () => send('POST', '/sellers/products/', { name: 'Camiseta', price: '50,00', type: 'DIGITAL' }),
+  ],
+  [MESSAGES.string, 'customer.name', () => order({ ...standaloneOrder(), customer: customer({ name: 5 }) })],
+  [MESSAGES.number, 'limit', () => get('/sellers/orders/?limit=abc')],
+  [
+    MESSAGES.integer,
+    'items.0.quantity',
+    () => orderWith({}, { items: [{ product_uuid: physical, quantity: 1.5 }] }),
+  ],
+  [MESSAGES.object, 'customer', () => order({ customer: 'Ana', payment: { gross_amount: 100 } })],
+  [MESSAGES.array, 'items', () => orderWith({}, { items: 'shirt' })],
+  [
+    MESSAGES.notEmpty,
+    'customer.name',
+    () => order({ ...standaloneOrder(), customer: customer({ name: '  ' }) }),
+  ],
+  [
+    'Must be at most 255 characters.',
+    'customer.name',
+    () => order({ ...standaloneOrder(), customer: customer({ name: 'x'.repeat(256) }) }),
+  ],
+  ['Must be at least 1.', 'limit', () => get('/sellers/orders/?limit=0')],
+  ['Must be at most 100.', 'limit', () => get('/sellers/orders/?limit=101')],
+  [
+    'Must have at most 100 items.',
+    'items',
+    () =>
+      orderWith({}, { items: Array.from({ length: 101 }, () => ({ product_uuid: physical, quantity: 1 })) }),
+  ],
+  [
+    'Must be one of: PENDING, PAID, EXPIRED, CANCELLED, REFUNDED, CHARGEBACK, MED.',
+    'status',
+    () => get('/sellers/orders/?status=LOST'),
+  ],
+  [MESSAGES.datetime, 'created_gte', () => get('/events/?created_gte=yesterday')],
+  [
+    MESSAGES.date,
+    'estimated_delivery_date',
+    () => send('PATCH', `/sellers/orders/${standalone}/tracking/`, { estimated_delivery_date: '28/11/2026' }),
+  ],
+  [
+    MESSAGES.uuid,
+    'items.0.product_uuid',
+    () => orderWith({}, { items: [{ product_uuid: 'shirt', quantity: 1 }] }),
+  ],
+  [
+    MESSAGES.taxIdLength,
+    'customer.tax_id',
+    () => order({ ...standaloneOrder(), customer: customer({ tax_id: '123' }) }),
+  ],
+  [
+    'Invalid CPF: a single repeated digit is never issued.',
+    'customer.tax_id',
+    () => order({ ...standaloneOrder(), customer: customer({ tax_id: '111.111.111-11' }) }),
+  ],
+  [
+    'Invalid CPF: check digits do not match.',
+    'customer.tax_id',
+    () => order({ ...standaloneOrder(), customer: customer({ tax_id: '529.982.247-26' }) }),
+  ],
+  [
+    'Does not match tax_id, which is a CPF.',
+    'customer.tax_id_type',
+    () => order({ ...standaloneOrder(), customer: customer({ tax_id_type: 'CNPJ' }) }),
+  ],
+  [MESSAGES.grossAmountRequired, 'payment.gross_amount', () => order({ customer: customer(), payment: {} })],
+  [
+    'Must be at least 100 cents.',
+    'amount',
+    () => withdraw({ amount: 1, pix_key: 'a@b.co', pix_key_type: 'email' }),
+  ],
+  [
+    MESSAGES.email,
+    'customer.email',
+    () => order({ ...standaloneOrder(), customer: customer({ email: 'nope' }) }),
+  ],
+  [
+    MESSAGES.httpUrl,
+    'postback_url',
+    () => order({ ...standaloneOrder(), postback_url: 'ftp://example.com/x' }),
+  ],
+  [MESSAGES.dateRange, 'created_from', () => get('/sellers/orders/?created_from=0000-06-01')],
+  [MESSAGES.dateOrDatetime, 'created_from', () => get('/sellers/orders/?created_from=yesterday')],
+  [
+    MESSAGES.postalCode,
+    'customer.address.postal_code',
+    () => order({ ...standaloneOrder(), customer: customer({ address: address({ postal_code: '1' }) }) }),
+  ],
+  [
+    MESSAGES.state,
+    'customer.address.state',
+    () => order({ ...standaloneOrder(), customer: customer({ address: address({ state: 'sp' }) }) }),
+  ],
+  [
+    MESSAGES.country,
+    'customer.address.country',
+    () => order({ ...standaloneOrder(), customer: customer({ address: address({ country: 'Brasil' }) }) }),
+  ],
+  [MESSAGES.taxIdSearch, 'customer_tax_id', () => get('/sellers/orders/?customer_tax_id=123')],
+  [MESSAGES.affiliateCode, 'code', () => send('POST', '/sellers/affiliates/', { code: 'a b', name: 'Ana' })],
+  [MESSAGES.eventId, 'id', () => get('/events/nope/')],
+  [MESSAGES.eventNamesEmpty, 'type', () => get('/events/?type=,')],
+  ['Unknown event name: order.nope.', 'type', () => get('/events/?type=order.nope')],
+  [
+    MESSAGES.notBeforeCreatedGte,
+    'created_lte',
+    () => get('/events/?created_gte=2026-11-02T00:00:00Z&created_lte=2026-11-01T00:00:00Z'),
+  ],
+  [
+    MESSAGES.notBeforeSince,
+    'until',
+    () =>
+      send('POST', `/config/webhooks/${randomUUID()}/deliveries/resend/`, {
+        status: 'dead',
+        since: '2026-11-02T00:00:00Z',
+        until: '2026-11-01T00:00:00Z',
+      }),
+  ],
+  [MESSAGES.toAfterFrom, 'to', () => summary('from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z')],
+  [
+    'Must be at most 92 days after from with granularity day.',
+    'to',
+    () => summary('from=2026-01-01T00:00:00Z&to=2026-06-01T00:00:00Z'),
+  ],
+  [
+    MESSAGES.timeZone,
+    'time_zone',
+    () => summary('from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&time_zone=a&time_zone=b'),
+  ],
+  [
+    MESSAGES.unknownTimeZone,
+    'time_zone',
+    () => summary('from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&time_zone=Mars/Base'),
+  ],
+  [
+    'Must be one or more of PENDING, APPROVED, DENIED, PROCESSING, PAID, FAILED, CANCELED, separated by commas.',
+    'status',
+    () => get('/finance/withdrawals/?status=LOST'),
+  ],
+  [MESSAGES.pixKeyCpf, 'pix_key', () => withdraw({ amount: 100, pix_key: '123', pix_key_type: 'cpf' })],
+  [MESSAGES.pixKeyPhone, 'pix_key', () => withdraw({ amount: 100, pix_key: '123', pix_key_type: 'phone' })],
+  [
+    MESSAGES.trackingFieldRequired,
+    'non_field_errors',
+    () => send('PATCH', `/sellers/orders/${standalone}/tracking/`, {}),
+  ],
+  [
+    MESSAGES.webhookFieldRequired,
+    'non_field_errors',
+    () => send('PATCH', `/config/webhooks/${randomUUID()}/`, {}),
+  ],
+  [
+    MESSAGES.nul,
+    'customer.name',
+    () =>
+      call(`${gateway.url}/sellers/orders/`, {
+        method: 'POST',
+        key,
+        rawBody: JSON.stringify({ ...standaloneOrder(), customer: customer({ name: 'A\u0000' }) }),
+        headers: { 'content-type': 'application/json' },
+      }),
+  ],
+  [MESSAGES.cursor, 'cursor', () => get('/sellers/orders/?cursor=not-a-cursor')],
+  [MESSAGES.percentEncoding, 'path', () => get('/sellers/orders/%ZZ/')],
+  [
+    MESSAGES.idempotencyKey,
+    'Idempotency-Key',
+    () => createOrder(gateway.url, key, standaloneOrder(), { 'idempotency-key': 'k'.repeat(256) }),
+  ],
+  [
+    MESSAGES.malformedRequest,
+    'request',
+    () => rawExchange('GET /api/v1/sellers/orders/ HTTP/1.1\r\nbroken header\r\n\r\n'),
+  ],
+  [
+    MESSAGES.headersTooLarge,
+    'request',
+    () => rawExchange(`GET /api/v1/sellers/orders/ HTTP/1.1\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`),
+  ],
+  [
+    MESSAGES.unknownProduct,
+    'items.0.product_uuid',
+    () => orderWith({}, { items: [{ product_uuid: randomUUID(), quantity: 1 }] }),
+  ],
+  [
+    MESSAGES.addressForPhysical,
+    'customer.address',
+    () => order({ customer: customer(), items: [{ product_uuid: physical, quantity: 1 }], payment: {} }),
+  ],
+  [
+    MESSAGES.unknownAffiliateCode,
+    'affiliate_code',
+    () => order({ ...standaloneOrder(), affiliate_code: 'nobody' }),
+  ],
+  [
+    MESSAGES.expirationPast,
+    'payment.expiration_date',
+    () => orderWith({ gross_amount: 100, expiration_date: '2020-01-01' }),
+  ],
+  [
+    MESSAGES.expirationTooFar,
+    'payment.expiration_date',
+    () => orderWith({ gross_amount: 100, expiration_date: days(31) }),
+  ],
+  [
+    'Quantity times the unit price exceeds 999999999999 cents.',
+    'items.0.quantity',
+    () => orderWith({}, { items: [{ product_uuid: huge, quantity: 2 }] }),
+  ],
+  [
+    MESSAGES.discountTooBig,
+    'payment.discount_amount',
+    () => orderWith({ discount_amount: 6000 }, { items: [{ product_uuid: physical, quantity: 1 }] }),
+  ],
+  [
+    MESSAGES.computedAmountTooSmall,
+    'payment.gross_amount',
+    () => orderWith({ discount_amount: 100 }, { items: [{ product_uuid: priceless, quantity: 1 }] }),
+  ],
+  [
+    MESSAGES.trackingNeedsItems,
+    'non_field_errors',
+    () => send('PATCH', `/sellers/orders/${standalone}/tracking/`, { tracking_code: 'BR1' }),
+  ],
+  [
+    'Live webhooks must use an https URL',
+    'url',
+    () => send('POST', '/config/webhooks/', { url: 'http://example.com/hook', event: 'order.paid' }, live),
+  ],
+  [
+    'Not an allowed target',
+    'url',
+    () => send('POST', '/config/webhooks/', { url: 'https://127.0.0.1/hook', event: 'order.paid' }, live),
+  ],
+];
+
+/**
+ * Rules the error map words that no public route has yet (a boolean, a number bound that excludes its
+ * limit...): produced through the same parse every route makes (`safeParseRequest`).
+ */
+const SCHEMA_ONLY: [message: string, schema: z.ZodType, value: unknown][] = [
+  ['Must be at least 3 characters.', z.string().min(3), 'ab'],
+  ['Must be greater than 0.', z.number().gt(0), 0],
+  ['Must be less than 1.', z.number().lt(1), 1],
+  ['Must have at least 2 items.', z.array(z.string()).min(2), ['a']],
+  [MESSAGES.boolean, z.boolean(), 'yes'],
+  [MESSAGES.wrongType, z.null(), 'x'],
+  [MESSAGES.format, z.string().regex(/^a+$/), 'b'],
+  [MESSAGES.noForm, z.union([z.string(), z.number()]), true],
+  [MESSAGES.invalid, z.string().refine(() => false), 'x'],
+];
+
+describe('every documented message, from a request that breaks its rule', () => {
+  it.each(ROWS)('%s (on %s)', async (message, field, request) => {
+    const res = await request();
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'validation_error' });
+    const data = res.body.data as Record<string, string[]>;
+    expect({ field, messages: data[field] }).toEqual({ field, messages: expect.arrayContaining([message]) });
+    // Whatever else the answer says is in the list too.
+    const documented = documentedMessages();
+    for (const other of Object.values(data).flat())
+      expect({ other, documented: isDocumentedMessage(other, documented) }).toEqual({
+        other,
+        documented: true,
+      });
+  });
+
+  it.each(SCHEMA_ONLY)('%s (a rule no route has yet)', (message, schema, value) => {
+    const result = safeParseRequest(schema, value);
+    expect(result.success ? {} : zodIssuesToFieldErrors(result.error)).toEqual({
+      non_field_errors: [message],
+    });
+  });
+
+  it('leaves no documented message without its request, and documents every message of the list', () => {
+    const produced = [...ROWS.map(([message]) => message), ...SCHEMA_ONLY.map(([message]) => message)];
+    const documented = documentedMessages();
+    const unproduced = documented.filter(
+      (template) => !produced.some((text) => matchesTemplate(text, template)),
+    );
+    expect(unproduced).toEqual([]);
+    const undocumented = Object.values(MESSAGES).filter((template) => !documented.includes(template));
+    expect(undocumented).toEqual([]);
+  });
+});
