@@ -1,7 +1,14 @@
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { CreatedOrder, MESSAGES, safeParseRequest, zodIssuesToFieldErrors } from '@seller-api/contracts';
+import {
+  CreatedOrder,
+  MESSAGES,
+  message,
+  safeParseRequest,
+  zodIssuesToFieldErrors,
+} from '@seller-api/contracts';
+import { checkTarget, type TargetPolicy } from '@seller-api/service-kit';
 import { documentedMessages, isDocumentedMessage, matchesTemplate } from '../../fuzz/verdict';
 import {
   call,
@@ -331,14 +338,29 @@ const ROWS: Row[] = [
     () => send('PATCH', `/sellers/orders/${standalone}/tracking/`, { tracking_code: 'BR1' }),
   ],
   [
-    'Live webhooks must use an https URL',
+    MESSAGES.liveHttps,
     'url',
     () => send('POST', '/config/webhooks/', { url: 'http://example.com/hook', event: 'order.paid' }, live),
   ],
   [
-    'Not an allowed target',
+    MESSAGES.targetLive,
     'url',
     () => send('POST', '/config/webhooks/', { url: 'https://127.0.0.1/hook', event: 'order.paid' }, live),
+  ],
+  [
+    // The tests' system opens private addresses to test webhooks (support/env.ts); link-local stays shut.
+    message('targetTestOpened', { opened: 'loopback and private addresses' }),
+    'url',
+    () => send('POST', '/config/webhooks/', { url: 'http://169.254.169.254/hook', event: 'order.paid' }),
+  ],
+];
+
+/** Target refusals of a system configured otherwise than the tests' one: the rule `checkTarget` applies. */
+const TARGET_POLICIES: [message: string, policy: TargetPolicy][] = [
+  [MESSAGES.targetDeployed, { environment: 'test', allowPrivate: false }],
+  [
+    message('targetTestOpened', { opened: 'this machine (127.0.0.1, localhost, [::1])' }),
+    { environment: 'test', allowPrivate: false, allowLoopback: true },
   ],
 ];
 
@@ -381,8 +403,16 @@ describe('every documented message, from a request that breaks its rule', () => 
     });
   });
 
+  it.each(TARGET_POLICIES)('%s (a target rule of another configuration)', async (text, policy) => {
+    expect(await checkTarget('http://10.0.0.1/hook', policy)).toMatchObject({ ok: false, reason: text });
+  });
+
   it('leaves no documented message without its request, and documents every message of the list', () => {
-    const produced = [...ROWS.map(([message]) => message), ...SCHEMA_ONLY.map(([message]) => message)];
+    const produced = [
+      ...ROWS.map(([text]) => text),
+      ...SCHEMA_ONLY.map(([text]) => text),
+      ...TARGET_POLICIES.map(([text]) => text),
+    ];
     const documented = documentedMessages();
     const unproduced = documented.filter(
       (template) => !produced.some((text) => matchesTemplate(text, template)),

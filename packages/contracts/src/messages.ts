@@ -83,6 +83,14 @@ export const MESSAGES = {
   discountTooBig: 'May not exceed the subtotal plus shipping.',
   computedAmountTooSmall: 'The computed amount must be at least 1 cent.',
   trackingNeedsItems: 'A tracking update needs an order with items.',
+  // Webhook and postback targets (docs/webhooks.md, "Target rules"): the rule, never the address.
+  liveHttps: 'Live webhooks must use an https URL.',
+  targetLive:
+    'Not an allowed target: live webhooks and postbacks must reach a public address (docs/webhooks.md, "Target rules").',
+  targetTestOpened:
+    'Not an allowed target: test webhooks and postbacks may reach public addresses and {opened}, no other internal address (docs/webhooks.md, "Target rules").',
+  targetDeployed:
+    'Not an allowed target: webhooks and postbacks must reach a public address here; test ones may reach this machine only on a system run locally (npm start), where npm run cli -- webhooks listen --key <test key> receives them (docs/webhooks.md, "Local receivers").',
 } as const;
 
 export type MessageRule = keyof typeof MESSAGES;

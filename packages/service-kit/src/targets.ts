@@ -18,6 +18,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, SocketAddress, isIP, type LookupFunction } from 'node:net';
+import { MESSAGES, message } from '@seller-api/contracts';
 
 export type ForbiddenRange =
   | 'unspecified'
@@ -87,20 +88,14 @@ export function localTargets(config: {
 export function targetRefusalMessage(
   policy: Pick<TargetPolicy, 'environment' | 'allowPrivate' | 'allowLoopback'>,
 ): string {
-  if (policy.environment === 'live') {
-    return `${TARGET_NOT_ALLOWED}: live webhooks and postbacks must reach a public address (docs/webhooks.md, "Target rules")`;
-  }
+  if (policy.environment === 'live') return MESSAGES.targetLive;
   if (policy.allowPrivate || policy.allowLoopback) {
     const opened = policy.allowPrivate
       ? 'loopback and private addresses'
       : 'this machine (127.0.0.1, localhost, [::1])';
-    return `${TARGET_NOT_ALLOWED}: test webhooks and postbacks may reach public addresses and ${opened}, no other internal address (docs/webhooks.md, "Target rules")`;
+    return message('targetTestOpened', { opened });
   }
-  return (
-    `${TARGET_NOT_ALLOWED}: webhooks and postbacks must reach a public address here; test ones may reach ` +
-    'this machine only on a system run locally (npm start), where `npm run cli -- webhooks listen --key <test key>` ' +
-    'receives them (docs/webhooks.md, "Local receivers")'
-  );
+  return MESSAGES.targetDeployed;
 }
 
 /**
@@ -349,17 +344,17 @@ export async function checkTarget(url: string, options: TargetPolicy): Promise<C
   try {
     parsed = new URL(url);
   } catch {
-    return { ok: false, reason: 'Must be an absolute http or https URL' };
+    return { ok: false, reason: MESSAGES.httpUrl };
   }
   if (options.environment === 'live' && parsed.protocol !== 'https:') {
-    return { ok: false, reason: 'Live webhooks must use an https URL' };
+    return { ok: false, reason: MESSAGES.liveHttps };
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    return { ok: false, reason: 'Must be an http or https URL' };
+    return { ok: false, reason: MESSAGES.httpUrl };
   }
 
   const host = normaliseHost(parsed.hostname);
-  if (host === '') return { ok: false, reason: 'Must name a host' };
+  if (host === '') return { ok: false, reason: MESSAGES.httpUrl };
 
   if (isIP(host) !== 0) {
     const range = classifyAddress(host);
