@@ -34,7 +34,7 @@ it('the Dockerfile builds and runs on that exact version', () => {
   expect(froms).toEqual([`node:${VERSION}-bookworm-slim`]);
 });
 
-it('the charts and deploy/README.md name that version of the image', () => {
+it('the charts and the deployment docs name that version of the image', () => {
   const named = CHARTS.flatMap((chart) =>
     [...read(path.join('helm', chart, 'values.yaml')).matchAll(/\bnode:(\d[\w.-]*)/g)].map(
       (match) => `${chart}: node:${match[1]}`,
@@ -43,6 +43,8 @@ it('the charts and deploy/README.md name that version of the image', () => {
   expect(named.length).toBeGreaterThan(0);
   expect(named.filter((name) => !name.endsWith(`: node:${MAJOR}`))).toEqual([]);
   expect(read('deploy/README.md')).toContain(`\`node:${VERSION}-bookworm-slim\``);
+  expect(read('docs/deploy.md')).toContain(`they run Node ${VERSION}`);
+  expect(read('README.md')).toContain(`\`node:${VERSION}-bookworm-slim\``);
 });
 
 it('CI puts the fetched Node first on the PATH before npm ci, and these tests run on its major line', () => {
