@@ -15,8 +15,10 @@
 ARG SERVICE
 
 # ---------------------------------------------------------------------------------------------------
-# base: one Node image for every stage, so the modules built in one stage run in the others.
-FROM node:22-bookworm-slim AS base
+# base: one Node image for every stage, so the modules built in one stage run in the others. Node
+# 24.22.3, the version CI runs on (scripts/fetch-node.sh pins it; test/ops/node-version.test.ts keeps
+# the two equal): change both together.
+FROM node:24.22.3-bookworm-slim AS base
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_FUND=false \

@@ -1,6 +1,6 @@
-// Runs fuzz/cli.ts on Node 20, which does not read TypeScript: a require hook compiles each .ts file
-// of fuzz/ with @swc/core (already a devDependency, as jest uses it). The packages come from their
-// builds (`npm run fuzz` builds first).
+// Runs fuzz/cli.ts. Node 24 only strips TypeScript's types (no enums, no parameter properties; Node 20
+// reads no TypeScript at all): a require hook compiles each .ts file of fuzz/ with @swc/core (already a
+// devDependency, as jest uses it). The packages come from their builds (`npm run fuzz` builds first).
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,8 +1,9 @@
 // `npm run conformance:pix`: the charge adapter against the Central Bank's API Pix OpenAPI document
 // (test/conformance/api-pix.ts, packages/api-pix/spec/README.md). Prints the table and exits non-zero
-// on a failure. Node 20 reads no TypeScript: a require hook compiles each .ts file with @swc/core (a
-// devDependency, as jest uses it), and the workspace packages are read from their sources, so nothing
-// needs building first.
+// on a failure. Node 24 only strips TypeScript's types and the sources use parameter properties (Node
+// 20 reads no TypeScript at all): a require hook compiles each .ts file with @swc/core (a devDependency,
+// as jest uses it), and the workspace packages are read from their sources, so nothing needs building
+// first.
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -77,7 +77,9 @@ it("gives each service its own key and its callers' keys, from .env, never a fal
 });
 
 it('`npm run compose:env` writes every variable the file requires, keys derived as the services derive them', () => {
-  const out = execFileSync('node', [path.join(ROOT, 'scripts/compose-env.mjs')], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [path.join(ROOT, 'scripts/compose-env.mjs')], {
+    encoding: 'utf8',
+  });
   const env = Object.fromEntries(
     out
       .split('\n')

@@ -75,7 +75,7 @@ describe('Dockerfile', () => {
       undefined,
     ]);
     expect(all.map((stage) => stage.from)).toEqual([
-      'node:22-bookworm-slim',
+      'node:24.22.3-bookworm-slim',
       'base',
       'manifests',
       'deps',
