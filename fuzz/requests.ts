@@ -1,5 +1,5 @@
 // One fuzzed HTTP request per draw, for any route of the contracts' registry (docs/fuzz.md): a new
-// route in `routes` (packages/contracts/src/openapi.ts) is fuzzed without a change here.
+// route in `routes` (packages/contracts/src/route-registry.ts) is fuzzed without a change here.
 import fc from 'fast-check';
 import {
   CreateOrderRequest,

@@ -3,7 +3,7 @@
  * computed independently of our code (openssl). For example:
  *   printf '%s' '<event id>.<timestamp>.<body>' | openssl dgst -sha256 -hmac '<secret>'
  * and for webhook-signature the same message keyed by the base64-decoded bytes after `whsec_`, as base64
- * (docs/webhooks.md, "Verify the signature").
+ * (docs/webhooks.md, "Verifying the signature").
  */
 export interface WebhookVector {
   name: string;

@@ -48,7 +48,7 @@ export class RefundHoldsClient {
     if (answer?.status === 409 && answer.body.code === 'insufficient_balance')
       throw new HttpError(409, 'insufficient_balance', answer.body.message ?? 'Insufficient balance.');
     // Only withdrawals' own "no such order" is the order's 404. A 404 for the route is a withdrawals
-    // older than holds, in the middle of a deploy (docs/deploy.md, "Order of deploys"): retry later.
+    // older than holds, in the middle of a deploy (docs/deploy.md, "Upgrades and rollbacks"): retry later.
     if (answer?.status === 404 && answer.body.message === ORDER_NOT_FOUND)
       throw new HttpError(404, 'not_found', ORDER_NOT_FOUND);
     const parsed = answer?.status === 200 ? RefundHoldResponse.safeParse(answer.body) : null;

@@ -18,8 +18,8 @@ const LEASE_SECONDS = 60;
 // How many of the oldest due deliveries a claim looks at, per delivery it may take (at least
 // MIN_SCAN). Each costs PostgreSQL a little, and a window full of a few destinations' rows is claimed
 // again without them; a quarter more than the limit leaves room for the destinations whose budget
-// runs out within it (bench/README.md, "The webhook drain"). When a few destinations near their budget
-// fill the window, a claim comes back short and another follows sooner.
+// runs out within it (docs/architecture.md, "The figures behind the sender's settings"). When a few
+// destinations near their budget fill the window, a claim comes back short and another follows sooner.
 const CLAIM_SCAN_FACTOR = 1.25;
 const MIN_SCAN = 50;
 
@@ -80,7 +80,7 @@ export interface AttemptOutcome {
  * the locking subquery, statistics from an analysis that saw no pending delivery (autovacuum on a quiet
  * table, then a burst) lead the planner to read the due index from its start for each candidate and
  * filter on the id, a whole backlog per row claimed. `offset 0` keeps the checks from being pushed back
- * into it. The figures are in bench/README.md ("The webhook drain").
+ * into it. The figures are in docs/architecture.md ("The figures behind the sender's settings").
  */
 const CLAIM_SQL = `with due as (select * from webhooks.due_window_by_destination($1::text[], $2, $6::timestamptz)),
      ranked as (

@@ -77,9 +77,9 @@ const OVERLAP_SHARE = 1 / 8;
 // While at least STOCKED_SHARE of WEBHOOK_CONCURRENCY waits for a slot (a whole round of the slots), a
 // claim waits until it may take STOCKED_CLAIM_SHARE of it. A claim costs PostgreSQL a fixed part (its
 // planning, the window's function, the commit) besides its rows, so claims of a few hundred cost less
-// per delivery than claims of whatever a few answers freed (bench/README.md, "The webhook drain"). The
-// waiting deliveries keep the slots busy meanwhile; once fewer wait, any place is worth a claim again,
-// so the sender never stalls.
+// per delivery than claims of whatever a few answers freed
+// (docs/architecture.md, "The figures behind the sender's settings"). The waiting deliveries keep the
+// slots busy meanwhile; once fewer wait, any place is worth a claim again, so the sender never stalls.
 const STOCKED_SHARE = 1;
 const STOCKED_CLAIM_SHARE = 2;
 // Claimed deliveries waiting for a slot (events/delivery-slots.ts), for a destination that answers
