@@ -10,7 +10,7 @@ import { SCHEMA, migrations } from './db/migrations';
 import type { PayoutAdapters } from './domain/payouts';
 import { ledgerHandler } from './events/payments';
 import { PayoutWorker } from './events/payouts';
-import { LedgerReconciliation } from './events/reconciliation';
+import { LedgerReconciliation } from './jobs/reconciliation';
 import { RefundHoldSweep } from './events/refund-hold-sweep';
 import { LEDGER_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
