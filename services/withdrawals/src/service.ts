@@ -11,7 +11,7 @@ import type { PayoutAdapters } from './domain/payouts';
 import { ledgerHandler } from './events/payments';
 import { PayoutWorker } from './events/payouts';
 import { LedgerReconciliation } from './jobs/reconciliation';
-import { RefundHoldSweep } from './events/refund-hold-sweep';
+import { RefundHoldSweep } from './jobs/refund-hold-sweep';
 import { LEDGER_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
 import { createRefundHoldMetrics, createReconciliationMetrics } from './metrics';
