@@ -9,7 +9,7 @@ import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import type { PayoutAdapters } from './domain/payouts';
 import { ledgerHandler } from './events/payments';
-import { PayoutWorker } from './events/payouts';
+import { PayoutWorker } from './jobs/payouts';
 import { LedgerReconciliation } from './jobs/reconciliation';
 import { RefundHoldSweep } from './jobs/refund-hold-sweep';
 import { LEDGER_QUEUE, topology } from './events/topology';
