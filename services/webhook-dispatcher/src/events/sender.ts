@@ -110,8 +110,11 @@ export class DeliverySender {
    */
   private readonly outcomes: WriteBatch<AttemptOutcome, void>;
   private readonly targets: DeliveryTargets;
+  /** Each claimed delivery's attempt: its secret, request, POST and outcome (delivery-attempt.ts). */
   private readonly deliveryAttempts: DeliveryAttempts;
+  /** The claims, and where the last full window started (due-claims.ts). */
   private readonly dueClaims: DueClaims;
+
   constructor(private readonly options: SenderOptions) {
     this.outcomes = new WriteBatch(
       async (outcomes) => {
