@@ -15,12 +15,12 @@ import { runCli } from '../../services/withdrawals/src/cli';
 import { PaymentsClient, type PaidChargesSource } from '../../services/withdrawals/src/clients/payments';
 import { entities } from '../../services/withdrawals/src/db/entities';
 import { SCHEMA, migrations } from '../../services/withdrawals/src/db/migrations';
-import { MAX_DRIFTS } from '../../services/withdrawals/src/domain/reconciliation-store';
+import { MAX_DRIFTS } from '../../services/withdrawals/src/db/reconciliation-findings';
 import {
   LedgerReconciliation,
   type ReconciliationOptions,
   type ReconciliationRun,
-} from '../../services/withdrawals/src/events/reconciliation';
+} from '../../services/withdrawals/src/jobs/reconciliation';
 import { LEDGER_QUEUE, PAYMENTS_EXCHANGE } from '../../services/withdrawals/src/events/topology';
 import {
   act,
@@ -720,7 +720,7 @@ describe('windows, checkpoints and turns', () => {
     for (const seller of sellers) expect((await balance(h, seller.key)).available_amount).toBe(SALE_NET);
   });
 
-  it('closes its connection rather than return it to the pool still holding the lock, when the unlock fails', async () => {
+  it('closes the connection holding its lock when the unlock fails, which releases the lock', async () => {
     const orm = await openDatabase({
       url: h.system.env.DATABASE_URL as string,
       schema: SCHEMA,
@@ -744,25 +744,21 @@ describe('windows, checkpoints and turns', () => {
         await other.end();
       }
     };
+    // The first run's unlock fails on a connection that stays alive (the kit's lock runs on pg's Client).
+    const query = Client.prototype.query as (this: Client, ...args: unknown[]) => unknown;
+    let lockHolder: number | null = null;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (
+      this: Client & { processID: number },
+      ...args: unknown[]
+    ) {
+      const text = args[0];
+      if (typeof text === 'string' && text.includes('pg_try_advisory_lock') && lockHolder === null)
+        lockHolder = this.processID;
+      if (typeof text === 'string' && text.includes('pg_advisory_unlock') && this.processID === lockHolder)
+        return Promise.reject(new Error('unlock failed'));
+      return query.apply(this, args);
+    } as never);
     try {
-      const pool = orm.em.getConnection().getKnex().client as {
-        acquireConnection(): Promise<{ processID: number; query: (...args: unknown[]) => unknown }>;
-      };
-      const acquire = pool.acquireConnection.bind(pool);
-      let lockHolder: number | null = null;
-      // The first connection handed out (the run's, for its lock) fails its unlock, and stays alive.
-      pool.acquireConnection = async () => {
-        const connection = await acquire();
-        if (lockHolder === null) {
-          lockHolder = connection.processID;
-          const query = connection.query.bind(connection);
-          connection.query = (...args: unknown[]) =>
-            typeof args[0] === 'string' && args[0].includes('pg_advisory_unlock')
-              ? Promise.reject(new Error('unlock failed'))
-              : query(...args);
-        }
-        return connection;
-      };
       const empty: PaidChargesSource = { paidCharges: async () => ({ results: [], next_cursor: null }) };
       const run = () =>
         new LedgerReconciliation(
@@ -772,6 +768,7 @@ describe('windows, checkpoints and turns', () => {
           h.system.withdrawals.runtime.logger,
         ).run({ trigger: 'cli', checkBalances: false });
       expect((await run()).ran).toBe(true);
+      expect(lockHolder).not.toBeNull();
       // Closed: its backend is gone, and with it the lock.
       await waitFor(
         async () => {
@@ -783,11 +780,13 @@ describe('windows, checkpoints and turns', () => {
         },
         { what: "the lock's connection closed" },
       );
+      spy.mockRestore();
       expect(await lockFree()).toBe(true);
-      // The pool hands out a live connection again, and the next run takes the lock and releases it.
+      // The next run takes the lock and releases it.
       expect((await run()).ran).toBe(true);
       expect(await lockFree()).toBe(true);
     } finally {
+      spy.mockRestore();
       await orm.close(true);
     }
   });

@@ -4,7 +4,7 @@ import { signIdentity } from '@seller-api/service-kit';
 import { callKey } from '../support/keys';
 import { PaymentsChargeRefunds, type ChargeRefunds } from '../../services/withdrawals/src/clients/charges';
 import { releaseFailedRefund } from '../../services/withdrawals/src/domain/refund-holds';
-import { RefundHoldSweep } from '../../services/withdrawals/src/events/refund-hold-sweep';
+import { RefundHoldSweep } from '../../services/withdrawals/src/jobs/refund-hold-sweep';
 import { call } from '../support/system';
 import { waitFor } from '../support/wait';
 import {

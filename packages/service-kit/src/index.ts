@@ -32,3 +32,4 @@ export * from './migrate-only';
 export * from './telemetry';
 export * from './deadline';
 export * from './periodic-job';
+export * from './replica-lock';

@@ -9,7 +9,7 @@ import { SCHEMA, migrations } from './db/migrations';
 import { topology } from './events/topology';
 import { mountPublicRoutes, mountRoutes } from './http/routes';
 import type { PspSenders } from './http/psp-senders';
-import { ExpiryScheduler } from './events/expiry';
+import { ExpiryScheduler } from './jobs/expiry';
 import { RefundChecks } from './jobs/refund-checks';
 import { createPaymentMetrics } from './metrics';
 

@@ -1,9 +1,7 @@
 import {
   createRuntime,
   serveService,
-  startPeriodicJob,
   callerKeysOf,
-  type PeriodicJob,
   type Runtime,
   localTargets,
 } from '@seller-api/service-kit';
@@ -13,15 +11,15 @@ import type { DispatcherConfig } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
 import type { Resolver } from '@seller-api/service-kit';
-import { deleteExpiredEvents } from './domain/events';
-import { moveStrandedDeliveries } from './domain/registrations';
 import { intakeHandler } from './events/intake';
 import { createDispatcherMetrics, registerBacklogGauge } from './metrics';
 import { DeliverySender } from './events/sender';
 import { INTAKE_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
 import { SecretBox } from './domain/secret-box';
+import { startEventRetention } from './jobs/event-retention';
 import { startSecretSealing } from './jobs/seal-secrets';
+import { startStrandedMoves } from './jobs/stranded-deliveries';
 
 export interface DispatcherService {
   runtime: Runtime;
@@ -102,46 +100,4 @@ export async function startDispatcher(
         await sender.stop();
       }),
   };
-}
-
-const STRANDED_MOVE_INTERVAL_MS = 60_000;
-
-/**
- * Moves the deliveries a fan-out stored on a webhook a rotation had just retired to its successor
- * (domain/registrations.ts, moveStrandedDeliveries), every STRANDED_MOVE_INTERVAL_MS; then the sender
- * looks for them at once.
- */
-function startStrandedMoves(runtime: Runtime, rescan: () => void): PeriodicJob {
-  return startPeriodicJob({
-    name: 'stranded deliveries',
-    intervalMs: STRANDED_MOVE_INTERVAL_MS,
-    logger: runtime.logger,
-    failureMessage: 'moving stranded deliveries failed; will retry',
-    run: async () => {
-      const moved = await moveStrandedDeliveries(runtime.sql);
-      if (moved === 0) return;
-      runtime.logger.warn({ moved }, 'deliveries stored on a retired webhook moved to its successor');
-      rescan();
-    },
-  });
-}
-
-const EVENT_RETENTION_INTERVAL_MS = 10 * 60_000;
-
-/**
- * Deletes expired events (domain/events.ts, deleteExpiredEvents) at start and then
- * EVENT_RETENTION_INTERVAL_MS after each run; every replica runs it, the batches' SKIP LOCKED sharing
- * the work.
- */
-function startEventRetention(runtime: Runtime, retentionDays: number): PeriodicJob {
-  return startPeriodicJob({
-    name: 'event retention',
-    intervalMs: EVENT_RETENTION_INTERVAL_MS,
-    logger: runtime.logger,
-    failureMessage: 'event retention failed; will retry',
-    run: async () => {
-      const deleted = await deleteExpiredEvents(runtime.sql, retentionDays);
-      if (deleted > 0) runtime.logger.info({ deleted }, 'expired events deleted');
-    },
-  });
 }

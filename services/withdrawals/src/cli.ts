@@ -19,7 +19,7 @@ import { PaymentsClient } from './clients/payments';
 import { withdrawalsEnv } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
-import { LedgerReconciliation, type ReconciliationRun } from './events/reconciliation';
+import { LedgerReconciliation, type ReconciliationRun } from './jobs/reconciliation';
 
 const USAGE = `usage:
   cli reconcile [--since <ISO 8601 datetime, e.g. 2026-12-01T00:00:00Z>] [--report-only] [--skip-balances]

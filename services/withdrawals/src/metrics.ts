@@ -2,8 +2,8 @@ import { Counter, Gauge } from 'prom-client';
 import type { Metrics, MikroORM } from '@seller-api/service-kit';
 import type { EntryKind } from './domain/ledger';
 import type { MismatchKind, RunOutcome } from './domain/reconciliation';
-import { lastFinished } from './domain/reconciliation-store';
-import type { RefundHoldSweepMetrics } from './events/refund-hold-sweep';
+import { lastFinished } from './db/reconciliation-checkpoints';
+import type { RefundHoldSweepMetrics } from './jobs/refund-hold-sweep';
 
 export type ReconciliationMetrics = ReturnType<typeof createReconciliationMetrics>;
 

@@ -202,7 +202,7 @@ const MOVE_STRANDED = `update webhooks.deliveries d set webhook_id = moving.succ
 
 /**
  * Moves the pending deliveries a fan-out stored on a webhook a rotation had just retired to its live
- * successor; answers how many moved. Run periodically (service.ts).
+ * successor; answers how many moved. Run periodically (jobs/stranded-deliveries.ts).
  */
 export async function moveStrandedDeliveries(sql: Sql): Promise<number> {
   const rows = await sql.query<{ n: number }>(

@@ -1,27 +1,18 @@
 import type { Logger, Sql } from '@seller-api/service-kit';
-import {
-  DeadlineWindow,
-  type SharedDeadline,
-  startHttpClientSpan,
-  tracingEnabled,
-  w3cTraceHeaders,
-  type Resolver,
-  WriteBatch,
-} from '@seller-api/service-kit';
+import { DeadlineWindow, type Resolver, WriteBatch } from '@seller-api/service-kit';
 import { performance } from 'node:perf_hooks';
 import {
   type AttemptOutcome,
-  claimDeliveries,
   type ClaimedDelivery,
-  claimWindowSize,
   handBackDeliveries,
   recordOutcomes,
 } from '../db/delivery-claims';
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
-import { classifyOutcome, describeAttemptError, forbiddenTarget } from '../domain/delivery-outcome';
-import { buildRequest } from '../domain/delivery-request';
-import { SecretOpenError, type SecretBox } from '../domain/secret-box';
-import { postDelivery } from './delivery-post';
+import type { SecretBox } from '../domain/secret-box';
+import { WaitingSweep } from '../jobs/waiting-sweep';
+import { DueClaims } from './due-claims';
+import { WebhookChanges } from './webhook-changes';
+import { DeliveryAttempts } from './delivery-attempt';
 import { DeliverySlots } from './delivery-slots';
 import { DeliveryTargets } from './delivery-targets';
 import { DestinationPools } from './destination-pools';
@@ -50,24 +41,8 @@ export interface SenderOptions {
   secrets: SecretBox;
 }
 
-// Opened secrets kept, at most (dropped whole beyond): opening costs a cipher's set-up per attempt.
-const OPENED_SECRETS = 10_000;
-
-/** What an attempt records when its webhook's secret cannot be opened: nothing is sent unsigned. */
-const SECRET_UNAVAILABLE = 'Signing secret unavailable';
-
 /** A claimed delivery and its destination (domain/destination.ts): what its slot is counted against. */
 type Claimed = ClaimedDelivery & { destination: string };
-
-/** A change to a webhook that claimed deliveries of it may predate (DeliverySender.changing). */
-interface WebhookChange {
-  /** Changes being written. */
-  changes: number;
-  /** When the last one was written (performance.now()): claims sent before then predate it. */
-  committedAt: number;
-  /** Deliveries taken out while a change is being written, leased until it is. */
-  held: Claimed[];
-}
 
 // Claims in flight at once (domain/claim-plan.ts).
 const MAX_CLAIMS = 2;
@@ -90,10 +65,6 @@ const STOCKED_CLAIM_SHARE = 2;
 const WAITING_SHARE = 4;
 const FAST_MS = 100;
 const MAX_WAIT_MS = 250;
-// How far before the last full window's first candidate later claims read from (clocks of the
-// replicas that stamp new deliveries may differ by this much), and for how long, at most, before a
-// claim reads the whole due index again (claim).
-const CURSOR_MARGIN_MS = 1000;
 
 /**
  * Sends due deliveries. Rows are claimed with FOR UPDATE SKIP LOCKED and leased, so several replicas
@@ -103,17 +74,17 @@ const CURSOR_MARGIN_MS = 1000;
  */
 export class DeliverySender {
   private readonly slots: DeliverySlots<Claimed>;
-  private sweeper: NodeJS.Timeout | null = null;
+  private readonly sweeper = new WaitingSweep(MAX_WAIT_MS / 2, () => {
+    this.handBack(this.slots.expired(Date.now(), MAX_WAIT_MS));
+    return this.slots.waitingTotal > 0;
+  });
   /** Attempts started within 10 ms share one deadline (kit deadline.ts), each cut off at most that late. */
   private readonly deadlines: DeadlineWindow;
   private readonly attempts = new Set<Promise<void>>();
   /** The claims in flight, and when each was sent (performance.now()). */
   private readonly claims = new Map<ClaimPlan, { run: Promise<void>; sentAt: number }>();
-  /**
-   * Webhooks being changed here, or changed while claims sent before were in flight: their deliveries
-   * claimed before the change are handed back, not started (changing).
-   */
-  private readonly changingWebhooks = new Map<string, WebhookChange>();
+  /** Changes to webhooks that claimed deliveries may predate (changing). */
+  private readonly changes = new WebhookChanges<Claimed>();
   /** Something may be due that no claim has looked for yet: a wake, a slot freed, a full claim. */
   private dirty = false;
   /**
@@ -139,14 +110,10 @@ export class DeliverySender {
    */
   private readonly outcomes: WriteBatch<AttemptOutcome, void>;
   private readonly targets: DeliveryTargets;
-  /** Opened secrets, by webhook and stored (sealed) text. */
-  private readonly opened = new Map<string, string>();
-  /**
-   * Where the last full window's first candidate was: every due delivery older than it was skipped (its
-   * destination full, its webhook paused, or leased). Later claims read from there (less a margin)
-   * while those destinations stay full, until `until` (claim).
-   */
-  private cursor: { since: number; full: Set<string>; until: number } | null = null;
+  /** Each claimed delivery's attempt: its secret, request, POST and outcome (delivery-attempt.ts). */
+  private readonly deliveryAttempts: DeliveryAttempts;
+  /** The claims, and where the last full window started (due-claims.ts). */
+  private readonly dueClaims: DueClaims;
 
   constructor(private readonly options: SenderOptions) {
     this.outcomes = new WriteBatch(
@@ -173,6 +140,10 @@ export class DeliverySender {
       allowLoopbackTargets: options.allowLoopbackTargets,
       resolve: options.resolve,
     });
+    this.dueClaims = new DueClaims(options.sql, options.pollIntervalMs);
+    this.deliveryAttempts = new DeliveryAttempts(options, this.targets, this.pools, this.outcomes, (at) =>
+      this.wakeAt(at),
+    );
   }
 
   start(): void {
@@ -184,7 +155,7 @@ export class DeliverySender {
    * paused webhook's, now resumed.
    */
   rescan(): void {
-    this.cursor = null;
+    this.dueClaims.readAll();
     this.wake();
   }
 
@@ -197,16 +168,12 @@ export class DeliverySender {
    * finish; another replica's waiting deliveries go out within MAX_WAIT_MS and its sweep.
    */
   async changing<R>(webhookId: string, change: () => Promise<R>): Promise<R> {
-    const entry = this.changingWebhooks.get(webhookId) ?? { changes: 0, committedAt: -Infinity, held: [] };
-    entry.changes += 1;
-    this.changingWebhooks.set(webhookId, entry);
+    const entry = this.changes.begin(webhookId);
     entry.held.push(...this.slots.takeWaitingWhere((d) => d.webhook_id === webhookId));
     try {
       return await change();
     } finally {
-      entry.changes -= 1;
-      entry.committedAt = performance.now();
-      if (entry.changes === 0) this.handBack(entry.held.splice(0));
+      this.handBack(this.changes.end(entry));
       this.forgetSettledChanges();
     }
   }
@@ -286,7 +253,7 @@ export class DeliverySender {
         })
         .finally(() => {
           this.claims.delete(plan);
-          if (this.changingWebhooks.size > 0) this.forgetSettledChanges();
+          if (this.changes.size > 0) this.forgetSettledChanges();
           this.pump();
           if (this.claims.size === 0) this.wakeAt(Date.now() + this.options.pollIntervalMs);
         });
@@ -296,7 +263,7 @@ export class DeliverySender {
 
   /** One claim and the attempts it starts; marks the sender dirty when more may be due. */
   private async claimAndLaunch(plan: ClaimPlan, sentAt: number): Promise<void> {
-    const { claimed, windowFull, scanned, full } = await this.claim(plan);
+    const { claimed, windowFull, scanned, full } = await this.dueClaims.claim(plan);
     const kept = this.launch(claimed, sentAt);
     // It took all it could: there may be more. Or its window was full of destinations now saturated:
     // the next claim scans without them (each such claim takes deliveries, so this ends).
@@ -334,7 +301,7 @@ export class DeliverySender {
     for (const row of claimed) {
       // Its host's slots, whichever of the host's URLs it goes to (domain/destination.ts).
       const delivery: Claimed = { ...row, destination: this.targets.of(row.url).destination };
-      const change = this.changePredating(delivery, sentAt);
+      const change = this.changes.predating(delivery, sentAt);
       if (change) {
         // Held leased until the change is written, or handed back now that it is.
         if (change.changes > 0) change.held.push(delivery);
@@ -348,17 +315,8 @@ export class DeliverySender {
     // A destination that turned slow while the claim was in flight: not kept waiting. A webhook changed
     // meanwhile: claimed again as the change left it.
     this.handBack(refused);
-    if (this.slots.waitingTotal > 0 && !this.sweeper) {
-      // Waiting deliveries not started in time go back to the database.
-      this.sweeper = setInterval(() => {
-        this.handBack(this.slots.expired(Date.now(), MAX_WAIT_MS));
-        if (this.slots.waitingTotal === 0 && this.sweeper) {
-          clearInterval(this.sweeper);
-          this.sweeper = null;
-        }
-      }, MAX_WAIT_MS / 2);
-      this.sweeper.unref();
-    }
+    // Waiting deliveries not started in time go back to the database (jobs/waiting-sweep.ts).
+    if (this.slots.waitingTotal > 0) this.sweeper.start();
     return claimed.length - refused.length;
   }
 
@@ -382,30 +340,18 @@ export class DeliverySender {
       free(null);
       this.attempts.delete(attempt);
     };
-    const attempt: Promise<void> = this.attempt(delivery, this.deadlines.deadline(), free).then(
-      done,
-      (err: unknown) => {
+    const attempt: Promise<void> = this.deliveryAttempts
+      .attempt(delivery, this.deadlines.deadline(), free)
+      .then(done, (err: unknown) => {
         this.options.logger.error({ err, delivery: delivery.id }, 'delivery attempt failed unexpectedly');
         done();
-      },
-    );
+      });
     this.attempts.add(attempt);
-  }
-
-  /** The change to its webhook that `delivery`, claimed by a claim sent at `sentAt`, predates, if any. */
-  private changePredating(delivery: ClaimedDelivery, sentAt: number): WebhookChange | null {
-    if (delivery.webhook_id === null || this.changingWebhooks.size === 0) return null;
-    const entry = this.changingWebhooks.get(delivery.webhook_id);
-    return entry !== undefined && (entry.changes > 0 || sentAt <= entry.committedAt) ? entry : null;
   }
 
   /** Drops the changes that every claim in flight was sent after. */
   private forgetSettledChanges(): void {
-    let oldestClaim = Infinity;
-    for (const { sentAt } of this.claims.values()) oldestClaim = Math.min(oldestClaim, sentAt);
-    for (const [id, entry] of this.changingWebhooks) {
-      if (entry.changes === 0 && entry.committedAt < oldestClaim) this.changingWebhooks.delete(id);
-    }
+    this.changes.forgetSettled([...this.claims.values()].map((claim) => claim.sentAt));
   }
 
   /** Clears the leases of claimed deliveries this process will not attempt, so that they are due again now. */
@@ -420,184 +366,22 @@ export class DeliverySender {
     this.attempts.add(releasing);
     void releasing.finally(() => this.attempts.delete(releasing));
     // They are due since long ago: the next claim reads the whole due index.
-    this.cursor = null;
+    this.dueClaims.readAll();
     // No wake: a claim now would take the same rows again. They are due for the next claim (a freed
     // slot, a new delivery, the poll) or another replica.
     this.demand.any = true;
-  }
-
-  /**
-   * Leases due deliveries as the plan allows: at most `limit`, and for each destination no more than its
-   * budget, so a busy destination's backlog stays in the database instead of being claimed and handed
-   * back. The window runs over the oldest due rows only (a bounded scan), without the destinations that
-   * have no budget. The scan reads the statement's snapshot, so what it saw is checked again on the
-   * locked row: still pending, due and unleased (not leased meanwhile by a claim in flight beside this
-   * one, or by another replica), not attempted meanwhile (its retry keeps its backoff) and not moved to
-   * another webhook by a rotation (it is signed with the new secret, by a later claim).
-   */
-  private async claim(
-    plan: ClaimPlan,
-  ): Promise<{ claimed: ClaimedDelivery[]; windowFull: boolean; scanned: number; full: string[] }> {
-    // Destinations without a free place: left out of the window.
-    const full: string[] = [];
-    for (const [destination, budget] of plan.budgets) if (budget <= 0) full.push(destination);
-    const scanLimit = claimWindowSize(plan.limit);
-    // What the last full window skipped is skipped again while its destinations are still full: a slow
-    // destination's backlog, older than everyone else's, is read once per poll interval, not by every
-    // claim. Anything older that becomes claimable otherwise (a hand-back here, a resumed webhook, a
-    // lease that ran out elsewhere) is found by the next full read, at most a poll interval later.
-    const now = Date.now();
-    const cursor = this.cursor;
-    const fromCursor =
-      cursor !== null &&
-      now < cursor.until &&
-      [...cursor.full].every((destination) => full.includes(destination));
-    const since = fromCursor ? new Date(cursor.since - CURSOR_MARGIN_MS).toISOString() : '-infinity';
-    const {
-      claimed,
-      scanned,
-      windowStartMs: windowStart,
-    } = await claimDeliveries(this.options.sql, {
-      saturated: full,
-      windowSize: scanLimit,
-      unlisted: plan.unlisted,
-      budgets: plan.budgets,
-      limit: plan.limit,
-      since,
-    });
-    if (!fromCursor && this.cursor === cursor && windowStart !== undefined) {
-      this.cursor = {
-        since: windowStart,
-        full: new Set(full),
-        until: now + this.options.pollIntervalMs,
-      };
-    }
-    return { claimed, windowFull: scanned >= scanLimit, scanned, full };
-  }
-
-  private async attempt(
-    delivery: ClaimedDelivery,
-    deadline: SharedDeadline,
-    free: (durationMs: number | null) => void,
-  ): Promise<void> {
-    const number = delivery.attempts + 1;
-    let secret: string | null = null;
-    let unopened = false;
-    try {
-      secret = this.openSecret(delivery);
-    } catch (err) {
-      if (!(err instanceof SecretOpenError)) throw err;
-      unopened = true;
-      // The reason only (which key id, or a failed tag): never the stored text.
-      this.options.logger.error(
-        { delivery: delivery.id, webhook: delivery.webhook_id, err: err.message },
-        'webhook secret cannot be opened',
-      );
-    }
-    const { headers, body } = buildRequest({ ...delivery, secret }, Date.now());
-    // Each attempt is a CLIENT span in the trace of the event that caused it, and tells the receiver
-    // (W3C traceparent, docs/webhooks.md).
-    const traced = tracingEnabled()
-      ? startHttpClientSpan('POST', delivery.trace_context, {
-          'webhook.event': delivery.event,
-          'webhook.event_id': delivery.event_id,
-          'webhook.delivery_attempt': number,
-        })
-      : null;
-    if (traced) Object.assign(headers, w3cTraceHeaders(traced.context));
-    const startedAt = new Date();
-    let status: number | null = null;
-    let excerpt: string | null = null;
-    let error: string | null = null;
-    let retryAfter: string | null = null;
-    const target = this.targets.of(delivery.url);
-    // Host only: a receiver's path or query can hold its own token.
-    if (target.hostname) traced?.span.setAttribute('server.address', target.hostname);
-    const refusal = target.refusal[delivery.environment];
-    if (unopened) {
-      error = SECRET_UNAVAILABLE;
-    } else if (refusal) {
-      error = refusal;
-      this.options.logger.info(
-        { delivery: delivery.id, host: target.hostname },
-        'delivery refused: a literal address webhooks may not target',
-      );
-    } else {
-      const answer = await postDelivery(
-        this.pools.for(delivery.environment, target.destination, target.origin),
-        target,
-        headers,
-        body,
-        this.options.attemptTimeoutMs,
-        deadline,
-      );
-      status = answer.status;
-      retryAfter = answer.retryAfter;
-      excerpt = answer.excerpt;
-      if (answer.error) {
-        error = describeAttemptError(answer.error, this.options.attemptTimeoutMs);
-        // The attempt (which the seller reads) says only that the target is not allowed; which
-        // address the host resolved to is for operators.
-        const forbidden = forbiddenTarget(answer.error);
-        if (forbidden)
-          this.options.logger.info({ delivery: delivery.id, detail: forbidden.detail }, 'delivery refused');
-      }
-    }
-    const durationMs = Date.now() - startedAt.getTime();
-    traced?.end(status, error);
-    free(status === null ? null : durationMs);
-    if (number === 1)
-      this.options.metrics.firstAttemptLag.observe((startedAt.getTime() - delivery.occurred_at_ms) / 1000);
-    const now = Date.now();
-    const outcome = classifyOutcome({ status, retryAfter }, number, delivery.max_attempts, {
-      schedule: this.options.schedule,
-      now,
-    });
-    const nextAttemptAt = outcome.kind === 'retry' ? now + outcome.delayMs : null;
-    this.options.metrics.deliveries.inc({ outcome: outcome.kind });
-    this.options.metrics.attemptDuration.observe(durationMs / 1000);
-    this.outcomes
-      .submit({
-        id: delivery.id,
-        attempt: number,
-        started_at: startedAt.toISOString(),
-        duration_ms: durationMs,
-        response_status: status,
-        response_body: excerpt,
-        error,
-        status: outcome.kind === 'retry' ? 'pending' : outcome.kind,
-        next_attempt_at: nextAttemptAt === null ? null : new Date(nextAttemptAt).toISOString(),
-        delivered: outcome.kind === 'delivered',
-      })
-      .catch((err: unknown) =>
-        this.options.logger.error({ err, delivery: delivery.id }, 'recording a delivery attempt failed'),
-      );
-    if (nextAttemptAt !== null) this.wakeAt(nextAttemptAt);
-  }
-
-  /** The clear secret of a signed delivery's webhook (null for a postback); throws SecretOpenError. */
-  private openSecret(delivery: ClaimedDelivery): string | null {
-    if (delivery.secret === null || delivery.webhook_id === null) return null;
-    const cacheKey = `${delivery.webhook_id}\n${delivery.secret}`;
-    let secret = this.opened.get(cacheKey);
-    if (secret === undefined) {
-      secret = this.options.secrets.open(delivery.secret, delivery.webhook_id);
-      if (this.opened.size >= OPENED_SECRETS) this.opened.clear();
-      this.opened.set(cacheKey, secret);
-    }
-    return secret;
   }
 
   /** Finishes the attempts in flight (their outcome is recorded), then closes the connections. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper.stop();
     // The claims in flight hand back what they took, and the deliveries waiting for a slot go back too;
     // then the attempts in flight finish.
     await Promise.allSettled([...this.claims.values()].map((claim) => claim.run));
     this.handBack(this.slots.takeAllWaiting());
-    for (const entry of this.changingWebhooks.values()) this.handBack(entry.held.splice(0));
+    for (const held of this.changes.takeAllHeld()) this.handBack(held);
     await Promise.allSettled([...this.attempts]);
     await this.outcomes.settled();
     await this.pools.close();

@@ -19,7 +19,7 @@ export interface ChargeRefunds {
 }
 
 /**
- * Payments' `GET /internal/charges/{uuid}/` for the sweep of refund holds (events/refund-hold-sweep.ts):
+ * Payments' `GET /internal/charges/{uuid}/` for the sweep of refund holds (jobs/refund-hold-sweep.ts):
  * the charge of one order, asked with a seller identity of the hold's owner (signed with
  * `PAYMENTS_INTERNAL_SECRET`, as the reconciliation's calls). Throws PaymentsCallError when payments does not
  * answer or answers something else than the charge or a 404.

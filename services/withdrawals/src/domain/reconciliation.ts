@@ -15,7 +15,8 @@ import {
  * The reconciliation's decisions, as pure functions (docs/finance.md, "Reconciliation"): whether the
  * ledger's record of an order agrees with payments, is behind it (and what replaying payments' view
  * would post), or contradicts it; the window a run checks; how a run went. The job that reads payments
- * and the database and applies these is events/reconciliation.ts.
+ * and the database and applies these is jobs/reconciliation.ts; what it keeps between runs is in
+ * db/reconciliation-checkpoints.ts and db/reconciliation-findings.ts.
  *
  * The ledger is behind exactly when the messages payments would have sent change its record: the same
  * idempotent rules as the consumer (order-funds.ts) are applied to payments' view, so a replay heals
@@ -199,6 +200,31 @@ export const driftDetail = (d: BalanceDrift) =>
 export const orderSubject = (orderId: string) => `order:${orderId}`;
 export const balanceSubject = (owner: FundsOwner, account: Account) =>
   `balance:${owner.sellerId}:${owner.environment}:${account}`;
+
+/** A mismatch the reconciliation could not heal: one per order, or per balance row. */
+export interface Finding {
+  subject: string;
+  kind: MismatchKind;
+  owner: FundsOwner;
+  orderId: string | null;
+  account: Account | null;
+  detail: string;
+  /** Payments' view of the charge when last seen, to check it again (order findings). */
+  charge: PaidCharge | null;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+/**
+ * Whether a mismatch may be a change racing the run rather than one to report: the ledger took a
+ * message (`ledgerUpdatedAt`) after payments was read (`fetchedAt`), so payments may have moved since (a
+ * refund in the middle of the run). Such a charge is asked about again once its window is done.
+ */
+export function racesTheRun(kind: MismatchKind, ledgerUpdatedAt: Date, fetchedAt: Date): boolean {
+  return (
+    (kind === 'ledger_ahead' || kind === 'contradicts') && ledgerUpdatedAt.getTime() > fetchedAt.getTime()
+  );
+}
 
 /**
  * The window of payments' changes a run checks, `[from, to)`: from `since` (an operator's run) or the

@@ -21,7 +21,7 @@ import { checkRefund, refundReleased, type SaleAmounts } from './ledger';
  * have refunded nothing (payments answered a refusal) gives its count back; the last one releases the
  * net. A refund the PSP did not make releases the hold whole, unless a newer hold than its failure
  * covered exists (releaseFailedRefund). An attempt whose outcome is unknown (no answer, a crash) keeps
- * it held until one of those, or the sweep (refund-hold-sweep.ts) finds the hold untouched for longer
+ * it held until one of those, or the sweep (jobs/refund-hold-sweep.ts) finds the hold untouched for longer
  * than any refund takes and payments' charge not refunded.
  */
 

@@ -1,85 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Environment, ReconciliationCharge } from '@seller-api/contracts';
-import type { FundsOwner } from './balance';
-import type { Account } from './ledger';
+import type { Account } from '../domain/ledger';
 import {
   paidChargeOf,
   reconciliationChargeOf,
   type BalanceDrift,
+  type Finding,
   type MismatchKind,
-  type PaidCharge,
-} from './reconciliation';
+} from '../domain/reconciliation';
 
 /**
- * What the reconciliation keeps between runs (docs/finance.md, "Reconciliation"): per environment, how
- * far payments' changes have been checked (`reconciliation_checkpoints`), every mismatch still open
- * (`reconciliation_findings`), so one found in an earlier window stays reported, and is checked again,
- * until it is gone, and when the balance rows were last checked (`reconciliation_balance_check`).
+ * The mismatches the reconciliation could not heal (docs/finance.md, "Reconciliation"), every one still
+ * open (`reconciliation_findings`), so one found in an earlier window stays reported, and is checked
+ * again, until it is gone; and the read of the balance rows against their lines that finds drifts.
  */
-
-export interface Checkpoint {
-  /** Payments' changes before this have been checked. */
-  checkedBefore: Date;
-  /** When a run last finished this environment's window from the checkpoint; null before. */
-  finishedAt: Date | null;
-}
-
-export async function readCheckpoint(
-  em: EntityManager,
-  environment: Environment,
-): Promise<Checkpoint | null> {
-  const [row] = await em.execute<Array<{ checked_before: Date | string; finished_at: Date | string | null }>>(
-    `select checked_before, finished_at from withdrawals.reconciliation_checkpoints where environment = ?`,
-    [environment],
-  );
-  if (!row) return null;
-  return {
-    checkedBefore: new Date(row.checked_before),
-    finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
-  };
-}
-
-/**
- * Moves the checkpoint forward to `checkedBefore`, never back; `finishedAt` records a window done to its
- * end (the page's progress leaves it as it was).
- */
-export async function advanceCheckpoint(
-  em: EntityManager,
-  environment: Environment,
-  checkedBefore: Date,
-  finishedAt: Date | null = null,
-): Promise<void> {
-  await em.execute(
-    `insert into withdrawals.reconciliation_checkpoints as c (environment, checked_before, finished_at)
-     values (?, ?, ?)
-     on conflict (environment) do update
-       set checked_before = greatest(c.checked_before, excluded.checked_before),
-           finished_at = coalesce(excluded.finished_at, c.finished_at)`,
-    [environment, checkedBefore.toISOString(), finishedAt?.toISOString() ?? null],
-  );
-}
-
-/** When both environments' windows were last finished (the older of the two); null if one never was. */
-export async function lastFinished(em: EntityManager): Promise<Date | null> {
-  const [row] = await em.execute<Array<{ at: Date | string | null; n: string }>>(
-    `select min(finished_at) as at, count(finished_at) as n from withdrawals.reconciliation_checkpoints`,
-  );
-  return row && Number(row.n) === Environment.options.length && row.at !== null ? new Date(row.at) : null;
-}
-
-/** A mismatch the reconciliation could not heal: one per order, or per balance row. */
-export interface Finding {
-  subject: string;
-  kind: MismatchKind;
-  owner: FundsOwner;
-  orderId: string | null;
-  account: Account | null;
-  detail: string;
-  /** Payments' view of the charge when last seen, to check it again (order findings). */
-  charge: PaidCharge | null;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-}
 
 interface FindingRow {
   subject: string;
@@ -186,22 +120,6 @@ export async function settledDriftsExcept(em: EntityManager, listed: string[]): 
     textArray(listed),
   ]);
   return rows.map((row) => row.subject);
-}
-
-/** When the balance rows were last compared with their lines by a run that changes things; null before. */
-export async function lastBalanceCheck(em: EntityManager): Promise<Date | null> {
-  const [row] = await em.execute<Array<{ checked_at: Date | string }>>(
-    `select checked_at from withdrawals.reconciliation_balance_check`,
-  );
-  return row ? new Date(row.checked_at) : null;
-}
-
-export async function recordBalanceCheck(em: EntityManager, at: Date): Promise<void> {
-  await em.execute(
-    `insert into withdrawals.reconciliation_balance_check (singleton, checked_at) values (true, ?)
-     on conflict (singleton) do update set checked_at = excluded.checked_at`,
-    [at.toISOString()],
-  );
 }
 
 /** At most this many drifts are reported: more means the balance rows are broken as a whole. */

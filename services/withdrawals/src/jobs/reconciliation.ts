@@ -1,5 +1,11 @@
 import { Environment, RECONCILIATION_PAGE_MAX } from '@seller-api/contracts';
-import { startPeriodicJob, type Logger, type MikroORM, type PeriodicJob } from '@seller-api/service-kit';
+import {
+  startPeriodicJob,
+  withReplicaLock,
+  type Logger,
+  type MikroORM,
+  type PeriodicJob,
+} from '@seller-api/service-kit';
 import type { PaidChargesSource } from '../clients/payments';
 import type { FundsOwner } from '../domain/balance';
 import type { EntryKind } from '../domain/ledger';
@@ -13,32 +19,35 @@ import {
   isDue,
   orderSubject,
   paidChargeOf,
+  racesTheRun,
   runOutcome,
   windowOf,
   type BehindReason,
+  type Finding,
   type LedgerOrder,
   type PaidCharge,
   type RunOutcome,
 } from '../domain/reconciliation';
 import {
   advanceCheckpoint,
-  balanceDrifts,
   lastBalanceCheck,
   lastFinished,
-  openFindings,
   readCheckpoint,
   recordBalanceCheck,
+} from '../db/reconciliation-checkpoints';
+import {
+  balanceDrifts,
+  openFindings,
   resolveDriftsExcept,
   resolveFinding,
   saveFinding,
   settledDriftsExcept,
-  type Finding,
-} from '../domain/reconciliation-store';
+} from '../db/reconciliation-findings';
 import type { ReconciliationMetrics } from '../metrics';
 
 /**
  * One run at a time across replicas: a connection-level advisory lock (PostgreSQL calls it session
- * level), held on a connection of the pool taken for the run; it ends with that connection.
+ * level), held on a connection of its own for the run, which ends with it (the kit's withReplicaLock).
  */
 const LOCK_KEY = 'withdrawals.ledger_reconciliation';
 
@@ -125,14 +134,6 @@ interface RunState {
 
 type Verdict = 'in_step' | 'healed' | 'mismatch' | 'racing';
 
-/** A connection of the pool (node-postgres), as knex hands it out. */
-interface PgConnection {
-  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
-  end(): Promise<void>;
-  /** Set, knex's pool refuses the connection when next asked for one, and closes it. */
-  __knex__disposed?: unknown;
-}
-
 /**
  * The ledger's reconciliation with payments (docs/finance.md, "Reconciliation"). For each window of
  * payments' changes it pages through the paid charges (`GET /internal/transactions/`), compares each
@@ -199,29 +200,21 @@ export class LedgerReconciliation {
   }
 
   private async runLocked(options: RunOptions): Promise<RunResult> {
-    const knex = this.orm.em.getConnection().getKnex();
-    const connection = (await knex.client.acquireConnection()) as PgConnection;
-    // Whether the connection may go back to the pool: not while it may still hold the lock.
-    let reusable = true;
-    try {
-      let locked: boolean;
-      try {
-        locked = await this.lock(connection, options.waitMs ?? 0);
-      } catch (err) {
-        // A lock asked for may have been granted all the same.
-        reusable = false;
-        throw err;
-      }
-      if (!locked) return { ran: false, reason: 'busy' };
-      try {
-        return await this.runHoldingLock(options);
-      } finally {
-        reusable = await this.unlock(connection);
-      }
-    } finally {
-      if (!reusable) await this.discard(connection);
-      await knex.client.releaseConnection(connection);
-    }
+    const result = await withReplicaLock(
+      this.orm,
+      {
+        key: LOCK_KEY,
+        waitMs: options.waitMs ?? 0,
+        givingUp: () => this.stopped,
+        onReleaseFailed: (err) =>
+          this.logger.warn(
+            { err: err.message },
+            'ledger reconciliation could not release its lock; its connection is closed instead',
+          ),
+      },
+      () => this.runHoldingLock(options),
+    );
+    return result.locked ? result.value : { ran: false, reason: 'busy' };
   }
 
   private async runHoldingLock(options: RunOptions): Promise<RunResult> {
@@ -245,42 +238,6 @@ export class LedgerReconciliation {
       );
       throw err;
     }
-  }
-
-  private async lock(connection: PgConnection, waitMs: number): Promise<boolean> {
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      const { rows } = await connection.query('select pg_try_advisory_lock(hashtext($1)) as locked', [
-        LOCK_KEY,
-      ]);
-      if (rows[0]?.locked === true) return true;
-      if (Date.now() >= deadline || this.stopped) return false;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(500, deadline - Date.now())));
-    }
-  }
-
-  /** Releases the lock; false when that failed, and the connection may still hold it. */
-  private async unlock(connection: PgConnection): Promise<boolean> {
-    try {
-      await connection.query('select pg_advisory_unlock(hashtext($1))', [LOCK_KEY]);
-      return true;
-    } catch (err) {
-      this.logger.warn(
-        { err: (err as Error).message },
-        'ledger reconciliation could not release its lock; its connection is closed instead',
-      );
-      return false;
-    }
-  }
-
-  /**
-   * Closes a connection that may still hold the lock rather than return it to the pool, where the lock
-   * would stay held (a connection-level lock ends with its connection) and keep every replica's runs
-   * out. Marked disposed, the pool refuses and closes it too when next asked for a connection.
-   */
-  private async discard(connection: PgConnection): Promise<void> {
-    connection.__knex__disposed = 'closed by the ledger reconciliation: it may hold the run lock';
-    await connection.end().catch(() => undefined);
   }
 
   private async reconcile(options: RunOptions): Promise<ReconciliationRun> {
@@ -454,13 +411,7 @@ export class LedgerReconciliation {
     if (check.verdict === 'behind') throw new Error('unreachable: a replayed charge is checked again');
     // The ledger took a message after payments was read: payments may have moved since (a refund in the
     // middle of the run). Asked again at the end of the run rather than reported now.
-    if (
-      mayRace &&
-      before !== null &&
-      (check.kind === 'ledger_ahead' || check.kind === 'contradicts') &&
-      before.updatedAt.getTime() > fetchedAt.getTime()
-    )
-      return 'racing';
+    if (mayRace && before !== null && racesTheRun(check.kind, before.updatedAt, fetchedAt)) return 'racing';
     const known = findings.get(subject);
     const finding = await this.record(state, known, {
       subject,
