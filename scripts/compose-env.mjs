@@ -6,10 +6,10 @@
 //
 // Run it again for a new set; keep the file out of version control (.gitignore has it).
 import { createHmac, randomBytes } from 'node:crypto';
+import { SERVICES, SERVICE_NAMES, callersOf, internalKeyEnv } from './stack.cjs';
 
-// As the kit's SERVICE_NAMES and deriveCallKey (identity.ts); test/ops/compose.test.ts checks both, so
-// the script needs no build.
-const SERVICE_NAMES = ['gateway', 'orders', 'payments', 'withdrawals', 'webhook-dispatcher'];
+// As the kit's deriveCallKey (identity.ts); test/ops/compose.test.ts checks it, so the script needs no
+// build.
 const deriveCallKey = (callerKey, callee) =>
   createHmac('sha256', callerKey).update(`seller-api internal call key\n${callee}`).digest('base64url');
 
@@ -28,19 +28,13 @@ for (const service of SERVICE_NAMES)
     `${envName(service)}_DB_PASSWORD=${password()}`,
     `${envName(service)}_AMQP_PASSWORD=${password()}`,
   );
-// Who calls whom (each service's src/http/callers.ts): a service that calls nobody gets no key, and a
-// service is given only its callers' keys (docs/deploy.md, "Internal keys").
-const CALLERS_OF = {
-  orders: ['gateway'],
-  payments: ['gateway', 'orders', 'withdrawals'],
-  withdrawals: ['gateway', 'orders'],
-  'webhook-dispatcher': ['gateway'],
-};
-const callers = [...new Set(Object.values(CALLERS_OF).flat())];
+// Who calls whom (stack.cjs): a service that calls nobody gets no key, and a service is given only its
+// callers' keys (docs/deploy.md, "Internal keys").
+const callers = SERVICES.filter((s) => s.callees.length > 0).map((s) => s.name);
 const keys = Object.fromEntries(callers.map((service) => [service, key()]));
 for (const service of callers) lines.push(`${envName(service)}_INTERNAL_KEY=${keys[service]}`);
-for (const [callee, of] of Object.entries(CALLERS_OF))
+for (const callee of SERVICE_NAMES.filter((s) => callersOf(s).length > 0))
   lines.push(
-    `${envName(callee)}_CALLER_KEYS=${of.map((caller) => `${caller}:${deriveCallKey(keys[caller], callee)}`).join(',')}`,
+    `${envName(callee)}_CALLER_KEYS=${internalKeyEnv(callee, keys, deriveCallKey).INTERNAL_CALLER_KEYS}`,
   );
 process.stdout.write(`${lines.join('\n')}\n`);

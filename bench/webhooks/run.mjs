@@ -43,6 +43,9 @@ import {
   printLogSummary,
   printTable,
   runBench,
+  serviceEnv,
+  servicePorts,
+  serviceUrl,
   startProcess,
   startService,
   waitReady,
@@ -181,28 +184,19 @@ async function main() {
 
   const taken = new Set();
   const port = (preferred) => freePort(preferred, taken);
-  const ports = {
-    payments: await port(13002),
-    paymentsMetrics: await port(19002),
-    orders: await port(13001),
-    ordersMetrics: await port(19001),
-    dispatcher: await port(13004),
-    dispatcherMetrics: await port(19004),
-    gateway: await port(18080),
-    gatewayMetrics: await port(19080),
-    control: await port(13095),
-    producer: await port(13096),
-  };
+  const ports = await servicePorts(['payments', 'orders', 'webhook-dispatcher', 'gateway'], taken);
+  ports.control = await port(13095);
+  ports.producer = await port(13096);
   const throughputPorts = [];
   for (let i = 0; i < DESTINATIONS; i += 1) throughputPorts.push(await port(0));
   const healthyPort = await port(0);
   const secondPort = await port(0);
 
   const url = (p) => `http://127.0.0.1:${p}`;
-  const paymentsUrl = url(ports.payments);
-  const ordersUrl = url(ports.orders);
-  const dispatcherUrl = url(ports.dispatcher);
-  const gatewayUrl = url(ports.gateway);
+  const paymentsUrl = serviceUrl(ports, 'payments');
+  const ordersUrl = serviceUrl(ports, 'orders');
+  const dispatcherUrl = serviceUrl(ports, 'webhook-dispatcher');
+  const gatewayUrl = serviceUrl(ports, 'gateway');
   const receiverUrl = url(ports.control);
   const producerUrl = url(ports.producer);
   const apiUrl = `${gatewayUrl}/api/v1`;
@@ -223,57 +217,36 @@ async function main() {
   delete common.OTEL_EXPORTER_OTLP_ENDPOINT;
 
   console.error(
-    `starting payments on ${ports.payments}, orders on ${ports.orders}, the dispatcher on ` +
-      `${ports.dispatcher}, the gateway on ${ports.gateway}, the receivers (control ${ports.control})...`,
+    `starting payments on ${ports.payments.port}, orders on ${ports.orders.port}, the dispatcher on ` +
+      `${ports['webhook-dispatcher'].port}, the gateway on ${ports.gateway.port}, the receivers ` +
+      `(control ${ports.control})...`,
   );
+  startService('payments', { ...common, ...serviceEnv('payments', ports) }, profileName('payments'));
+  startService('orders', { ...common, ...serviceEnv('orders', ports) }, profileName('orders'));
   startService(
-    'payments',
-    { ...common, PORT: String(ports.payments), METRICS_PORT: String(ports.paymentsMetrics) },
-    profileName('payments'),
-  );
-  startService(
-    'orders',
+    'webhook-dispatcher',
     {
       ...common,
-      PORT: String(ports.orders),
-      METRICS_PORT: String(ports.ordersMetrics),
-      PAYMENTS_URL: paymentsUrl,
-    },
-    profileName('orders'),
-  );
-  const dispatcherMain = path.join(ROOT, 'services/webhook-dispatcher/dist/main.js');
-  if (!existsSync(dispatcherMain))
-    throw new Error(`${dispatcherMain} is missing: run \`npm run build\` first`);
-  startProcess(
-    'dispatcher',
-    dispatcherMain,
-    {
-      ...common,
-      PORT: String(ports.dispatcher),
-      METRICS_PORT: String(ports.dispatcherMetrics),
+      ...serviceEnv('webhook-dispatcher', ports),
       // The receivers are on loopback; `test` webhooks may reach it with this, `live` ones never.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_CONCURRENCY: String(CONCURRENCY),
       WEBHOOK_DESTINATION_CONCURRENCY: String(DESTINATION_CONCURRENCY),
       WEBHOOK_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
     },
-    profileName('dispatcher'),
+    { as: 'dispatcher', ...profileName('dispatcher') },
   );
   startService(
     'gateway',
     {
       ...common,
-      PORT: String(ports.gateway),
-      METRICS_PORT: String(ports.gatewayMetrics),
       REDIS_URL: 'redis://127.0.0.1:6379',
       // A fresh prefix: no rate-limit counters left over from another run or deployment.
       REDIS_KEY_PREFIX: `bench:${randomBytes(6).toString('hex')}:`,
       RATE_LIMIT_PER_MINUTE: '100000000',
-      ORDERS_URL: ordersUrl,
-      PAYMENTS_URL: paymentsUrl,
-      WEBHOOKS_URL: dispatcherUrl,
-      // Not called by this bench; pointed at orders so nothing reaches a stray local process.
-      WITHDRAWALS_URL: ordersUrl,
+      // Withdrawals is not called by this bench; pointed at orders so nothing reaches a stray local
+      // process.
+      ...serviceEnv('gateway', ports, ordersUrl),
     },
     profileName('gateway'),
   );
