@@ -1,7 +1,7 @@
 // The stack in one place: the five services, their default ports, who calls whom and the variables
 // each needs. `npm start` (scripts/start.mjs), `npm run compose:env`, the chaos harness's cluster,
 // the benches and the test support (test/support/) all read it, so a service or a variable is added
-// here once (docs/architecture.md, "Where the stack is described").
+// here once (docs/architecture.md, "Layout").
 //
 // CommonJS with types beside it (stack.d.cts): the .mjs scripts import it without a build, and Jest
 // requires it untransformed from the TypeScript tests.
