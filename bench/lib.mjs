@@ -16,6 +16,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { calleeUrls, service } from '../scripts/stack.cjs';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
@@ -55,11 +56,14 @@ export function childList() {
   return children.map(({ name, child }) => ({ name, pid: child.pid }));
 }
 
-/** A compiled service, `node services/<name>/dist/main.js`. */
-export function startService(name, env, options) {
-  const main = path.join(ROOT, 'services', name, 'dist', 'main.js');
+/**
+ * A compiled service (its entry point in scripts/stack.cjs), as a child named `name`, or `as` when
+ * given (the dispatcher's shorter name in the reports).
+ */
+export function startService(name, env, { as, ...options } = {}) {
+  const main = path.join(ROOT, service(name).main);
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
-  return startProcess(name, main, env, options);
+  return startProcess(as ?? name, main, env, options);
 }
 
 /**
@@ -211,6 +215,39 @@ export async function freePort(preferred, taken) {
   if (!port || taken.has(port)) throw new Error('could not find a free TCP port');
   taken.add(port);
   return port;
+}
+
+/**
+ * Free ports for the named services of scripts/stack.cjs, each preferring its default port plus 10000
+ * (13001, 19001, 18080...): clear of `npm start`'s, and the same from run to run when free.
+ */
+export async function servicePorts(names, taken) {
+  const ports = {};
+  for (const name of names) {
+    const { port, metricsPort } = service(name);
+    ports[name] = {
+      port: await freePort(port + 10_000, taken),
+      metricsPort: await freePort(metricsPort + 10_000, taken),
+    };
+  }
+  return ports;
+}
+
+/** `http://127.0.0.1:<port>` of a service in `ports` (servicePorts). */
+export const serviceUrl = (ports, name) => `http://127.0.0.1:${ports[name].port}`;
+
+/**
+ * A service's PORT and METRICS_PORT from `ports` (servicePorts), and its callees' `*_URL` variables
+ * (scripts/stack.cjs): a callee the bench started by its URL, one it did not at `otherwise` when given
+ * (so nothing reaches a stray local process), else left to the service's default.
+ */
+export function serviceEnv(name, ports, otherwise) {
+  const urls = calleeUrls(name, (callee) => (ports[callee] ? serviceUrl(ports, callee) : otherwise));
+  return {
+    PORT: String(ports[name].port),
+    METRICS_PORT: String(ports[name].metricsPort),
+    ...Object.fromEntries(Object.entries(urls).filter(([, url]) => url !== undefined)),
+  };
 }
 
 export async function waitReady(name, baseUrl) {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { SERVICES, serviceUrls, startWaves } from '../scripts/stack.cjs';
 
 const require = createRequire(import.meta.url);
 const amqp = require('amqplib');
@@ -155,16 +156,17 @@ export async function deleteQueues(amqpUrl, namespace) {
 export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] }) {
   mkdirSync(logDir, { recursive: true });
   const numbered = Array.from({ length: replicas }, (_, i) => i + 1);
-  const specs = [
-    { name: 'payments', service: 'payments' },
-    { name: 'orders', service: 'orders' },
-    { name: 'withdrawals', service: 'withdrawals' },
-    ...numbered.map((i) => ({ name: `dispatcher-${i}`, service: 'webhook-dispatcher' })),
-    ...numbered.map((i) => ({ name: `gateway-${i}`, service: 'gateway' })),
-  ];
+  // The services of scripts/stack.cjs; the dispatcher and the gateway run as replicas (a kill of one
+  // must not stop webhooks or the API), each under its own name.
+  const REPLICATED = { 'webhook-dispatcher': 'dispatcher', gateway: 'gateway' };
+  const namesOf = (service) =>
+    REPLICATED[service] ? numbered.map((i) => `${REPLICATED[service]}-${i}`) : [service];
+  const specs = SERVICES.flatMap((s) =>
+    namesOf(s.name).map((name) => ({ name, service: s.name, main: s.main })),
+  );
   const procs = new Map();
   for (const spec of specs) {
-    const main = path.join(ROOT, 'services', spec.service, 'dist', 'main.js');
+    const main = path.join(ROOT, spec.main);
     if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
     procs.set(spec.name, {
       ...spec,
@@ -175,13 +177,8 @@ export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] })
     });
   }
   const url = (name) => `http://127.0.0.1:${procs.get(name).port}`;
-  const shared = {
-    ...env,
-    ORDERS_URL: url('orders'),
-    PAYMENTS_URL: url('payments'),
-    WITHDRAWALS_URL: url('withdrawals'),
-    WEBHOOKS_URL: url('dispatcher-1'),
-  };
+  // A replicated service is reached at its first replica.
+  const shared = { ...env, ...serviceUrls((service) => url(namesOf(service)[0])) };
   const envOf = (p) => ({ ...shared, PORT: String(p.port), METRICS_PORT: String(p.metricsPort) });
   let stopping = false;
   const exits = [];
@@ -211,12 +208,10 @@ export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] })
     for (const name of names) start(name);
     await Promise.all(names.map((name) => waitReady(name, url(name))));
   };
-  // Payments first (orders calls it); the gateways last.
-  await startAll(['payments']);
-  await startAll(['orders', 'withdrawals', ...numbered.map((i) => `dispatcher-${i}`)]);
-  const gateways = numbered.map((i) => `gateway-${i}`);
-  await startAll(gateways);
-
+  // Each service after the ones it calls (stack.cjs): payments and the dispatchers first, the gateways
+  // last.
+  for (const wave of startWaves()) await startAll(wave.flatMap(namesOf));
+  const gateways = namesOf('gateway');
   return {
     url,
     gatewayUrls: gateways.map((g) => `${url(g)}/api/v1`),

@@ -5,9 +5,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import prettier from 'prettier';
+import { SERVICE_NAMES } from './stack.cjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const SERVICES = ['gateway', 'orders', 'payments', 'withdrawals', 'webhook-dispatcher'];
+// The service charts: one per service of the stack (stack.cjs).
+export const SERVICES = [...SERVICE_NAMES];
 
 const str = { type: 'string' };
 const bool = { type: 'boolean' };

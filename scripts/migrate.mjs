@@ -5,11 +5,11 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { serviceDatabaseUrls } from './local-database.mjs';
+import { SERVICE_NAMES as SERVICES } from './stack.cjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const kit = require(path.join(root, 'packages/service-kit/dist/index.js'));
-const SERVICES = ['gateway', 'orders', 'payments', 'withdrawals', 'webhook-dispatcher'];
 
 const config = kit.loadConfig({
   DATABASE_URL: kit.commonEnv.DATABASE_URL,

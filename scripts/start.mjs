@@ -8,25 +8,16 @@ import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serviceDatabaseUrls } from './local-database.mjs';
+import { SERVICES, service as serviceNamed, serviceUrls } from './stack.cjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SERVICES = [
-  { name: 'orders', env: 'ORDERS', port: 3001, metrics: 9001, color: 32 },
-  { name: 'payments', env: 'PAYMENTS', port: 3002, metrics: 9002, color: 33 },
-  { name: 'withdrawals', env: 'WITHDRAWALS', port: 3003, metrics: 9003, color: 35 },
-  { name: 'webhook-dispatcher', env: 'WEBHOOK_DISPATCHER', port: 3004, metrics: 9004, color: 34 },
-  { name: 'gateway', env: 'GATEWAY', port: 8080, metrics: 9080, color: 36 },
-];
+// Log prefix colours; the services, their ports and who calls whom are in stack.cjs.
+const COLORS = { orders: 32, payments: 33, withdrawals: 35, 'webhook-dispatcher': 34, gateway: 36 };
 
 const portOf = (s) => process.env[`${s.env}_PORT`] ?? String(s.port);
-const url = (s) => `http://127.0.0.1:${portOf(s)}`;
-const byName = Object.fromEntries(SERVICES.map((s) => [s.name, s]));
-const shared = {
-  ORDERS_URL: process.env.ORDERS_URL ?? url(byName.orders),
-  PAYMENTS_URL: process.env.PAYMENTS_URL ?? url(byName.payments),
-  WITHDRAWALS_URL: process.env.WITHDRAWALS_URL ?? url(byName.withdrawals),
-  WEBHOOKS_URL: process.env.WEBHOOKS_URL ?? url(byName['webhook-dispatcher']),
-};
+const shared = serviceUrls(
+  (name) => process.env[serviceNamed(name).urlVar] ?? `http://127.0.0.1:${portOf(serviceNamed(name))}`,
+);
 const width = Math.max(...SERVICES.map((s) => s.name.length));
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 
@@ -44,14 +35,14 @@ function start(service) {
     ...shared,
     DATABASE_URL: databaseUrls[service.name],
     PORT: portOf(service),
-    METRICS_PORT: process.env[`${service.env}_METRICS_PORT`] ?? String(service.metrics),
+    METRICS_PORT: process.env[`${service.env}_METRICS_PORT`] ?? String(service.metricsPort),
   };
-  const child = spawn(process.execPath, [path.join(root, 'services', service.name, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [path.join(root, service.main)], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const label = service.name.padEnd(width);
-  const prefix = color ? `\x1b[${service.color}m${label}\x1b[0m |` : `${label} |`;
+  const prefix = color ? `\x1b[${COLORS[service.name] ?? 37}m${label}\x1b[0m |` : `${label} |`;
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix} ${line}\n`));
   }

@@ -35,6 +35,9 @@ import {
   printLogSummary,
   printTable,
   runBench,
+  serviceEnv,
+  servicePorts,
+  serviceUrl,
   startProcess,
   startService,
   waitReady,
@@ -307,20 +310,12 @@ async function main() {
   // and on a server with autovacuum off, the outboxes' dead rows that every relay claim reads past).
   await dropDatabase(DATABASE);
   const taken = new Set();
-  const ports = {
-    payments: await freePort(13002, taken),
-    paymentsMetrics: await freePort(19002, taken),
-    orders: await freePort(13001, taken),
-    ordersMetrics: await freePort(19001, taken),
-    gateway: await freePort(18080, taken),
-    gatewayMetrics: await freePort(19080, taken),
-    floor: await freePort(13090, taken),
-  };
-  const url = (port) => `http://127.0.0.1:${port}`;
-  const paymentsUrl = url(ports.payments);
-  const ordersUrl = url(ports.orders);
-  const gatewayUrl = url(ports.gateway);
-  const floorUrl = url(ports.floor);
+  const ports = await servicePorts(['payments', 'orders', 'gateway'], taken);
+  const floorPort = await freePort(13090, taken);
+  const paymentsUrl = serviceUrl(ports, 'payments');
+  const ordersUrl = serviceUrl(ports, 'orders');
+  const gatewayUrl = serviceUrl(ports, 'gateway');
+  const floorUrl = `http://127.0.0.1:${floorPort}`;
   if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
   const profileName = (name) => ({ profileName: `${name}.cpuprofile` });
 
@@ -338,38 +333,22 @@ async function main() {
   delete common.OTEL_EXPORTER_OTLP_ENDPOINT;
 
   console.error(
-    `starting payments on ${ports.payments}, orders on ${ports.orders} and the gateway on ${ports.gateway}...`,
+    `starting payments on ${ports.payments.port}, orders on ${ports.orders.port} and the gateway on ` +
+      `${ports.gateway.port}...`,
   );
-  startService(
-    'payments',
-    { ...common, PORT: String(ports.payments), METRICS_PORT: String(ports.paymentsMetrics) },
-    profileName('payments'),
-  );
-  startService(
-    'orders',
-    {
-      ...common,
-      PORT: String(ports.orders),
-      METRICS_PORT: String(ports.ordersMetrics),
-      PAYMENTS_URL: paymentsUrl,
-    },
-    profileName('orders'),
-  );
+  startService('payments', { ...common, ...serviceEnv('payments', ports) }, profileName('payments'));
+  startService('orders', { ...common, ...serviceEnv('orders', ports) }, profileName('orders'));
   startService(
     'gateway',
     {
       ...common,
-      PORT: String(ports.gateway),
-      METRICS_PORT: String(ports.gatewayMetrics),
       REDIS_URL: 'redis://127.0.0.1:6379',
       // A fresh prefix: no rate-limit counters left over from another run or deployment.
       REDIS_KEY_PREFIX: `bench:${randomBytes(6).toString('hex')}:`,
       RATE_LIMIT_PER_MINUTE: '100000000',
-      ORDERS_URL: ordersUrl,
-      PAYMENTS_URL: paymentsUrl,
-      // Not called by this bench; pointed at orders so nothing reaches a stray local process.
-      WITHDRAWALS_URL: ordersUrl,
-      WEBHOOKS_URL: ordersUrl,
+      // Withdrawals and the dispatcher are not called by this bench; pointed at orders so nothing
+      // reaches a stray local process.
+      ...serviceEnv('gateway', ports, ordersUrl),
     },
     profileName('gateway'),
   );
@@ -382,7 +361,7 @@ async function main() {
   startProcess(
     'floor',
     path.join(ROOT, 'bench/create-order/floor.mjs'),
-    { ...common, PORT: String(ports.floor), POOL_MAX: String(POOL_MAX) },
+    { ...common, PORT: String(floorPort), POOL_MAX: String(POOL_MAX) },
     profileName('floor'),
   );
   await waitReady('floor', floorUrl);

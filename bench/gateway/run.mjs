@@ -15,7 +15,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ROOT,
   createKey,
-  freePort,
   intFromEnv,
   load,
   preflight,
@@ -23,6 +22,9 @@ import {
   printLogSummary,
   printTable,
   runBench,
+  serviceEnv,
+  servicePorts,
+  serviceUrl,
   startService,
   waitReady,
   withCpu,
@@ -98,15 +100,9 @@ function report(direct, gateway, idleCpu, directSerial, gatewaySerial) {
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
-  const taken = new Set();
-  const ports = {
-    withdrawals: await freePort(13003, taken),
-    withdrawalsMetrics: await freePort(19003, taken),
-    gateway: await freePort(18080, taken),
-    gatewayMetrics: await freePort(19080, taken),
-  };
-  const withdrawalsUrl = `http://127.0.0.1:${ports.withdrawals}`;
-  const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+  const ports = await servicePorts(['withdrawals', 'gateway'], new Set());
+  const withdrawalsUrl = serviceUrl(ports, 'withdrawals');
+  const gatewayUrl = serviceUrl(ports, 'gateway');
 
   const common = {
     ...process.env,
@@ -121,27 +117,24 @@ async function main() {
   // Tracing would export a span per request and measure the exporter; keep it off whatever the shell says.
   delete common.OTEL_EXPORTER_OTLP_ENDPOINT;
 
-  console.error(`starting withdrawals on ${ports.withdrawals} and the gateway on ${ports.gateway}...`);
+  console.error(
+    `starting withdrawals on ${ports.withdrawals.port} and the gateway on ${ports.gateway.port}...`,
+  );
   startService('withdrawals', {
     ...common,
-    PORT: String(ports.withdrawals),
-    METRICS_PORT: String(ports.withdrawalsMetrics),
     // No ledger reconciliation in the middle of the measurement (it reads payments, not started here).
     RECONCILE_INTERVAL_MS: '0',
+    ...serviceEnv('withdrawals', ports),
   });
   startService('gateway', {
     ...common,
-    PORT: String(ports.gateway),
-    METRICS_PORT: String(ports.gatewayMetrics),
     REDIS_URL: 'redis://127.0.0.1:6379',
     // A fresh prefix: no rate-limit counters left over from another run or deployment.
     REDIS_KEY_PREFIX: `bench:${randomBytes(6).toString('hex')}:`,
     RATE_LIMIT_PER_MINUTE: '100000000',
-    WITHDRAWALS_URL: withdrawalsUrl,
-    // Not called by this bench; pointed at the same service so nothing reaches a stray local process.
-    ORDERS_URL: withdrawalsUrl,
-    PAYMENTS_URL: withdrawalsUrl,
-    WEBHOOKS_URL: withdrawalsUrl,
+    // Orders, payments and the dispatcher are not called by this bench; pointed at withdrawals so
+    // nothing reaches a stray local process.
+    ...serviceEnv('gateway', ports, withdrawalsUrl),
   });
   await Promise.all([waitReady('withdrawals', withdrawalsUrl), waitReady('gateway', gatewayUrl)]);
 

@@ -5,15 +5,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { SERVICES } from '../../scripts/stack.cjs';
 import { testEnv } from './env';
 import { deleteQueues } from './queues';
 import { SERVICE_QUEUES } from './system';
 import { waitFor } from './wait';
 
 export const ROOT = path.resolve(__dirname, '../..');
-
-/** The root variables `npm start` (scripts/start.mjs) turns into each service's PORT and METRICS_PORT. */
-const SERVICES = ['GATEWAY', 'ORDERS', 'PAYMENTS', 'WITHDRAWALS', 'WEBHOOK_DISPATCHER'] as const;
 
 /** One build at a time per checkout: two test files building into the same dist/ would trip on each other. */
 const BUILD_LOCK = path.join(
@@ -80,9 +78,10 @@ export interface StartedSystem {
 export async function startWithNpmStart(overrides: Record<string, string> = {}): Promise<StartedSystem> {
   await buildOnce();
   const ports: Record<string, string> = {};
-  for (const service of SERVICES) {
-    ports[`${service}_PORT`] = String(await freePort());
-    ports[`${service}_METRICS_PORT`] = String(await freePort());
+  // The root variables `npm start` (scripts/start.mjs) turns into each service's PORT and METRICS_PORT.
+  for (const { env: prefix } of SERVICES) {
+    ports[`${prefix}_PORT`] = String(await freePort());
+    ports[`${prefix}_METRICS_PORT`] = String(await freePort());
   }
   const base = testEnv({
     NODE_ENV: 'development',
@@ -118,7 +117,7 @@ export async function startWithNpmStart(overrides: Record<string, string> = {}):
         if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
         const answers = await Promise.all(
           SERVICES.map((s) =>
-            fetch(`http://127.0.0.1:${ports[`${s}_PORT`]}/readyz`).then(
+            fetch(`http://127.0.0.1:${ports[`${s.env}_PORT`]}/readyz`).then(
               (res) => res.ok,
               () => false,
             ),
@@ -126,7 +125,7 @@ export async function startWithNpmStart(overrides: Record<string, string> = {}):
         );
         return answers.every(Boolean);
       },
-      { timeoutMs: 60_000, intervalMs: 200, what: 'the five services of npm start to be ready' },
+      { timeoutMs: 60_000, intervalMs: 200, what: 'the services of npm start to be ready' },
     );
   } catch (err) {
     await stop();

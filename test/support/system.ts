@@ -17,6 +17,7 @@ import type { Environment, Role } from '@seller-api/contracts';
 import { topology as ordersTopology } from '../../services/orders/src/events/topology';
 import { topology as withdrawalsTopology } from '../../services/withdrawals/src/events/topology';
 import { topology as dispatcherTopology } from '../../services/webhook-dispatcher/src/events/topology';
+import { calleeUrls, internalKeyEnv } from '../../scripts/stack.cjs';
 import { testEnv } from './env';
 import { deleteQueues } from './queues';
 
@@ -67,13 +68,10 @@ export const SEPARATE_KEYS = {
 
 /**
  * What each service is given with `separateKeys`, as a deployment gives it (docs/deploy.md, "Internal
- * keys"): its own INTERNAL_KEY, and every caller's key derived for it.
+ * keys"): its own INTERNAL_KEY, and its callers' keys derived for it (scripts/stack.cjs).
  */
 function keysOf(service: keyof typeof SEPARATE_KEYS): Record<string, string> {
-  const callers = Object.entries(SEPARATE_KEYS).map(
-    ([caller, key]) => `${caller}:${deriveCallKey(key, service)}`,
-  );
-  return { INTERNAL_KEY: SEPARATE_KEYS[service], INTERNAL_CALLER_KEYS: callers.join(',') };
+  return internalKeyEnv(service, SEPARATE_KEYS, deriveCallKey) as Record<string, string>;
 }
 
 /**
@@ -100,7 +98,11 @@ export async function startSystem(
   // Withdrawals before orders: a seller's refund reserves the order's net there first.
   const [withdrawals, webhooks] = await Promise.all([
     startWithdrawals(
-      loadWithdrawalsConfig({ ...env, ...secrets('withdrawals'), PAYMENTS_URL: paymentsUrl }),
+      loadWithdrawalsConfig({
+        ...env,
+        ...secrets('withdrawals'),
+        ...calleeUrls('withdrawals', () => paymentsUrl),
+      }),
       opts,
     ),
     startDispatcher(loadDispatcherConfig({ ...env, ...secrets('webhook-dispatcher') }), {
@@ -112,8 +114,11 @@ export async function startSystem(
     loadOrdersConfig({
       ...env,
       ...secrets('orders'),
-      PAYMENTS_URL: ordersPaymentsUrl,
-      WITHDRAWALS_URL: overrides.WITHDRAWALS_URL ?? `http://127.0.0.1:${withdrawals.port}`,
+      ...calleeUrls('orders', (callee) =>
+        callee === 'payments'
+          ? ordersPaymentsUrl
+          : (overrides.WITHDRAWALS_URL ?? `http://127.0.0.1:${withdrawals.port}`),
+      ),
     }),
     opts,
   );
@@ -162,10 +167,9 @@ export async function startSystem(
       const config = loadGatewayConfig({
         ...env,
         ...secrets('gateway'),
-        ORDERS_URL: services.orders,
-        PAYMENTS_URL: services.payments,
-        WITHDRAWALS_URL: services.withdrawals,
-        WEBHOOKS_URL: services.webhooks,
+        ...calleeUrls('gateway', (callee) =>
+          callee === 'webhook-dispatcher' ? services.webhooks : services[callee as keyof Services],
+        ),
         ...gatewayOverrides,
       });
       const service = await startGateway(config, { logDestination: destination, metrics: false });
