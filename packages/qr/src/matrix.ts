@@ -1,5 +1,5 @@
 import { create } from 'qrcode';
-import { optimalSegments, versionClass } from './qr-segments';
+import { optimalSegments, versionClass } from './segments';
 
 /**
  * The QR module matrix of a text at error correction level M: the same symbol

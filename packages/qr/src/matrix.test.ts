@@ -1,33 +1,16 @@
 import { create } from 'qrcode';
-import { buildDynamicBrCode, buildStaticBrCode } from './brcode';
-import { qrMatrix } from './qr-matrix';
-import { optimalSegments } from './qr-segments';
+import { qrMatrix } from './matrix';
+import { optimalSegments } from './segments';
 
 const TEXTS = [
   'a',
   '0123456789',
   'HELLO WORLD',
-  buildStaticBrCode({
-    pixKey: '123e4567-e12b-12d1-a456-426655440000',
-    amountCents: 15000,
-    merchantName: 'Fulano de Tal',
-    merchantCity: 'BRASILIA',
-    txid: 'ORDER123',
-  }),
-  buildStaticBrCode({
-    pixKey: 'financeiro+pix@loja-exemplo.com.br',
-    amountCents: 999999999999,
-    merchantName: 'Comércio de Utilidades Domésticas',
-    merchantCity: 'São José dos Campos',
-    txid: 'a1b2c3d4e5f6g7h8i9j0k1l2m3',
-    description: 'Pedido 8f0e2d9c-4b1a-4e7f-9a3b-2c1d0e9f8a7b',
-  }),
-  buildDynamicBrCode({
-    location: 'pix.example.com/qr/v2/cobv/9d36b84fc70b478fb95c12729b90ca25',
-    amountCents: 1,
-    merchantName: 'Loja',
-    merchantCity: 'Recife',
-  }),
+  // BR Codes (payments' buildStaticBrCode and buildDynamicBrCode): a static one with an amount, a
+  // long one with a description, a dynamic one with a location.
+  '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865406150.005802BR5913Fulano de Tal6008BRASILIA62120508ORDER123630426D9',
+  '00020126990014br.gov.bcb.pix0134financeiro+pix@loja-exemplo.com.br0239Pedido 8f0e2d9c-4b1a-4e7f-9a3b-2c1d0e9f52040000530398654139999999999.995802BR5925Comercio de Utilidades Do6015Sao Jose dos Ca62290525a1b2c3d4e5f6g7h8i9j0k1l2m6304386C',
+  '00020101021226810014br.gov.bcb.pix2559pix.example.com/qr/v2/cobv/9d36b84fc70b478fb95c12729b90ca2552040000530398654040.015802BR5904Loja6006Recife62070503***6304BD38',
   'ção ✓ 😀 mixed UTF-8 0123456789012345 ABCDEFGHIJ',
   'x'.repeat(400) + '0'.repeat(300),
   'Lorem ipsum '.repeat(150),
