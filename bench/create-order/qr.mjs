@@ -7,7 +7,8 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
-// Resolve from the payments package: its dependency @seller-api/qr, and `qrcode` beside it.
+// Resolve from the payments package: its dependency @seller-api/qr, and `qrcode` (the QR package's
+// devDependency, in the root node_modules).
 const require = createRequire(new URL('../../services/payments/package.json', import.meta.url));
 const QRCode = require('qrcode');
 const { renderQrPng, qrMatrix } = require('@seller-api/qr');

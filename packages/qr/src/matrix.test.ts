@@ -1,5 +1,5 @@
 import { create } from 'qrcode';
-import { qrMatrix } from './matrix';
+import { functionPatterns, qrMatrix, totalCodewordsOf } from './matrix';
 import { optimalSegments } from './segments';
 
 const TEXTS = [
@@ -35,6 +35,35 @@ describe('qrMatrix', () => {
 
   it('refuses an empty text', () => {
     expect(() => qrMatrix('')).toThrow(RangeError);
+  });
+});
+
+const VERSIONS = Array.from({ length: 40 }, (_, i) => i + 1);
+
+describe('functionPatterns', () => {
+  it.each(VERSIONS)('draws those of qrcode in version %i', (version) => {
+    const ours = functionPatterns(version);
+    // Any text fits version 1; asking for `version` gives its function patterns.
+    const reference = create('0', { version, errorCorrectionLevel: 'M', maskPattern: 0 }).modules;
+    expect(ours.size).toBe(reference.size);
+    expect(Buffer.from(ours.reserved).equals(Buffer.from(reference.reservedBit))).toBe(true);
+    // The format information cells aside: qrcode writes mask 0's there, ours are left light.
+    const format = new Set<number>();
+    for (let i = 0; i < 15; i++) {
+      format.add((i < 6 ? i : i < 8 ? i + 1 : ours.size - 15 + i) * ours.size + 8);
+      format.add(8 * ours.size + (i < 8 ? ours.size - i - 1 : i < 9 ? 15 - i : 14 - i));
+    }
+    const differing: number[] = [];
+    ours.reserved.forEach((reserved, at) => {
+      if (reserved && !format.has(at) && ours.dark[at] !== reference.data[at]) differing.push(at);
+    });
+    expect(differing).toEqual([]);
+  });
+
+  it.each(VERSIONS)('leaves room for totalCodewordsOf(%i) codewords', (version) => {
+    const { size, reserved } = functionPatterns(version);
+    const free = size * size - reserved.reduce((sum, r) => sum + r, 0);
+    expect(totalCodewordsOf(version)).toBe(Math.floor(free / 8));
   });
 });
 
