@@ -7,7 +7,8 @@
 # SERVICE is one of gateway, orders, payments, withdrawals, webhook-dispatcher, and has no default: the
 # build fails without it (no `service-<name>` stage below). The build context is the repository root:
 # a service needs the root lockfile and the workspace packages it depends on (packages/contracts,
-# packages/service-kit, and packages/api-pix or the panel, which the gateway's turbo.json builds first).
+# packages/service-kit, and packages/api-pix, packages/qr for payments, or the panel, which the
+# gateway's turbo.json builds first).
 # What differs per service (its ports and start command) is in its `service-<name>` stage at the end.
 # There is no Docker engine on the development machines and CI does not build images, so this file is
 # kept correct by reading and by test/ops/dockerfiles.test.ts: see deploy/README.md.
@@ -33,6 +34,7 @@ COPY package.json package-lock.json ./
 COPY packages/api-pix/package.json packages/api-pix/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/panel/package.json packages/panel/
+COPY packages/qr/package.json packages/qr/
 COPY packages/service-kit/package.json packages/service-kit/
 COPY packages/webhook-verify/package.json packages/webhook-verify/
 COPY services/gateway/package.json services/gateway/

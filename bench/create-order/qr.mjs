@@ -1,17 +1,17 @@
-// Mean time per PIX QR image: our renderQrPng (services/payments/src/domain/qr-png.ts) against
-// qrcode.toBuffer, on a typical BR Code. Needs the compiled service:
-//   npm run build -w @seller-api/payments && node bench/create-order/qr.mjs [iterations]
+// Mean time per PIX QR image: our renderQrPng (@seller-api/qr, packages/qr/src/png.ts) against
+// qrcode.toBuffer, on a typical BR Code. Needs the compiled service and the packages it uses:
+//   npx turbo run build --filter=@seller-api/payments && node bench/create-order/qr.mjs [iterations]
 // Wall time is what a request waits; CPU time (process-wide) is steadier when the box is busy.
 // run.mjs imports `measureQr` to report the same figures with fewer iterations.
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
-// Resolve from the payments package, whose dependency `qrcode` is.
+// Resolve from the payments package: its dependency @seller-api/qr, and `qrcode` (the QR package's
+// devDependency, in the root node_modules).
 const require = createRequire(new URL('../../services/payments/package.json', import.meta.url));
 const QRCode = require('qrcode');
-const { renderQrPng } = require('./dist/domain/qr-png.js');
-const { qrMatrix } = require('./dist/domain/qr-matrix.js');
+const { renderQrPng, qrMatrix } = require('@seller-api/qr');
 const { buildStaticBrCode } = require('./dist/domain/brcode.js');
 
 // A typical sandbox charge: UUID key, amount, name, city, 25-character txid.

@@ -7,6 +7,7 @@ import {
   type CreateChargeRequest,
   type Environment,
 } from '@seller-api/contracts';
+import { renderQrPngBase64 } from '@seller-api/qr';
 import { conflict, outboxRow } from '@seller-api/service-kit';
 import type { ChargeWrites } from '../db/charge-writes';
 import { TransactionSchema, type Transaction } from '../db/entities';
@@ -14,7 +15,6 @@ import { EXCHANGE } from '../events/topology';
 import { computeFee } from './fees';
 import { refundView } from './refund-state';
 import { pspFor, type PspAdapters } from './psp';
-import { renderQrPngBase64 } from './qr-png';
 import { newTxid } from './txid';
 
 /** Who asks for the charge: the seller of the order, in one environment (the gateway's signed identity). */

@@ -1,11 +1,18 @@
-import type { QRCodeSegment } from 'qrcode';
-
 /**
  * Splits a text into QR segments (numeric, alphanumeric, byte) of minimal total bit length: the same
  * goal as `qrcode`'s own optimiser, which builds a graph and runs Dijkstra over regex matches and costs
  * ~0.4 ms per BR Code. This is a linear dynamic programme over the characters (after Nayuki's
  * "optimal segment mode switching"), ~15 µs for a BR Code.
  */
+
+/**
+ * A segment as `QRCode.create` takes them (its `QRCodeSegment`, kanji aside): digits or alphanumeric
+ * characters as text, byte mode as UTF-8 bytes.
+ */
+export type QrSegment =
+  | { mode: 'numeric'; data: string }
+  | { mode: 'alphanumeric'; data: string }
+  | { mode: 'byte'; data: Uint8Array };
 
 // Mode indexes; COUNT_BITS rows follow the same order.
 const BYTE = 0;
@@ -38,7 +45,7 @@ function utf8Length(codePoint: number): number {
 }
 
 /** Minimal-length segments for a symbol of the given version's class. Kanji mode is not used. */
-export function optimalSegments(text: string, version: number): QRCodeSegment[] {
+export function optimalSegments(text: string, version: number): QrSegment[] {
   const cls = versionClass(version);
   // Costs are in sixths of a bit so numeric (10 bits per 3 digits) and alphanumeric (11 bits per 2
   // characters) stay integral; a segment header is the 4-bit mode plus the count indicator.
@@ -85,7 +92,7 @@ export function optimalSegments(text: string, version: number): QRCodeSegment[] 
     modes[i] = mode;
   }
 
-  const segments: QRCodeSegment[] = [];
+  const segments: QrSegment[] = [];
   for (let first = 0, i = 1; i <= n; i++) {
     if (i < n && modes[i] === modes[first]) continue;
     const data = text.slice(starts[first], starts[i]);

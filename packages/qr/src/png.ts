@@ -1,5 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
-import { qrMatrix, type QrMatrix } from './qr-matrix';
+import { qrMatrix, type QrMatrix } from './matrix';
 
 /**
  * The PIX QR image: a 1-bit grayscale PNG written directly from the module matrix.

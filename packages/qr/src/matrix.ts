@@ -1,20 +1,19 @@
-import { create } from 'qrcode';
-import { optimalSegments, versionClass } from './qr-segments';
+import { optimalSegments, versionClass } from './segments';
 
 /**
  * The QR module matrix of a text at error correction level M: the same symbol
  * `QRCode.create(segments, { errorCorrectionLevel: 'M' })` yields, for a fraction of the cost of
  * `QRCode.create(text)`.
  *
- * Where `QRCode.create(text)` spends its ~1.4 ms on a BR Code (measured here): ~0.4 ms segmenting the text (see
- * qr-segments.ts) and ~0.9 ms choosing the mask, applying each of the 8 masks in turn and scoring it
- * module by module. Here the 8 masks are scored together in one pass, one bit per mask, with
- * `qrcode`'s penalty rules, so the same mask wins. The encoding (segments, padding, Reed-Solomon
- * blocks, placement) follows `qrcode`'s step for step, on tables made once per version from a
- * `qrcode` symbol of that version: its function patterns and the order in which data bits fill the
- * modules. Per text, that leaves writing the bits and one Reed-Solomon division per block, which
- * cost less than `qrcode`'s general code did with mask 0 fixed (~0.1 ms). The unit tests hold the
- * result to `qrcode`'s, module for module.
+ * Where `QRCode.create(text)` spends its ~1.4 ms on a BR Code (measured here): ~0.4 ms segmenting
+ * the text (see segments.ts) and ~0.9 ms choosing the mask, applying each of the 8 masks in turn and
+ * scoring it module by module. Here the 8 masks are scored together in one pass, one bit per mask,
+ * with `qrcode`'s penalty rules, so the same mask wins. The encoding (segments, padding, Reed-Solomon
+ * blocks, placement) follows `qrcode`'s step for step, on tables made once per version: its function
+ * patterns and the order in which data bits fill the modules. Per text, that leaves writing the bits
+ * and one Reed-Solomon division per block, which cost less than `qrcode`'s general code did with
+ * mask 0 fixed (~0.1 ms). Nothing of `qrcode` runs here (the standard's tables are written out below);
+ * the unit tests hold the result to `qrcode`'s, module for module, in every version.
  */
 
 export interface QrMatrix {
@@ -26,8 +25,8 @@ export interface QrMatrix {
   modules: Uint8Array;
 }
 
-// M (15% recovery) is the level Pix QR codes are usually printed with, and `qrcode`'s default.
-const EC_LEVEL = 'M';
+// M (15% recovery) is the level Pix QR codes are usually printed with, and `qrcode`'s default: its
+// bits in the format information.
 const EC_LEVEL_M_BITS = 0b00;
 
 // ISO/IEC 18004 mask conditions; `true` flips the module.
@@ -177,23 +176,125 @@ function bestMask(v: Uint8Array, size: number): number {
   return best;
 }
 
-// qrcode's own tables of codewords and error correction blocks, from its internals (no typings).
-interface EcTables {
-  getBlocksCount(version: number, level: unknown): number;
-  getTotalCodewordsCount(version: number, level: unknown): number;
+// ISO/IEC 18004 table 9 at level M, by version - 1: error correction blocks, and error correction
+// codewords in all of them.
+const EC_BLOCKS_M = [
+  1, 1, 1, 2, 2, 4, 4, 4, 5, 5, 5, 8, 9, 9, 10, 10, 11, 13, 14, 16, 17, 17, 18, 20, 21, 23, 25, 26, 28, 29,
+  31, 33, 35, 37, 38, 40, 43, 45, 47, 49,
+];
+const EC_CODEWORDS_M = [
+  10, 16, 26, 36, 48, 64, 72, 88, 110, 130, 150, 176, 198, 216, 240, 280, 308, 338, 364, 416, 442, 476, 504,
+  560, 588, 644, 700, 728, 784, 812, 868, 924, 980, 1036, 1064, 1120, 1204, 1260, 1316, 1372,
+];
+
+/**
+ * Codewords of a version's symbol: its modules less the function patterns (finders with their
+ * separators, timing, alignment, format and version information, the dark module), over 8; the 0 to
+ * 7 remainder bits hold none.
+ */
+export function totalCodewordsOf(version: number): number {
+  let modules = (16 * version + 128) * version + 64;
+  if (version >= 2) {
+    const alignments = Math.floor(version / 7) + 2;
+    modules -= (25 * alignments - 10) * alignments - 55;
+    if (version >= 7) modules -= 36;
+  }
+  return Math.floor(modules / 8);
 }
-/* eslint-disable @typescript-eslint/no-require-imports */
-const EC_TABLES = require('qrcode/lib/core/error-correction-code') as EcTables;
-const LEVEL_M = (require('qrcode/lib/core/error-correction-level') as { M: unknown }).M;
-const SYMBOL = require('qrcode/lib/core/utils') as { getSymbolTotalCodewords(version: number): number };
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Data codewords of a version's symbol at level M. */
 function dataCodewordsOf(version: number): number {
-  return SYMBOL.getSymbolTotalCodewords(version) - EC_TABLES.getTotalCodewordsCount(version, LEVEL_M);
+  return totalCodewordsOf(version) - (EC_CODEWORDS_M[version - 1] as number);
 }
 
-/** What a symbol of one version needs, made once per version from a `qrcode` symbol of it. */
+/** Rows (and columns) of the centres of a version's alignment patterns (ISO/IEC 18004 annex E). */
+function alignmentCentres(version: number, size: number): number[] {
+  if (version === 1) return [];
+  const count = Math.floor(version / 7) + 2;
+  // Evenly spaced from the last towards the 7th row or column, by an even step; version 32 is the
+  // exception the table has.
+  const step = size === 145 ? 26 : Math.ceil((size - 13) / (2 * count - 2)) * 2;
+  const centres = [size - 7];
+  for (let i = 1; i < count - 1; i++) centres.push((centres[i - 1] as number) - step);
+  centres.push(6);
+  return centres.reverse();
+}
+
+// 18-bit version information: the version, BCH(18,6) protected.
+function versionBits(version: number): number {
+  let rem = version << 12;
+  for (let bit = 17; bit >= 12; bit--) if ((rem >> bit) & 1) rem ^= 0x1f25 << (bit - 12);
+  return (version << 12) | rem;
+}
+
+/**
+ * The function patterns of a version's symbol, as `qrcode` draws them: `reserved` marks every module
+ * that holds no data bit, `dark` those of them that are dark. The format information cells are
+ * reserved and left light here (their bits depend on the mask: laneTemplate).
+ */
+export function functionPatterns(version: number): { size: number; dark: Uint8Array; reserved: Uint8Array } {
+  const size = 17 + 4 * version;
+  const dark = new Uint8Array(size * size);
+  const reserved = new Uint8Array(size * size);
+  const set = (row: number, col: number, on: boolean): void => {
+    reserved[row * size + col] = 1;
+    dark[row * size + col] = on ? 1 : 0;
+  };
+  // Finder patterns in three corners, with their light separators: rings around the 3x3 centre,
+  // light at distance 2 and 4 from the middle, dark otherwise.
+  for (const [top, left] of [
+    [0, 0],
+    [size - 7, 0],
+    [0, size - 7],
+  ] as const) {
+    for (let r = -1; r <= 7; r++) {
+      for (let c = -1; c <= 7; c++) {
+        const row = top + r;
+        const col = left + c;
+        if (row < 0 || row >= size || col < 0 || col >= size) continue;
+        const ring = Math.max(Math.abs(r - 3), Math.abs(c - 3));
+        set(row, col, ring !== 2 && ring !== 4);
+      }
+    }
+  }
+  // Timing patterns along row and column 6, between the separators.
+  for (let i = 8; i < size - 8; i++) {
+    set(i, 6, i % 2 === 0);
+    set(6, i, i % 2 === 0);
+  }
+  // Alignment patterns at every pair of centres but the three the finders take: dark centre and edge.
+  const centres = alignmentCentres(version, size);
+  const last = centres.length - 1;
+  centres.forEach((row, i) =>
+    centres.forEach((col, j) => {
+      if ((i === 0 && (j === 0 || j === last)) || (i === last && j === 0)) return;
+      for (let r = -2; r <= 2; r++) {
+        for (let c = -2; c <= 2; c++) set(row + r, col + c, Math.max(Math.abs(r), Math.abs(c)) !== 1);
+      }
+    }),
+  );
+  // Version information from version 7: two 6x3 blocks, above the bottom-left finder and left of the
+  // top-right one, least significant bit first.
+  if (version >= 7) {
+    const bits = versionBits(version);
+    for (let i = 0; i < 18; i++) {
+      const on = ((bits >> i) & 1) === 1;
+      const row = Math.floor(i / 3);
+      const col = (i % 3) + size - 11;
+      set(row, col, on);
+      set(col, row, on);
+    }
+  }
+  // Format information cells (where laneTemplate writes them) and the dark module beside them.
+  for (let i = 0; i < 15; i++) {
+    set(i < 6 ? i : i < 8 ? i + 1 : size - 15 + i, 8, false);
+    set(8, i < 8 ? size - i - 1 : i < 9 ? 15 - i : 15 - i - 1, false);
+  }
+  set(size - 8, 8, true);
+  return { size, dark, reserved };
+}
+
+/** What a symbol of one version needs, made once per version. */
 interface VersionPlan {
   version: number;
   size: number;
@@ -248,17 +349,12 @@ const plans = new Map<number, VersionPlan>();
 function planOf(version: number): VersionPlan {
   const cached = plans.get(version);
   if (cached) return cached;
-  // Any text fits version 1; asking for `version` gives its function patterns and version bits.
-  const reference = create('0', { version, errorCorrectionLevel: EC_LEVEL, maskPattern: 0 });
-  const { size, data, reservedBit } = reference.modules;
+  const { size, dark, reserved: reservedBit } = functionPatterns(version);
   const template = laneTemplate(size, reservedBit);
   const base = new Uint8Array(size * size);
-  for (let i = 0; i < base.length; i++) {
-    const t = template[i] as number;
-    // A function module is what the reference shows (format cells: its bits per mask, from the
-    // template); a data module starts light, i.e. only the masks that flip it.
-    base[i] = reservedBit[i] ? ((data[i] as number) ^ (t & 1) ? 0xff : 0) ^ t : t;
-  }
+  // A function module is what the patterns show (format cells: their bits per mask, from the
+  // template); a data module starts light, i.e. only the masks that flip it.
+  for (let i = 0; i < base.length; i++) base[i] = (dark[i] ? 0xff : 0) ^ (template[i] as number);
   // `qrcode`'s setupData walk: column pairs from the right, skipping the vertical timing column,
   // alternately upwards and downwards, right module before left.
   const order: number[] = [];
@@ -269,8 +365,8 @@ function planOf(version: number): VersionPlan {
       for (let c = 0; c < 2; c++) if (!reservedBit[row * size + col - c]) order.push(row * size + col - c);
     }
   }
-  const totalCodewords = SYMBOL.getSymbolTotalCodewords(version);
-  const blocks = EC_TABLES.getBlocksCount(version, LEVEL_M);
+  const totalCodewords = totalCodewordsOf(version);
+  const blocks = EC_BLOCKS_M[version - 1] as number;
   const dataCodewords = dataCodewordsOf(version);
   const shortBlock = Math.floor(dataCodewords / blocks);
   const ecPerBlock = Math.floor(totalCodewords / blocks) - shortBlock;

@@ -1,29 +1,16 @@
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { buildDynamicBrCode, buildStaticBrCode } from './brcode';
-import { qrMatrix } from './qr-matrix';
-import { renderQrPng, renderQrPngBase64 } from './qr-png';
+import { qrMatrix } from './matrix';
+import { renderQrPng, renderQrPngBase64 } from './png';
 
-const SHORT = buildDynamicBrCode({
-  location: 'pix.example.com/qr/v2/9d36b84f',
-  merchantName: 'Loja',
-  merchantCity: 'Recife',
-});
-const WITH_AMOUNT = buildStaticBrCode({
-  pixKey: '123e4567-e12b-12d1-a456-426655440000',
-  amountCents: 15000,
-  merchantName: 'Fulano de Tal',
-  merchantCity: 'BRASILIA',
-  txid: '7f3a9c2e1b4d4e8f9a0b1c2d3e',
-});
-const LONG = buildStaticBrCode({
-  pixKey: 'financeiro+pix@loja-exemplo.com.br',
-  amountCents: 999999999999,
-  merchantName: 'Comércio de Utilidades Domésticas',
-  merchantCity: 'São José dos Campos',
-  txid: 'a1b2c3d4e5f6g7h8i9j0k1l2m3',
-  description: 'Pedido 8f0e2d9c-4b1a-4e7f-9a3b-2c1d0e9f8a7b',
-});
+// BR Codes as payments builds them (buildDynamicBrCode, buildStaticBrCode): a dynamic one with a short
+// location, a static one with an amount and a 25-character txid, a long one with a description.
+const SHORT =
+  '00020101021226520014br.gov.bcb.pix2530pix.example.com/qr/v2/9d36b84f5204000053039865802BR5904Loja6006Recife62070503***63042B13';
+const WITH_AMOUNT =
+  '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865406150.005802BR5913Fulano de Tal6008BRASILIA622905257f3a9c2e1b4d4e8f9a0b1c2d3630421C7';
+const LONG =
+  '00020126990014br.gov.bcb.pix0134financeiro+pix@loja-exemplo.com.br0239Pedido 8f0e2d9c-4b1a-4e7f-9a3b-2c1d0e9f52040000530398654139999999999.995802BR5925Comercio de Utilidades Do6015Sao Jose dos Ca62290525a1b2c3d4e5f6g7h8i9j0k1l2m6304386C';
 
 function decode(png: Buffer): { image: PNG; text: string | undefined } {
   const image = PNG.sync.read(png);
