@@ -1,5 +1,5 @@
 // `npm run chaos`: the whole system from its build (two gateways, two dispatchers), a steady load of
-// orders (half of them paid at once, one in ten of those refunded, a third of those refunds failing at the PSP) and withdrawals from careful clients, a sequence of faults
+// orders (half of them paid at once, one in five of those refunded, a third of those refunds failing at the PSP) and withdrawals from careful clients, a sequence of faults
 // (processes killed, RabbitMQ, PostgreSQL and Redis restarted), then the promises checked: no order
 // lost or doubled, every event delivered once, every paid order's money in the balance, the
 // reconciliation clean. Prints one table; exits non-zero on any miss. docs/chaos.md says more.
