@@ -46,8 +46,8 @@ COPY services/webhook-dispatcher/package.json services/webhook-dispatcher/
 # ---------------------------------------------------------------------------------------------------
 # deps: every dependency, dev ones included (typescript, turbo). The same for every service, so the
 # five builds share this layer.
-# --ignore-scripts: building needs no install script, and the dev tree's native add-ons (cpu-features,
-# ssh2, pulled in by testcontainers) would otherwise try to compile without a toolchain in the slim image.
+# --ignore-scripts: building needs no install script (no package's install script should run in the
+# build image: none is needed to compile TypeScript).
 # The cache mount keeps npm's download cache between builds without putting it in a layer.
 FROM manifests AS deps
 RUN --mount=type=cache,target=/root/.npm \

@@ -9,8 +9,8 @@ import { DEFAULT_URLS, reachable } from './servers';
 
 /**
  * Integration tests need PostgreSQL, Redis and RabbitMQ. Use DATABASE_URL, REDIS_URL and AMQP_URL when
- * set (as on the CI machines), else the local defaults, else containers where a container runtime
- * answers, else stop with a message that says what to start.
+ * set (as on the CI machines), else the local defaults; when one does not answer, stop with a message
+ * that says which server to start and where it was looked for.
  */
 export default async function globalSetup(): Promise<void> {
   const urls = {
@@ -18,48 +18,34 @@ export default async function globalSetup(): Promise<void> {
     REDIS_URL: process.env.REDIS_URL ?? DEFAULT_URLS.REDIS_URL,
     AMQP_URL: process.env.AMQP_URL ?? DEFAULT_URLS.AMQP_URL,
   };
-  const checks = await Promise.all([
-    reachable(urls.DATABASE_URL, 5432),
-    reachable(urls.REDIS_URL, 6379),
-    reachable(urls.AMQP_URL, 5672),
-  ]);
-  if (checks.every(Boolean)) {
-    Object.assign(process.env, urls);
-    await sweepQueues(urls.AMQP_URL);
-    return;
-  }
-  const started = await startContainers().catch((err: Error) => err);
-  if (started instanceof Error) {
-    const missing = ['PostgreSQL (DATABASE_URL)', 'Redis (REDIS_URL)', 'RabbitMQ (AMQP_URL)'].filter(
-      (_, i) => !checks[i],
-    );
+  const servers = [
+    { name: 'PostgreSQL', variable: 'DATABASE_URL', url: urls.DATABASE_URL, port: 5432 },
+    { name: 'Redis', variable: 'REDIS_URL', url: urls.REDIS_URL, port: 6379 },
+    { name: 'RabbitMQ', variable: 'AMQP_URL', url: urls.AMQP_URL, port: 5672 },
+  ];
+  const checks = await Promise.all(servers.map((s) => reachable(s.url, s.port)));
+  const missing = servers.filter((_, i) => !checks[i]);
+  if (missing.length > 0) {
+    const list = missing
+      .map(
+        (s) => `${s.name} at ${redact(s.url)} (${s.variable}${process.env[s.variable] ? '' : ', default'})`,
+      )
+      .join('; ');
     throw new Error(
-      `Integration tests need ${missing.join(', ')}, which did not answer, and no container runtime could start them ` +
-        `(${started.message}). Start the servers (see README, "Running the tests") or set the URLs.`,
+      `Integration tests need ${list}, which did not answer. Start ${missing.map((s) => s.name).join(', ')} ` +
+        `(see README, "Running the tests": .ci/run starts all three) or set ${missing.map((s) => s.variable).join(', ')} ` +
+        `to servers that answer.`,
     );
   }
-  Object.assign(process.env, started);
+  Object.assign(process.env, urls);
+  await sweepQueues(urls.AMQP_URL);
 }
 
-async function startContainers(): Promise<Record<string, string>> {
-  const { GenericContainer, Wait } = await import('testcontainers');
-  const [pg, redis, rabbit] = await Promise.all([
-    new GenericContainer('postgres:15')
-      .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: 'trust' })
-      .withExposedPorts(5432)
-      .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
-      .start(),
-    new GenericContainer('redis:7').withExposedPorts(6379).start(),
-    new GenericContainer('rabbitmq:3.10')
-      .withExposedPorts(5672)
-      .withWaitStrategy(Wait.forLogMessage(/Server startup complete/))
-      .start(),
-  ]);
-  return {
-    DATABASE_URL: `postgres://postgres@${pg.getHost()}:${pg.getMappedPort(5432)}/postgres`,
-    REDIS_URL: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
-    AMQP_URL: `amqp://guest:guest@${rabbit.getHost()}:${rabbit.getMappedPort(5672)}`,
-  };
+/** The URL without its password, for the message. */
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
 }
 
 /**

@@ -95,6 +95,8 @@ export function apiPixClient(options: ApiPixClientOptions): ApiPixClient {
         connect: { timeout: options.timeoutMs, ...options.tls },
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
+        // HTTP/1.1 as with undici 7 (undici 8 would take HTTP/2 where the PSP's TLS offers it).
+        allowH2: false,
       });
   const fetchImpl = options.fetchImpl ?? undiciFetch(agent as Agent);
   // RFC 6749 2.3.1: each credential form-urlencoded, then joined and Base64-encoded.

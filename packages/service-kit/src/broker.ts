@@ -462,7 +462,8 @@ interface AmqpInternals {
  * amqplib queues each frame set (a publish, an ack) as its own chunk and its multiplexer writes them to
  * the socket one at a time: one system call per message, about 0.1 ms each on these machines. Corking
  * the socket around one pass of the multiplexer sends everything queued in that pass in one writev.
- * Nothing changes if a later amqplib renames these internals: the writes are merely not coalesced.
+ * Nothing changes if a later amqplib renames these internals: the writes are merely not coalesced;
+ * test/kit/coalesced-writes.test.ts fails then (amqplib 2.3: a burst of 50 publishes, 1 socket write).
  */
 function coalesceWrites(model: ChannelModel): void {
   const connection = (model as unknown as AmqpInternals).connection;

@@ -323,6 +323,7 @@ async function endSessions(
 async function connectRedis(config: { REDIS_URL: string }): Promise<Redis> {
   const redis = new Redis(config.REDIS_URL, {
     lazyConnect: true,
+    protocol: 2, // as the service (service.ts)
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,

@@ -53,6 +53,9 @@ export async function startGateway(
   const redis = new Redis(config.REDIS_URL, {
     // Commands issued in one tick (a key's rate budget and the key version) share one write.
     enableAutoPipelining: true,
+    // RESP2 as with ioredis 5 (6 defaults to RESP3 through HELLO, which Redis < 6 and some proxies
+    // refuse with no fallback); the replies the gateway reads are the same either way.
+    protocol: 2,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,

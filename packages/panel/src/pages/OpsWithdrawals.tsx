@@ -290,7 +290,7 @@ function Row({
                 className="secondary"
                 disabled={reason.trim() === ''}
                 onClick={() => onSuspend(reason.trim())}
-                aria-label={`Suspend the withdrawals of ${w.seller.name}`}
+                aria-label={`Suspend seller ${w.seller.name} (stops their withdrawals)`}
                 title="Needs a reason"
               >
                 Suspend seller

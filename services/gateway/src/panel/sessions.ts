@@ -37,7 +37,7 @@ const userIndexKey = (keyPrefix: string, userId: string) => `${keyPrefix}panel:u
  */
 export async function revokeUserSessions(redis: Redis, keyPrefix: string, userId: string): Promise<number> {
   const index = userIndexKey(keyPrefix, userId);
-  const hashes = await redis.zrange(index, 0, -1);
+  const hashes = await redis.zrange(index, '0', '-1');
   if (hashes.length === 0) return 0;
   const deleted = await redis.del(...hashes.map((h) => sessionKey(keyPrefix, h)));
   await redis.zrem(index, ...hashes);

@@ -75,6 +75,9 @@ export class DestinationPools {
         }),
       },
       keepAliveTimeout: KEEP_ALIVE_MS,
+      // HTTP/1.1 as with undici 7: undici 8 speaks HTTP/2 where a TLS receiver offers it, and then
+      // `connections` would no longer bound what one destination is sent at once.
+      allowH2: false,
     });
     pools.set(destination, { pool, lastUse: this.uses });
     return pool;
