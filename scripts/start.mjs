@@ -36,6 +36,9 @@ function start(service) {
     DATABASE_URL: databaseUrls[service.name],
     PORT: portOf(service),
     METRICS_PORT: process.env[`${service.env}_METRICS_PORT`] ?? String(service.metricsPort),
+    // Test webhooks may reach this machine, where `npm run cli -- webhooks listen` receives them
+    // (docs/webhooks.md, "Local receivers"). Only here: a deployment never sets it.
+    WEBHOOK_ALLOW_LOOPBACK_TARGETS: process.env.WEBHOOK_ALLOW_LOOPBACK_TARGETS ?? 'true',
   };
   const child = spawn(process.execPath, [path.join(root, service.main)], {
     env,

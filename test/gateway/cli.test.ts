@@ -100,6 +100,8 @@ describe('operator CLI', () => {
     const reset = await cli(['users', 'create', '--email', email, '--password', 'second password']);
     expect(reset.code).toBe(0);
     expect(reset.stderr).toContain('ended 2 open panel session(s)');
+    // The flag still works, with a word about where the password went.
+    expect(reset.stderr).toContain('warning: --password puts the password in the command line');
     for (const old of [first, second]) {
       expect((await panelCall(origin, '/panel/api/v1/finance/balance/', old)).status).toBe(401);
     }

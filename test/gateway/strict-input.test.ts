@@ -131,6 +131,16 @@ describe('unknown body fields', () => {
       code: 'validation_error',
       data: { amount: [MESSAGES.unknownField], reason: [MESSAGES.unknownField] },
     });
+    // The services route without regard to case, so a path in other letters is the same route.
+    const shouted = await call(`${gateway.url}/sellers/orders/${randomUUID()}/REFUND/`, {
+      method: 'POST',
+      key,
+      body: { amount: 500 },
+    });
+    expect(shouted.body).toMatchObject({
+      code: 'validation_error',
+      data: { amount: [MESSAGES.unknownField] },
+    });
     const list = await call(`${gateway.url}/sandbox/orders/${randomUUID()}/pay/`, {
       method: 'POST',
       key,

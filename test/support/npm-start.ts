@@ -86,7 +86,7 @@ export async function startWithNpmStart(overrides: Record<string, string> = {}):
   const base = testEnv({
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
-    // Local targets come from NODE_ENV=development alone, as under a plain `npm start`.
+    // Local targets are what a plain `npm start` opens: loopback (scripts/start.mjs), nothing private.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
     ...ports,
     ...overrides,

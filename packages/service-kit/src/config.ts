@@ -164,12 +164,10 @@ export function loadConfig<S extends z.ZodRawShape>(
   if (production) problems.push(...productionKeyProblems(shape, input, options, problems));
   // Loopback and private webhook targets are for a developer's machine: a production deployment that
   // opened them would let any test key reach its internal network (docs/webhooks.md, "Target rules").
-  if (
-    production &&
-    result.success &&
-    (result.data as Record<string, unknown>).WEBHOOK_ALLOW_PRIVATE_TARGETS === true
-  )
-    problems.push('WEBHOOK_ALLOW_PRIVATE_TARGETS: Must not be true in production');
+  for (const name of ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'WEBHOOK_ALLOW_LOOPBACK_TARGETS']) {
+    if (production && result.success && (result.data as Record<string, unknown>)[name] === true)
+      problems.push(`${name}: Must not be true in production`);
+  }
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return result.data;
 }

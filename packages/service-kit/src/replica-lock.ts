@@ -72,5 +72,9 @@ function lockConnectionConfig(orm: MikroORM): ClientConfig {
   return {
     ...(orm.em.getConnection().getConnectionOptions() as ClientConfig),
     ...driverOptions?.connection,
+    // The connection idles for the whole run: TCP keepalive lets a peer lost behind a partition or a
+    // NAT be noticed in a minute rather than the OS's two hours, so its lock does not outlive it.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   };
 }

@@ -432,19 +432,28 @@ describe('local targets', () => {
     expect(literalTargetRefusal('127.0.0.1', local)).toBeNull();
   });
 
-  it('takes loopback from NODE_ENV=development and opens nothing in production', () => {
-    expect(localTargets({ NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_TARGETS: false })).toEqual({
+  it('opens loopback only when asked, never from NODE_ENV alone, and nothing in production', () => {
+    const off = { WEBHOOK_ALLOW_PRIVATE_TARGETS: false, WEBHOOK_ALLOW_LOOPBACK_TARGETS: false };
+    // A deployment that forgot NODE_ENV runs as development: it must not open its own loopback.
+    expect(localTargets({ NODE_ENV: 'development', ...off })).toEqual({
+      allowPrivate: false,
+      allowLoopback: false,
+    });
+    expect(localTargets({ NODE_ENV: 'development', ...off, WEBHOOK_ALLOW_LOOPBACK_TARGETS: true })).toEqual({
       allowPrivate: false,
       allowLoopback: true,
     });
-    expect(localTargets({ NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE_TARGETS: true })).toEqual({
+    expect(localTargets({ NODE_ENV: 'test', ...off, WEBHOOK_ALLOW_PRIVATE_TARGETS: true })).toEqual({
       allowPrivate: true,
       allowLoopback: false,
     });
-    expect(localTargets({ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_TARGETS: true })).toEqual({
-      allowPrivate: false,
-      allowLoopback: false,
-    });
+    expect(
+      localTargets({
+        NODE_ENV: 'production',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
+        WEBHOOK_ALLOW_LOOPBACK_TARGETS: true,
+      }),
+    ).toEqual({ allowPrivate: false, allowLoopback: false });
   });
 
   it('names the rule and the local way in, never the address', async () => {

@@ -64,19 +64,21 @@ export interface TargetPolicy {
 export const TARGET_NOT_ALLOWED = 'Not an allowed target';
 
 /**
- * What `test` webhooks may reach besides public addresses, from the service's NODE_ENV and
- * WEBHOOK_ALLOW_PRIVATE_TARGETS (docs/webhooks.md, "Target rules"): a locally run system
- * (`development`) opens loopback, so a receiver on the developer's machine works without a setting;
- * production opens nothing (its configuration refuses WEBHOOK_ALLOW_PRIVATE_TARGETS=true).
+ * What `test` webhooks may reach besides public addresses (docs/webhooks.md, "Target rules"):
+ * WEBHOOK_ALLOW_LOOPBACK_TARGETS opens loopback (`npm start` sets it, so a receiver on the developer's
+ * machine works), WEBHOOK_ALLOW_PRIVATE_TARGETS loopback and private ranges. Both are explicit, never
+ * derived from NODE_ENV: a deployment that forgets NODE_ENV must not open its own loopback to any test
+ * key. Production opens nothing (its configuration refuses either set to true).
  */
 export function localTargets(config: {
   NODE_ENV: 'development' | 'test' | 'production';
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
+  WEBHOOK_ALLOW_LOOPBACK_TARGETS: boolean;
 }): Pick<TargetPolicy, 'allowPrivate' | 'allowLoopback'> {
   if (config.NODE_ENV === 'production') return { allowPrivate: false, allowLoopback: false };
   return {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-    allowLoopback: config.NODE_ENV === 'development',
+    allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK_TARGETS,
   };
 }
 

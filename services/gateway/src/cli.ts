@@ -163,6 +163,12 @@ export async function runCli(
       await listenForWebhooks({ ...command, signal: options.signal ?? stopSignal() }, io);
       return 0;
     }
+    if (command.resource === 'users' && command.action === 'create' && command.password !== undefined) {
+      // npm prints the command line and `ps` shows it: the prompt or --password-stdin keep it out.
+      io.stderr(
+        'warning: --password puts the password in the command line; prefer the prompt or --password-stdin\n',
+      );
+    }
     const password =
       command.resource === 'users' && command.action === 'create'
         ? await passwordOf(command, options.readPassword ?? readPasswordFromProcess)

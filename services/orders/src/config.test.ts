@@ -30,7 +30,7 @@ describe("orders' keys", () => {
 });
 
 describe('local webhook targets', () => {
-  it('refuses WEBHOOK_ALLOW_PRIVATE_TARGETS=true in production, naming the variable', () => {
+  it('refuses local webhook targets in production, naming each variable', () => {
     const production = {
       NODE_ENV: 'production',
       INTERNAL_KEY: 'a-private-orders-key-0123456789abcdef',
@@ -39,13 +39,18 @@ describe('local webhook targets', () => {
     expect(loadOrdersConfig(production).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
     let error: unknown;
     try {
-      loadOrdersConfig({ ...production, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+      loadOrdersConfig({
+        ...production,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        WEBHOOK_ALLOW_LOOPBACK_TARGETS: 'true',
+      });
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems).toEqual([
       'WEBHOOK_ALLOW_PRIVATE_TARGETS: Must not be true in production',
+      'WEBHOOK_ALLOW_LOOPBACK_TARGETS: Must not be true in production',
     ]);
   });
 });

@@ -18,6 +18,8 @@ export const ordersEnv = {
   WITHDRAWALS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** `true` lets `test` orders name loopback and private postback URLs (as for webhooks). */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool.default(false),
+  /** `true` lets `test` orders name loopback postback URLs; `npm start` sets it (docs/webhooks.md). */
+  WEBHOOK_ALLOW_LOOPBACK_TARGETS: env.bool.default(false),
 };
 
 export type OrdersConfig = ReturnType<typeof loadOrdersConfig>;

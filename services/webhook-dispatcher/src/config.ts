@@ -26,6 +26,8 @@ export const dispatcherEnv = {
   WEBHOOK_RETRY_SCHEDULE: RetryScheduleEnv,
   /** `true` lets `test` webhooks reach loopback and private addresses only; `live` never may. */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool.default(false),
+  /** `true` lets `test` webhooks reach loopback only; `npm start` sets it (docs/webhooks.md, "Local receivers"). */
+  WEBHOOK_ALLOW_LOOPBACK_TARGETS: env.bool.default(false),
   /**
    * The key webhook signing secrets are sealed with at rest (AES-256-GCM, domain/secret-box.ts); a
    * development default outside production.

@@ -59,7 +59,8 @@ export function hostIs(hostHeader: string | undefined, expected: string): boolea
 // The documented routes (the OpenAPI registry of the contracts), as matchers: the only labels a path
 // can get, so whatever a caller sends, the metrics have a bounded set of series. Routes with fewer
 // parameters are tried first, so that a literal segment (`/sellers/orders/summary/`) is never taken
-// for a parameter (`/sellers/orders/{uuid}/`).
+// for a parameter (`/sellers/orders/{uuid}/`). Case-insensitive, as the services' Express routers
+// match: `/REFUND/` reaches the refund route, so it must get the refund route's strict input too.
 const parameterCount = (path: string) => path.split('{').length - 1;
 const TEMPLATES = [...documentedRoutes]
   .sort((a, b) => parameterCount(a.path) - parameterCount(b.path))
@@ -67,7 +68,7 @@ const TEMPLATES = [...documentedRoutes]
     route,
     method: route.method.toUpperCase(),
     template: toExpressPath(route.path),
-    pattern: new RegExp(`^${route.path.replace(/\/$/, '').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    pattern: new RegExp(`^${route.path.replace(/\/$/, '').replace(/\{[^}]+\}/g, '[^/]+')}/?$`, 'i'),
   }));
 
 /**
