@@ -32,13 +32,18 @@ afterEach(() => {
 });
 
 /** The CLI as README.md runs it, a child process whose output the test reads. */
-function listen(args: string[]): { child: ChildProcess; out: () => string; err: () => string } {
+function listen(
+  args: string[],
+  { detached = false } = {},
+): { child: ChildProcess; out: () => string; err: () => string } {
   let out = '';
   let err = '';
+  // `detached`: its own process group, so that a SIGKILL reaches the CLI under scripts/cli.mjs too.
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts/cli.mjs'), 'webhooks', 'listen', ...args], {
     cwd: ROOT,
     env: system.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached,
   });
   children.push(child);
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
@@ -109,6 +114,47 @@ describe('webhooks listen', () => {
     expect(listener.err()).toContain('Removed 2 webhook(s).');
     const after = await call(`${system.api}/config/webhooks/`, { key });
     expect((after.body.data as { results: unknown[] }).results).toEqual([]);
+  });
+
+  it("deletes what a killed listener left behind, and never a running listener's webhooks", async () => {
+    const key = await newKey('test', 'Loja Interrompida');
+    const started = (l: ReturnType<typeof listen>) =>
+      waitFor(() => /Listening on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(l.err())?.[1], {
+        timeoutMs: 60_000,
+        what: `a listener to start (stderr: ${l.err()})`,
+      });
+    const urls = async () =>
+      (
+        (await call(`${system.api}/config/webhooks/`, { key })).body.data as { results: { url: string }[] }
+      ).results
+        .map((h) => h.url)
+        .sort();
+    const killed = listen(['--key', key, '--events', 'order.paid'], { detached: true });
+    const killedUrl = await started(killed);
+    const killedExit = new Promise((resolve) => killed.child.once('exit', resolve));
+    process.kill(-(killed.child.pid as number), 'SIGKILL');
+    await killedExit;
+    // Its receiver is gone with it (the CLI under the wrapper included).
+    await waitFor(
+      async () =>
+        await fetch(killedUrl).then(
+          () => false,
+          () => true,
+        ),
+      {
+        what: 'the killed listener to stop answering',
+      },
+    );
+    const running = listen(['--key', key, '--events', 'order.paid']);
+    const runningUrl = await started(running);
+    expect(running.err()).toContain('Removed 1 webhook(s) an earlier listener left behind.');
+    expect(await urls()).toEqual([runningUrl]);
+    expect(runningUrl).not.toBe(killedUrl);
+    // A second listener beside the first leaves the first one's webhook alone.
+    const beside = listen(['--key', key, '--events', 'order.created']);
+    const besideUrl = await started(beside);
+    expect(beside.err()).not.toContain('left behind');
+    expect(await urls()).toEqual([runningUrl, besideUrl].sort());
   });
 
   it('lets test webhooks of a local system reach loopback, never live ones, and names the rule', async () => {

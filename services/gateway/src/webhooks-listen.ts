@@ -4,7 +4,7 @@
 // webhooks it registered deleted when it stops. It needs a locally run system (`npm start`), whose test
 // webhooks may target loopback; live keys are refused before anything is registered.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { EVENT_NAMES, EventName, WebhookWithSecret } from '@seller-api/contracts';
 import type { CliIo } from '@seller-api/service-kit';
 import { WebhookVerificationError, verifyWebhook } from '@seller-api/webhook-verify';
@@ -120,6 +120,51 @@ function rawBody(req: http.IncomingMessage): Promise<Buffer | null> {
   });
 }
 
+// What a listener writes in its webhooks' description, so that a later one can recognise them.
+const LISTENER_DESCRIPTION = 'npm run cli -- webhooks listen';
+
+/** Whether something accepts connections on 127.0.0.1:`port` (a listener still running). */
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.setTimeout(1_000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+/**
+ * Deletes the webhooks an earlier listener registered and could not remove (killed with -9, a crash):
+ * its description, a loopback URL and nothing listening on that port any more. A listener still running
+ * in another terminal keeps its own. Without this, three stale runs reach the 50 webhooks of an
+ * environment (docs/limits.md).
+ */
+async function removeStale(options: ListenOptions, io: CliIo): Promise<void> {
+  let cursor: string | null = null;
+  const stale: { id: string; event: string }[] = [];
+  do {
+    const query: string = cursor ? `?limit=100&cursor=${encodeURIComponent(cursor)}` : '?limit=100';
+    const { status, json } = await api(options, 'GET', `/config/webhooks/${query}`);
+    if (status !== 200) return;
+    const data = (json.data ?? {}) as { results?: unknown; next_cursor?: unknown };
+    const results = Array.isArray(data.results) ? (data.results as Record<string, unknown>[]) : [];
+    for (const hook of results) {
+      if (hook.description !== LISTENER_DESCRIPTION || typeof hook.url !== 'string') continue;
+      const target = new URL(hook.url);
+      if (target.hostname !== '127.0.0.1' || (await answers(Number(target.port)))) continue;
+      stale.push({ id: String(hook.id), event: String(hook.event) });
+    }
+    cursor = typeof data.next_cursor === 'string' ? data.next_cursor : null;
+  } while (cursor);
+  for (const hook of stale) await api(options, 'DELETE', `/config/webhooks/${hook.id}/`);
+  if (stale.length > 0) io.stderr(`Removed ${stale.length} webhook(s) an earlier listener left behind.\n`);
+}
+
 /**
  * Runs until `signal` aborts: answers 200 to each verified delivery and prints it (a line with the event,
  * its id and `verified`, then the body on one line); answers 400 to anything that fails verification and
@@ -168,12 +213,13 @@ export async function listenForWebhooks(options: ListenOptions, io: CliIo): Prom
   });
 
   try {
+    await removeStale(options, io);
     for (const event of options.events) {
       if (options.signal.aborted) break;
       const { status, json } = await api(options, 'POST', '/config/webhooks/', {
         url,
         event,
-        description: 'npm run cli -- webhooks listen',
+        description: LISTENER_DESCRIPTION,
       });
       const created = WebhookWithSecret.safeParse((json as { data?: unknown }).data);
       if (status !== 201 || !created.success) {
