@@ -75,12 +75,13 @@ test('answers locked: false while another holds it, after trying for waitMs', as
   });
 });
 
-test('a connection lost during the work releases the lock, and the failed release is reported', async () => {
+test('a connection lost during the work releases the lock, tells the work, and reports the release', async () => {
   const failures: string[] = [];
   const result = await withReplicaLock(
     orm,
     { key: KEY, onReleaseFailed: (err) => failures.push(err.message) },
-    async () => {
+    async (lost) => {
+      expect(lost.aborted).toBe(false);
       // The lock's connection is the one other than ours holding the advisory lock on KEY.
       await other(async (c) => {
         await c.query(
@@ -89,6 +90,9 @@ test('a connection lost during the work releases the lock, and the failed releas
           [KEY],
         );
       });
+      await new Promise<void>((resolve) =>
+        lost.aborted ? resolve() : lost.addEventListener('abort', () => resolve()),
+      );
       return 'done';
     },
   );

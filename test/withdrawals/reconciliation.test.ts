@@ -720,6 +720,47 @@ describe('windows, checkpoints and turns', () => {
     for (const seller of sellers) expect((await balance(h, seller.key)).available_amount).toBe(SALE_NET);
   });
 
+  it('stops between two pages when its lock connection is lost, since another replica may start', async () => {
+    await reconcile();
+    const sellers = [await newSeller(h), await newSeller(h), await newSeller(h)];
+    const orders: string[] = [];
+    for (const seller of sellers) orders.push(await paidUnheard(seller));
+    const client = new PaymentsClient(h.system.services.payments, callKey('withdrawals', 'payments'));
+    let terminated = false;
+    // The server ends the lock's session while the first page with a charge is being checked.
+    const source: PaidChargesSource = {
+      async paidCharges(query) {
+        const page = await client.paidCharges(query);
+        if (!terminated && page.results[0]) {
+          terminated = true;
+          await db().execute(
+            `select pg_terminate_backend(l.pid) from pg_locks l
+              where l.locktype = 'advisory' and l.objid = hashtext('withdrawals.ledger_reconciliation')::oid
+                and l.granted`,
+          );
+          // Another replica could take the lock now.
+          await waitFor(async () => {
+            const [row] = await db().execute<Array<{ free: boolean }>>(
+              `select not exists (select 1 from pg_locks where locktype = 'advisory'
+                and objid = hashtext('withdrawals.ledger_reconciliation')::oid and granted) as free`,
+            );
+            return row?.free === true;
+          });
+        }
+        return page;
+      },
+    };
+    const result = await reconciler({ pageSize: 1 }, source).run({ trigger: 'cli' });
+    if (!result.ran) throw new Error('the run did not run');
+    expect(terminated).toBe(true);
+    expect(result.run.outcome).toBe('stopped');
+    expect(result.run.healed.map((x) => x.orderId)).toEqual([orders[0]]);
+
+    // The next run goes on from the checkpoint.
+    const next = await reconcile();
+    expect(next.healed.map((x) => x.orderId)).toEqual(orders.slice(1));
+  });
+
   it('closes the connection holding its lock when the unlock fails, which releases the lock', async () => {
     const orm = await openDatabase({
       url: h.system.env.DATABASE_URL as string,

@@ -24,21 +24,26 @@ const RETRY_MS = 500;
  * lock ends with that connection, so a crash or a lost connection releases it, and a connection that may
  * still hold it never goes back to a pool. It is one connection beside the ORM's pool while a run lasts.
  * `{ locked: false }` when another held it for `waitMs`.
+ *
+ * `lost` is aborted the moment that connection ends (the server ended the session, a network fault):
+ * the lock is gone then, another replica may take it, and the work should stop at its next step.
  */
 export async function withReplicaLock<T>(
   orm: MikroORM,
   options: ReplicaLockOptions,
-  work: () => Promise<T>,
+  work: (lost: AbortSignal) => Promise<T>,
 ): Promise<ReplicaLocked<T>> {
   const client = new Client(lockConnectionConfig(orm));
+  const lost = new AbortController();
   // A connection lost while idle reports here, not to a query; its lock is gone with it, and the next
   // statement (the release) fails and says so.
-  client.on('error', () => undefined);
+  client.on('error', () => lost.abort());
+  client.on('end', () => lost.abort());
   try {
     await client.connect();
     if (!(await tryLock(client, options))) return { locked: false };
     try {
-      return { locked: true, value: await work() };
+      return { locked: true, value: await work(lost.signal) };
     } finally {
       await client.query('select pg_advisory_unlock(hashtext($1))', [options.key]).catch((err: unknown) => {
         options.onReleaseFailed?.(err instanceof Error ? err : new Error(String(err)));

@@ -128,8 +128,10 @@ interface RunState {
   racing: Array<{ charge: PaidCharge; fetchedAt: Date }>;
   /** Report only: the subjects of mismatches found but not stored. */
   unrecorded: Set<string>;
-  /** stop() was called: the run ended between two steps. */
+  /** stop() was called, or the lock was lost: the run ended between two steps. */
   stopped: boolean;
+  /** Aborted when the lock's connection ends: another replica may start a run, so this one stops. */
+  lockLost: AbortSignal;
 }
 
 type Verdict = 'in_step' | 'healed' | 'mismatch' | 'racing';
@@ -212,12 +214,12 @@ export class LedgerReconciliation {
             'ledger reconciliation could not release its lock; its connection is closed instead',
           ),
       },
-      () => this.runHoldingLock(options),
+      (lockLost) => this.runHoldingLock(options, lockLost),
     );
     return result.locked ? result.value : { ran: false, reason: 'busy' };
   }
 
-  private async runHoldingLock(options: RunOptions): Promise<RunResult> {
+  private async runHoldingLock(options: RunOptions, lockLost: AbortSignal): Promise<RunResult> {
     const reportOnly = options.reportOnly === true;
     try {
       if (
@@ -225,7 +227,7 @@ export class LedgerReconciliation {
         !isDue(await lastFinished(this.orm.em.fork()), this.now(), this.options.intervalMs)
       )
         return { ran: false, reason: 'not_due' };
-      const run = await this.reconcile(options);
+      const run = await this.reconcile(options, lockLost);
       // A look changes nothing, and counts as no run.
       if (!reportOnly) this.metrics?.runFinished(run.outcome);
       this.logRun(run);
@@ -240,7 +242,7 @@ export class LedgerReconciliation {
     }
   }
 
-  private async reconcile(options: RunOptions): Promise<ReconciliationRun> {
+  private async reconcile(options: RunOptions, lockLost: AbortSignal): Promise<ReconciliationRun> {
     const { trigger, since } = options;
     const reportOnly = options.reportOnly === true;
     const em = this.orm.em.fork();
@@ -250,6 +252,7 @@ export class LedgerReconciliation {
       racing: [],
       unrecorded: new Set(),
       stopped: false,
+      lockLost,
     };
     const findings = new Map((await openFindings(em)).map((f) => [f.subject, f]));
     // Decided at the start: a run the service stops before the balance rows leaves them to the next.
@@ -302,9 +305,15 @@ export class LedgerReconciliation {
     };
   }
 
-  /** Whether stop() was called; the run then ends at this step. */
+  /** Whether stop() was called or the lock lost; the run then ends at this step. */
   private interrupted(state: RunState): boolean {
-    if (this.stopped) state.stopped = true;
+    if (!state.stopped && state.lockLost.aborted) {
+      this.logger.warn(
+        { trigger: state.run.trigger },
+        'ledger reconciliation lost its lock; the run stops here',
+      );
+    }
+    if (this.stopped || state.lockLost.aborted) state.stopped = true;
     return state.stopped;
   }
 
