@@ -16,6 +16,12 @@ describe('assertJson', () => {
     expect(refusal('{"name":"Camiseta \\\\u0000 azul"}')).toBeNull();
   });
 
+  it('returns what it parsed, so the caller does not parse the body again', () => {
+    expect(assertJson(Buffer.from(''))).toBeUndefined();
+    expect(assertJson(Buffer.from('{"a":[1,"\\\\u0000"]}'))).toEqual({ a: [1, '\\u0000'] });
+    expect(assertJson(Buffer.from('null'))).toBeNull();
+  });
+
   it('refuses what is not JSON with invalid_json', () => {
     expect(refusal('{"a":')).toMatchObject({ status: 400, code: 'invalid_json' });
   });

@@ -60,8 +60,8 @@ export async function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES):
  * Action routes accept an empty body; anything else must be JSON. Its strings may not hold the NUL
  * character (`\u0000`), which no PostgreSQL text column stores: a 400 naming each field that has one.
  */
-export function assertJson(body: Buffer): void {
-  if (body.length === 0) return;
+export function assertJson(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
   const text = body.toString('utf8');
   let value: unknown;
   try {
@@ -70,11 +70,12 @@ export function assertJson(body: Buffer): void {
     throw new HttpError(400, 'invalid_json', 'Request body is not valid JSON.');
   }
   // Only an escape can put a NUL in a JSON string: the walk runs for the bodies that have one.
-  if (!text.includes('\\u0000')) return;
+  if (!text.includes('\\u0000')) return value;
   const fields = new Map<string, string[]>();
   for (const path of nulPaths(value, [])) fields.set(path || 'non_field_errors', [NUL_MESSAGE]);
   if (fields.size > 0)
     throw new HttpError(400, 'validation_error', 'Invalid body.', Object.fromEntries(fields));
+  return value;
 }
 
 const NUL_MESSAGE = MESSAGES.nul;

@@ -83,8 +83,7 @@ export function gatewayHandler(deps: GatewayDeps) {
 
     // Before the body is read: a flood of notifications from one address costs no buffering.
     const body = await readBody(req, psp ? deps.pspMaxBytes : undefined);
-    assertJson(body);
-    checkStrictInput(method, path, call.query, body);
+    checkStrictInput(method, path, call.query, body.length, assertJson(body));
 
     // Idempotency-Key: checked here, kept by the service that makes the change (docs/idempotency.md).
     const idempotencyKey = req.headers[IDEMPOTENCY_KEY_HEADER];

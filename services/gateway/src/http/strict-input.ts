@@ -10,18 +10,24 @@ import { documentedRoute } from './routing';
  * rules. Routes without a key are not checked: the PSP's notifications are tolerant (PSPs add
  * parameters and fields), and the documentation's take no input.
  *
- * `query` is the query string with its `?`, or ''; `body` has passed `assertJson`.
+ * `query` is the query string with its `?`, or ''; `body` is what `assertJson` parsed from a body of
+ * `bodyBytes` bytes (undefined for none).
  */
-export function checkStrictInput(method: string, path: string, query: string, body: Buffer): void {
+export function checkStrictInput(
+  method: string,
+  path: string,
+  query: string,
+  bodyBytes: number,
+  body: unknown,
+): void {
   const route = documentedRoute(method, path);
   if (!route || !route.auth) return;
   const fields = new Map<string, string[]>();
-  if (method === 'GET' && body.length > 0) fields.set(NON_FIELD_ERRORS, [MESSAGES.getBody]);
-  else if (!route.body && body.length > 0) {
-    const value: unknown = JSON.parse(body.toString('utf8'));
-    if (value === null || typeof value !== 'object' || Array.isArray(value))
+  if (method === 'GET' && bodyBytes > 0) fields.set(NON_FIELD_ERRORS, [MESSAGES.getBody]);
+  else if (!route.body && bodyBytes > 0) {
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
       fields.set(NON_FIELD_ERRORS, [MESSAGES.object]);
-    else for (const name of Object.keys(value)) fields.set(name, [MESSAGES.unknownField]);
+    else for (const name of Object.keys(body)) fields.set(name, [MESSAGES.unknownField]);
   }
   if (!route.query && query.length > 1) {
     for (const name of new URLSearchParams(query.slice(1)).keys())

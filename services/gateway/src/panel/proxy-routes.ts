@@ -28,9 +28,9 @@ export function mountProxyRoutes(api: Router, { deps, spendUserBudget }: PanelCo
     authorize({ ...identity, suspended: caller.user.seller_status === 'SUSPENDED' }, rule);
     await spendUserBudget(caller, res);
     const body = await readBody(req);
-    assertJson(body);
+    const parsed = assertJson(body);
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-    checkStrictInput(req.method, apiPath, query, body);
+    checkStrictInput(req.method, apiPath, query, body.length, parsed);
     const forward = () =>
       deps.upstreams.send(
         rule.upstream,
