@@ -14,8 +14,8 @@ import { mirrorChargeState, statesToMirror, type MirroredOrder } from '../domain
 import { SCHEMA } from './migrations';
 
 /**
- * The mirror of payments' charge state on the orders (applyChargeState; its rules are
- * domain/order-status.ts): no lock and no transaction of its own. The write names the version it read,
+ * The mirror of payments' charge state on the orders; its rules are domain/order-status.ts.
+ * applyChargeState takes no lock and no transaction of its own: the write names the version it read,
  * so a state mirrored meanwhile by the other path (the request's answer, the message) makes it write
  * nothing, and the reader tries again.
  */

@@ -21,6 +21,9 @@ import { summaryOf, type SummaryBucketRow } from '../domain/summary';
 import { applyTracking, trackingEvents } from '../domain/tracking';
 import { OrderItemSchema, OrderSchema, type OrderItemRow, type OrderRow } from './entities';
 
+// The orders as sellers read and track them. An order's create is order-writes.ts; the changes of
+// its money state are charge-mirror.ts.
+
 /** The order alone, with the ownership rule (404 other environment, 403 other seller). */
 export async function findOwnedOrder(em: EntityManager, scope: Scope, id: string): Promise<OrderRow> {
   return assertOwned(await em.findOne(OrderSchema, { id }), scope, 'Order');
