@@ -7,12 +7,12 @@ import { hostPort, TcpProxy } from '../support/tcp-proxy';
 import { checkBrCode, decodeQrPng } from '../support/pix';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import type { Sql } from '@seller-api/service-kit';
-import { OrderWrites } from '../../services/orders/src/db/order-writes';
 import {
+  OrderWrites,
   createOrder as createOrderInDomain,
   type CreateOrderDeps,
-} from '../../services/orders/src/domain/create-order';
-import { ProductLookup } from '../../services/orders/src/domain/products';
+} from '../../services/orders/src/db/order-writes';
+import { ProductLookup } from '../../services/orders/src/db/products';
 import { CNPJ, CPF, address, createOrder, createProduct, customer, standaloneOrder } from './fixtures';
 
 let system: System;

@@ -7,7 +7,7 @@ import {
   type ChargeState,
   type OrderStatus,
 } from '@seller-api/contracts';
-import { applyChargeState } from '../../services/orders/src/domain/order-status';
+import { applyChargeState } from '../../services/orders/src/db/charge-mirror';
 import { captureEvents } from '../support/events';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';

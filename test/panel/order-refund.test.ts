@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { Balance, CreatedOrder, OrderDetail, type ChargeRefund } from '@seller-api/contracts';
-import { applyChargeState } from '../../services/orders/src/domain/order-status';
+import { applyChargeState } from '../../services/orders/src/db/charge-mirror';
 import { standaloneOrder } from '../orders/fixtures';
 import { startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';

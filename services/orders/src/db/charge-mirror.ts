@@ -1,22 +1,79 @@
-import type { Environment } from '@seller-api/contracts';
+import type { ChargeState, Environment } from '@seller-api/contracts';
 import {
   OutboxMessageSchema,
   insertPart,
+  outboxRow,
+  recordProcessedMessages,
   rowsOf,
+  type BatchedMessage,
   type OutboxMessage,
   type Sql,
   type SqlQuery,
 } from '@seller-api/service-kit';
-import type { MirroredOrder } from '../domain/order-status';
+import { mirrorChargeState, statesToMirror, type MirroredOrder } from '../domain/order-status';
+import { SCHEMA } from './migrations';
 
 /**
- * The statements of the charge state's mirror (domain/order-status.ts applyChargeState): no lock and
- * no transaction of their own. The write names the version it read, so a state mirrored meanwhile by
- * the other path (the request's answer, the message) makes it write nothing, and the reader tries again.
+ * The mirror of payments' charge state on the orders; its rules are domain/order-status.ts.
+ * applyChargeState takes no lock and no transaction of its own: the write names the version it read,
+ * so a state mirrored meanwhile by the other path (the request's answer, the message) makes it write
+ * nothing, and the reader tries again.
  */
 
+/**
+ * The one place where an order's status changes after creation. Payments decides the money state;
+ * this mirrors it, from the internal action answer or from the internal event, whichever comes first
+ * (the version makes the second a no-op), and stores the public order.* event with the change (one
+ * statement, written only if the order still holds the version read, read again otherwise). `query`
+ * runs the statements: the runtime's own, or a transaction's (the consumer records the message id with
+ * the change). Answers whether the state was newer; the caller wakes the outbox relay.
+ */
+export async function applyChargeState(
+  sql: Sql,
+  state: ChargeState,
+  query: SqlQuery = sql.query,
+): Promise<boolean> {
+  // A write that finds another version means another state was mirrored meanwhile; versions only grow,
+  // so this ends at the next read in practice: the bound guards against a writer breaking that rule.
+  for (let tries = 0; tries < 10; tries += 1) {
+    const order = await readMirroredOrder(query, state.order_uuid);
+    if (!order) return false;
+    const next = mirrorChargeState(order, state);
+    if (!next) return false;
+    const event = next.event && outboxRow(next.event);
+    if (await writeMirror(sql, query, order.chargeVersion, next.order, event)) return true;
+  }
+  throw new Error(`order ${state.order_uuid}: its charge version kept changing under the mirror`);
+}
+
+/**
+ * The consumer's batch of charge states (events/charges.ts). Most states were mirrored already by the
+ * request that caused them, and versions only grow: when the orders hold every version of the batch,
+ * its ids are only recorded as processed by `consumer`, in one statement. Otherwise the ids and the
+ * newer states (applyChargeState, in statesToMirror's order) commit together in one transaction.
+ * Answers the ids that were new, and whether the transaction ran (its events wait for the relay).
+ */
+export async function mirrorChargeStates(
+  sql: Sql,
+  consumer: string,
+  batch: Array<BatchedMessage<ChargeState>>,
+): Promise<{ fresh: Set<string>; stored: boolean }> {
+  const ids = batch.map((item) => item.message.id);
+  const held = await chargeVersionsOf(sql, [...new Set(batch.map((item) => item.value.order_uuid))]);
+  const newer = statesToMirror(batch, held);
+  if (newer.length === 0)
+    return { fresh: await recordProcessedMessages(sql.query, SCHEMA, consumer, ids), stored: false };
+  const fresh = await sql.transaction('select 1', async (_rows, query) => {
+    const recorded = await recordProcessedMessages(query, SCHEMA, consumer, ids);
+    for (const item of newer)
+      if (recorded.has(item.message.id)) await applyChargeState(sql, item.value, query);
+    return recorded;
+  });
+  return { fresh, stored: true };
+}
+
 /** The charge version each of these orders mirrors, for those that exist (the consumer's batch). */
-export async function chargeVersionsOf(sql: Sql, orderIds: string[]): Promise<Map<string, number>> {
+async function chargeVersionsOf(sql: Sql, orderIds: string[]): Promise<Map<string, number>> {
   const rows = await sql.query<{ id: string; charge_version: number }>(
     `select id, charge_version from orders.orders where id = any($1::uuid[])`,
     [orderIds],
@@ -59,7 +116,7 @@ type Stamp = 'createdAt' | 'paidAt' | 'refundRequestedAt' | 'refundUpdatedAt';
 const date = (value: string | null) => (value === null ? null : new Date(value));
 
 /** The order as the mirror reads it, with its items; null when there is none. */
-export async function readMirroredOrder(query: SqlQuery, orderId: string): Promise<MirroredOrder | null> {
+async function readMirroredOrder(query: SqlQuery, orderId: string): Promise<MirroredOrder | null> {
   const [row] = await query<Omit<MirroredOrder, Stamp> & Record<Stamp, string | null>>(READ_ORDER, [orderId]);
   if (!row) return null;
   return {
@@ -83,7 +140,7 @@ const WRITE_MIRROR = `update orders.orders set status = $2, paid_at = $3, charge
  * Writes the mirrored order, and its event when it has one, in one statement, if the order still holds
  * `readVersion`; answers whether it did.
  */
-export async function writeMirror(
+async function writeMirror(
   sql: Sql,
   query: SqlQuery,
   readVersion: number,

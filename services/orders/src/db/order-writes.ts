@@ -1,34 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInput, Environment, TaxIdType } from '@seller-api/contracts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '@seller-api/contracts';
 import {
   OutboxMessageSchema,
   WriteBatch,
   insertPart,
   rowsOf,
-  type OutboxMessage,
+  type Scope,
   type Sql,
 } from '@seller-api/service-kit';
-import { OrderItemSchema, OrderSchema, type OrderItemRow, type OrderRow } from './entities';
-
-export interface CustomerContact {
-  sellerId: string;
-  environment: Environment;
-  taxId: string;
-  taxIdType: TaxIdType;
-  name: string;
-  email: string;
-  phone: string;
-  address: AddressInput | null;
-  at: Date;
-}
-
-export interface NewOrder {
-  /** The buyer, upserted in the order's statement; the order row takes its id from there. */
-  contact: CustomerContact;
-  order: Omit<OrderRow, 'customerId'>;
-  items: OrderItemRow[];
-  event: OutboxMessage;
-}
+import {
+  prepareOrder,
+  type CreatedOrderResult,
+  type CustomerContact,
+  type NewOrder,
+  type PrepareDeps,
+  type PreparedOrder,
+} from '../domain/create-order';
+import { OrderItemSchema, OrderSchema, type OrderRow } from './entities';
+import { sellerRecords, type ProductLookup } from './products';
 
 const customerKey = (c: Pick<CustomerContact, 'sellerId' | 'environment' | 'taxId'>) =>
   `${c.sellerId}|${c.environment}|${c.taxId}`;
@@ -169,4 +159,41 @@ async function writeOrders(sql: Sql, batch: NewOrder[]): Promise<string[]> {
     if (!id) throw new Error('customer upsert returned no row');
     return id;
   });
+}
+
+export interface CreateOrderDeps extends PrepareDeps {
+  products: ProductLookup;
+  writes: OrderWriter;
+  /** Told when the order's event is stored, to wake the outbox relay. */
+  outboxStored?: () => void;
+}
+
+/**
+ * `POST /sellers/orders/`: prepareOrder, then storeOrder. Nothing is stored when payments fails.
+ */
+export async function createOrder(
+  em: EntityManager,
+  scope: Scope,
+  body: unknown,
+  deps: CreateOrderDeps,
+): Promise<CreatedOrderResult> {
+  return storeOrder(
+    await prepareOrder(sellerRecords(em, deps.products), scope, body, deps),
+    deps.writes,
+    deps.outboxStored,
+  );
+}
+
+/**
+ * Stores the customer, the order, its items and order.created in one statement (atomic, one round
+ * trip; batched with the concurrent requests' by OrderWrites, or in a keyed request's transaction).
+ */
+export async function storeOrder(
+  { write, charge }: PreparedOrder,
+  writer: OrderWriter,
+  outboxStored?: () => void,
+): Promise<CreatedOrderResult> {
+  const customerId = await writer.insertOrder(write);
+  outboxStored?.();
+  return { order: { ...write.order, customerId }, items: write.items, customerId, charge };
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   MESSAGES,
   CreateOrderRequest,
@@ -7,35 +6,66 @@ import {
   formatAddress,
   safeParseRequest,
   zodIssuesToFieldErrors,
+  type AddressInput,
   type Charge,
   type CreateChargeRequest,
+  type Environment,
+  type TaxIdType,
 } from '@seller-api/contracts';
-import { badRequest, checkTarget, outboxRow, type TargetPolicy } from '@seller-api/service-kit';
-import type { OrderItemRow, OrderRow, ProductRow } from '../db/entities';
-import type { NewOrder, OrderWriter } from '../db/order-writes';
+import {
+  badRequest,
+  checkTarget,
+  outboxRow,
+  type OutboxMessage,
+  type Scope,
+  type TargetPolicy,
+} from '@seller-api/service-kit';
+import type { AffiliateRow, OrderItemRow, OrderRow, ProductRow } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { orderEventData, orderHeaders } from '../events/payloads';
-import { findAffiliateByCode } from './affiliates';
 import { resolveExpiration } from './dates';
 import { priceOrder, type FieldErrors, type OrderAmounts, type PricedLine } from './pricing';
-import type { ProductLookup } from './products';
-import type { Scope } from '@seller-api/service-kit';
 
-export interface CreateOrderDeps {
+/** What a new order's rules read of the seller's records (db/products.ts sellerRecords). */
+export interface SellerRecords {
+  /** The seller's products among `ids`, in the scope's environment; unknown ids are absent. */
+  products(scope: Scope, ids: string[]): Promise<Map<string, ProductRow>>;
+  affiliateByCode(scope: Scope, code: string): Promise<AffiliateRow | null>;
+}
+
+/** What preparing an order needs besides the seller's records: everything but the write. */
+export interface PrepareDeps {
   /** Asks payments for the PIX charge; throws a 503 when payments cannot answer. */
   requestCharge(request: CreateChargeRequest): Promise<Charge>;
   /** postback_url follows the webhooks' target rules (docs/webhooks.md, "Target rules"). */
   targets: Omit<TargetPolicy, 'environment'>;
-  products: ProductLookup;
-  writes: OrderWriter;
   now?: () => Date;
   /**
    * The order's id; a keyed request's is derived from its key (the kit's keyedId), so its retries and
    * duplicates ask payments for the same charge. A new random one otherwise.
    */
   orderId?: string;
-  /** Told when the order's event is stored, to wake the outbox relay. */
-  outboxStored?: () => void;
+}
+
+export interface CustomerContact {
+  sellerId: string;
+  environment: Environment;
+  taxId: string;
+  taxIdType: TaxIdType;
+  name: string;
+  email: string;
+  phone: string;
+  address: AddressInput | null;
+  at: Date;
+}
+
+/** What storing an order writes (db/order-writes.ts). */
+export interface NewOrder {
+  /** The buyer, upserted in the order's statement; the order row takes its id from there. */
+  contact: CustomerContact;
+  order: Omit<OrderRow, 'customerId'>;
+  items: OrderItemRow[];
+  event: OutboxMessage;
 }
 
 export interface CreatedOrderResult {
@@ -60,7 +90,7 @@ function addError(errors: FieldErrors, field: string, message: string): void {
  * the schema's violations: every problem of a request comes back at once.
  */
 async function checkAgainstData(
-  em: () => EntityManager,
+  records: SellerRecords,
   scope: Scope,
   body: unknown,
   errors: FieldErrors,
@@ -78,8 +108,7 @@ async function checkAgainstData(
       ? item.product_uuid
       : null,
   );
-  const products = await deps.products.find(
-    em,
+  const products = await records.products(
     scope,
     ids.filter((id): id is string => id !== null),
   );
@@ -94,7 +123,7 @@ async function checkAgainstData(
   }
   let affiliateName: string | null = null;
   if (typeof raw.affiliate_code === 'string' && raw.affiliate_code.trim()) {
-    const affiliate = await findAffiliateByCode(em(), scope, raw.affiliate_code.trim());
+    const affiliate = await records.affiliateByCode(scope, raw.affiliate_code.trim());
     if (!affiliate) addError(errors, 'affiliate_code', MESSAGES.unknownAffiliateCode);
     affiliateName = affiliate?.name ?? null;
   }
@@ -111,25 +140,10 @@ async function checkAgainstData(
   return { products, affiliateName, expiresAt };
 }
 
-/** What preparing an order needs: everything but the write. */
-export type PrepareDeps = Omit<CreateOrderDeps, 'writes' | 'outboxStored'>;
-
-/** An order checked, priced and charged, ready to be stored (storeOrder). */
+/** An order checked, priced and charged, ready to be stored (db/order-writes.ts storeOrder). */
 export interface PreparedOrder {
   write: NewOrder;
   charge: Charge;
-}
-
-/**
- * `POST /sellers/orders/`: prepareOrder, then storeOrder. Nothing is stored when payments fails.
- */
-export async function createOrder(
-  em: EntityManager,
-  scope: Scope,
-  body: unknown,
-  deps: CreateOrderDeps,
-): Promise<CreatedOrderResult> {
-  return storeOrder(await prepareOrder(em, scope, body, deps), deps.writes, deps.outboxStored);
 }
 
 /** A request that passed every rule, with what the rules read and its prices. */
@@ -142,17 +156,17 @@ interface ValidOrder {
 }
 
 /**
- * Validates and prices the order and obtains its PIX charge from payments; stores nothing. `em` is
- * forked for what it reads.
+ * Validates and prices the order and obtains its PIX charge from payments; stores nothing. `records`
+ * answers what the rules read of the seller's data.
  */
 export async function prepareOrder(
-  em: EntityManager,
+  records: SellerRecords,
   scope: Scope,
   body: unknown,
   deps: PrepareDeps,
 ): Promise<PreparedOrder> {
   const now = deps.now?.() ?? new Date();
-  const valid = await validateOrder(em, scope, body, now, deps);
+  const valid = await validateOrder(records, scope, body, now, deps);
   const orderId = deps.orderId ?? randomUUID();
   const { payment } = valid.input;
   const charge = await deps.requestCharge({
@@ -172,7 +186,7 @@ export async function prepareOrder(
 
 /** Every rule of a new order, the schema's and those of the seller's data; a 400 with all that fail. */
 async function validateOrder(
-  em: EntityManager,
+  records: SellerRecords,
   scope: Scope,
   body: unknown,
   now: Date,
@@ -180,10 +194,7 @@ async function validateOrder(
 ): Promise<ValidOrder> {
   const parsed = safeParseRequest(CreateOrderRequest, body);
   const errors: FieldErrors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
-  // Forked only if something is read through the ORM: products are usually known already.
-  let forked: EntityManager | undefined;
-  const reader = () => (forked ??= em.fork());
-  const data = await checkAgainstData(reader, scope, body, errors, now, deps);
+  const data = await checkAgainstData(records, scope, body, errors, now, deps);
   if (!parsed.success || Object.keys(errors).length > 0 || !data.expiresAt)
     throw badRequest('Invalid order.', errors);
   const input = parsed.data;
@@ -305,18 +316,4 @@ function newOrderWrite(
       headers: orderHeaders(order),
     }),
   };
-}
-
-/**
- * Stores the customer, the order, its items and order.created in one statement (atomic, one round
- * trip; batched with the concurrent requests' by OrderWrites, or in a keyed request's transaction).
- */
-export async function storeOrder(
-  { write, charge }: PreparedOrder,
-  writer: OrderWriter,
-  outboxStored?: () => void,
-): Promise<CreatedOrderResult> {
-  const customerId = await writer.insertOrder(write);
-  outboxStored?.();
-  return { order: { ...write.order, customerId }, items: write.items, customerId, charge };
 }

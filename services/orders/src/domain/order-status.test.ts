@@ -1,5 +1,11 @@
 import type { ChargeRefund, ChargeState } from '@seller-api/contracts';
-import { mirrorChargeState, mirrorRefund, type MirroredOrder, type OrderRefund } from './order-status';
+import {
+  mirrorChargeState,
+  mirrorRefund,
+  statesToMirror,
+  type MirroredOrder,
+  type OrderRefund,
+} from './order-status';
 
 const none = (): OrderRefund => ({
   refundStatus: null,
@@ -141,5 +147,45 @@ describe('mirrorChargeState', () => {
     const backFromMed = mirrorChargeState(order({ status: 'MED' }), state({ previous_status: 'MED' }));
     expect(backFromMed?.order.status).toBe('PAID');
     expect(backFromMed?.event).toBeNull();
+  });
+});
+
+describe('statesToMirror', () => {
+  const A = '1a000000-0000-4000-8000-000000000000';
+  const B = '2b000000-0000-4000-8000-000000000000';
+  const state = (order: string, version: number): { value: ChargeState } => ({
+    value: {
+      order_uuid: order,
+      status: 'PAID',
+      previous_status: 'PENDING',
+      version,
+      paid_at: '2026-06-15T12:00:00.000Z',
+      changed_at: '2026-06-15T12:00:00.000Z',
+    },
+  });
+  const keys = (batch: Array<{ value: ChargeState }>) =>
+    batch.map(({ value }) => `${value.order_uuid[0]}${value.version}`);
+
+  it('keeps the states newer than their order holds, order by order and version by version', () => {
+    const batch = [state(B, 3), state(A, 2), state(B, 1), state(A, 4), state(B, 2)];
+    expect(
+      keys(
+        statesToMirror(
+          batch,
+          new Map([
+            [A, 2],
+            [B, 1],
+          ]),
+        ),
+      ),
+    ).toEqual(['14', '22', '23']);
+  });
+
+  it('keeps every state of an order it holds no version of', () => {
+    expect(keys(statesToMirror([state(A, 2), state(A, 1)], new Map()))).toEqual(['11', '12']);
+  });
+
+  it('keeps nothing when the orders hold every version', () => {
+    expect(statesToMirror([state(A, 1), state(A, 2)], new Map([[A, 2]]))).toEqual([]);
   });
 });

@@ -1,6 +1,5 @@
 import { OrderEvents, type ChargeRefund, type ChargeState, type OrderStatus } from '@seller-api/contracts';
-import { outboxRow, type OutgoingMessage, type Sql, type SqlQuery } from '@seller-api/service-kit';
-import { readMirroredOrder, writeMirror } from '../db/charge-mirror';
+import type { OutgoingMessage } from '@seller-api/service-kit';
 import type { OrderRow } from '../db/entities';
 import { orderEventData, orderHeaders, type EventItem, type EventOrder } from '../events/payloads';
 import { EXCHANGE } from '../events/topology';
@@ -80,28 +79,18 @@ export function mirrorChargeState(
 }
 
 /**
- * The one place where an order's status changes after creation. Payments decides the money state;
- * this mirrors it, from the internal action answer or from the internal event, whichever comes first
- * (the version makes the second a no-op), and stores the public order.* event with the change
- * (db/charge-mirror.ts: one statement, written only if the order still holds the version read, read
- * again otherwise). `query` runs the statements: the runtime's own, or a transaction's (the consumer
- * records the message id with the change). Answers whether the state was newer; the caller wakes the
- * outbox relay.
+ * The states of a batch to mirror: those newer than the version their order holds (`held`; every one
+ * of an order missing from it), order by order and version by version, so two batches in flight
+ * update the orders they share in the same order.
  */
-export async function applyChargeState(
-  sql: Sql,
-  state: ChargeState,
-  query: SqlQuery = sql.query,
-): Promise<boolean> {
-  // A write that finds another version means another state was mirrored meanwhile; versions only grow,
-  // so this ends at the next read in practice: the bound guards against a writer breaking that rule.
-  for (let tries = 0; tries < 10; tries += 1) {
-    const order = await readMirroredOrder(query, state.order_uuid);
-    if (!order) return false;
-    const next = mirrorChargeState(order, state);
-    if (!next) return false;
-    const event = next.event && outboxRow(next.event);
-    if (await writeMirror(sql, query, order.chargeVersion, next.order, event)) return true;
-  }
-  throw new Error(`order ${state.order_uuid}: its charge version kept changing under the mirror`);
+export function statesToMirror<T extends { value: ChargeState }>(batch: T[], held: Map<string, number>): T[] {
+  return batch
+    .filter(({ value }) => value.version > (held.get(value.order_uuid) ?? -Infinity))
+    .sort((a, b) =>
+      a.value.order_uuid === b.value.order_uuid
+        ? a.value.version - b.value.version
+        : a.value.order_uuid < b.value.order_uuid
+          ? -1
+          : 1,
+    );
 }

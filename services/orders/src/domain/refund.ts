@@ -1,9 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChargeState, Identity, OrderStatus } from '@seller-api/contracts';
-import { conflict, type IdempotentRequest, type Logger, type Scope } from '@seller-api/service-kit';
+import { conflict, type IdempotentRequest, type Logger } from '@seller-api/service-kit';
 import { ActionNotApplied, type PaymentsClient } from '../clients/payments';
 import type { RefundHoldsClient } from '../clients/refund-holds';
-import { findOwnedOrder } from './orders';
+import type { OrderRow } from '../db/entities';
 
 /** No charge leaves these statuses: payments cannot refund it, so asking is safe (and replays a key). */
 const FINAL: ReadonlySet<OrderStatus> = new Set(['REFUNDED', 'CHARGEBACK', 'EXPIRED', 'CANCELLED']);
@@ -31,6 +30,12 @@ export interface RefundDeps {
   logger: Logger;
 }
 
+/** What a refund reads of the order, the seller's own (db/orders.ts findOwnedOrder). */
+export type RefundedOrder = Pick<
+  OrderRow,
+  'status' | 'grossAmount' | 'feeAmount' | 'netAmount' | 'chargeVersion'
+>;
+
 /**
  * A seller's refund of a PAID order (docs/finance.md, "Refunds"): the order's net is first reserved
  * from the seller's available balance in withdrawals' ledger (409 `insufficient_balance` when it does
@@ -41,14 +46,12 @@ export interface RefundDeps {
  * retry finds the same hold, never a second one.
  */
 export async function refundOrder(
-  em: EntityManager,
   deps: RefundDeps,
   identity: Identity,
-  scope: Scope,
   orderId: string,
+  order: RefundedOrder,
   keyed: IdempotentRequest | null,
 ): Promise<{ state: ChargeState | null; replayed: boolean }> {
-  const order = await findOwnedOrder(em, scope, orderId);
   const hold = await deps.holds.hold(identity, orderId, {
     gross_amount: order.grossAmount,
     fee_amount: order.feeAmount,

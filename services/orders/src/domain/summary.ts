@@ -4,67 +4,12 @@ import type {
   OrderSummaryQuery,
   OrderSummaryTotals,
 } from '@seller-api/contracts';
-import { MESSAGES } from '@seller-api/contracts';
-import { badRequest, type Scope, type Sql } from '@seller-api/service-kit';
-
-// The buckets' first instants, $3 (from) to $4 (to) in time zone $5, as `start`. Days are the time
-// zone's calendar days, stepped on its clock (a day across a daylight-saving change lasts 23 or 25
-// hours); hours are steps of one hour from the time zone's hour that holds `from`.
-const DAY_STARTS = `select (local at time zone $5::text) as start
-    from generate_series(date_trunc('day', $3::timestamptz at time zone $5::text),
-                         $4::timestamptz at time zone $5::text, interval '1 day') local`;
-const HOUR_STARTS = `select start
-    from generate_series(date_trunc('hour', $3::timestamptz, $5::text), $4::timestamptz, interval '1 hour') start`;
-
-// Every bucket with its counts and amounts, aggregated by PostgreSQL from the orders' indexes
-// (orders_created_idx, orders_paid_idx); width_bucket places each order in the bucket whose start is
-// the last one not after it.
-const summaryStatement = (starts: string) => `
-  with series as (
-    select s.start, row_number() over (order by s.start) as i from (${starts}) s where s.start < $4
-  ),
-  edges as (select array_agg(start order by start) as starts from series),
-  created as (
-    select width_bucket(o.created_at, e.starts) as i,
-           count(*) as created,
-           count(*) filter (where o.status = 'EXPIRED') as expired,
-           count(*) filter (where o.status = 'REFUNDED') as refunded,
-           count(*) filter (where o.status = 'CANCELLED') as canceled
-      from orders.orders o cross join edges e
-     where o.seller_id = $1 and o.environment = $2 and o.created_at >= $3 and o.created_at < $4
-     group by 1
-  ),
-  paid as (
-    select width_bucket(o.paid_at, e.starts) as i,
-           count(*) as paid,
-           sum(o.gross_amount) as amount_paid,
-           sum(o.fee_amount) as fees,
-           sum(o.net_amount) as net
-      from orders.orders o cross join edges e
-     where o.seller_id = $1 and o.environment = $2 and o.paid_at is not null
-       and o.paid_at >= $3 and o.paid_at < $4
-     group by 1
-  )
-  select to_char(s.start at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as start,
-         coalesce(c.created, 0) as created, coalesce(c.expired, 0) as expired,
-         coalesce(c.refunded, 0) as refunded, coalesce(c.canceled, 0) as canceled,
-         coalesce(p.paid, 0) as paid, coalesce(p.amount_paid, 0) as amount_paid,
-         coalesce(p.fees, 0) as fees, coalesce(p.net, 0) as net
-    from series s left join created c on c.i = s.i left join paid p on p.i = s.i
-   order by s.start`;
-
-const STATEMENTS = { day: summaryStatement(DAY_STARTS), hour: summaryStatement(HOUR_STARTS) };
-
-// For this statement only: a plan of its own at each run, since ranges and sellers differ by orders
-// of magnitude; and no JIT compilation, which the planner's estimates of the joins with the buckets
-// (far above the rows there are) would start, and which cost more than the whole query (measured:
-// 1.3 s of compilation for 0.8 s of work over 240,000 orders).
-const SUMMARY_SETTINGS = 'set local plan_cache_mode = force_custom_plan; set local jit = off';
 
 /** Counts and sums arrive as bigint and numeric, which pg hands over as strings. */
 type Count = string | number;
 
-interface BucketRow {
+/** One bucket as the summary's statement answers it (db/orders.ts summarizeOrders). */
+export interface SummaryBucketRow {
   /** ISO 8601 in UTC, written by PostgreSQL: its text form of a year before 1000 is not one JS reads. */
   start: string;
   created: Count;
@@ -77,34 +22,8 @@ interface BucketRow {
   net: Count;
 }
 
-// PostgreSQL's time zone database may lack a name the contracts' check (the runtime's) knows:
-// `invalid_parameter_value`, 'time zone "x" not recognized'.
-const isUnknownTimeZone = (err: unknown) =>
-  (err as { code?: unknown }).code === '22023' && /time zone/i.test((err as Error).message ?? '');
-
-/** The seller's orders of one environment over [from, to), in buckets of the time zone (docs/orders.md). */
-export async function summarizeOrders(
-  sql: Sql,
-  scope: Scope,
-  query: OrderSummaryQuery,
-): Promise<OrderSummary> {
-  const from = new Date(query.from);
-  const to = new Date(query.to);
-  let rows: BucketRow[];
-  try {
-    rows = await sql.transaction(SUMMARY_SETTINGS, (_settings, run) =>
-      run<BucketRow>(STATEMENTS[query.granularity], [
-        scope.sellerId,
-        scope.environment,
-        from,
-        to,
-        query.time_zone,
-      ]),
-    );
-  } catch (err) {
-    if (isUnknownTimeZone(err)) throw badRequest('Invalid query.', { time_zone: [MESSAGES.unknownTimeZone] });
-    throw err;
-  }
+/** The summary of the buckets' rows, with their totals (docs/orders.md). */
+export function summaryOf(query: OrderSummaryQuery, rows: SummaryBucketRow[]): OrderSummary {
   const totals: OrderSummaryTotals = {
     orders_created: 0,
     orders_paid: 0,
@@ -135,8 +54,8 @@ export async function summarizeOrders(
     return bucket;
   });
   return {
-    from: from.toISOString(),
-    to: to.toISOString(),
+    from: new Date(query.from).toISOString(),
+    to: new Date(query.to).toISOString(),
     granularity: query.granularity,
     time_zone: query.time_zone,
     totals,

@@ -1,16 +1,13 @@
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   MESSAGES,
   OrderItemEvents,
   type ShippingStatus,
   type TrackingUpdateRequest,
 } from '@seller-api/contracts';
-import { badRequest, enqueue } from '@seller-api/service-kit';
-import { OrderItemSchema, OrderSchema, type OrderItemRow, type OrderRow } from '../db/entities';
+import { badRequest, type OutgoingMessage } from '@seller-api/service-kit';
+import type { OrderItemRow, OrderRow } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { itemEventData, orderHeaders, type ItemEventName } from '../events/payloads';
-import { assertOwned, type Scope } from '@seller-api/service-kit';
 
 export interface ItemChange {
   item: OrderItemRow;
@@ -20,7 +17,8 @@ export interface ItemChange {
 /**
  * The shipping rules (docs/orders.md, "Update tracking") as a pure function: the code and status sent
  * apply to every item; SHIPPED with a code emits order_item.shipped unless nothing changed; the first
- * DELIVERED of an item emits order_item.delivered and fills the order's delivered_at. Mutates and reports.
+ * DELIVERED of an item emits order_item.delivered and fills the order's delivered_at; an order without
+ * items cannot be tracked (400). Mutates and reports.
  */
 export function applyTracking(
   order: OrderRow,
@@ -28,6 +26,11 @@ export function applyTracking(
   update: TrackingUpdateRequest,
   now: Date,
 ): ItemChange[] {
+  if (items.length === 0) {
+    throw badRequest('This order has no items to track.', {
+      non_field_errors: [MESSAGES.trackingNeedsItems],
+    });
+  }
   const changes = items.map((item) => {
     const events: ItemEventName[] = [];
     const code = update.tracking_code ?? item.trackingCode;
@@ -59,35 +62,14 @@ export function applyTracking(
   return changes;
 }
 
-/** `PATCH /sellers/orders/{uuid}/tracking/`: one transaction, the order row locked against a concurrent update. */
-export async function updateTracking(
-  em: EntityManager,
-  scope: Scope,
-  orderId: string,
-  update: TrackingUpdateRequest,
-): Promise<void> {
-  await em.transactional(async (tx) => {
-    const order = assertOwned(
-      await tx.findOne(OrderSchema, { id: orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE }),
-      scope,
-      'Order',
-    );
-    const items = await tx.find(OrderItemSchema, { orderId }, { orderBy: { position: 'asc' } });
-    if (items.length === 0) {
-      throw badRequest('This order has no items to track.', {
-        non_field_errors: [MESSAGES.trackingNeedsItems],
-      });
-    }
-    const changes = applyTracking(order, items, update, new Date());
-    for (const { item, events } of changes) {
-      for (const name of events) {
-        enqueue(tx, {
-          exchange: EXCHANGE,
-          routingKey: name,
-          payload: itemEventData(name, order, item),
-          headers: orderHeaders(order),
-        });
-      }
-    }
-  });
+/** The order_item.* events of the changes, item by item, in the order applyTracking reported them. */
+export function trackingEvents(order: OrderRow, changes: ItemChange[]): OutgoingMessage[] {
+  return changes.flatMap(({ item, events }) =>
+    events.map((name) => ({
+      exchange: EXCHANGE,
+      routingKey: name,
+      payload: itemEventData(name, order, item),
+      headers: orderHeaders(order),
+    })),
+  );
 }

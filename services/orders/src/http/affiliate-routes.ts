@@ -1,7 +1,7 @@
 import { CreateAffiliateRequest, ListQuery } from '@seller-api/contracts';
 import type { Runtime } from '@seller-api/service-kit';
 import type { Express } from 'express';
-import { createAffiliate, listAffiliates } from '../domain/affiliates';
+import { createAffiliate, listAffiliates } from '../db/affiliates';
 import { presentAffiliate } from './presenters';
 import { createRecordRoute, listRecordsRoute } from './seller-records';
 

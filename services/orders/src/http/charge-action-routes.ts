@@ -12,8 +12,8 @@ import {
 import type { Express, Response } from 'express';
 import type { PaymentsClient } from '../clients/payments';
 import type { RefundHoldsClient } from '../clients/refund-holds';
-import { applyChargeState } from '../domain/order-status';
-import { orderOwner } from '../db/charge-mirror';
+import { applyChargeState, orderOwner } from '../db/charge-mirror';
+import { findOwnedOrder } from '../db/orders';
 import { refundMessage, refundOrder } from '../domain/refund';
 import { orderIdOf } from './order-routes';
 
@@ -56,13 +56,17 @@ export function mountChargeActionRoutes(app: Express, { runtime, payments, holds
   app.post(
     '/sellers/orders/:uuid/refund/',
     route(async (req, res) => {
+      const identity = identityOf(req);
+      const scope = sellerScope(req);
+      const id = orderIdOf(req);
+      const keyed = keyedRequest(req);
+      const order = await findOwnedOrder(em(), scope, id);
       const refunded = await refundOrder(
-        em(),
         { payments, holds, logger: runtime.logger },
-        identityOf(req),
-        sellerScope(req),
-        orderIdOf(req),
-        keyedRequest(req),
+        identity,
+        id,
+        order,
+        keyed,
       );
       // Refunded, or accepted by the PSP and still being made (domain/refund.ts).
       await answer(res, refunded, refundMessage(refunded.state));

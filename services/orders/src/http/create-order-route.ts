@@ -11,17 +11,17 @@ import {
 } from '@seller-api/service-kit';
 import type { Express } from 'express';
 import type { PaymentsClient } from '../clients/payments';
-import { prepareOrder, storeOrder, type CreateOrderDeps } from '../domain/create-order';
-import { ProductLookup } from '../domain/products';
+import { prepareOrder, type PrepareDeps } from '../domain/create-order';
 import { ChargeAsk, releaseUnstoredCharge } from '../domain/unstored-charges';
-import { OrderWrites, orderWriterIn } from '../db/order-writes';
+import { OrderWrites, orderWriterIn, storeOrder } from '../db/order-writes';
+import { ProductLookup, sellerRecords } from '../db/products';
 import { createOrderMetrics } from '../metrics';
 import { presentCreatedOrder } from './presenters';
 
 export interface CreateOrderRouteDeps {
   runtime: Runtime;
   payments: PaymentsClient;
-  targets: CreateOrderDeps['targets'];
+  targets: PrepareDeps['targets'];
 }
 
 /**
@@ -43,10 +43,9 @@ export function mountCreateOrderRoute(
     keyed: IdempotentRequest | null,
     charge: ChargeAsk,
   ) => {
-    const prepared = await prepareOrder(runtime.orm.em, scopeOf(identity), body, {
+    const prepared = await prepareOrder(sellerRecords(runtime.orm.em, products), scopeOf(identity), body, {
       requestCharge: charge.request,
       targets,
-      products,
       orderId: keyed ? keyedId(keyed) : undefined,
     });
     const answer = await runtime.idempotency.run(keyed, async (_em, sql) => {

@@ -6,9 +6,7 @@ import {
 } from '@seller-api/contracts';
 import { parseOrThrow, parseQueryOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
-import { getOrder, listOrders } from '../domain/orders';
-import { summarizeOrders } from '../domain/summary';
-import { updateTracking } from '../domain/tracking';
+import { getOrder, listOrders, summarizeOrders, updateTracking } from '../db/orders';
 import { presentOrderDetail, presentOrderListItem } from './presenters';
 import { listRecordsRoute } from './seller-records';
 

@@ -1,7 +1,7 @@
 import { CreateProductRequest, ListQuery, OrderPathParams } from '@seller-api/contracts';
 import { parseOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
 import type { Express } from 'express';
-import { createProduct, getProduct, listProducts } from '../domain/products';
+import { createProduct, getProduct, listProducts } from '../db/products';
 import { presentProduct } from './presenters';
 import { createRecordRoute, listRecordsRoute } from './seller-records';
 

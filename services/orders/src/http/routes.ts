@@ -2,7 +2,7 @@ import type { PlainRoute, Runtime } from '@seller-api/service-kit';
 import type { Express } from 'express';
 import type { PaymentsClient } from '../clients/payments';
 import type { RefundHoldsClient } from '../clients/refund-holds';
-import type { CreateOrderDeps } from '../domain/create-order';
+import type { PrepareDeps } from '../domain/create-order';
 import { mountAffiliateRoutes } from './affiliate-routes';
 import { mountChargeActionRoutes } from './charge-action-routes';
 import { mountCreateOrderRoute } from './create-order-route';
@@ -13,7 +13,7 @@ export interface RouteDeps {
   runtime: Runtime;
   payments: PaymentsClient;
   holds: RefundHoldsClient;
-  targets: CreateOrderDeps['targets'];
+  targets: PrepareDeps['targets'];
 }
 
 /** Mounts the orders routes; returns the one served on plain node:http first (create-order). */

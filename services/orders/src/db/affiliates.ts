@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateAffiliateRequest, ListQuery } from '@seller-api/contracts';
 import { conflict, listOwned, type Scope } from '@seller-api/service-kit';
-import { AffiliateSchema, type AffiliateRow } from '../db/entities';
+import { AffiliateSchema, type AffiliateRow } from './entities';
 
 export async function createAffiliate(
   em: EntityManager,

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CreateProductRequest, ListQuery } from '@seller-api/contracts';
-import { ProductSchema, type ProductRow } from '../db/entities';
 import { assertOwned, listOwned, type Scope } from '@seller-api/service-kit';
+import type { SellerRecords } from '../domain/create-order';
+import { findAffiliateByCode } from './affiliates';
+import { ProductSchema, type ProductRow } from './entities';
 
 export async function createProduct(
   em: EntityManager,
@@ -72,6 +74,20 @@ export class ProductLookup {
     if (this.rows.size >= this.max) this.rows.delete(this.rows.keys().next().value as string);
     this.rows.set(row.id, row);
   }
+}
+
+/**
+ * What a new order's rules read of the seller's records (domain/create-order.ts): its products through
+ * `products`, its affiliate by code. Forked only if something is read through the ORM: products are
+ * usually known already.
+ */
+export function sellerRecords(em: EntityManager, products: ProductLookup): SellerRecords {
+  let forked: EntityManager | undefined;
+  const reader = () => (forked ??= em.fork());
+  return {
+    products: (scope, ids) => products.find(reader, scope, ids),
+    affiliateByCode: (scope, code) => findAffiliateByCode(reader(), scope, code),
+  };
 }
 
 /** The row's own data, without the entity manager that loaded it (kept past the request). */
