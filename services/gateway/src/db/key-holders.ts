@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Environment } from '@seller-api/contracts';
 import type { Sql } from '@seller-api/service-kit';
-import { lookUpKeyHolder, type KeyHolder } from './api-keys';
+import type { KeyHolder } from '../domain/api-keys';
+import { lookUpKeyHolder } from './api-keys';
 
 /**
  * The key version: how every gateway replica learns, on the very next request, that a key holder
