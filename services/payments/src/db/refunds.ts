@@ -4,6 +4,7 @@ import type { Environment } from '@seller-api/contracts';
 import { inTransaction, sqlInTransaction, type Sql } from '@seller-api/service-kit';
 import type { ChargeOwner } from '../domain/charges';
 import {
+  decideRefusal,
   lateRefundId,
   owned,
   recordMoves,
@@ -16,13 +17,7 @@ import {
   type RefundReportSource,
   type RefusalRecord,
 } from '../domain/lifecycle';
-import {
-  MAX_REFUND_ATTEMPTS,
-  attemptOfRefundId,
-  currentAttempt,
-  decideRefund,
-  reasonText,
-} from '../domain/refund-state';
+import { MAX_REFUND_ATTEMPTS, attemptOfRefundId, decideRefund, reasonText } from '../domain/refund-state';
 import { commitMove, commitRefund, lockByOrder, type ChargeStoreDeps } from './charges';
 import { TransactionSchema } from './entities';
 import { chargeOfPayment, markPaymentRefunded } from './psp-payments';
@@ -147,24 +142,19 @@ export async function recordRefundRefused(
   try {
     return await inTransaction(em.fork(), async (tx): Promise<RefusalRecord> => {
       const t = owned(await lockByOrder(tx, orderId), owner);
-      const same = currentAttempt(t) === refused.attempt;
-      // Recorded meanwhile (another request's refusal, or a report of the same failure).
-      if (same && t.refundStatus === 'FAILED') return 'recorded';
-      if (!same || t.refundStatus !== null) return 'held';
-      if (!refused.atPsp) {
-        // Nothing was made (the PSP refused the request and has no refund of this id). Unless a newer
-        // request reached us since (it may be asking now), the ask is taken back: the ledger's sweep
-        // then reads no refund asked, and releases a hold whose count a lost answer kept.
-        if (refused.holdSeq !== null && refused.holdSeq >= t.refundHoldSeq) {
-          t.refundAskedAt = null;
-          t.refundCheckAt = null;
-          t.refundAskKey = null;
-        }
+      const step = decideRefusal(t, refused);
+      if (step === 'take-back') {
+        t.refundAskedAt = null;
+        t.refundCheckAt = null;
+        t.refundAskKey = null;
         return 'recorded';
       }
-      t.refundReason = refused.reason;
-      commitRefund(tx, t, 'FAILED', deps.now?.() ?? new Date(), deps, []);
-      return 'recorded';
+      if (step === 'fail') {
+        t.refundReason = refused.reason;
+        commitRefund(tx, t, 'FAILED', deps.now?.() ?? new Date(), deps, []);
+        return 'recorded';
+      }
+      return step;
     });
   } catch (err) {
     deps.logger.error(

@@ -13,7 +13,7 @@ import { HttpError, conflict, notFound, serviceUnavailable, type Logger } from '
 import type { ChargeStatus, Transaction } from '../db/entities';
 import { eventHeaders, type ChargeOwner } from './charges';
 import { PspError, type PspAdapter, type PspAdapters, type PspRefund, type PspRefundInput } from './psp';
-import { refundRefusal, refundView } from './refund-state';
+import { currentAttempt, refundRefusal, refundView } from './refund-state';
 import type { PaymentMetrics } from '../metrics';
 
 /*
@@ -180,6 +180,29 @@ export class RefundRefused extends HttpError {
 
 /** What became of a refusal once recorded (recordRefundRefused). */
 export type RefusalRecord = 'recorded' | 'held';
+
+/**
+ * What recording a refusal does on the locked charge: nothing more (`recorded`, `held`: see
+ * db/refunds.ts recordRefundRefused), take the ask back, or fail the refund.
+ */
+export type RefusalStep = RefusalRecord | 'take-back' | 'fail';
+
+export function decideRefusal(
+  t: Transaction,
+  refused: Pick<RefundRefused, 'attempt' | 'atPsp' | 'holdSeq'>,
+): RefusalStep {
+  const same = currentAttempt(t) === refused.attempt;
+  // Recorded meanwhile (another request's refusal, or a report of the same failure).
+  if (same && t.refundStatus === 'FAILED') return 'recorded';
+  if (!same || t.refundStatus !== null) return 'held';
+  if (!refused.atPsp) {
+    // Nothing was made (the PSP refused the request and has no refund of this id). Unless a newer
+    // request reached us since (it may be asking now), the ask is taken back: the ledger's sweep
+    // then reads no refund asked, and releases a hold whose count a lost answer kept.
+    return refused.holdSeq !== null && refused.holdSeq >= t.refundHoldSeq ? 'take-back' : 'recorded';
+  }
+  return 'fail';
+}
 
 /**
  * The PSP's refund of a seller's refund. A failure rolls the transaction back, and the answer tells the
