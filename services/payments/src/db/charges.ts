@@ -7,6 +7,7 @@ import {
   type Charge,
   type ChargeState,
   type CreateChargeRequest,
+  type RefundStatus,
 } from '@seller-api/contracts';
 import {
   callerOrFork,
@@ -85,7 +86,7 @@ export function commitMove(
 export function commitRefund(
   tx: EntityManager,
   t: Transaction,
-  status: Parameters<typeof applyRefund>[1],
+  status: RefundStatus,
   now: Date,
   deps: Pick<LifecycleDeps, 'refundChecks'>,
   moved: Moved,
