@@ -112,7 +112,7 @@ export class KeyHolders {
   ) {}
 
   /**
-   * The holder of the key of this hash and environment (`api-keys.environmentOfKey`), or null for an
+   * The holder of the key of this hash and environment (domain/api-keys.ts `environmentOfKey`), or null for an
    * unknown or revoked key. The version is asked of Redis synchronously at the call, so a rate-limit
    * call made in the same tick shares its round trip (the client pipelines automatically).
    */
