@@ -1,5 +1,5 @@
-import { createApiKey } from '../../services/gateway/src/domain/api-keys';
-import { setSellerStatus } from '../../services/gateway/src/domain/accounts';
+import { createApiKey } from '../../services/gateway/src/db/api-keys';
+import { setSellerStatus } from '../../services/gateway/src/db/sellers';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
 
 let system: System;
@@ -50,6 +50,7 @@ describe('API key authentication', () => {
   it('revokes the previous key of an environment on the very next request, on every gateway replica', async () => {
     const first = await createKey(gateway.service);
     const live = await createApiKey(
+      gateway.service.runtime.sql,
       gateway.service.runtime.orm.em.fork(),
       gateway.service.keyVersions,
       first.userId,
@@ -60,6 +61,7 @@ describe('API key authentication', () => {
     expect((await balance(second, first.key)).status).toBe(200);
 
     const rotated = await createApiKey(
+      gateway.service.runtime.sql,
       gateway.service.runtime.orm.em.fork(),
       gateway.service.keyVersions,
       first.userId,
@@ -102,7 +104,7 @@ describe('API key authentication', () => {
     expect((await balance(gateway, key)).status).toBe(200);
     expect((await balance(second, key)).status).toBe(200);
     await setSellerStatus(
-      gateway.service.runtime.orm.em.fork(),
+      gateway.service.runtime.sql,
       gateway.service.keyVersions,
       sellerId as string,
       'SUSPENDED',

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { KeyChangeUnavailableError, KeyVersions } from '../../services/gateway/src/domain/key-holders';
+import { KeyChangeUnavailableError, KeyVersions } from '../../services/gateway/src/db/key-holders';
 import { DEFAULT_URLS } from '../support/servers';
 
 const REDIS_URL = process.env.REDIS_URL ?? DEFAULT_URLS.REDIS_URL;

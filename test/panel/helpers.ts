@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ensureUser } from '../../services/gateway/src/domain/accounts';
+import { ensureUser } from '../../services/gateway/src/db/users';
 import type { GatewayService } from '../../services/gateway/src/service';
 import { uniqueEmail } from '../support/system';
 
@@ -13,7 +13,7 @@ export async function panelUser(
   const email = uniqueEmail(`panel-${role}`);
   // Unique, so a test finds its own seller's rows in lists across sellers (the operator queue).
   const sellerName = `Loja ${randomBytes(3).toString('hex')}`;
-  const { user } = await ensureUser(gateway.runtime.orm.em.fork(), {
+  const { user } = await ensureUser(gateway.runtime.sql, gateway.runtime.orm.em.fork(), {
     email,
     role,
     password: PASSWORD,

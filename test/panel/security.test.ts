@@ -6,7 +6,7 @@ import {
   Withdrawal,
 } from '@seller-api/contracts';
 import { createHash, randomUUID } from 'node:crypto';
-import { setSellerStatus } from '../../services/gateway/src/domain/accounts';
+import { setSellerStatus } from '../../services/gateway/src/db/sellers';
 import { standaloneOrder } from '../orders/fixtures';
 import { call, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';
@@ -298,7 +298,7 @@ describe('session storage and seller status', () => {
     const user = await panelUser(gateway.service);
     const session = await login(origin, user.email, user.password);
     await setSellerStatus(
-      gateway.service.runtime.orm.em.fork(),
+      gateway.service.runtime.sql,
       gateway.service.keyVersions,
       user.sellerId ?? '',
       'SUSPENDED',
@@ -326,7 +326,7 @@ describe('session storage and seller status', () => {
     // The same per-user budget as the /v1 routes.
     expect(pix.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     await setSellerStatus(
-      gateway.service.runtime.orm.em.fork(),
+      gateway.service.runtime.sql,
       gateway.service.keyVersions,
       user.sellerId ?? '',
       'SUSPENDED',

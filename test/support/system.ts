@@ -2,8 +2,8 @@ import http from 'node:http';
 import type pino from 'pino';
 import { loadGatewayConfig } from '../../services/gateway/src/config';
 import { startGateway, type GatewayService } from '../../services/gateway/src/service';
-import { ensureUser } from '../../services/gateway/src/domain/accounts';
-import { createApiKey } from '../../services/gateway/src/domain/api-keys';
+import { createApiKey } from '../../services/gateway/src/db/api-keys';
+import { ensureUser } from '../../services/gateway/src/db/users';
 import { loadOrdersConfig } from '../../services/orders/src/config';
 import { startOrders, type OrdersService } from '../../services/orders/src/service';
 import { loadPaymentsConfig } from '../../services/payments/src/config';
@@ -201,8 +201,9 @@ export async function createKey(
 ): Promise<{ key: string; userId: string; sellerId: string | null; email: string }> {
   const em = gateway.runtime.orm.em.fork();
   const email = options.email ?? uniqueEmail(options.role ?? 'seller');
-  const { user } = await ensureUser(em, { email, role: options.role ?? 'seller' });
+  const { user } = await ensureUser(gateway.runtime.sql, em, { email, role: options.role ?? 'seller' });
   const { key } = await createApiKey(
+    gateway.runtime.sql,
     em,
     gateway.keyVersions,
     user.id,

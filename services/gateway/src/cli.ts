@@ -15,15 +15,18 @@ import {
   openDatabase,
   createLogger,
   processIo,
+  sqlOf,
   type CliIo,
 } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { gatewayEnv } from './config';
 import { entities } from './db/entities';
 import { SCHEMA, migrations } from './db/migrations';
-import { UserConflictError, ensureUser, renameSeller } from './domain/accounts';
-import { createApiKey } from './domain/api-keys';
-import { KeyChangeUnavailableError, KeyVersions } from './domain/key-holders';
+import { UserConflictError } from './domain/accounts';
+import { createApiKey } from './db/api-keys';
+import { KeyChangeUnavailableError, KeyVersions } from './db/key-holders';
+import { renameSeller } from './db/sellers';
+import { ensureUser } from './db/users';
 import { revokeUserSessions } from './panel/sessions';
 import { readPasswordFromProcess, type PasswordReader } from './password-input';
 import { ListenApiError, ListenUsageError, listenForWebhooks, parseEvents } from './webhooks-listen';
@@ -229,6 +232,7 @@ async function execute(
   try {
     await migrate(orm, SCHEMA);
     const em = orm.em.fork();
+    const sql = sqlOf(orm);
     if (command.resource === 'users' && command.action === 'update') {
       // The name is in every gateway replica's cached key holders: renaming is a key change, which
       // needs Redis as `keys create` does (KeyVersions).
@@ -237,6 +241,7 @@ async function execute(
       });
       try {
         const { user, previous } = await renameSeller(
+          sql,
           em,
           new KeyVersions(redis, config.REDIS_KEY_PREFIX),
           command.email,
@@ -253,7 +258,7 @@ async function execute(
       return;
     }
     if (command.resource === 'users') {
-      const { user, created } = await ensureUser(em, {
+      const { user, created } = await ensureUser(sql, em, {
         email: command.email,
         role: command.role,
         sellerName: command.sellerName,
@@ -275,12 +280,13 @@ async function execute(
     });
     let created: Awaited<ReturnType<typeof createApiKey>>;
     try {
-      const { user } = await ensureUser(em, {
+      const { user } = await ensureUser(sql, em, {
         email: command.email,
         role: command.role,
         sellerName: command.sellerName,
       });
       created = await createApiKey(
+        sql,
         em,
         new KeyVersions(redis, config.REDIS_KEY_PREFIX),
         user.id,

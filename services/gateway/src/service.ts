@@ -11,7 +11,7 @@ import {
 import type pino from 'pino';
 import type { GatewayConfig } from './config';
 import { entities } from './db/entities';
-import { KeyHolders, KeyVersions } from './domain/key-holders';
+import { KeyHolders, KeyVersions } from './db/key-holders';
 import { SCHEMA, migrations } from './db/migrations';
 import { mountDocs } from './http/docs';
 import { withPublicApi } from './http/api';

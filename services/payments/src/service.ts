@@ -39,6 +39,7 @@ export async function startPayments(
   const metrics = createPaymentMetrics(runtime.metrics);
   const lifecycle = {
     psps,
+    sql: runtime.sql,
     logger: runtime.logger,
     metrics,
     refundChecks: { baseMs: config.REFUND_CHECK_BASE_MS, maxMs: config.REFUND_CHECK_MAX_MS },

@@ -1,9 +1,7 @@
-import { randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Role } from '@seller-api/contracts';
-import { SellerSchema, UserSchema, type User } from '../db/entities';
-import type { KeyVersions } from './key-holders';
+import type { Seller, User } from '../db/entities';
 
 const scryptAsync = promisify(scrypt) as (
   password: string,
@@ -47,113 +45,51 @@ export class UserConflictError extends Error {
   override name = 'UserConflictError';
 }
 
-/**
- * Finds the user by e-mail or creates it; a new seller user gets its own seller account, named after
- * the e-mail unless a name is given. A password given here replaces an existing user's. An existing
- * user's role and seller name are never changed here: asking for others is a UserConflictError, before
- * anything is written (a role change would need another seller account; a typo must not grant /ops/).
- */
-export async function ensureUser(
-  em: EntityManager,
-  input: EnsureUserInput,
-): Promise<{ user: User; created: boolean }> {
+/** The e-mail, role and seller name ensureUser works with; an operator with a seller name is refused. */
+export function newUserInput(input: EnsureUserInput): {
+  email: string;
+  role: Role;
+  sellerName: string | undefined;
+} {
   const email = input.email.trim().toLowerCase();
   const role = input.role ?? 'seller';
   const sellerName = input.sellerName?.trim();
   if (sellerName !== undefined && role !== 'seller') {
     throw new UserConflictError('a seller name is for seller users only; an operator has no seller');
   }
-  const passwordHash = input.password ? await hashPassword(input.password) : undefined;
-  return em.transactional(async (tx) => {
-    // Serialise concurrent creations of the same e-mail.
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`user:${email}`]);
-    const existing = await tx.findOne(UserSchema, { email });
-    if (existing) {
-      if (input.role && input.role !== existing.role) {
-        throw new UserConflictError(
-          `${email} already exists with the role ${existing.role}, which is not changed here (nothing was changed)`,
-        );
-      }
-      if (sellerName !== undefined) {
-        const seller = existing.sellerId ? await tx.findOne(SellerSchema, { id: existing.sellerId }) : null;
-        if (!seller) {
-          throw new UserConflictError(
-            `${email} already exists with the role ${existing.role}, without a seller to name (nothing was changed)`,
-          );
-        }
-        if (seller.name !== sellerName) {
-          throw new UserConflictError(
-            `${email} already exists with the seller name "${seller.name}", which is not changed here (nothing was changed); ` +
-              'leave --seller-name out to keep it, or rename it with `users update --email ... --seller-name ...`',
-          );
-        }
-      }
-      if (passwordHash) existing.passwordHash = passwordHash;
-      return { user: existing, created: false };
-    }
-    let sellerId: string | null = null;
-    if (role === 'seller') {
-      const seller = tx.create(SellerSchema, {
-        id: randomUUID(),
-        name: sellerName || email,
-        status: 'ACTIVE',
-        createdAt: new Date(),
-      });
-      // Flushed first: the user row references it and the two entities declare no relation.
-      await tx.persist(seller).flush();
-      sellerId = seller.id;
-    }
-    const user = tx.create(UserSchema, {
-      id: randomUUID(),
-      email,
-      role,
-      sellerId,
-      passwordHash: passwordHash ?? null,
-      createdAt: new Date(),
-    });
-    tx.persist(user);
-    return { user, created: true };
-  });
+  return { email, role, sellerName };
 }
 
-/** A key change (KeyVersions): the replicas' cached key holders carry the seller's status. */
-export async function setSellerStatus(
-  em: EntityManager,
-  versions: KeyVersions,
-  sellerId: string,
-  status: 'ACTIVE' | 'SUSPENDED',
-): Promise<void> {
-  await versions.change(() =>
-    em.execute('update gateway.sellers set status = ? where id = ?', [status, sellerId]),
+/** A role asked for an existing user that is not its own: refused, never changed (ensureUser). */
+export function existingRoleConflict(
+  email: string,
+  existing: User,
+  role: Role | undefined,
+): UserConflictError | null {
+  if (!role || role === existing.role) return null;
+  return new UserConflictError(
+    `${email} already exists with the role ${existing.role}, which is not changed here (nothing was changed)`,
+  );
+}
+
+/** A seller name asked for an existing user that is not its seller's: refused, never changed (ensureUser). */
+export function existingSellerNameConflict(
+  email: string,
+  existing: User,
+  seller: Seller | null,
+  sellerName: string,
+): UserConflictError | null {
+  if (!seller) {
+    return new UserConflictError(
+      `${email} already exists with the role ${existing.role}, without a seller to name (nothing was changed)`,
+    );
+  }
+  if (seller.name === sellerName) return null;
+  return new UserConflictError(
+    `${email} already exists with the seller name "${seller.name}", which is not changed here (nothing was changed); ` +
+      'leave --seller-name out to keep it, or rename it with `users update --email ... --seller-name ...`',
   );
 }
 
 /** The user is not a seller user (an operator, or no such e-mail): nothing was renamed. */
 export class NoSellerError extends UserConflictError {}
-
-/**
- * Renames the seller of a seller user. Orders, charges and withdrawals keep the seller's name as it was
- * when they were made (a receipt does not change), so the new name shows in those made from now on and
- * in their webhooks (docs/orders.md, "The seller's name"). A key change (KeyVersions): every gateway
- * replica's cached key holder carries the name it forwards to the services.
- */
-export async function renameSeller(
-  em: EntityManager,
-  versions: KeyVersions,
-  rawEmail: string,
-  name: string,
-): Promise<{ user: User; previous: string }> {
-  const email = rawEmail.trim().toLowerCase();
-  const user = await em.findOne(UserSchema, { email });
-  if (!user) throw new NoSellerError(`no user has the e-mail ${email} (nothing was changed)`);
-  const seller = user.sellerId ? await em.findOne(SellerSchema, { id: user.sellerId }) : null;
-  if (!seller)
-    throw new NoSellerError(
-      `${email} is a ${user.role} user, without a seller to name (nothing was changed)`,
-    );
-  const previous = seller.name;
-  await versions.change(() =>
-    em.execute('update gateway.sellers set name = ? where id = ?', [name.trim(), seller.id]),
-  );
-  return { user, previous };
-}

@@ -12,7 +12,7 @@ import {
   type Logger,
 } from '@seller-api/service-kit';
 import { environmentOfKey, hashApiKey, type KeyHolder } from '../domain/api-keys';
-import type { KeyHolders } from '../domain/key-holders';
+import type { KeyHolders } from '../db/key-holders';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize, bearerToken } from './auth';
 import { rateLimitHeaders, tooManyRequests, type RateLimiter, type RateLimitResult } from './rate-limit';

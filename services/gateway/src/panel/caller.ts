@@ -4,7 +4,7 @@ import { unauthorized } from '@seller-api/service-kit';
 import type { PanelContext } from './deps';
 import { checkCsrfToken, checkOrigin, readSessionCookie } from './security';
 import type { Session } from './sessions';
-import { findUserById, type PanelUser } from './users';
+import { findUserById, type PanelUser } from '../db/users';
 
 export interface Caller {
   session: Session;

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type Redis from 'ioredis';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { CallKey, Logger, Sql } from '@seller-api/service-kit';
-import type { KeyVersions } from '../domain/key-holders';
+import type { KeyVersions } from '../db/key-holders';
 import type { UpstreamClient } from '../http/proxy';
 import { RateLimiter, rateLimitHeaders, tooManyRequests } from '../http/rate-limit';
 import type { Upstream } from '../http/routing';

@@ -5,13 +5,12 @@ import {
   type CreatedApiKeyResponse,
 } from '@seller-api/contracts';
 import { HttpError, forbidden, parseOrThrow } from '@seller-api/service-kit';
-import { createApiKey } from '../domain/api-keys';
-import { KeyChangeUnavailableError } from '../domain/key-holders';
+import { activeKeys, createApiKey } from '../db/api-keys';
+import { KeyChangeUnavailableError } from '../db/key-holders';
 import { callerOf } from './caller';
 import type { PanelContext } from './deps';
 import { readJson } from './read-json';
 import { requireJson } from './security';
-import { activeKeys } from './users';
 
 /** The seller's API keys: the active ones, and a new one that replaces its environment's key. */
 export function mountKeyRoutes(api: Router, { deps, spendUserBudget }: PanelContext): void {
@@ -31,6 +30,7 @@ export function mountKeyRoutes(api: Router, { deps, spendUserBudget }: PanelCont
     await spendUserBudget(caller, res);
     if (user.seller_status === 'SUSPENDED') throw forbidden('This seller account is suspended.');
     const { key, record } = await createApiKey(
+      deps.sql,
       deps.orm.em.fork(),
       deps.keyVersions,
       user.id,

@@ -7,7 +7,7 @@ import { createLoginLimiters, refuseIfSpent, spendAll, type Budget } from './log
 import { readJson } from './read-json';
 import { checkOrigin, readSessionCookie, requireJson, sessionCookie } from './security';
 import { presentSession } from './session-routes';
-import { findUserByEmail } from './users';
+import { findUserByEmail } from '../db/users';
 
 const invalidCredentials = () => new HttpError(401, 'unauthorized', 'Invalid e-mail or password.');
 

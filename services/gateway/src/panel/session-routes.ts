@@ -6,7 +6,7 @@ import type { PanelContext } from './deps';
 import { readJson } from './read-json';
 import { clearedCookie, requireJson } from './security';
 import type { Session } from './sessions';
-import type { PanelUser } from './users';
+import type { PanelUser } from '../db/users';
 
 /** The logged-in session's own routes: logging out and switching environment. */
 export function mountSessionRoutes(api: Router, { secure, sessions, spendUserBudget }: PanelContext): void {

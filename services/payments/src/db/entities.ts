@@ -36,7 +36,7 @@ export interface Transaction {
   chargeStatus: ChargeStatus;
   version: number;
   statusChangedAt: Date | null;
-  /** When a seller's refund was last asked of the PSP (committed before the call; lifecycle.ts). */
+  /** When a seller's refund was last asked of the PSP (committed before the call; db/refunds.ts). */
   refundAskedAt: Date | null;
   /** The Idempotency-Key of the request that asked the current refund (null: none, or not keyed). */
   refundAskKey: string | null;

@@ -93,7 +93,7 @@ class Migration20261202TraceContext extends Migration {
 
 /**
  * The ledger's reconciliation pages through the charges that were ever paid, by their last change
- * (domain/paid-charges.ts). On a large table, create the index beforehand with `create index
+ * (db/paid-charges.ts). On a large table, create the index beforehand with `create index
  * concurrently` under this name: `if not exists` then leaves it alone and no write waits for the build
  * (a concurrent build that failed leaves an INVALID index of this name: drop it before deploying).
  */

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '@seller-api/contracts';
+import { sqlInTransaction, type Sql } from '@seller-api/service-kit';
 
 /** A refund due for a look-up at the PSP (jobs/refund-checks.ts). */
 export interface DueRefundCheck {
@@ -20,33 +21,33 @@ export interface DueRefundCheck {
  * skipped: that request is asking the PSP right now.
  */
 export async function claimRefundChecks(
+  sql: Sql,
   em: EntityManager,
   now: Date,
   limit: number,
   delayMs: (checks: number) => number,
 ): Promise<DueRefundCheck[]> {
   return em.fork().transactional(async (tx) => {
-    const due = await tx.execute<
-      Array<{
-        id: string;
-        order_id: string;
-        environment: Environment;
-        end_to_end_id: string;
-        refund_attempt: number;
-        refund_checks: number;
-        gross_amount: string;
-      }>
-    >(
+    const statements = sqlInTransaction(sql, tx);
+    const due = await statements.query<{
+      id: string;
+      order_id: string;
+      environment: Environment;
+      end_to_end_id: string;
+      refund_attempt: number;
+      refund_checks: number;
+      gross_amount: string;
+    }>(
       `select id, order_id, environment, end_to_end_id, refund_attempt, refund_checks, gross_amount
          from payments.transactions
-        where refund_check_at <= ? and end_to_end_id is not null
+        where refund_check_at <= $1 and end_to_end_id is not null
         order by refund_check_at
-        limit ? for update skip locked`,
+        limit $2 for update skip locked`,
       [now, limit],
     );
     for (const row of due) {
-      await tx.execute(
-        `update payments.transactions set refund_check_at = ?, refund_checks = refund_checks + 1 where id = ?`,
+      await statements.query(
+        `update payments.transactions set refund_check_at = $1, refund_checks = refund_checks + 1 where id = $2`,
         [new Date(now.getTime() + delayMs(row.refund_checks + 1)), row.id],
       );
     }
@@ -67,12 +68,12 @@ export async function claimRefundChecks(
  * alert's figure (docs/runbooks/SellerApiRefundsUnresolved.md).
  */
 export async function countUnresolvedRefunds(
-  em: EntityManager,
+  sql: Sql,
   askedBefore: Date,
 ): Promise<Record<Environment, number>> {
-  const rows = await em.fork().execute<Array<{ environment: Environment; count: string }>>(
+  const rows = await sql.query<{ environment: Environment; count: string }>(
     `select environment, count(*) as count from payments.transactions
-      where refund_check_at is not null and refund_asked_at < ?
+      where refund_check_at is not null and refund_asked_at < $1
       group by environment`,
     [askedBefore],
   );

@@ -1,21 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  PaymentEvents,
+import type {
+  Charge,
+  CreateChargeRequest,
+  Environment,
   PaymentPixQrCodeCreatedData,
-  type Charge,
-  type CreateChargeRequest,
-  type Environment,
 } from '@seller-api/contracts';
 import { renderQrPngBase64 } from '@seller-api/qr';
-import { conflict, outboxRow } from '@seller-api/service-kit';
-import type { ChargeWrites } from '../db/charge-writes';
-import { TransactionSchema, type Transaction } from '../db/entities';
-import { EXCHANGE } from '../events/topology';
-import { computeFee } from './fees';
+import { conflict } from '@seller-api/service-kit';
+import type { Transaction } from '../db/entities';
 import { refundView } from './refund-state';
-import { pspFor, type PspAdapters } from './psp';
-import { newTxid } from './txid';
 
 /** Who asks for the charge: the seller of the order, in one environment (the gateway's signed identity). */
 export interface ChargeOwner {
@@ -25,67 +17,32 @@ export interface ChargeOwner {
   sellerName: string | null;
 }
 
-export interface ChargeDeps {
-  /** Each environment's PSP: a charge asks the one of its owner's environment. */
-  psps: PspAdapters;
-  feeBps: number;
-  feeFixedAmount: number;
-  writes: ChargeWrites;
-  now?: () => Date;
-  txid?: () => string;
-  /** Told when an event was stored outside a flush, to wake the outbox relay. */
-  outboxStored?: () => void;
+/** What a new charge is made of besides the request: the PSP's answer, the fee, ours. */
+export interface NewChargeParts {
+  id: string;
+  owner: ChargeOwner;
+  input: CreateChargeRequest;
+  txid: string;
+  copyAndPaste: string;
+  expiresAt: Date;
+  fee: { fee_amount: number; net_amount: number };
+  now: Date;
 }
 
-export interface ChargeResult {
-  transaction: Transaction;
-  /** False when the order already had its charge and that one is returned. */
-  created: boolean;
-  /** The charge as the internal API shows it (toCharge), its QR image rendered. */
-  charge: Charge;
-}
-
-/**
- * After the callbacks already queued: a write batch submitted this turn has started by then (its own
- * callback was queued first), so its statement is on its way unless the pool had no free connection.
- */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * The PIX charge of an order, idempotent on the order: when the same seller asks again, the existing
- * transaction is returned. Orders makes a new order id for every create, so only a repeated internal
- * call asks again: with a local PSP adapter the insert finds the charge (it loses on the unique order
- * index), which spares every charge a lookup; a remote PSP is never asked twice, so there the charge
- * is looked up first. A concurrent duplicate loses the race on that index and reads the winner's row.
- * The transaction and its `payment.pix_qr_code_created` event commit together.
- */
-export async function createCharge(
-  em: EntityManager,
-  owner: ChargeOwner,
-  input: CreateChargeRequest,
-  deps: ChargeDeps,
-): Promise<ChargeResult> {
-  // The order's own environment picks the PSP: a test order never reaches the live PSP.
-  const adapter = pspFor(deps.psps, owner.environment);
-  if (adapter.remote) {
-    const existing = await findByOrder(em.fork(), input.order_uuid);
-    if (existing) return answered(ownedBy(existing, owner));
-  }
-  const now = deps.now?.() ?? new Date();
-  // Static BR Codes hold 25 characters; API Pix wants 26 to 35: the adapter says which.
-  const txid = deps.txid?.() ?? newTxid(adapter.txidLength);
-  const expiresAt = new Date(input.expires_at);
-  const { fee_amount, net_amount } = computeFee(input.gross_amount, deps.feeBps, deps.feeFixedAmount);
-  // Asked before the database transaction opens, so no connection waits on the PSP.
-  const psp = await adapter.createCharge({
-    txid,
-    amountCents: input.gross_amount,
-    expiresAt,
-    debtorName: input.debtor_name,
-    debtorDocument: input.debtor_document,
-  });
-  const transaction: Transaction = {
-    id: randomUUID(),
+/** The transaction row of a new PENDING charge. */
+export function newCharge({
+  id,
+  owner,
+  input,
+  txid,
+  copyAndPaste,
+  expiresAt,
+  fee,
+  now,
+}: NewChargeParts): Transaction {
+  const { fee_amount, net_amount } = fee;
+  return {
+    id,
     orderId: input.order_uuid,
     sellerId: owner.sellerId,
     environment: owner.environment,
@@ -93,7 +50,7 @@ export async function createCharge(
     status: 'CREATED',
     method: 'PIX',
     txid,
-    copyAndPaste: psp.copyAndPaste,
+    copyAndPaste,
     grossAmount: input.gross_amount,
     feeAmount: fee_amount,
     netAmount: net_amount,
@@ -118,51 +75,10 @@ export async function createCharge(
     refundCheckAt: null,
     refundChecks: 0,
   };
-  // Validated before anything is written: a payload the contract refuses is a bug, not a charge.
-  const payload = PaymentPixQrCodeCreatedData.parse(pixQrCodeCreatedData(transaction));
-
-  const event = outboxRow({
-    exchange: EXCHANGE,
-    routingKey: PaymentEvents.PIX_QR_CODE_CREATED,
-    payload,
-    headers: eventHeaders(transaction),
-  });
-  // The transaction and its event in one statement: atomic, one round trip (the create-order path).
-  const written = deps.writes.insert(transaction, event);
-  // Handled below, after the image: a failure meanwhile must not count as unhandled.
-  written.catch(() => undefined);
-  // The QR image (~0.1 ms of CPU) is rendered while the statement travels and commits, not after:
-  // the image needs only copy_and_paste.
-  await nextTurn();
-  const charge = toCharge(transaction);
-  try {
-    await written;
-    deps.outboxStored?.();
-  } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    // This order's charge was made before (or by a concurrent request): answer with it.
-    const winner = await findByOrder(em.fork(), input.order_uuid);
-    if (!winner) throw err;
-    return answered(ownedBy(winner, owner));
-  }
-  return { transaction, created: true, charge };
 }
 
-/** An existing charge, returned as it is. */
-function answered(transaction: Transaction): ChargeResult {
-  return { transaction, created: false, charge: toCharge(transaction) };
-}
-
-/** PostgreSQL's unique_violation, as pg reports it (the insert runs on a plain connection). */
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string } | null)?.code === '23505';
-}
-
-function findByOrder(em: EntityManager, orderId: string): Promise<Transaction | null> {
-  return em.findOne(TransactionSchema, { orderId });
-}
-
-function ownedBy(transaction: Transaction, owner: ChargeOwner): Transaction {
+/** An existing charge of the order: 409 when it is another seller's or environment's. */
+export function ownedBy(transaction: Transaction, owner: ChargeOwner): Transaction {
   if (transaction.sellerId !== owner.sellerId || transaction.environment !== owner.environment) {
     throw conflict('This order already has a charge that belongs to another seller or environment.');
   }

@@ -1,12 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  PspPixPayment,
-  type Environment,
-  type PspPaymentOutcome,
-  type PspRefundOutcome,
-  type RefundStatus,
-} from '@seller-api/contracts';
-import { confirmPayment, settleRefund, type LifecycleDeps } from './lifecycle';
+import type { PspRefundOutcome, RefundStatus } from '@seller-api/contracts';
 
 /*
  * One item of an API Pix notification (`POST /api/v1/psp/webhook/pix`, docs/payments.md): a payment
@@ -28,59 +20,8 @@ export function reaisToCents(valor: string): number {
   return Number(whole) * 100 + Number(fraction.padEnd(2, '0').slice(0, 2));
 }
 
-/**
- * Applies one notified item for the PSP of `environment`: the payment first (recorded once per
- * end-to-end id: a notification that only reports refunds of a payment seen before answers
- * `duplicate`), then each refund it reports.
- */
-export async function applyNotifiedPix(
-  em: EntityManager,
-  environment: Environment,
-  item: unknown,
-  deps: LifecycleDeps,
-): Promise<PspPaymentOutcome> {
-  const parsed = PspPixPayment.safeParse(item);
-  if (!parsed.success) {
-    deps.logger.warn(
-      {
-        end_to_end_id: endToEndIdOf(item),
-        issues: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-      },
-      'PSP notification item does not follow API Pix; skipped',
-    );
-    return 'invalid';
-  }
-  const pix = parsed.data;
-  const { outcome } = await confirmPayment(
-    em,
-    {
-      environment,
-      txid: pix.txid ?? null,
-      endToEndId: pix.endToEndId,
-      amountCents: reaisToCents(pix.valor),
-      paidAt: new Date(pix.horario),
-    },
-    deps,
-  );
-  for (const refund of pix.devolucoes ?? []) {
-    await settleRefund(
-      em,
-      {
-        environment,
-        endToEndId: pix.endToEndId,
-        refundId: refund.id,
-        status: REFUND_STATUS_OF[refund.status],
-        reason: refund.motivo ?? null,
-      },
-      deps,
-      'notification',
-    );
-  }
-  return outcome;
-}
-
 /** The item's end-to-end id for the log, when it has a string one (it is no secret). */
-function endToEndIdOf(item: unknown): string | null {
+export function endToEndIdOf(item: unknown): string | null {
   if (typeof item !== 'object' || item === null) return null;
   const value = (item as Record<string, unknown>).endToEndId;
   return typeof value === 'string' ? value.slice(0, 64) : null;

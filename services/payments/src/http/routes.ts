@@ -31,25 +31,18 @@ import { PAYMENTS_ACCESS } from './callers';
 import type { Express, Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { pspOnly, type PspSenders } from './psp-senders';
-import { createCharge, toCharge, type ChargeDeps, type ChargeOwner } from '../domain/charges';
+import { actOnCharge, createCharge, findCharge, type ChargeDeps, type ChargeStoreDeps } from '../db/charges';
+import { listPaidCharges } from '../db/paid-charges';
+import { recordPayment } from '../db/psp-payments';
+import { noteRefundAsked, noteRefundHold, recordRefundRefused } from '../db/refunds';
+import { toCharge, type ChargeOwner } from '../domain/charges';
 import type { ChargeAction } from '../domain/charge-state';
-import { applyNotifiedPix } from '../domain/psp-notifications';
-import {
-  RefundRefused,
-  actOnCharge,
-  noteRefundAsked,
-  noteRefundHold,
-  recordRefundRefused,
-  recordPayment,
-  findCharge,
-  newEndToEndId,
-  type LifecycleDeps,
-} from '../domain/lifecycle';
-import { listPaidCharges } from '../domain/paid-charges';
+import { RefundRefused, newEndToEndId } from '../domain/lifecycle';
+import { applyNotifiedPix } from './psp-notifications';
 
 export interface RouteDeps {
   charges: ChargeDeps;
-  lifecycle: LifecycleDeps;
+  lifecycle: ChargeStoreDeps;
   /**
    * How each environment's PSP is recognised on notifications: its client certificate (verified by
    * the ingress, signed by the gateway) or its shared secret. Whose PSP sent a notification decides
@@ -232,7 +225,7 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       const query = parseQueryOrThrow(ReconciliationChargesQuery, req.query, 'Invalid query.');
       if (query.environment !== identity.environment)
         throw forbidden(`This operator identity may list ${identity.environment} transactions only.`);
-      const { results, next } = await listPaidCharges(runtime.orm.em.fork(), query);
+      const { results, next } = await listPaidCharges(runtime.sql, query);
       res.json({ message: 'Transactions retrieved.', data: { results, next_cursor: next } });
     }),
   );
@@ -258,12 +251,12 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
         refundHold = holdSeq ?? null;
         const stored = await runtime.idempotency.find(keyedRequest(req));
         if (stored) {
-          if (holdSeq !== undefined) await noteRefundHold(runtime.orm.em, owner, uuid, holdSeq);
+          if (holdSeq !== undefined) await noteRefundHold(runtime.sql, owner, uuid, holdSeq);
           return sendAnswer(res, stored);
         }
         // Committed before the keyed transaction opens: a lost PSP answer must not erase it.
         await noteRefundAsked(
-          runtime.orm.em,
+          runtime.sql,
           owner,
           uuid,
           deps.lifecycle,

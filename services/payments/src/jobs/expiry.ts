@@ -1,5 +1,6 @@
 import { startPeriodicJob, type Logger, type MikroORM, type PeriodicJob } from '@seller-api/service-kit';
-import { expireDue, type LifecycleDeps } from '../domain/lifecycle';
+import { expireDue } from '../db/charges';
+import type { LifecycleDeps } from '../domain/lifecycle';
 
 /**
  * Expires PENDING charges past their expiry: at start (catching up after downtime) and then every

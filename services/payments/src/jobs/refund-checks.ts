@@ -1,6 +1,7 @@
 import { startPeriodicJob, type Logger, type MikroORM, type PeriodicJob } from '@seller-api/service-kit';
+import type { ChargeStoreDeps } from '../db/charges';
 import { claimRefundChecks, countUnresolvedRefunds, type DueRefundCheck } from '../db/refund-checks';
-import { settleRefund, type LifecycleDeps } from '../domain/lifecycle';
+import { settleRefund } from '../db/refunds';
 import { pspFor } from '../domain/psp';
 import { nextCheckDelay, refundIdFor } from '../domain/refund-state';
 import type { PaymentMetrics } from '../metrics';
@@ -21,7 +22,7 @@ export class RefundChecks {
 
   constructor(
     private readonly orm: MikroORM,
-    private readonly deps: LifecycleDeps & { refundChecks: { baseMs: number; maxMs: number } },
+    private readonly deps: ChargeStoreDeps & { refundChecks: { baseMs: number; maxMs: number } },
     private readonly options: { intervalMs: number; alertAfterMs: number; batch?: number },
     private readonly logger: Logger,
     private readonly metrics?: PaymentMetrics,
@@ -43,7 +44,7 @@ export class RefundChecks {
     const { baseMs, maxMs } = this.deps.refundChecks;
     for (;;) {
       if (this.stopped) return;
-      const due = await claimRefundChecks(this.orm.em, now(), batch, (checks) =>
+      const due = await claimRefundChecks(this.deps.sql, this.orm.em, now(), batch, (checks) =>
         nextCheckDelay(checks, baseMs, maxMs),
       );
       // A few look-ups at a time: each waits for the PSP, at most its timeout.
@@ -53,7 +54,7 @@ export class RefundChecks {
       if (due.length < batch) break;
     }
     const unresolved = await countUnresolvedRefunds(
-      this.orm.em,
+      this.deps.sql,
       new Date(now().getTime() - this.options.alertAfterMs),
     );
     for (const [environment, count] of Object.entries(unresolved)) {

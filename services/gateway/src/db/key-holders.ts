@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Environment } from '@seller-api/contracts';
 import type { Sql } from '@seller-api/service-kit';
-import { lookUpKeyHolder, type KeyHolder } from './api-keys';
+import type { KeyHolder } from '../domain/api-keys';
+import { lookUpKeyHolder } from './api-keys';
 
 /**
  * The key version: how every gateway replica learns, on the very next request, that a key holder
@@ -111,7 +112,7 @@ export class KeyHolders {
   ) {}
 
   /**
-   * The holder of the key of this hash and environment (`api-keys.environmentOfKey`), or null for an
+   * The holder of the key of this hash and environment (domain/api-keys.ts `environmentOfKey`), or null for an
    * unknown or revoked key. The version is asked of Redis synchronously at the call, so a rate-limit
    * call made in the same tick shares its round trip (the client pipelines automatically).
    */

@@ -1,10 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   PaidChargeStatus,
   type ReconciliationCharge,
   type ReconciliationChargesQuery,
 } from '@seller-api/contracts';
-import { decodeCursor, encodeCursor } from '@seller-api/service-kit';
+import { decodeCursor, encodeCursor, type Sql } from '@seller-api/service-kit';
 
 interface Row {
   order_id: string;
@@ -29,31 +28,33 @@ const PAID = PaidChargeStatus.options.map((status) => `'${status}'`).join(', ');
  * reconciliation (docs/finance.md).
  */
 export async function listPaidCharges(
-  em: EntityManager,
+  sql: Sql,
   query: ReconciliationChargesQuery,
 ): Promise<{ results: ReconciliationCharge[]; next: string | null }> {
-  const where = [`environment = ?`, `charge_status in (${PAID})`, `status_changed_at is not null`];
   const values: unknown[] = [query.environment];
+  // The next parameter's placeholder, for the value pushed right after.
+  const param = () => `$${values.length + 1}`;
+  const where = [`environment = $1`, `charge_status in (${PAID})`, `status_changed_at is not null`];
   if (query.changed_after) {
-    where.push(`status_changed_at >= ?`);
+    where.push(`status_changed_at >= ${param()}`);
     values.push(new Date(query.changed_after).toISOString());
   }
   if (query.changed_before) {
-    where.push(`status_changed_at < ?`);
+    where.push(`status_changed_at < ${param()}`);
     values.push(new Date(query.changed_before).toISOString());
   }
   if (query.cursor) {
     const after = decodeCursor(query.cursor);
-    where.push(`(status_changed_at, order_id) > (?, ?)`);
+    where.push(`(status_changed_at, order_id) > (${param()}, $${values.length + 2})`);
     values.push(after.createdAt.toISOString(), after.id);
   }
-  const rows = await em.execute<Row[]>(
+  const rows = await sql.query<Row>(
     `select order_id, seller_id, environment, gross_amount, fee_amount, net_amount, charge_status, version,
             status_changed_at
        from payments.transactions
       where ${where.join(' and ')}
       order by status_changed_at, order_id
-      limit ?`,
+      limit ${param()}`,
     [...values, query.limit + 1],
   );
   const page = rows.slice(0, query.limit);
