@@ -1,5 +1,5 @@
 // `npm run bench:events`: what the number of stored events costs a page of the Events API. The webhook
-// dispatcher answers `GET /events/` from webhooks.events (domain/events.ts, listEvents), whose indexes
+// dispatcher answers `GET /events/` from webhooks.events (db/events.ts, listEvents), whose indexes
 // are meant to keep a page's cost flat however many events a seller has; this bench checks it. It makes
 // two databases of its own, both migrated with the dispatcher's migrations from its build: in one the
 // measured seller has EVENTS_SMALL events in the `test` environment, in the other EVENTS_LARGE. In both,
@@ -53,7 +53,7 @@ const kit = require(path.join(ROOT, 'packages/service-kit/dist/index.js'));
 const { EVENT_NAMES, EVENT_ID_PATTERN } = require(path.join(ROOT, 'packages/contracts/dist/index.js'));
 const { SCHEMA, migrations } = require(dist('db/migrations.js'));
 const { entities } = require(dist('db/entities.js'));
-const { listEvents } = require(dist('domain/events.js'));
+const { listEvents } = require(dist('db/events.js'));
 
 /** The measured seller, the same in both databases. */
 const SELLER = '5e11e400-0000-4000-8000-000000000001';

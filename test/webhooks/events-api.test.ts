@@ -7,7 +7,7 @@ import {
   type EventRecord,
   type ValidationErrorBody,
 } from '@seller-api/contracts';
-import { deleteExpiredEvents } from '../../services/webhook-dispatcher/src/domain/events';
+import { deleteExpiredEvents } from '../../services/webhook-dispatcher/src/db/events';
 import { INTAKE_QUEUE, SOURCES } from '../../services/webhook-dispatcher/src/events/topology';
 import { testEnv } from '../support/env';
 import { startReceiver } from '../support/receiver';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { verifyWebhook } from '@seller-api/webhook-verify';
-import { moveStrandedDeliveries } from '../../services/webhook-dispatcher/src/domain/registrations';
+import { moveStrandedDeliveries } from '../../services/webhook-dispatcher/src/db/webhooks';
 import { startReceiver } from '../support/receiver';
 import { createKey, startSystem, type RunningGateway, type System } from '../support/system';
 import { waitFor } from '../support/wait';

@@ -2,15 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import pino from 'pino';
 import type { Environment } from '@seller-api/contracts';
-import { ensureDatabase, type MikroORM } from '@seller-api/service-kit';
+import { ensureDatabase, sqlOf, type MikroORM } from '@seller-api/service-kit';
 import { entities } from '../../services/withdrawals/src/db/entities';
 import { SCHEMA, migrations } from '../../services/withdrawals/src/db/migrations';
 import { accountTotals } from '../../services/withdrawals/src/db/balances';
 import type { FundsOwner } from '../../services/withdrawals/src/domain/balance';
-import { recordOrderMessage } from '../../services/withdrawals/src/domain/order-ledger';
+import { recordOrderMessage } from '../../services/withdrawals/src/db/order-funds';
 import type { OrderMessage } from '../../services/withdrawals/src/domain/order-funds';
-import { claimPayouts, completePayout } from '../../services/withdrawals/src/domain/payouts';
-import { decideWithdrawal, requestWithdrawal } from '../../services/withdrawals/src/domain/withdrawals';
+import {
+  claimPayouts,
+  completePayout,
+  decideWithdrawal,
+  requestWithdrawal,
+} from '../../services/withdrawals/src/db/withdrawals';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 
@@ -68,7 +72,7 @@ async function balanceRows(owner: FundsOwner) {
 
 /** One payments message applied as the ledger consumer applies it (its own transaction). */
 function apply(owner: FundsOwner, orderId: string, message: OrderMessage) {
-  return db().transactional((tx) => recordOrderMessage(tx, owner, orderId, message, 'test'));
+  return db().transactional((tx) => recordOrderMessage(tx, sqlOf(orm), owner, orderId, message, 'test'));
 }
 
 const paid = (owner: FundsOwner, orderId: string) =>
@@ -85,17 +89,18 @@ const PIX = { pix_key: 'seller@example.com', pix_key_type: 'email' };
 const payoutRules = { autoApproveBelow: 0, retryAfterMs: 60_000 };
 
 async function withdraw(owner: FundsOwner, amount: number) {
-  return requestWithdrawal(db(), scopeOf(owner), { amount, ...PIX }, { minAmount: 100 });
+  return requestWithdrawal(db(), sqlOf(orm), scopeOf(owner), { amount, ...PIX }, { minAmount: 100 });
 }
 
 /** An approved withdrawal handed to the PSP and answered `outcome`. */
 async function payOut(owner: FundsOwner, amount: number, outcome: 'paid' | 'failed') {
   const w = await withdraw(owner, amount);
-  await decideWithdrawal(db(), w.id, { action: 'approve' }, 'operator');
-  const claimed = (await claimPayouts(db(), payoutRules)).find((c) => c.id === w.id);
+  await decideWithdrawal(db(), sqlOf(orm), w.id, { action: 'approve' }, 'operator');
+  const claimed = (await claimPayouts(db(), sqlOf(orm), payoutRules)).find((c) => c.id === w.id);
   if (!claimed) throw new Error(`withdrawal ${w.id} was not claimed`);
   const done = await completePayout(
     db(),
+    sqlOf(orm),
     claimed,
     outcome === 'paid' ? { status: 'paid', reference: 'E2E' } : { status: 'failed', reason: 'refused' },
   );
@@ -115,7 +120,7 @@ describe('balance rows', () => {
     const all = await withdraw(owner, 2 * SALE.net); // withdrawal_held: available 0
     await charge(owner, a, 'REFUNDED', 2); // payment_reversed into debt
     expect(await balanceRows(owner)).toMatchObject({ seller_available: 0, seller_debt: -SALE.net });
-    await decideWithdrawal(db(), all.id, { action: 'deny', reason: null }, 'operator'); // released, repays
+    await decideWithdrawal(db(), sqlOf(orm), all.id, { action: 'deny', reason: null }, 'operator'); // released, repays
     await payOut(owner, 10000, 'paid'); // withdrawal_paid
     await payOut(owner, SALE.net - 10000, 'failed'); // withdrawal_released
     await paid(owner, c);
@@ -152,7 +157,7 @@ describe('balance rows', () => {
       platform_fees: SALE.fee,
       seller_available: SALE.net,
     });
-    expect(await accountTotals(db(), owner)).toEqual({
+    expect(await accountTotals(sqlOf(orm), owner)).toEqual({
       psp_settlement: -SALE.gross,
       platform_fees: SALE.fee,
       seller_available: SALE.net - 10000,

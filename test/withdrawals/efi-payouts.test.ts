@@ -17,7 +17,7 @@ import {
   decideWithdrawal,
   getWithdrawal,
   requestWithdrawal,
-} from '../../services/withdrawals/src/domain/withdrawals';
+} from '../../services/withdrawals/src/db/withdrawals';
 import { startWithdrawals, type WithdrawalsService } from '../../services/withdrawals/src/service';
 import { publishSale } from './helpers';
 
@@ -72,14 +72,15 @@ const GET = (id: string) => `GET /v2/gn/pix/enviados/id-envio/${idEnvioOf(id)}`;
 async function approvedWithdrawal(amount: number, pixKey: string, pixKeyType: PixKeyType, available = 10000) {
   const scope = { sellerId: randomUUID(), environment: 'live' as const, sellerName: 'Loja' };
   await publishSale(env, { ...scope, name: 'Loja' }, available);
-  await waitFor(async () => (await balanceOf(em(), scope)).available_amount === available);
+  await waitFor(async () => (await balanceOf(service.runtime.sql, scope)).available_amount === available);
   const w = await requestWithdrawal(
     em(),
+    service.runtime.sql,
     scope,
     { amount, pix_key: pixKey, pix_key_type: pixKeyType },
     { minAmount: 100 },
   );
-  await decideWithdrawal(em(), w.id, { action: 'approve' }, 'operator-1');
+  await decideWithdrawal(em(), service.runtime.sql, w.id, { action: 'approve' }, 'operator-1');
   service.payouts.kick();
   return { scope, id: w.id };
 }
@@ -107,14 +108,20 @@ it('sends once, keeps the payout PROCESSING while Efí processes it, and pays it
   // Polled with the lookup, never sent again.
   await waitFor(() => callsOf(id).filter((c) => c === GET(id)).length >= 2);
   expect((await getWithdrawal(em(), scope, id)).status).toBe('PROCESSING');
-  expect(await balanceOf(em(), scope)).toMatchObject({ available_amount: 6000, pending_amount: 4000 });
+  expect(await balanceOf(service.runtime.sql, scope)).toMatchObject({
+    available_amount: 6000,
+    pending_amount: 4000,
+  });
 
   efi.settle(idEnvioOf(id), 'REALIZADO');
   const done = await settled(scope, id);
   expect(done).toMatchObject({ status: 'PAID', payoutReference: send.endToEndId });
   expect(done.payoutReference).toMatch(/^E09089356\d{12}API[a-z0-9]{8}$/);
   expect(callsOf(id).filter((c) => c.startsWith('PUT'))).toEqual([PUT(id)]);
-  expect(await balanceOf(em(), scope)).toMatchObject({ available_amount: 6000, pending_amount: 0 });
+  expect(await balanceOf(service.runtime.sql, scope)).toMatchObject({
+    available_amount: 6000,
+    pending_amount: 0,
+  });
   // Asked with a bearer token obtained for the send and read scopes.
   const put = efi.requests.find((r) => `${r.method} ${r.path}` === PUT(id));
   expect(put?.headers.authorization).toMatch(/^Bearer \S+$/);
@@ -130,7 +137,10 @@ it('fails a send Efí gives up on after accepting it, and releases the funds', a
     failureReason: 'Payout refused by the PSP (NAO_REALIZADO)',
   });
   expect(efi.sends.get(idEnvioOf(id))?.status).toBe('NAO_REALIZADO');
-  expect(await balanceOf(em(), scope)).toMatchObject({ available_amount: 10000, pending_amount: 0 });
+  expect(await balanceOf(service.runtime.sql, scope)).toMatchObject({
+    available_amount: 10000,
+    pending_amount: 0,
+  });
 });
 
 it('fails a send Efí refuses in the request, with its words, once the lookup finds none', async () => {
@@ -142,7 +152,10 @@ it('fails a send Efí refuses in the request, with its words, once the lookup fi
     failureReason: 'Payout refused by the PSP (400: chave_invalida; A chave do favorecido é inválida)',
   });
   expect(callsOf(id)).toEqual([PUT(id), GET(id)]);
-  expect(await balanceOf(em(), scope)).toMatchObject({ available_amount: 10000, pending_amount: 0 });
+  expect(await balanceOf(service.runtime.sql, scope)).toMatchObject({
+    available_amount: 10000,
+    pending_amount: 0,
+  });
 });
 
 it('masks the PIX key where Efí quotes it in a refusal', async () => {
@@ -195,7 +208,10 @@ it('keeps the payout PROCESSING while Efí fails on its side, then pays it once'
   expect(done).toMatchObject({ status: 'PAID' });
   expect(done.payoutAttempts).toBeGreaterThanOrEqual(2);
   expect([...efi.sends.values()].filter((s) => s.idEnvio === idEnvioOf(id))).toHaveLength(1);
-  expect(await balanceOf(em(), scope)).toMatchObject({ available_amount: 8500, pending_amount: 0 });
+  expect(await balanceOf(service.runtime.sql, scope)).toMatchObject({
+    available_amount: 8500,
+    pending_amount: 0,
+  });
 });
 
 it('pays once after a lost answer: the retry reads the send Efí made instead of sending again', async () => {
@@ -204,7 +220,10 @@ it('pays once after a lost answer: the retry reads the send Efí made instead of
   const done = await settled(scope, id);
   expect(done).toMatchObject({ status: 'PAID', payoutReference: efi.sends.get(idEnvioOf(id))?.endToEndId });
   expect(callsOf(id)).toEqual([PUT(id), GET(id)]);
-  expect(await balanceOf(em(), scope)).toMatchObject({ available_amount: 8000, pending_amount: 0 });
+  expect(await balanceOf(service.runtime.sql, scope)).toMatchObject({
+    available_amount: 8000,
+    pending_amount: 0,
+  });
 });
 
 it('renews a revoked token and carries on', async () => {

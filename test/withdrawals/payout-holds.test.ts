@@ -7,12 +7,8 @@ import {
   WithdrawalSuspensionResponse,
   type OperatorWithdrawal,
 } from '@seller-api/contracts';
-import {
-  autoApprove,
-  claimPayouts,
-  completePayout,
-  type PayoutRules,
-} from '../../services/withdrawals/src/domain/payouts';
+import { autoApprove, claimPayouts, completePayout } from '../../services/withdrawals/src/db/withdrawals';
+import type { PayoutRules } from '../../services/withdrawals/src/domain/payouts';
 import { call } from '../support/system';
 import {
   balance,
@@ -66,13 +62,16 @@ async function approve(uuid: string): Promise<void> {
 }
 
 /** The worker's claim, for every payout due (rows of earlier runs of this file included). */
-const claimAll = () => claimPayouts(em(), RULES, 1000);
+const claimAll = () => claimPayouts(em(), h.system.withdrawals.runtime.sql, RULES, 1000);
 
 /** Pays a withdrawal out as the worker would: claim, then the PSP's answer "paid". */
 async function payOut(uuid: string): Promise<void> {
   const claimed = (await claimAll()).find((w) => w.id === uuid);
   if (!claimed) throw new Error(`${uuid} was not claimed`);
-  await completePayout(em(), claimed, { status: 'paid', reference: `E2E${uuid.slice(0, 8)}` });
+  await completePayout(em(), h.system.withdrawals.runtime.sql, claimed, {
+    status: 'paid',
+    reference: `E2E${uuid.slice(0, 8)}`,
+  });
 }
 
 /** A funded seller with KEY known: one withdrawal to it approved by an operator and paid. */
@@ -98,14 +97,14 @@ describe('new PIX key review (WITHDRAWAL_NEW_PIX_KEY_REVIEW=true)', () => {
     await fund(h, seller);
     const first = await withdraw(h, seller.key, { amount: 100, ...KEY });
     expect(await opsView(first.uuid)).toMatchObject({ status: 'PENDING', review_reasons: ['new_pix_key'] });
-    await autoApprove(em(), RULES);
+    await autoApprove(em(), h.system.withdrawals.runtime.sql, RULES);
     expect((await readWithdrawal(h, seller.key, first.uuid)).status).toBe('PENDING');
 
     await approve(first.uuid);
     await payOut(first.uuid);
     const again = await withdraw(h, seller.key, { amount: 100, ...KEY });
     expect((await opsView(again.uuid)).review_reasons).toEqual([]);
-    await autoApprove(em(), RULES);
+    await autoApprove(em(), h.system.withdrawals.runtime.sql, RULES);
     expect((await readWithdrawal(h, seller.key, again.uuid)).status).toBe('APPROVED');
 
     // Known per key: another key of the same seller is new again.
@@ -146,7 +145,7 @@ describe('seller suspension', () => {
     expect(await balance(h, seller.key)).toEqual(before);
 
     // Held: not approved automatically, nor by an operator; the approved one is not sent.
-    await autoApprove(em(), RULES);
+    await autoApprove(em(), h.system.withdrawals.runtime.sql, RULES);
     expect((await claimAll()).map((w) => w.id)).not.toContain(large.uuid);
     expect((await readWithdrawal(h, seller.key, cleared.uuid)).status).toBe('PENDING');
     expect((await readWithdrawal(h, seller.key, large.uuid)).status).toBe('APPROVED');
@@ -186,7 +185,7 @@ describe('seller suspension', () => {
 
     // What waited for automatic approval during the suspension waits for an operator now: lifting a
     // suspension never lets it out unreviewed.
-    await autoApprove(em(), RULES);
+    await autoApprove(em(), h.system.withdrawals.runtime.sql, RULES);
     expect((await readWithdrawal(h, seller.key, cleared.uuid)).status).toBe('PENDING');
     expect((await opsView(cleared.uuid)).review_reasons).toEqual(['seller_suspended']);
     await approve(cleared.uuid);

@@ -15,7 +15,7 @@ import {
   decideWithdrawal,
   getWithdrawal,
   requestWithdrawal,
-} from '../../services/withdrawals/src/domain/withdrawals';
+} from '../../services/withdrawals/src/db/withdrawals';
 import { startWithdrawals, type WithdrawalsService } from '../../services/withdrawals/src/service';
 import { publishSale } from './helpers';
 
@@ -64,15 +64,16 @@ it('keeps a payout PROCESSING through PSP errors, asks again after the lease, an
   const em = () => service.runtime.orm.em.fork();
   const scope = { sellerId: randomUUID(), environment: 'test' as const, sellerName: 'Loja' };
   await publishSale(env, { ...scope, name: 'Loja' }, 10000);
-  await waitFor(async () => (await balanceOf(em(), scope)).available_amount === 10000);
+  await waitFor(async () => (await balanceOf(service.runtime.sql, scope)).available_amount === 10000);
 
   const w = await requestWithdrawal(
     em(),
+    service.runtime.sql,
     scope,
     { amount: 4000, pix_key: '52998224725', pix_key_type: 'cpf' },
     { minAmount: 100 },
   );
-  await decideWithdrawal(em(), w.id, { action: 'approve' }, 'operator-1');
+  await decideWithdrawal(em(), service.runtime.sql, w.id, { action: 'approve' }, 'operator-1');
   service.payouts.kick();
 
   const paid = await waitFor(async () => {
@@ -83,7 +84,7 @@ it('keeps a payout PROCESSING through PSP errors, asks again after the lease, an
   expect(new Set(psp.calls.map((c) => c.withdrawalId))).toEqual(new Set([w.id]));
   expect(psp.calls[0]).toMatchObject({ amount: 4000, pixKey: '52998224725', pixKeyType: 'cpf' });
   expect(paid).toMatchObject({ payoutAttempts: 3, payoutReference: 'E12345678202601011200abcdefghijk' });
-  expect(await balanceOf(em(), scope)).toEqual({
+  expect(await balanceOf(service.runtime.sql, scope)).toEqual({
     available_amount: 6000,
     pending_amount: 0,
     currency: 'BRL',
@@ -105,17 +106,18 @@ it('refuses a second decision once the payout started', async () => {
   const em = () => service.runtime.orm.em.fork();
   const scope = { sellerId: randomUUID(), environment: 'live' as const, sellerName: null };
   await publishSale(env, { ...scope, name: '' }, 500);
-  await waitFor(async () => (await balanceOf(em(), scope)).available_amount === 500);
+  await waitFor(async () => (await balanceOf(service.runtime.sql, scope)).available_amount === 500);
   const w = await requestWithdrawal(
     em(),
+    service.runtime.sql,
     scope,
     { amount: 500, pix_key: 'a@example.com', pix_key_type: 'email' },
     { minAmount: 100 },
   );
-  await decideWithdrawal(em(), w.id, { action: 'approve' }, 'operator-1');
+  await decideWithdrawal(em(), service.runtime.sql, w.id, { action: 'approve' }, 'operator-1');
   await waitFor(async () => (await getWithdrawal(em(), scope, w.id)).status === 'PAID');
   await expect(
-    decideWithdrawal(em(), w.id, { action: 'deny', reason: null }, 'operator-1'),
+    decideWithdrawal(em(), service.runtime.sql, w.id, { action: 'deny', reason: null }, 'operator-1'),
   ).rejects.toMatchObject({
     status: 409,
     message: 'Only a PENDING withdrawal can be denied; this withdrawal is PAID.',

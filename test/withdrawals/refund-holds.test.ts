@@ -3,7 +3,7 @@ import { RefundHoldResponse, RefundReleaseResponse, type Identity } from '@selle
 import { signIdentity } from '@seller-api/service-kit';
 import { callKey } from '../support/keys';
 import { PaymentsChargeRefunds, type ChargeRefunds } from '../../services/withdrawals/src/clients/charges';
-import { releaseFailedRefund } from '../../services/withdrawals/src/domain/refund-holds';
+import { releaseFailedRefund } from '../../services/withdrawals/src/db/refund-holds';
 import { RefundHoldSweep } from '../../services/withdrawals/src/jobs/refund-hold-sweep';
 import { call } from '../support/system';
 import { waitFor } from '../support/wait';
@@ -192,7 +192,11 @@ describe('refund holds', () => {
     const owner = { sellerId: seller.sellerId, environment: 'test' as const };
     const em = h.system.withdrawals.runtime.orm.em;
     const failed = (holdSeq: number) =>
-      em.fork().transactional((tx) => releaseFailedRefund(tx, owner, uuid, holdSeq));
+      em
+        .fork()
+        .transactional((tx) =>
+          releaseFailedRefund(tx, h.system.withdrawals.runtime.sql, owner, uuid, holdSeq),
+        );
     // A failure payments recorded having heard of hold 1 only: hold 2 may be a refund asked since.
     expect(await failed(1)).toBe(false);
     expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });

@@ -8,7 +8,7 @@ import { waitFor } from '../support/wait';
 import { idEnvioOf } from '../../services/withdrawals/src/clients/efi-payouts';
 import { loadWithdrawalsConfig } from '../../services/withdrawals/src/config';
 import { balanceOf } from '../../services/withdrawals/src/db/balances';
-import { getWithdrawal, requestWithdrawal } from '../../services/withdrawals/src/domain/withdrawals';
+import { getWithdrawal, requestWithdrawal } from '../../services/withdrawals/src/db/withdrawals';
 import { startWithdrawals, type WithdrawalsService } from '../../services/withdrawals/src/service';
 import { publishSale } from './helpers';
 
@@ -62,9 +62,10 @@ const em = () => service.runtime.orm.em.fork();
 async function pendingWithdrawal(environment: Environment, amount: number) {
   const scope = { sellerId: randomUUID(), environment, sellerName: 'Loja' };
   await publishSale(env, { ...scope, name: 'Loja' }, 10000);
-  await waitFor(async () => (await balanceOf(em(), scope)).available_amount === 10000);
+  await waitFor(async () => (await balanceOf(service.runtime.sql, scope)).available_amount === 10000);
   const w = await requestWithdrawal(
     em(),
+    service.runtime.sql,
     scope,
     { amount, pix_key: '52998224725', pix_key_type: 'cpf' },
     // The request clears it for the automatic approval (docs/finance.md, "Payout controls").
@@ -100,7 +101,10 @@ it('pays a test withdrawal in the sandbox and a live one through the live PSP, i
   expect(live.sends.has(idEnvioOf(testOne.id))).toBe(false);
   const paths = live.requests.slice(seen).map((r) => r.path);
   expect(paths.filter((p) => p.includes(idEnvioOf(testOne.id)))).toEqual([]);
-  expect(await balanceOf(em(), testOne.scope)).toMatchObject({ available_amount: 7000, pending_amount: 0 });
+  expect(await balanceOf(service.runtime.sql, testOne.scope)).toMatchObject({
+    available_amount: 7000,
+    pending_amount: 0,
+  });
 });
 
 it('pays a test withdrawal through the homologation PSP named by PAYOUT_PSP_TEST, never the live one', async () => {

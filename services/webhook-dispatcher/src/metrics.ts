@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { Metrics, MikroORM } from '@seller-api/service-kit';
+import type { Metrics, Sql } from '@seller-api/service-kit';
 
 export type DispatcherMetrics = ReturnType<typeof createDispatcherMetrics>;
 
@@ -31,16 +31,15 @@ export function createDispatcherMetrics(metrics: Metrics) {
  * The backlog, read at scrape time through the partial index on pending deliveries: `due` waits for a
  * free slot now (grows when the dispatcher falls behind), `scheduled` waits for its retry time.
  */
-export function registerBacklogGauge(metrics: Metrics, orm: MikroORM): void {
+export function registerBacklogGauge(metrics: Metrics, sql: Sql): void {
   new Gauge({
     name: 'webhook_deliveries_pending',
     help: 'Pending webhook deliveries: due now, or scheduled for a later retry',
     labelNames: ['state'] as const,
     registers: [metrics.registry],
     async collect() {
-      const rows = await orm.em
-        .getConnection()
-        .execute<Array<{ due: string; scheduled: string }>>(
+      const rows = await sql
+        .query<{ due: string; scheduled: string }>(
           `select count(*) filter (where next_attempt_at <= now()) as due,
                   count(*) filter (where next_attempt_at > now()) as scheduled
            from webhooks.deliveries where status = 'pending'`,

@@ -13,7 +13,7 @@ import { SCHEMA, migrations } from './db/migrations';
 import type { Resolver } from '@seller-api/service-kit';
 import { intakeHandler } from './events/intake';
 import { createDispatcherMetrics, registerBacklogGauge } from './metrics';
-import { DeliverySender } from './events/sender';
+import { DeliverySender } from './jobs/sender';
 import { INTAKE_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
 import { SecretBox } from './domain/secret-box';
@@ -42,7 +42,7 @@ export async function startDispatcher(
     logDestination: options.logDestination,
     idempotency: true,
   });
-  registerBacklogGauge(runtime.metrics, runtime.orm);
+  registerBacklogGauge(runtime.metrics, runtime.sql);
   const secrets = new SecretBox(config.WEBHOOK_SECRETS_KEY, config.WEBHOOK_SECRETS_KEY_PREVIOUS);
   const sender = new DeliverySender({
     sql: runtime.sql,

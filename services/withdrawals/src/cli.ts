@@ -12,6 +12,7 @@ import {
   loadConfig,
   openDatabase,
   processIo,
+  sqlOf,
   type CliIo,
   type MikroORM,
 } from '@seller-api/service-kit';
@@ -162,18 +163,15 @@ const DEPLOY_FIRST =
  * not applied): the reconciliation's tables, or the ledger's, would be absent or old. Reads only.
  */
 async function checkSchema(orm: MikroORM, database: string): Promise<void> {
-  const connection = orm.em.getConnection();
+  const sql = sqlOf(orm);
   let applied: Set<string>;
   try {
-    const [table] = await connection.execute<Array<{ found: string | null }>>(
-      `select to_regclass(?) as found`,
-      [`${SCHEMA}.schema_migrations`],
-    );
+    const [table] = await sql.query<{ found: string | null }>(`select to_regclass($1) as found`, [
+      `${SCHEMA}.schema_migrations`,
+    ]);
     if (!table?.found)
       throw new SchemaError(`The ${SCHEMA} schema is missing from database "${database}": ${DEPLOY_FIRST}.`);
-    const rows = await connection.execute<Array<{ name: string }>>(
-      `select name from ${SCHEMA}.schema_migrations`,
-    );
+    const rows = await sql.query<{ name: string }>(`select name from ${SCHEMA}.schema_migrations`);
     applied = new Set(rows.map((row) => row.name));
   } catch (err) {
     // 3D000 invalid_catalog_name: no such database.

@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import type { Metrics, MikroORM } from '@seller-api/service-kit';
+import { sqlOf, type Metrics, type MikroORM } from '@seller-api/service-kit';
 import type { EntryKind } from './domain/ledger';
 import type { MismatchKind, RunOutcome } from './domain/reconciliation';
 import { lastFinished } from './db/reconciliation-checkpoints';
@@ -38,7 +38,8 @@ export function createReconciliationMetrics(metrics: Metrics, orm: MikroORM) {
     labelNames: ['kind'] as const,
     registers: [metrics.registry],
   });
-  const read = <R extends object>(sql: string) => orm.em.getConnection().execute<R[]>(sql);
+  const sql = sqlOf(orm);
+  const read = <R extends object>(text: string) => sql.query<R>(text);
   new Gauge({
     name: 'ledger_reconciliation_mismatches',
     help: 'Mismatches between the ledger and payments (or balance rows and their lines) open after the last reconciliation run, by kind',
@@ -58,7 +59,7 @@ export function createReconciliationMetrics(metrics: Metrics, orm: MikroORM) {
     help: 'When a reconciliation run last finished both environments (Unix time; 0 before the first)',
     registers: [metrics.registry],
     async collect() {
-      const at = await lastFinished(orm.em.fork()).then(
+      const at = await lastFinished(sql).then(
         (finished) => (finished ? finished.getTime() / 1000 : 0),
         () => NaN,
       );

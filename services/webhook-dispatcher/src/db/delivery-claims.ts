@@ -2,7 +2,7 @@ import type { Environment } from '@seller-api/contracts';
 import type { Sql } from '@seller-api/service-kit';
 
 /**
- * The sender's statements (events/sender.ts): the claim that leases due deliveries, the hand-back that
+ * The sender's statements (jobs/sender.ts): the claim that leases due deliveries, the hand-back that
  * clears leases, and the batch that records attempts' outcomes. They run through the kit's `Sql`, the
  * claim and the outcomes planned at every run (CLAIM_SQL).
  */

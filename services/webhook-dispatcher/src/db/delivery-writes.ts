@@ -1,15 +1,26 @@
 import type { Environment, EventName } from '@seller-api/contracts';
 import { processedMessagesCte, type Sql, type TraceCarrier } from '@seller-api/service-kit';
+import { fanOutRows, subscriptionKey, type IncomingEvent, type SubscriptionKey } from '../domain/deliveries';
 import { SCHEMA } from './migrations';
 
-/** Who subscribes to an event: the active webhooks of one seller, environment and event. */
-export interface SubscriptionKey {
-  sellerId: string;
-  environment: Environment;
-  event: EventName;
+/**
+ * Stores one delivery per destination before any attempt, and the event itself (domain/deliveries.ts,
+ * fanOutRows). The events of a batch of messages go together: one lookup of their subscribers, then
+ * one statement that records `messageIds` as processed and stores the deliveries and events of the new
+ * ones only, so a redelivered message never fans out twice. Answers the message ids that were new.
+ */
+export async function fanOut(
+  sql: Sql,
+  consumer: string,
+  messageIds: string[],
+  events: IncomingEvent[],
+): Promise<Set<string>> {
+  const keys = new Map<string, SubscriptionKey>();
+  for (const incoming of events) keys.set(subscriptionKey(incoming), incoming);
+  const subscribers = await activeSubscribers(sql, [...keys.values()]);
+  const { deliveries, recorded } = fanOutRows(events, subscribers);
+  return storeFanOut(sql, consumer, messageIds, deliveries, recorded);
 }
-
-export const subscriptionKey = (k: SubscriptionKey) => `${k.sellerId}|${k.environment}|${k.event}`;
 
 /**
  * The active webhooks of the keys, a row each. Planned at every run (service-kit QueryOptions): the

@@ -98,7 +98,7 @@ class Migration20261202TraceContext extends Migration {
 }
 
 /**
- * The window of due deliveries a claim looks at (events/due-claims.ts), as a function so that it can keep
+ * The window of due deliveries a claim looks at (jobs/due-claims.ts), as a function so that it can keep
  * its plan: the due index read in order, stopping at the window's size. Left to itself, the planner
  * reads the whole backlog into a bitmap and sorts it whenever its statistics lag behind a backlog that
  * grew fast (the moment a claim matters most); `set enable_bitmapscan = off` applies to this function
@@ -170,7 +170,7 @@ class Migration20261207DeliveriesFillfactor extends Migration {
  * A destination that is slow or down piles up a backlog older than everyone else's, which every claim
  * reads past: looked up row by row, 2,000 of them cost 3.6 ms a claim, and 0.8 ms skipped this way. The
  * stored URL is the one a pending delivery will be posted to: a change of the webhook's URL changes its
- * pending deliveries' too (domain/registrations.ts, updateWebhook). The current URL is still checked
+ * pending deliveries' too (db/webhooks.ts, updateWebhook). The current URL is still checked
  * after the lookup, as before.
  */
 class Migration20261208DueWindowUrlFirst extends Migration {
@@ -234,7 +234,7 @@ class Migration20261210DeliveriesNeverDeleted extends Migration {
 /**
  * due_window from a point in time on (`since`): the sender remembers where the last full window's
  * first candidate was, everything older than it having been skipped (full destinations, paused
- * webhooks, leased rows), and reads only from there for a while (events/due-claims.ts, claim). A slow
+ * webhooks, leased rows), and reads only from there for a while (jobs/due-claims.ts, claim). A slow
  * destination's backlog of thousands is then read once per poll interval instead of by every claim.
  * The two-argument function stays for replicas of the previous build during a rolling deploy.
  */
@@ -368,7 +368,7 @@ class Migration20261215IdempotencyKeys extends Migration {
 }
 
 /**
- * An order's postback deliveries, newest first (domain/deliveries.ts, listPostbackDeliveries): only the
+ * An order's postback deliveries, newest first (db/deliveries.ts, listPostbackDeliveries): only the
  * rows without a webhook, which the list by webhook (deliveries_list_idx) cannot find by order. On a
  * large table, create the index beforehand with `create index concurrently` under this name: `if not
  * exists` then leaves it alone and no write waits for the build (a concurrent build that failed leaves
@@ -383,7 +383,7 @@ class Migration20261216PostbackDeliveriesByOrder extends Migration {
 
 /**
  * The postbacks of a seller (deliveries to an order's postback_url, without a webhook), by creation
- * time, for the health counts (domain/health.ts). Only postbacks are in it, and none of the columns
+ * time, for the health counts (db/deliveries.ts, webhooksHealth). Only postbacks are in it, and none of the columns
  * it reads changes after the insert, so a lease's update stays HOT
  * (Migration20261214DeliveriesCheaperVersions).
  */
@@ -396,14 +396,14 @@ class Migration20261216PostbacksIndex extends Migration {
 }
 
 /**
- * The Events API's record (domain/events.ts, docs/events-api.md): one row per public event the intake
+ * The Events API's record (db/events.ts, docs/events-api.md): one row per public event the intake
  * receives, written by the statement that stores its deliveries (db/delivery-writes.ts), even when
  * nobody subscribes. `delivery_ids` lists the deliveries made of it, in the order they were made: they
  * are looked up by primary key when an event is read, so the deliveries table gets no new index to
  * write. Ids compare byte by byte (collation "C"), the keyset order of the list. Each list reads one
  * index range in order, whatever the table's size: all of a seller's events in an environment, those
  * of one name (one range per name asked for), or those of one order (a handful, sorted). Rows older
- * than the retention go in batches by `occurred_at` (domain/events.ts, deleteExpiredEvents).
+ * than the retention go in batches by `occurred_at` (db/events.ts, deleteExpiredEvents).
  *
  * Events are recorded from this release on: rebuilding earlier ones from the deliveries would read
  * the whole deliveries table inside the deploy's migration transaction, holding up the fan-out.
@@ -434,7 +434,7 @@ class Migration20261216Events extends Migration {
 
 /**
  * The webhooks retired by rotations, by when: the periodic move of deliveries a fan-out stored on a
- * webhook just retired (domain/registrations.ts, moveStrandedDeliveries) reads the recent ones only.
+ * webhook just retired (db/webhooks.ts, moveStrandedDeliveries) reads the recent ones only.
  */
 class Migration20261217RetiredWebhooks extends Migration {
   override async up(): Promise<void> {

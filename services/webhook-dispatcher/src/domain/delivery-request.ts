@@ -1,7 +1,7 @@
 import { STANDARD_WEBHOOK_HEADERS, WEBHOOK_HEADERS, WEBHOOK_USER_AGENT } from '@seller-api/contracts';
 import { signatureFor, standardSignatureFor } from '@seller-api/webhook-verify';
 
-/** What a delivery's request is made of (events/sender.ts gets it from a claim). */
+/** What a delivery's request is made of (jobs/sender.ts gets it from a claim). */
 export interface DeliveryToSend {
   event: string;
   event_id: string;

@@ -1,14 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  EVENT_ID_PATTERN,
-  type Environment,
-  type EventDelivery,
-  type EventListQuery,
-  type EventName,
-  type EventRecord,
-  type ListResponse,
-} from '@seller-api/contracts';
-import { assertOwned, decodeCursor, encodeCursor, type Scope, type Sql } from '@seller-api/service-kit';
+import type { Environment, EventDelivery, EventName, EventRecord } from '@seller-api/contracts';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -39,7 +30,8 @@ export function orderOf(data: unknown, header: string | null): string | null {
   return header && UUID.test(header) ? header : null;
 }
 
-interface EventRow {
+/** An event's row as db/events.ts reads it, with its deliveries (in the order they were made). */
+export interface EventRow {
   id: string;
   seller_id: string;
   environment: Environment;
@@ -49,17 +41,8 @@ interface EventRow {
   deliveries: EventDelivery[];
 }
 
-/** An event's columns and its deliveries (in the order they were made), as the API shows them. */
-const PRESENTED = `p.id, p.seller_id, p.environment, p.event, p.occurred_at, p.data,
-  coalesce((select json_agg(json_build_object('id', d.id, 'webhook_id', d.webhook_id,
-                                              'event_id', d.event_id, 'status', d.status) order by u.n)
-              from unnest(p.delivery_ids) with ordinality as u(id, n)
-              join webhooks.deliveries d on d.id = u.id), '[]'::json) as deliveries`;
-
-const COLUMNS = 'e.id, e.seller_id, e.environment, e.event, e.occurred_at, e.data, e.delivery_ids';
-const NEWEST_FIRST = 'order by occurred_at desc, id desc';
-
-function present(row: EventRow): EventRecord {
+/** An event as the API shows it. */
+export function presentEvent(row: EventRow): EventRecord {
   return {
     id: row.id,
     event: row.event,
@@ -67,99 +50,4 @@ function present(row: EventRow): EventRecord {
     data: row.data,
     deliveries: row.deliveries,
   } as EventRecord;
-}
-
-/**
- * The statement of one page of `GET /events/` and its parameters. Each shape reads one index range in
- * order and stops at the page's end (Migration20261216Events): the seller's events in the
- * environment; for several names, one range per name, merged; for an order, its few events, sorted.
- */
-export function eventPageQuery(
-  scope: Scope,
-  query: EventListQuery,
-  cursor: { createdAt: Date; id: string } | null,
-): { text: string; values: unknown[] } {
-  const values: unknown[] = [scope.sellerId, scope.environment];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  const where = ['e.seller_id = $1', 'e.environment = $2'];
-  if (query.created_gte) where.push(`e.occurred_at >= ${param(new Date(query.created_gte))}::timestamptz`);
-  if (query.created_lte) where.push(`e.occurred_at <= ${param(new Date(query.created_lte))}::timestamptz`);
-  if (cursor)
-    where.push(`(e.occurred_at, e.id) < (${param(cursor.createdAt)}::timestamptz, ${param(cursor.id)})`);
-  const types = query.type;
-  let page: string;
-  if (query.order_uuid) {
-    where.push(`e.order_id = ${param(query.order_uuid)}::uuid`);
-    if (types) where.push(`e.event = any(${param(types)}::text[])`);
-  } else if (types && types.length > 1) {
-    const limit = param(query.limit + 1);
-    page = `select e.* from unnest(${param(types)}::text[]) as t(event)
-      cross join lateral (select ${COLUMNS} from webhooks.events e
-                           where ${where.join(' and ')} and e.event = t.event
-                           ${NEWEST_FIRST} limit ${limit}) e
-      ${NEWEST_FIRST} limit ${limit}`;
-    return { text: `select ${PRESENTED} from (${page}) p ${NEWEST_FIRST}`, values };
-  } else if (types) {
-    where.push(`e.event = ${param(types[0])}`);
-  }
-  page = `select ${COLUMNS} from webhooks.events e where ${where.join(' and ')}
-    ${NEWEST_FIRST} limit ${param(query.limit + 1)}`;
-  return { text: `select ${PRESENTED} from (${page}) p ${NEWEST_FIRST}`, values };
-}
-
-/** `GET /events/`: the scope's events, newest first by when they occurred (docs/events-api.md). */
-export async function listEvents(
-  sql: Sql,
-  scope: Scope,
-  query: EventListQuery,
-): Promise<ListResponse<EventRecord>> {
-  const cursor = query.cursor ? decodeCursor(query.cursor, EVENT_ID_PATTERN) : null;
-  const { text, values } = eventPageQuery(scope, query, cursor);
-  const rows = await sql.query<EventRow>(text, values);
-  const kept = rows.slice(0, query.limit);
-  const last = kept.at(-1);
-  return {
-    results: kept.map(present),
-    next_cursor:
-      rows.length > query.limit && last
-        ? encodeCursor({ createdAt: new Date(last.occurred_at), id: last.id })
-        : null,
-  };
-}
-
-/** `GET /events/{id}/`: another environment's event does not exist; another seller's is a 403. */
-export async function getEvent(sql: Sql, scope: Scope, id: string): Promise<EventRecord> {
-  const [row] = await sql.query<EventRow>(`select ${PRESENTED} from webhooks.events p where p.id = $1`, [id]);
-  const owned = assertOwned(
-    row ? { ...row, sellerId: row.seller_id, environment: row.environment } : null,
-    scope,
-    'Event',
-  );
-  return present(owned);
-}
-
-/**
- * Deletes the events that occurred more than `retentionDays` ago, `batch` rows per statement so that
- * no statement holds many locks or runs long; replicas running it together share the work (SKIP
- * LOCKED). Answers how many went.
- */
-export async function deleteExpiredEvents(sql: Sql, retentionDays: number, batch = 5_000): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const rows = await sql.query<{ n: number }>(
-      `with gone as (
-         delete from webhooks.events where ctid in (
-           select ctid from webhooks.events
-            where occurred_at < now() - make_interval(days => $1) limit $2 for update skip locked)
-         returning 1)
-       select count(*)::int as n from gone`,
-      [retentionDays, batch],
-    );
-    const n = rows[0]?.n ?? 0;
-    total += n;
-    if (n < batch) return total;
-  }
 }

@@ -7,7 +7,8 @@ import {
   type MessageHandler,
   type Sql,
 } from '@seller-api/service-kit';
-import { fanOut, type IncomingEvent } from '../domain/deliveries';
+import { fanOut } from '../db/delivery-writes';
+import type { IncomingEvent } from '../domain/deliveries';
 import { INTAKE_QUEUE } from './topology';
 
 /**

@@ -29,20 +29,18 @@ import {
   resendDead,
   resendDelivery,
   resendPostbackDelivery,
-} from '../domain/deliveries';
-import { webhooksHealth } from '../domain/health';
-import { getEvent, listEvents } from '../domain/events';
+  webhooksHealth,
+} from '../db/deliveries';
+import { getEvent, listEvents } from '../db/events';
 import {
-  assertTarget,
   deleteWebhook,
   getWebhook,
   listWebhooks,
   liveWebhookOf,
   registerWebhook,
   updateWebhook,
-  type ChangeGuard,
-  type TargetPolicy,
-} from '../domain/registrations';
+} from '../db/webhooks';
+import { assertTarget, type ChangeGuard, type TargetPolicy } from '../domain/registrations';
 import { sealedSecretAnswer } from '../domain/secret-answer';
 import type { SecretBox } from '../domain/secret-box';
 
@@ -55,7 +53,7 @@ export interface RouteDeps {
   onRequeued(): void;
   /**
    * Runs a change to a webhook so that none of its deliveries claimed before the change is sent after
-   * it (events/sender.ts, DeliverySender.changing); `retired` is that for a rotation, once committed.
+   * it (jobs/sender.ts, DeliverySender.changing); `retired` is that for a rotation, once committed.
    */
   changing: ChangeGuard;
   retired(webhookId: string): void;
@@ -91,8 +89,8 @@ export function mountRoutes(
       const register = () =>
         runtime.idempotency.run(
           keyedRequest(req),
-          async (tx) => {
-            const registered = await registerWebhook(tx, scope, input, secrets);
+          async (tx, sql) => {
+            const registered = await registerWebhook(tx, sql, scope, input, secrets);
             retiredId = registered.retiredId;
             // The only answer that shows the secret (and its replay under the same Idempotency-Key,
             // kept with the secret sealed: secretAnswer).
@@ -151,7 +149,7 @@ export function mountRoutes(
       const scope = sellerScope(req);
       const id = webhookId(req);
       const input = parseOrThrow(UpdateWebhookRequest, req.body, 'Invalid webhook update.');
-      const webhook = await updateWebhook(em(), scope, id, input, policy, changing);
+      const webhook = await updateWebhook(em(), runtime.sql, scope, id, input, policy, changing);
       if (webhook.status === 'ACTIVE') onRequeued();
       res.json({ message: 'Webhook updated.', data: present(webhook) });
     }),
@@ -169,7 +167,10 @@ export function mountRoutes(
       const scope = sellerScope(req);
       const id = webhookId(req);
       const query = parseQueryOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
-      res.json({ message: 'Deliveries retrieved.', data: await listDeliveries(em(), scope, id, query) });
+      res.json({
+        message: 'Deliveries retrieved.',
+        data: await listDeliveries(em(), runtime.sql, scope, id, query),
+      });
     }),
   );
   app.post(
@@ -178,8 +179,8 @@ export function mountRoutes(
       const scope = sellerScope(req);
       const id = webhookId(req);
       const input = parseOrThrow(BulkResendRequest, req.body, 'Invalid resend request.');
-      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-        const count = await resendDead(tx, scope, id, input);
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx, sql) => {
+        const count = await resendDead(tx, sql, scope, id, input);
         return { status: 200, body: { message: `${count} deliveries re-queued.`, data: { count } } };
       });
       if (!answer.replayed) onRequeued();
@@ -191,8 +192,8 @@ export function mountRoutes(
     route(async (req, res) => {
       const scope = sellerScope(req);
       const params = parseOrThrow(DeliveryPathParams, req.params, 'Invalid delivery id.');
-      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-        await resendDelivery(tx, scope, params.id, params.delivery_id);
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx, sql) => {
+        await resendDelivery(tx, sql, scope, params.id, params.delivery_id);
         return { status: 200, body: { message: 'Delivery re-queued.' } };
       });
       if (!answer.replayed) onRequeued();
@@ -207,7 +208,7 @@ export function mountRoutes(
       const query = parseQueryOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
       res.json({
         message: 'Postback deliveries retrieved.',
-        data: await listPostbackDeliveries(em(), scope, uuid, query),
+        data: await listPostbackDeliveries(runtime.sql, scope, uuid, query),
       });
     }),
   );
@@ -216,8 +217,8 @@ export function mountRoutes(
     route(async (req, res) => {
       const scope = sellerScope(req);
       const params = parseOrThrow(PostbackDeliveryPathParams, req.params, 'Invalid delivery id.');
-      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-        await resendPostbackDelivery(tx, scope, params.uuid, params.delivery_id);
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (_tx, sql) => {
+        await resendPostbackDelivery(sql, scope, params.uuid, params.delivery_id);
         return { status: 200, body: { message: 'Delivery re-queued.' } };
       });
       if (!answer.replayed) onRequeued();

@@ -1,10 +1,10 @@
 import { startPeriodicJob, type PeriodicJob, type Runtime } from '@seller-api/service-kit';
-import { deleteExpiredEvents } from '../domain/events';
+import { deleteExpiredEvents } from '../db/events';
 
 const EVENT_RETENTION_INTERVAL_MS = 10 * 60_000;
 
 /**
- * Deletes expired events (domain/events.ts, deleteExpiredEvents) at start and then
+ * Deletes expired events (db/events.ts, deleteExpiredEvents) at start and then
  * EVENT_RETENTION_INTERVAL_MS after each run; every replica runs it, the batches' SKIP LOCKED sharing
  * the work.
  */

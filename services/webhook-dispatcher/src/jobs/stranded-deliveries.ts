@@ -1,11 +1,11 @@
 import { startPeriodicJob, type PeriodicJob, type Runtime } from '@seller-api/service-kit';
-import { moveStrandedDeliveries } from '../domain/registrations';
+import { moveStrandedDeliveries } from '../db/webhooks';
 
 const STRANDED_MOVE_INTERVAL_MS = 60_000;
 
 /**
  * Moves the deliveries a fan-out stored on a webhook a rotation had just retired to its successor
- * (domain/registrations.ts, moveStrandedDeliveries), every STRANDED_MOVE_INTERVAL_MS; then the sender
+ * (db/webhooks.ts, moveStrandedDeliveries), every STRANDED_MOVE_INTERVAL_MS; then the sender
  * looks for them at once.
  */
 export function startStrandedMoves(runtime: Runtime, rescan: () => void): PeriodicJob {

@@ -1,5 +1,5 @@
 /**
- * Hands back the claimed deliveries that waited for a slot longer than the sender allows (events/sender.ts,
+ * Hands back the claimed deliveries that waited for a slot longer than the sender allows (jobs/sender.ts,
  * MAX_WAIT_MS), so that they are due again in the database rather than held here. It runs only while
  * something waits: started when a claim leaves deliveries waiting, it stops itself once none do.
  */

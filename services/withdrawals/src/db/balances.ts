@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { SqlQuery } from '@seller-api/service-kit';
+import type { Sql, SqlQuery } from '@seller-api/service-kit';
 import { ownerKey, type FundsOwner } from '../domain/balance';
 import {
   ACCOUNTS,
@@ -20,8 +19,8 @@ const LOCK_NAMESPACE = `hashtext('withdrawals.seller_funds')`;
  * the balance after every earlier holder committed, so "check, then hold" cannot be raced. Take it
  * before any row lock, always, so two transactions never wait on each other in opposite orders.
  */
-export async function lockSellerFunds(em: EntityManager, owner: FundsOwner): Promise<void> {
-  await em.execute(`select pg_advisory_xact_lock(${LOCK_NAMESPACE}, hashtext(?::text || ':' || ?::text))`, [
+export async function lockSellerFunds(sql: Sql, owner: FundsOwner): Promise<void> {
+  await sql.query(`select pg_advisory_xact_lock(${LOCK_NAMESPACE}, hashtext($1::text || ':' || $2::text))`, [
     owner.sellerId,
     owner.environment,
   ]);
@@ -33,9 +32,9 @@ export async function lockSellerFunds(em: EntityManager, owner: FundsOwner): Pro
  * the transaction of every line (docs/finance.md, "The balance"). One lookup on their primary key,
  * whatever the length of the journal; an account without a row has no line yet.
  */
-export async function accountTotals(em: EntityManager, owner: FundsOwner) {
-  const rows = await em.execute<Array<{ account: Account; amount: string }>>(
-    `select account, amount from withdrawals.ledger_balances where seller_id = ? and environment = ?`,
+export async function accountTotals(sql: Sql, owner: FundsOwner) {
+  const rows = await sql.query<{ account: Account; amount: string }>(
+    `select account, amount from withdrawals.ledger_balances where seller_id = $1 and environment = $2`,
     [owner.sellerId, owner.environment],
   );
   const totals = emptyTotals();
@@ -44,14 +43,14 @@ export async function accountTotals(em: EntityManager, owner: FundsOwner) {
 }
 
 /** `GET /finance/balance/`: the balance rows, read on every request. */
-export async function balanceOf(em: EntityManager, owner: FundsOwner): Promise<SellerBalance> {
-  return sellerBalance(await accountTotals(em, owner));
+export async function balanceOf(sql: Sql, owner: FundsOwner): Promise<SellerBalance> {
+  return sellerBalance(await accountTotals(sql, owner));
 }
 
 /** The available balance alone (for the withdrawal check). */
-export async function availableOf(em: EntityManager, owner: FundsOwner): Promise<number> {
-  const rows = await em.execute<Array<{ amount: string }>>(
-    `select amount from withdrawals.ledger_balances where seller_id = ? and environment = ? and account = ?`,
+export async function availableOf(sql: Sql, owner: FundsOwner): Promise<number> {
+  const rows = await sql.query<{ amount: string }>(
+    `select amount from withdrawals.ledger_balances where seller_id = $1 and environment = $2 and account = $3`,
     [owner.sellerId, owner.environment, ACCOUNTS.SELLER_AVAILABLE],
   );
   return Number(rows[0]?.amount ?? 0);
@@ -62,10 +61,10 @@ export async function availableOf(em: EntityManager, owner: FundsOwner): Promise
  * every earlier holder has committed, so its lines and the balance rows they moved are both visible.
  * The lines posted next then row-lock these rows (the trigger's upsert) until commit.
  */
-export async function positionOf(em: EntityManager, owner: FundsOwner): Promise<SellerPosition> {
-  const rows = await em.execute<Array<{ account: Account; amount: string }>>(
+export async function positionOf(sql: Sql, owner: FundsOwner): Promise<SellerPosition> {
+  const rows = await sql.query<{ account: Account; amount: string }>(
     `select account, amount from withdrawals.ledger_balances
-      where seller_id = ? and environment = ? and account in (?, ?)`,
+      where seller_id = $1 and environment = $2 and account in ($3, $4)`,
     [owner.sellerId, owner.environment, ACCOUNTS.SELLER_AVAILABLE, ACCOUNTS.SELLER_DEBT],
   );
   const amount = (account: Account) => Number(rows.find((row) => row.account === account)?.amount ?? 0);

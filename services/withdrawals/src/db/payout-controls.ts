@@ -1,11 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment, PixKeyType } from '@seller-api/contracts';
+import { conflict, inTransaction, sqlInTransaction, type Sql } from '@seller-api/service-kit';
 import type { FundsOwner } from '../domain/balance';
 import type { AutoApprovalUsage } from '../domain/payout-controls';
+import { lockSellerFunds } from './balances';
 
 /**
  * The payout controls' reads and writes (docs/finance.md, "Payout controls"): the automatic approvals
  * counted by the rolling caps, the PIX keys a seller was paid to, and sellers' withdrawal suspensions.
+ * In a transaction, `sql` runs on its connection (sqlInTransaction).
  */
 
 /**
@@ -15,13 +19,13 @@ import type { AutoApprovalUsage } from '../domain/payout-controls';
  * of these statuses but the worker's (APPROVED, PROCESSING: both still counted) also takes.
  */
 export async function autoApprovalUsage(
-  em: EntityManager,
+  sql: Sql,
   owner: FundsOwner,
   since: Date,
 ): Promise<AutoApprovalUsage> {
-  const rows = await em.execute<Array<{ count: string; amount: string }>>(
+  const rows = await sql.query<{ count: string; amount: string }>(
     `select count(*) as count, coalesce(sum(amount), 0) as amount from withdrawals.withdrawals
-      where seller_id = ? and environment = ? and auto_approvable and created_at > ?
+      where seller_id = $1 and environment = $2 and auto_approvable and created_at > $3
         and status in ('PENDING', 'APPROVED', 'PROCESSING', 'PAID')`,
     [owner.sellerId, owner.environment, since],
   );
@@ -30,14 +34,14 @@ export async function autoApprovalUsage(
 
 /** Whether a withdrawal of this seller to this key was ever PAID (the key is known to work and be theirs). */
 export async function isKnownPixKey(
-  em: EntityManager,
+  sql: Sql,
   owner: FundsOwner,
   pixKey: string,
   pixKeyType: PixKeyType,
 ): Promise<boolean> {
-  const rows = await em.execute<Array<{ known: boolean }>>(
+  const rows = await sql.query<{ known: boolean }>(
     `select exists (select 1 from withdrawals.withdrawals
-      where seller_id = ? and environment = ? and pix_key_type = ? and pix_key = ? and status = 'PAID') as known`,
+      where seller_id = $1 and environment = $2 and pix_key_type = $3 and pix_key = $4 and status = 'PAID') as known`,
     [owner.sellerId, owner.environment, pixKeyType, pixKey],
   );
   return rows[0]?.known === true;
@@ -90,10 +94,10 @@ const toRow = (r: SuspensionRecord): SuspensionRow => ({
 });
 
 /** The suspension in force for this seller and environment, or null. */
-export async function activeSuspension(em: EntityManager, owner: FundsOwner): Promise<SuspensionRow | null> {
-  const rows = await em.execute<SuspensionRecord[]>(
+export async function activeSuspension(sql: Sql, owner: FundsOwner): Promise<SuspensionRow | null> {
+  const rows = await sql.query<SuspensionRecord>(
     `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s
-      where s.seller_id = ? and s.environment = ? and s.lifted_at is null`,
+      where s.seller_id = $1 and s.environment = $2 and s.lifted_at is null`,
     [owner.sellerId, owner.environment],
   );
   return rows[0] ? toRow(rows[0]) : null;
@@ -101,16 +105,15 @@ export async function activeSuspension(em: EntityManager, owner: FundsOwner): Pr
 
 /** The suspensions in force of these sellers in one environment, by seller id (the operators' queue). */
 export async function activeSuspensionsOf(
-  em: EntityManager,
+  sql: Sql,
   environment: Environment,
   sellerIds: string[],
 ): Promise<Map<string, SuspensionRow>> {
   if (sellerIds.length === 0) return new Map();
-  const rows = await em.execute<SuspensionRecord[]>(
+  const rows = await sql.query<SuspensionRecord>(
     `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s
-      where s.environment = ? and s.lifted_at is null and s.seller_id = any(?::uuid[])`,
-    // An array literal: the driver would spread a JS array into a list of parameters.
-    [environment, `{${[...new Set(sellerIds)].join(',')}}`],
+      where s.environment = $1 and s.lifted_at is null and s.seller_id = any($2::uuid[])`,
+    [environment, [...new Set(sellerIds)]],
   );
   return new Map(rows.map((r) => [r.seller_id, toRow(r)]));
 }
@@ -120,47 +123,103 @@ export async function activeSuspensionsOf(
  * operator (`seller_suspended`), so lifting a suspension never lets them out unreviewed, nor lets the
  * caps count them out of their 24 h (docs/finance.md, "Payout controls").
  */
-export async function keepPendingForReview(em: EntityManager, owner: FundsOwner): Promise<void> {
-  await em.execute(
+export async function keepPendingForReview(sql: Sql, owner: FundsOwner): Promise<void> {
+  await sql.query(
     `update withdrawals.withdrawals
         set auto_approvable = false, review_reasons = array_append(review_reasons, 'seller_suspended')
-      where seller_id = ? and environment = ? and status = 'PENDING' and auto_approvable`,
+      where seller_id = $1 and environment = $2 and status = 'PENDING' and auto_approvable`,
     [owner.sellerId, owner.environment],
   );
 }
 
 export async function insertSuspension(
-  em: EntityManager,
+  sql: Sql,
   row: Pick<SuspensionRow, 'id' | 'sellerId' | 'environment' | 'reason' | 'suspendedAt' | 'suspendedBy'>,
 ): Promise<void> {
-  await em.execute(
+  await sql.query(
     `insert into withdrawals.seller_suspensions (id, seller_id, environment, reason, suspended_at, suspended_by)
-     values (?, ?, ?, ?, ?, ?)`,
+     values ($1, $2, $3, $4, $5, $6)`,
     [row.id, row.sellerId, row.environment, row.reason, row.suspendedAt, row.suspendedBy],
   );
 }
 
 /** Lifts the suspension in force; false when there was none. */
 export async function liftSuspension(
-  em: EntityManager,
+  sql: Sql,
   owner: FundsOwner,
   lift: { liftedAt: Date; liftedBy: string; liftReason: string },
 ): Promise<string | null> {
-  const rows = await em.execute<Array<{ id: string }>>(
-    `update withdrawals.seller_suspensions set lifted_at = ?, lifted_by = ?, lift_reason = ?
-      where seller_id = ? and environment = ? and lifted_at is null returning id`,
+  const rows = await sql.query<{ id: string }>(
+    `update withdrawals.seller_suspensions set lifted_at = $1, lifted_by = $2, lift_reason = $3
+      where seller_id = $4 and environment = $5 and lifted_at is null returning id`,
     [lift.liftedAt, lift.liftedBy, lift.liftReason, owner.sellerId, owner.environment],
   );
   return rows[0]?.id ?? null;
 }
 
-export async function suspensionById(em: EntityManager, id: string): Promise<SuspensionRow> {
-  const rows = await em.execute<SuspensionRecord[]>(
-    `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s where s.id = ?`,
+export async function suspensionById(sql: Sql, id: string): Promise<SuspensionRow> {
+  const rows = await sql.query<SuspensionRecord>(
+    `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s where s.id = $1`,
     [id],
   );
   if (!rows[0]) throw new Error(`suspension ${id} vanished`);
   return toRow(rows[0]);
+}
+
+/**
+ * An operator suspends a seller's withdrawals in one environment (docs/finance.md, "Payout controls"):
+ * per environment because an operator acts on its own environment only. Taken under the seller's lock,
+ * so a request that has not committed yet finishes first and every later one sees the suspension (and
+ * two operators suspending at once: the second gets the 409).
+ */
+export async function suspendSeller(
+  em: EntityManager,
+  sql: Sql,
+  owner: FundsOwner,
+  by: { userId: string; reason: string },
+  now: () => Date = () => new Date(),
+): Promise<SuspensionRow> {
+  return inTransaction(em, async (tx) => {
+    const inTx = sqlInTransaction(sql, tx);
+    await lockSellerFunds(inTx, owner);
+    const current = await activeSuspension(inTx, owner);
+    if (current) {
+      throw conflict(
+        `This seller's withdrawals are already suspended in ${owner.environment} since ${current.suspendedAt.toISOString()}.`,
+      );
+    }
+    const id = randomUUID();
+    await keepPendingForReview(inTx, owner);
+    await insertSuspension(inTx, {
+      id,
+      ...owner,
+      reason: by.reason,
+      suspendedAt: now(),
+      suspendedBy: by.userId,
+    });
+    return suspensionById(inTx, id);
+  });
+}
+
+/** Lifts the suspension in force, keeping it with who lifted it, when and why; none: 409. */
+export async function unsuspendSeller(
+  em: EntityManager,
+  sql: Sql,
+  owner: FundsOwner,
+  by: { userId: string; reason: string },
+  now: () => Date = () => new Date(),
+): Promise<SuspensionRow> {
+  return inTransaction(em, async (tx) => {
+    const inTx = sqlInTransaction(sql, tx);
+    await lockSellerFunds(inTx, owner);
+    const id = await liftSuspension(inTx, owner, {
+      liftedAt: now(),
+      liftedBy: by.userId,
+      liftReason: by.reason,
+    });
+    if (!id) throw conflict(`This seller's withdrawals are not suspended in ${owner.environment}.`);
+    return suspensionById(inTx, id);
+  });
 }
 
 /** Keyset cursor of the suspensions list: (suspended_at, id) of the last row of the page. */
@@ -171,7 +230,7 @@ export interface SuspensionCursor {
 
 /** An environment's suspensions, newest first: in force only, or all; of one seller, or all. */
 export async function listSuspensions(
-  em: EntityManager,
+  sql: Sql,
   query: {
     environment: Environment;
     active: boolean;
@@ -180,21 +239,17 @@ export async function listSuspensions(
     limit: number;
   },
 ): Promise<SuspensionRow[]> {
-  const where = ['s.environment = ?'];
-  const params: unknown[] = [query.environment];
+  const params: unknown[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const where = [`s.environment = ${param(query.environment)}`];
   if (query.active) where.push('s.lifted_at is null');
-  if (query.sellerId) {
-    where.push('s.seller_id = ?');
-    params.push(query.sellerId);
-  }
-  if (query.after) {
-    where.push('(s.suspended_at, s.id) < (?, ?)');
-    params.push(query.after.at, query.after.id);
-  }
-  params.push(query.limit);
-  const rows = await em.execute<SuspensionRecord[]>(
+  if (query.sellerId) where.push(`s.seller_id = ${param(query.sellerId)}`);
+  if (query.after)
+    where.push(`(s.suspended_at, s.id) < (${param(query.after.at)}, ${param(query.after.id)})`);
+  const limit = param(query.limit);
+  const rows = await sql.query<SuspensionRecord>(
     `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s where ${where.join(' and ')}
-      order by s.suspended_at desc, s.id desc limit ?`,
+      order by s.suspended_at desc, s.id desc limit ${limit}`,
     params,
   );
   return rows.map(toRow);
@@ -205,16 +260,16 @@ export async function listSuspensions(
  * or an operator): cleared by their request, below the limit, of a seller not suspended.
  */
 export async function lockAutoApprovable(
-  em: EntityManager,
+  sql: Sql,
   autoApproveBelow: number,
   limit: number,
 ): Promise<string[]> {
-  const rows = await em.execute<Array<{ id: string }>>(
+  const rows = await sql.query<{ id: string }>(
     `select w.id from withdrawals.withdrawals w
-      where w.status = 'PENDING' and w.auto_approvable and w.amount < ?
+      where w.status = 'PENDING' and w.auto_approvable and w.amount < $1
         and not exists (select 1 from withdrawals.seller_suspensions s
           where s.seller_id = w.seller_id and s.environment = w.environment and s.lifted_at is null)
-      order by w.created_at limit ? for update of w skip locked`,
+      order by w.created_at limit $2 for update of w skip locked`,
     [autoApproveBelow, limit],
   );
   return rows.map((r) => r.id);
@@ -224,13 +279,13 @@ export async function lockAutoApprovable(
  * Ids of payouts to make, locked (SKIP LOCKED): APPROVED withdrawals of sellers not suspended, and
  * PROCESSING ones whose lease ran out (already at the PSP: followed whatever the seller's state).
  */
-export async function lockPayoutsDue(em: EntityManager, leaseBefore: Date, limit: number): Promise<string[]> {
-  const rows = await em.execute<Array<{ id: string }>>(
+export async function lockPayoutsDue(sql: Sql, leaseBefore: Date, limit: number): Promise<string[]> {
+  const rows = await sql.query<{ id: string }>(
     `select w.id from withdrawals.withdrawals w
       where (w.status = 'APPROVED' and not exists (select 1 from withdrawals.seller_suspensions s
               where s.seller_id = w.seller_id and s.environment = w.environment and s.lifted_at is null))
-         or (w.status = 'PROCESSING' and w.processing_at <= ?)
-      order by w.created_at limit ? for update of w skip locked`,
+         or (w.status = 'PROCESSING' and w.processing_at <= $1)
+      order by w.created_at limit $2 for update of w skip locked`,
     [leaseBefore, limit],
   );
   return rows.map((r) => r.id);

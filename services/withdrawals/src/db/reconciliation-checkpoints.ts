@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '@seller-api/service-kit';
 import { Environment } from '@seller-api/contracts';
 
 /**
@@ -14,12 +14,9 @@ export interface Checkpoint {
   finishedAt: Date | null;
 }
 
-export async function readCheckpoint(
-  em: EntityManager,
-  environment: Environment,
-): Promise<Checkpoint | null> {
-  const [row] = await em.execute<Array<{ checked_before: Date | string; finished_at: Date | string | null }>>(
-    `select checked_before, finished_at from withdrawals.reconciliation_checkpoints where environment = ?`,
+export async function readCheckpoint(sql: Sql, environment: Environment): Promise<Checkpoint | null> {
+  const [row] = await sql.query<{ checked_before: Date | string; finished_at: Date | string | null }>(
+    `select checked_before, finished_at from withdrawals.reconciliation_checkpoints where environment = $1`,
     [environment],
   );
   if (!row) return null;
@@ -34,14 +31,14 @@ export async function readCheckpoint(
  * end (the page's progress leaves it as it was).
  */
 export async function advanceCheckpoint(
-  em: EntityManager,
+  sql: Sql,
   environment: Environment,
   checkedBefore: Date,
   finishedAt: Date | null = null,
 ): Promise<void> {
-  await em.execute(
+  await sql.query(
     `insert into withdrawals.reconciliation_checkpoints as c (environment, checked_before, finished_at)
-     values (?, ?, ?)
+     values ($1, $2, $3)
      on conflict (environment) do update
        set checked_before = greatest(c.checked_before, excluded.checked_before),
            finished_at = coalesce(excluded.finished_at, c.finished_at)`,
@@ -50,24 +47,24 @@ export async function advanceCheckpoint(
 }
 
 /** When both environments' windows were last finished (the older of the two); null if one never was. */
-export async function lastFinished(em: EntityManager): Promise<Date | null> {
-  const [row] = await em.execute<Array<{ at: Date | string | null; n: string }>>(
+export async function lastFinished(sql: Sql): Promise<Date | null> {
+  const [row] = await sql.query<{ at: Date | string | null; n: string }>(
     `select min(finished_at) as at, count(finished_at) as n from withdrawals.reconciliation_checkpoints`,
   );
   return row && Number(row.n) === Environment.options.length && row.at !== null ? new Date(row.at) : null;
 }
 
 /** When the balance rows were last compared with their lines by a run that changes things; null before. */
-export async function lastBalanceCheck(em: EntityManager): Promise<Date | null> {
-  const [row] = await em.execute<Array<{ checked_at: Date | string }>>(
+export async function lastBalanceCheck(sql: Sql): Promise<Date | null> {
+  const [row] = await sql.query<{ checked_at: Date | string }>(
     `select checked_at from withdrawals.reconciliation_balance_check`,
   );
   return row ? new Date(row.checked_at) : null;
 }
 
-export async function recordBalanceCheck(em: EntityManager, at: Date): Promise<void> {
-  await em.execute(
-    `insert into withdrawals.reconciliation_balance_check (singleton, checked_at) values (true, ?)
+export async function recordBalanceCheck(sql: Sql, at: Date): Promise<void> {
+  await sql.query(
+    `insert into withdrawals.reconciliation_balance_check (singleton, checked_at) values (true, $1)
      on conflict (singleton) do update set checked_at = excluded.checked_at`,
     [at.toISOString()],
   );

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '@seller-api/service-kit';
 import { Environment, ReconciliationCharge } from '@seller-api/contracts';
 import type { Account } from '../domain/ledger';
 import {
@@ -45,24 +45,23 @@ function toFinding(row: FindingRow): Finding {
 }
 
 /** Every open finding, oldest first. */
-export async function openFindings(em: EntityManager): Promise<Finding[]> {
-  const rows = await em.execute<FindingRow[]>(
-    `select subject, kind, seller_id, environment, order_id, account, detail, charge, first_seen_at, last_seen_at
-       from withdrawals.reconciliation_findings order by first_seen_at, subject`,
-  );
+export async function openFindings(sql: Sql): Promise<Finding[]> {
+  const rows =
+    await sql.query<FindingRow>(`select subject, kind, seller_id, environment, order_id, account, detail, charge, first_seen_at, last_seen_at
+       from withdrawals.reconciliation_findings order by first_seen_at, subject`);
   return rows.map(toFinding);
 }
 
 /** Records a finding seen now; one already open keeps when it was first seen. Returns it as stored. */
 export async function saveFinding(
-  em: EntityManager,
+  sql: Sql,
   finding: Omit<Finding, 'firstSeenAt' | 'lastSeenAt'>,
   now: Date,
 ): Promise<Finding> {
-  const [row] = await em.execute<FindingRow[]>(
+  const [row] = await sql.query<FindingRow>(
     `insert into withdrawals.reconciliation_findings as f
        (subject, kind, seller_id, environment, order_id, account, detail, charge, first_seen_at, last_seen_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+     values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)
      on conflict (subject) do update
        set kind = excluded.kind, detail = excluded.detail, charge = coalesce(excluded.charge, f.charge),
            last_seen_at = excluded.last_seen_at
@@ -85,15 +84,15 @@ export async function saveFinding(
 }
 
 /** Closes a finding that is gone (healed, or the ledger now agrees). */
-export async function resolveFinding(em: EntityManager, subject: string): Promise<void> {
-  await em.execute(`delete from withdrawals.reconciliation_findings where subject = ?`, [subject]);
+export async function resolveFinding(sql: Sql, subject: string): Promise<void> {
+  await sql.query(`delete from withdrawals.reconciliation_findings where subject = $1`, [subject]);
 }
 
-// The balance findings (`f`) not among the drifts listed (`?`) whose row equals the sum of its lines
+// The balance findings (`f`) not among the drifts listed (`$1`) whose row equals the sum of its lines
 // now: the row and its lines read in one statement, one snapshot (the trigger moves a row in the
 // transaction of its lines).
 const SETTLED_DRIFTS = `from withdrawals.reconciliation_findings f
-  where f.kind = 'balance_drift' and not (f.subject = any(?::text[]))
+  where f.kind = 'balance_drift' and not (f.subject = any($1::text[]))
     and coalesce((select b.amount from withdrawals.ledger_balances b
                    where b.seller_id = f.seller_id and b.environment = f.environment and b.account = f.account), 0)
       = coalesce((select sum(l.amount) from withdrawals.ledger_lines l
@@ -107,16 +106,16 @@ const textArray = (values: string[]) => `{${values.map((v) => `"${v}"`).join(','
  * and lines before it is closed: past MAX_DRIFTS the list is cut short, and a row left off it may still
  * drift (closing its finding would make the alert flap).
  */
-export async function resolveDriftsExcept(em: EntityManager, listed: string[]): Promise<string[]> {
-  const rows = await em.execute<Array<{ subject: string }>>(`delete ${SETTLED_DRIFTS} returning f.subject`, [
+export async function resolveDriftsExcept(sql: Sql, listed: string[]): Promise<string[]> {
+  const rows = await sql.query<{ subject: string }>(`delete ${SETTLED_DRIFTS} returning f.subject`, [
     textArray(listed),
   ]);
   return rows.map((row) => row.subject);
 }
 
 /** The balance findings resolveDriftsExcept would close, closing none (a report-only run). */
-export async function settledDriftsExcept(em: EntityManager, listed: string[]): Promise<string[]> {
-  const rows = await em.execute<Array<{ subject: string }>>(`select f.subject ${SETTLED_DRIFTS}`, [
+export async function settledDriftsExcept(sql: Sql, listed: string[]): Promise<string[]> {
+  const rows = await sql.query<{ subject: string }>(`select f.subject ${SETTLED_DRIFTS}`, [
     textArray(listed),
   ]);
   return rows.map((row) => row.subject);
@@ -130,10 +129,14 @@ export const MAX_DRIFTS = 1000;
  * one statement, so one snapshot (the trigger moves a row in the transaction of its lines). It reads
  * the whole journal: a drift is a bug, and the point is to find one wherever it is.
  */
-export async function balanceDrifts(em: EntityManager): Promise<BalanceDrift[]> {
-  const rows = await em.execute<
-    Array<{ seller_id: string; environment: Environment; account: Account; stored: string; summed: string }>
-  >(
+export async function balanceDrifts(sql: Sql): Promise<BalanceDrift[]> {
+  const rows = await sql.query<{
+    seller_id: string;
+    environment: Environment;
+    account: Account;
+    stored: string;
+    summed: string;
+  }>(
     `select coalesce(b.seller_id, s.seller_id) as seller_id, coalesce(b.environment, s.environment) as environment,
             coalesce(b.account, s.account) as account, coalesce(b.amount, 0) as stored,
             coalesce(s.total, 0) as summed
@@ -143,7 +146,7 @@ export async function balanceDrifts(em: EntityManager): Promise<BalanceDrift[]> 
          on s.seller_id = b.seller_id and s.environment = b.environment and s.account = b.account
       where coalesce(b.amount, 0) <> coalesce(s.total, 0)
       order by 1, 2, 3
-      limit ?`,
+      limit $1`,
     [MAX_DRIFTS],
   );
   return rows.map((row) => ({

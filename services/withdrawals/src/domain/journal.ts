@@ -1,7 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { insertEntries } from '../db/journal';
-import { positionOf } from '../db/balances';
-import type { FundsOwner } from './balance';
 import {
   availableChange,
   isBalanced,
@@ -43,19 +39,4 @@ export function settleEntries(
     settledEntries.push(settled.entry);
   }
   return { entries: settledEntries, position };
-}
-
-/**
- * Stores entries decided by domain/ledger.ts, in the caller's transaction, which must hold the seller's
- * lock (lockSellerFunds): each is first settled against the seller's position read here
- * (settleEntries).
- */
-export async function postEntries(
-  em: EntityManager,
-  owner: FundsOwner,
-  subject: EntrySubject,
-  entries: Entry[],
-): Promise<void> {
-  if (entries.length === 0) return;
-  await insertEntries(em, owner, subject, settleEntries(await positionOf(em, owner), entries).entries);
 }

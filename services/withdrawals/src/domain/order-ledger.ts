@@ -1,15 +1,11 @@
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { UnprocessableMessageError } from '@seller-api/service-kit';
-import { OrderFundsSchema, type OrderFundsRow } from '../db/entities';
-import { lockSellerFunds } from '../db/balances';
+import type { OrderFundsRow } from '../db/entities';
 import type { FundsOwner } from './balance';
-import { postEntries } from './journal';
-import type { Entry, EntryKind } from './ledger';
+import type { Entry } from './ledger';
 import { applyOrderMessage, NEW_ORDER_FUNDS, type OrderFunds, type OrderMessage } from './order-funds';
-import { replayOf, type LedgerOrder, type PaidCharge } from './reconciliation';
 
-function toFunds(row: OrderFundsRow | null): OrderFunds {
+/** An order's record as the ledger's rules read it (a new order's, when there is none yet). */
+export function toFunds(row: OrderFundsRow | null): OrderFunds {
   if (!row) return NEW_ORDER_FUNDS;
   const { grossAmount: gross, feeAmount: fee, netAmount: net } = row;
   return {
@@ -23,7 +19,7 @@ function toFunds(row: OrderFundsRow | null): OrderFunds {
 /**
  * What one payments message makes of an order's record (null: none yet) and the entries it causes,
  * before they are settled against the balance (journal.settleEntries). Pure: the callers lock, read and
- * store (recordOrderMessage here, the ledger consumer's batches in db/ledger-batches.ts).
+ * store (db/order-funds.ts, recordOrderMessage; the ledger consumer's batches in db/ledger-batches.ts).
  */
 export function nextOrderRecord(
   row: OrderFundsRow | null,
@@ -69,71 +65,4 @@ export function nextOrderRecord(
     },
     entries,
   };
-}
-
-/**
- * Applies one payments message to an order's record and posts what it causes, in the caller's
- * transaction (the reconciliation's, under the seller's lock taken here). Returns the kinds of the
- * entries posted.
- */
-export async function recordOrderMessage(
-  em: EntityManager,
-  owner: FundsOwner,
-  orderId: string,
-  message: OrderMessage,
-  cause: string,
-): Promise<EntryKind[]> {
-  await lockSellerFunds(em, owner);
-  const row = await em.findOne(OrderFundsSchema, { orderId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  const next = nextOrderRecord(row, owner, orderId, message, new Date());
-  if (row) Object.assign(row, next.row);
-  else em.persist(em.create(OrderFundsSchema, next.row));
-  await postEntries(em, owner, { orderId, cause }, next.entries);
-  return next.entries.map((e) => e.kind);
-}
-
-/** The ledger's records of these orders, with when each last took a message (for the reconciliation). */
-export async function findLedgerOrders(
-  em: EntityManager,
-  orderIds: string[],
-): Promise<Map<string, LedgerOrder & { updatedAt: Date }>> {
-  if (orderIds.length === 0) return new Map();
-  const rows = await em.find(OrderFundsSchema, { orderId: { $in: orderIds } });
-  return new Map(
-    rows.map((row) => [
-      row.orderId,
-      {
-        owner: { sellerId: row.sellerId, environment: row.environment },
-        funds: toFunds(row),
-        updatedAt: row.updatedAt,
-      },
-    ]),
-  );
-}
-
-/**
- * Tells the ledger what payments knows of a charge, through the very path of its events: the amounts as
- * a payment message, then the status and version as a charge message (reconciliation.replayOf), in one
- * transaction under the seller's lock. Idempotent like them: what the ledger already knows changes
- * nothing, so a message arriving at the same time is applied once. Returns what it posted and the
- * record after it.
- */
-export async function replayCharge(
-  em: EntityManager,
-  charge: PaidCharge,
-): Promise<{ posted: EntryKind[]; ledger: LedgerOrder | null }> {
-  return em.fork().transactional(async (tx) => {
-    const posted: EntryKind[] = [];
-    const cause = `reconciliation ${charge.status} v${charge.version}`;
-    for (const message of replayOf(charge)) {
-      posted.push(...(await recordOrderMessage(tx, charge.owner, charge.orderId, message, cause)));
-      // The next message locks and reads the record this one wrote.
-      await tx.flush();
-    }
-    const row = await tx.findOne(OrderFundsSchema, { orderId: charge.orderId });
-    return {
-      posted,
-      ledger: row && { owner: { sellerId: row.sellerId, environment: row.environment }, funds: toFunds(row) },
-    };
-  });
 }

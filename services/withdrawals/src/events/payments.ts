@@ -25,8 +25,9 @@ import { lockSellers, positionsOf } from '../db/balances';
 import { lockOrderRecords, writeLedgerBatch, type BatchEntry } from '../db/ledger-batches';
 import { ownerKey, type FundsOwner } from '../domain/balance';
 import { settleEntries } from '../domain/journal';
-import { nextOrderRecord, recordOrderMessage } from '../domain/order-ledger';
-import { releaseFailedRefund } from '../domain/refund-holds';
+import { nextOrderRecord } from '../domain/order-ledger';
+import { recordOrderMessage } from '../db/order-funds';
+import { releaseFailedRefund } from '../db/refund-holds';
 import type { OrderMessage } from '../domain/order-funds';
 import { SCHEMA } from '../db/migrations';
 import { LEDGER_QUEUE } from './topology';
@@ -118,7 +119,7 @@ type Batch = Array<BatchedMessage<LedgerMessage | null>>;
  */
 export function ledgerHandler(runtime: Runtime): MessageHandler {
   const write = async (batch: Batch): Promise<ReadonlySet<string>> => {
-    // A failed refund gives its hold back through domain/refund-holds.ts, one message at a time.
+    // A failed refund gives its hold back through db/refund-holds.ts, one message at a time.
     const releases = batch.some((item) => item.value?.read.releasesRefund != null);
     return releases ? writeOneByOne(runtime, batch) : writeTogether(runtime, batch);
   };
@@ -208,17 +209,25 @@ async function writeTogether(runtime: Runtime, batch: Batch): Promise<ReadonlySe
 /** A batch with a failed refund in it: each message through the ORM's path, in one transaction. */
 async function writeOneByOne(runtime: Runtime, batch: Batch): Promise<ReadonlySet<string>> {
   return runtime.orm.em.fork().transactional(async (em) => {
-    const { query } = sqlInTransaction(runtime.sql, em);
+    const sql = sqlInTransaction(runtime.sql, em);
+    const { query } = sql;
     const fresh = await recordProcessedMessages(query, SCHEMA, LEDGER_QUEUE, ids(batch));
     const { todo, owners } = toApply(batch, fresh);
     // Every seller's lock first, in the order the usual batches take them (no row is locked yet).
     await lockSellers(query, owners);
     for (const { item, owner, read } of todo) {
-      const posted: string[] = await recordOrderMessage(em, owner, read.orderId, read.message, causeOf(item));
+      const posted: string[] = await recordOrderMessage(
+        em,
+        sql,
+        owner,
+        read.orderId,
+        read.message,
+        causeOf(item),
+      );
       await em.flush();
       if (
         read.releasesRefund !== null &&
-        (await releaseFailedRefund(em, owner, read.orderId, read.releasesRefund))
+        (await releaseFailedRefund(em, sql, owner, read.orderId, read.releasesRefund))
       )
         posted.push('refund_released');
       await em.flush();

@@ -28,10 +28,8 @@ import {
 import type { Express, Request } from 'express';
 import { balanceOf } from '../db/balances';
 import type { WithdrawalRow } from '../db/entities';
-import { activeSuspensionsOf, listSuspensions } from '../db/payout-controls';
-import type { AutoApprovalRules } from '../domain/payout-controls';
-import { suspendSeller, unsuspendSeller } from '../domain/suspensions';
-import { holdRefund, releaseRefund } from '../domain/refund-holds';
+import { activeSuspensionsOf, listSuspensions, suspendSeller, unsuspendSeller } from '../db/payout-controls';
+import { holdRefund, releaseRefund } from '../db/refund-holds';
 import {
   decideWithdrawal,
   getForOperator,
@@ -39,8 +37,9 @@ import {
   listForOperators,
   listWithdrawals,
   requestWithdrawal,
-  type Decision,
-} from '../domain/withdrawals';
+} from '../db/withdrawals';
+import type { AutoApprovalRules } from '../domain/payout-controls';
+import type { Decision } from '../domain/withdrawals';
 import { presentForOperator, presentSuspension, presentWithdrawal } from './presenters';
 
 export interface RouteDeps {
@@ -78,7 +77,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   const rules = { minAmount: deps.minAmount, autoApproval: deps.autoApproval };
 
   /** Operator views with each seller's suspension in force, read in one query per page. */
-  const forOperators = async (rows: WithdrawalRow[], environment: Environment, reader = em()) => {
+  const forOperators = async (rows: WithdrawalRow[], environment: Environment, reader = runtime.sql) => {
     const suspensions = await activeSuspensionsOf(
       reader,
       environment,
@@ -91,7 +90,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
     '/finance/balance/',
     route(async (req, res) => {
       const scope = sellerScope(req);
-      const data = await balanceOf(em(), scope);
+      const data = await balanceOf(runtime.sql, scope);
       res.json({ message: 'Balance retrieved.', data });
     }),
   );
@@ -100,8 +99,8 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
     '/finance/withdrawals/',
     route(async (req, res) => {
       const scope = sellerScope(req);
-      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-        const withdrawal = await requestWithdrawal(tx, scope, req.body, rules);
+      const answer = await runtime.idempotency.run(keyedRequest(req), async (tx, sql) => {
+        const withdrawal = await requestWithdrawal(tx, sql, scope, req.body, rules);
         return {
           status: 201,
           body: { message: 'Withdrawal requested.', data: presentWithdrawal(withdrawal) },
@@ -153,7 +152,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
       const operator = operatorOf(req);
       const query = parseQueryOrThrow(SuspensionListQuery, req.query, 'Invalid query.');
       const after = query.cursor ? decodeCursor(query.cursor) : null;
-      const rows = await listSuspensions(em(), {
+      const rows = await listSuspensions(runtime.sql, {
         environment: operator.environment,
         active: query.active,
         sellerId: query.seller_id,
@@ -184,8 +183,10 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
         const owner = { sellerId: sellerId(req), environment: operator.environment };
         const { reason } = parseOrThrow(SuspensionRequest, req.body ?? {}, 'Invalid suspension request.');
         const by = { userId: operator.userId, reason };
-        const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-          const row = lift ? await unsuspendSeller(tx, owner, by) : await suspendSeller(tx, owner, by);
+        const answer = await runtime.idempotency.run(keyedRequest(req), async (tx, sql) => {
+          const row = lift
+            ? await unsuspendSeller(tx, sql, owner, by)
+            : await suspendSeller(tx, sql, owner, by);
           return {
             status: 200,
             body: {
@@ -217,13 +218,13 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
         const id = withdrawalId(req);
         const decided = decision(req);
         let approved = false;
-        const answer = await runtime.idempotency.run(keyedRequest(req), async (tx) => {
-          const withdrawal = await decideWithdrawal(tx, id, decided, operator.userId, {
+        const answer = await runtime.idempotency.run(keyedRequest(req), async (tx, sql) => {
+          const withdrawal = await decideWithdrawal(tx, sql, id, decided, operator.userId, {
             environment: operator.environment,
           });
           approved = withdrawal.status === 'APPROVED';
           // Read in the decision's transaction: its keyed answer is stored with it.
-          const [data] = await forOperators([withdrawal], operator.environment, tx);
+          const [data] = await forOperators([withdrawal], operator.environment, sql);
           return { status: 200, body: { message: done, data } };
         });
         if (approved) deps.onApproved();
@@ -252,14 +253,14 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
 
   // Internal (orders, with the seller's signed identity; the gateway never routes /internal/): a seller's
   // refund reserves the order's net before payments is asked, and gives it back when it was not made
-  // (domain/refund-holds.ts, docs/finance.md "Refunds").
+  // (db/refund-holds.ts, docs/finance.md "Refunds").
   app.post(
     '/internal/refund-holds/:uuid/',
     route(async (req, res) => {
       const scope = sellerScope(req);
       const id = orderId(req);
       const known = parseOrThrow(RefundHoldRequest, req.body, 'Invalid refund hold.');
-      const data = await holdRefund(runtime.orm.em, scope, id, known);
+      const data = await holdRefund(runtime.orm.em, runtime.sql, scope, id, known);
       res.json({ message: data.held ? 'Refund hold reserved.' : 'Nothing to hold.', data });
     }),
   );
@@ -272,7 +273,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
         req.body ?? {},
         'Invalid refund release.',
       );
-      const data = await releaseRefund(runtime.orm.em, scope, orderId(req), holdSeq);
+      const data = await releaseRefund(runtime.orm.em, runtime.sql, scope, orderId(req), holdSeq);
       res.json({ message: data.released ? 'Refund hold released.' : 'Refund hold kept.', data });
     }),
   );

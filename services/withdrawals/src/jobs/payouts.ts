@@ -1,14 +1,7 @@
 import { PspError } from '@seller-api/api-pix';
-import { scrub, type Logger, type MikroORM } from '@seller-api/service-kit';
-import {
-  autoApprove,
-  claimPayouts,
-  completePayout,
-  payoutAdapterFor,
-  payoutRequest,
-  type PayoutAdapters,
-  type PayoutRules,
-} from '../domain/payouts';
+import { scrub, sqlOf, type Logger, type MikroORM, type Sql } from '@seller-api/service-kit';
+import { autoApprove, claimPayouts, completePayout } from '../db/withdrawals';
+import { payoutAdapterFor, payoutRequest, type PayoutAdapters, type PayoutRules } from '../domain/payouts';
 
 const BATCH = 20;
 
@@ -25,6 +18,7 @@ export class PayoutWorker {
   private again = false;
   private stopped = false;
   private current: Promise<void> = Promise.resolve();
+  private readonly sql: Sql;
 
   constructor(
     private readonly orm: MikroORM,
@@ -32,7 +26,9 @@ export class PayoutWorker {
     private readonly rules: PayoutRules,
     private readonly intervalMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.sql = sqlOf(orm);
+  }
 
   start(): void {
     this.schedule();
@@ -67,12 +63,12 @@ export class PayoutWorker {
 
   private async run(): Promise<void> {
     try {
-      while (!this.stopped && (await autoApprove(this.orm.em, this.rules, BATCH)) === BATCH) {
+      while (!this.stopped && (await autoApprove(this.orm.em, this.sql, this.rules, BATCH)) === BATCH) {
         /* next batch */
       }
       for (;;) {
         if (this.stopped) return;
-        const claimed = await claimPayouts(this.orm.em, this.rules, BATCH);
+        const claimed = await claimPayouts(this.orm.em, this.sql, this.rules, BATCH);
         await Promise.all(claimed.map((w) => this.pay(w)));
         if (claimed.length < BATCH) return;
       }
@@ -85,7 +81,7 @@ export class PayoutWorker {
     const psp = payoutAdapterFor(this.psps, w);
     try {
       const outcome = await psp.pay(payoutRequest(w));
-      const done = await completePayout(this.orm.em, w, outcome, this.rules);
+      const done = await completePayout(this.orm.em, this.sql, w, outcome, this.rules);
       if (done)
         this.logger.info(
           { withdrawal: w.id, environment: w.environment, status: done.status, psp: psp.name },

@@ -1,15 +1,17 @@
 import { Environment, RECONCILIATION_PAGE_MAX } from '@seller-api/contracts';
 import {
+  sqlOf,
   startPeriodicJob,
   withReplicaLock,
   type Logger,
   type MikroORM,
   type PeriodicJob,
+  type Sql,
 } from '@seller-api/service-kit';
 import type { PaidChargesSource } from '../clients/payments';
 import type { FundsOwner } from '../domain/balance';
 import type { EntryKind } from '../domain/ledger';
-import { findLedgerOrders, replayCharge } from '../domain/order-ledger';
+import { findLedgerOrders, replayCharge } from '../db/order-funds';
 import {
   balancesDue,
   balanceSubject,
@@ -140,7 +142,7 @@ type Verdict = 'in_step' | 'healed' | 'mismatch' | 'racing';
  * The ledger's reconciliation with payments (docs/finance.md, "Reconciliation"). For each window of
  * payments' changes it pages through the paid charges (`GET /internal/transactions/`), compares each
  * with the ledger's record of its order (domain/reconciliation.ts) and, where the ledger is behind,
- * replays payments' view through the events' own idempotent path (order-ledger.replayCharge), then
+ * replays payments' view through the events' own idempotent path (db/order-funds.ts, replayCharge), then
  * checks the money reached where payments' status puts it. What it cannot heal is recorded as a
  * finding and reported, never corrected by hand-made entries; each balance row is also compared with
  * the sum of its lines (on its own, longer schedule). Runs on a timer (one replica at a time,
@@ -151,6 +153,7 @@ export class LedgerReconciliation {
   private stopped = false;
   /** Runs in progress (the timer's and those asked for), for stop() to wait for. */
   private readonly running = new Set<Promise<void>>();
+  private readonly sql: Sql;
 
   constructor(
     private readonly orm: MikroORM,
@@ -158,7 +161,9 @@ export class LedgerReconciliation {
     private readonly options: ReconciliationOptions,
     private readonly logger: Logger,
     private readonly metrics?: ReconciliationMetrics,
-  ) {}
+  ) {
+    this.sql = sqlOf(orm);
+  }
 
   private now(): Date {
     return this.options.now?.() ?? new Date();
@@ -224,7 +229,7 @@ export class LedgerReconciliation {
     try {
       if (
         options.trigger === 'schedule' &&
-        !isDue(await lastFinished(this.orm.em.fork()), this.now(), this.options.intervalMs)
+        !isDue(await lastFinished(this.sql), this.now(), this.options.intervalMs)
       )
         return { ran: false, reason: 'not_due' };
       const run = await this.reconcile(options, lockLost);
@@ -245,7 +250,6 @@ export class LedgerReconciliation {
   private async reconcile(options: RunOptions, lockLost: AbortSignal): Promise<ReconciliationRun> {
     const { trigger, since } = options;
     const reportOnly = options.reportOnly === true;
-    const em = this.orm.em.fork();
     const state: RunState = {
       run: { trigger, reportOnly, startedAt: this.now(), windows: [], checked: 0, healed: [] },
       seen: new Set(),
@@ -254,17 +258,17 @@ export class LedgerReconciliation {
       stopped: false,
       lockLost,
     };
-    const findings = new Map((await openFindings(em)).map((f) => [f.subject, f]));
+    const findings = new Map((await openFindings(this.sql)).map((f) => [f.subject, f]));
     // Decided at the start: a run the service stops before the balance rows leaves them to the next.
     const checkBalances =
       options.checkBalances ??
       (trigger === 'cli' ||
-        balancesDue(await lastBalanceCheck(em), state.run.startedAt, this.options.driftIntervalMs));
+        balancesDue(await lastBalanceCheck(this.sql), state.run.startedAt, this.options.driftIntervalMs));
     let balancesChecked = false;
 
     for (const environment of Environment.options) {
       if (this.interrupted(state)) break;
-      const checkpoint = await readCheckpoint(em, environment);
+      const checkpoint = await readCheckpoint(this.sql, environment);
       const window = windowOf(
         checkpoint?.checkedBefore ?? null,
         since,
@@ -278,9 +282,9 @@ export class LedgerReconciliation {
       }
       if (reportOnly) continue;
       // Done to the end of the window from the checkpoint: the time the staleness alert watches.
-      if (window?.advances) await advanceCheckpoint(em, environment, window.to, this.now());
+      if (window?.advances) await advanceCheckpoint(this.sql, environment, window.to, this.now());
       else if (!window && since === undefined && checkpoint)
-        await advanceCheckpoint(em, environment, checkpoint.checkedBefore, this.now());
+        await advanceCheckpoint(this.sql, environment, checkpoint.checkedBefore, this.now());
     }
 
     // Findings of orders no window met this time are checked again against payments' view stored with them.
@@ -327,7 +331,6 @@ export class LedgerReconciliation {
     window: { from: Date | null; to: Date; advances: boolean },
     findings: Map<string, Finding>,
   ): Promise<boolean> {
-    const em = this.orm.em.fork();
     let cursor: string | undefined;
     do {
       if (this.interrupted(state)) return false;
@@ -347,7 +350,7 @@ export class LedgerReconciliation {
       // The pages come oldest change first: everything up to this one is done, should a later page
       // fail or the run be stopped (unless a charge is still to be asked about again).
       if (window.advances && last && state.racing.length === 0 && !state.run.reportOnly)
-        await advanceCheckpoint(em, environment, last.changedAt);
+        await advanceCheckpoint(this.sql, environment, last.changedAt);
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
     await this.checkRacing(state, environment, findings);
@@ -389,7 +392,6 @@ export class LedgerReconciliation {
     findings: Map<string, Finding>,
     mayRace: boolean,
   ): Promise<Verdict> {
-    const em = this.orm.em.fork();
     const { reportOnly } = state.run;
     const subject = orderSubject(charge.orderId);
     const { orderId, owner, status, version } = charge;
@@ -403,7 +405,7 @@ export class LedgerReconciliation {
     const replayed = check.verdict === 'behind';
     if (check.verdict === 'behind') {
       const { reason } = check;
-      const { posted, ledger } = await replayCharge(this.orm.em, charge);
+      const { posted, ledger } = await replayCharge(this.orm.em, this.sql, charge);
       // Recorded whatever the check after it says: these entries are posted.
       state.run.healed.push({ orderId, owner, status, version, reason, posted });
       this.metrics?.posted(posted);
@@ -414,7 +416,7 @@ export class LedgerReconciliation {
       check = checkReplayed(charge, ledger);
     }
     if (check.verdict === 'in_step') {
-      if (findings.delete(subject) && !reportOnly) await resolveFinding(em, subject);
+      if (findings.delete(subject) && !reportOnly) await resolveFinding(this.sql, subject);
       return replayed ? 'healed' : 'in_step';
     }
     if (check.verdict === 'behind') throw new Error('unreachable: a replayed charge is checked again');
@@ -447,7 +449,7 @@ export class LedgerReconciliation {
     finding: Omit<Finding, 'firstSeenAt' | 'lastSeenAt'>,
   ): Promise<Finding> {
     const now = this.now();
-    if (!state.run.reportOnly) return saveFinding(this.orm.em.fork(), finding, now);
+    if (!state.run.reportOnly) return saveFinding(this.sql, finding, now);
     if (!known) state.unrecorded.add(finding.subject);
     return { ...finding, firstSeenAt: known?.firstSeenAt ?? now, lastSeenAt: now };
   }
@@ -487,9 +489,8 @@ export class LedgerReconciliation {
    * repair is the Mismatch runbook's). Reads the whole journal.
    */
   private async checkBalances(state: RunState, findings: Map<string, Finding>): Promise<void> {
-    const em = this.orm.em.fork();
     const { reportOnly } = state.run;
-    const drifts = await balanceDrifts(em);
+    const drifts = await balanceDrifts(this.sql);
     const listed = new Set<string>();
     for (const drift of drifts) {
       const subject = balanceSubject(drift.owner, drift.account);
@@ -518,10 +519,10 @@ export class LedgerReconciliation {
     }
     // Only those found in step again are closed: a list cut short at MAX_DRIFTS leaves some out.
     const settled = reportOnly
-      ? await settledDriftsExcept(em, [...listed])
-      : await resolveDriftsExcept(em, [...listed]);
+      ? await settledDriftsExcept(this.sql, [...listed])
+      : await resolveDriftsExcept(this.sql, [...listed]);
     for (const subject of settled) findings.delete(subject);
-    if (!reportOnly) await recordBalanceCheck(em, this.now());
+    if (!reportOnly) await recordBalanceCheck(this.sql, this.now());
   }
 
   private logRun(run: ReconciliationRun): void {

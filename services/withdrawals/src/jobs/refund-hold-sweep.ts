@@ -1,6 +1,13 @@
-import { startPeriodicJob, type Logger, type MikroORM, type PeriodicJob } from '@seller-api/service-kit';
+import {
+  sqlOf,
+  startPeriodicJob,
+  type Logger,
+  type MikroORM,
+  type PeriodicJob,
+  type Sql,
+} from '@seller-api/service-kit';
 import type { ChargeRefunds } from '../clients/charges';
-import { releaseStaleHold, staleRefundHolds, type StaleHold } from '../domain/refund-holds';
+import { releaseStaleHold, staleRefundHolds, type StaleHold } from '../db/refund-holds';
 
 const BATCH = 100;
 
@@ -41,6 +48,7 @@ export interface RefundHoldSweepOptions {
 export class RefundHoldSweep {
   private job: PeriodicJob | null = null;
   private stopped = false;
+  private readonly sql: Sql;
 
   constructor(
     private readonly orm: MikroORM,
@@ -48,7 +56,9 @@ export class RefundHoldSweep {
     private readonly options: RefundHoldSweepOptions,
     private readonly logger: Logger,
     private readonly metrics?: RefundHoldSweepMetrics,
-  ) {}
+  ) {
+    this.sql = sqlOf(orm);
+  }
 
   start(): void {
     this.job = startPeriodicJob({
@@ -113,7 +123,7 @@ export class RefundHoldSweep {
       );
       return 'unresolved';
     }
-    if (await releaseStaleHold(this.orm.em, hold.owner, hold.orderId, hold.heldAt)) {
+    if (await releaseStaleHold(this.orm.em, this.sql, hold.owner, hold.orderId, hold.heldAt)) {
       this.logger.info(
         { order_uuid: hold.orderId },
         answer === 'refund_failed'

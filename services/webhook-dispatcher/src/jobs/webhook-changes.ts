@@ -12,7 +12,7 @@ export interface WebhookChange<D> {
 
 /**
  * Webhooks being changed in this process, or changed while claims sent before were in flight: their
- * deliveries claimed before the change are handed back, not started (events/sender.ts,
+ * deliveries claimed before the change are handed back, not started (jobs/sender.ts,
  * DeliverySender.changing, which hands back what these give it).
  */
 export class WebhookChanges<D extends { webhook_id: string | null }> {

@@ -9,7 +9,7 @@ import {
 } from '../db/delivery-claims';
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
 import type { SecretBox } from '../domain/secret-box';
-import { WaitingSweep } from '../jobs/waiting-sweep';
+import { WaitingSweep } from './waiting-sweep';
 import { DueClaims } from './due-claims';
 import { WebhookChanges } from './webhook-changes';
 import { DeliveryAttempts } from './delivery-attempt';
@@ -57,7 +57,7 @@ const OVERLAP_SHARE = 1 / 8;
 // slots busy meanwhile; once fewer wait, any place is worth a claim again, so the sender never stalls.
 const STOCKED_SHARE = 1;
 const STOCKED_CLAIM_SHARE = 2;
-// Claimed deliveries waiting for a slot (events/delivery-slots.ts), for a destination that answers
+// Claimed deliveries waiting for a slot (jobs/delivery-slots.ts), for a destination that answers
 // within FAST_MS: what its slots get through in half of MAX_WAIT_MS, up to WAITING_SHARE times its
 // slots, and WAITING_SHARE times WEBHOOK_CONCURRENCY in all; handed back after MAX_WAIT_MS unstarted.
 // The deeper the queue, the longer a claim's round trip can take before a slot goes idle: with a

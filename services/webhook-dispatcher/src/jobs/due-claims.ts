@@ -8,7 +8,7 @@ import type { ClaimPlan } from '../domain/claim-plan';
 const CURSOR_MARGIN_MS = 1000;
 
 /**
- * The sender's claims (events/sender.ts, which plans them: domain/claim-plan.ts), and where the last
+ * The sender's claims (jobs/sender.ts, which plans them: domain/claim-plan.ts), and where the last
  * full window started, which later claims read from while its destinations stay full.
  */
 export class DueClaims {

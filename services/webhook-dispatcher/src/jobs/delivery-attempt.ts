@@ -30,7 +30,7 @@ export interface AttemptOptions {
 }
 
 /**
- * One attempt of a claimed delivery (the sender's, events/sender.ts, which gives it its slot): opens the
+ * One attempt of a claimed delivery (the sender's, jobs/sender.ts, which gives it its slot): opens the
  * webhook's secret, signs and posts the request, classifies the answer and submits the outcome to the
  * sender's batch (db/delivery-claims.ts, recordOutcomes). `wakeAt` tells the sender when a retry is due.
  */
