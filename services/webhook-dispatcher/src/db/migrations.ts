@@ -98,7 +98,7 @@ class Migration20261202TraceContext extends Migration {
 }
 
 /**
- * The window of due deliveries a claim looks at (jobs/due-claims.ts), as a function so that it can keep
+ * The window of due deliveries a claim looks at (jobs/sender/due-claims.ts), as a function so that it can keep
  * its plan: the due index read in order, stopping at the window's size. Left to itself, the planner
  * reads the whole backlog into a bitmap and sorts it whenever its statistics lag behind a backlog that
  * grew fast (the moment a claim matters most); `set enable_bitmapscan = off` applies to this function
@@ -234,7 +234,7 @@ class Migration20261210DeliveriesNeverDeleted extends Migration {
 /**
  * due_window from a point in time on (`since`): the sender remembers where the last full window's
  * first candidate was, everything older than it having been skipped (full destinations, paused
- * webhooks, leased rows), and reads only from there for a while (jobs/due-claims.ts, claim). A slow
+ * webhooks, leased rows), and reads only from there for a while (jobs/sender/due-claims.ts, claim). A slow
  * destination's backlog of thousands is then read once per poll interval instead of by every claim.
  * The two-argument function stays for replicas of the previous build during a rolling deploy.
  */

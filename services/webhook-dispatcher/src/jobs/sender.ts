@@ -10,12 +10,12 @@ import {
 import { planClaim, type ClaimPlan } from '../domain/claim-plan';
 import type { SecretBox } from '../domain/secret-box';
 import { WaitingSweep } from './waiting-sweep';
-import { DueClaims } from './due-claims';
-import { WebhookChanges } from './webhook-changes';
-import { DeliveryAttempts } from './delivery-attempt';
-import { DeliverySlots } from './delivery-slots';
-import { DeliveryTargets } from './delivery-targets';
-import { DestinationPools } from './destination-pools';
+import { DueClaims } from './sender/due-claims';
+import { WebhookChanges } from './sender/webhook-changes';
+import { DeliveryAttempts } from './sender/delivery-attempt';
+import { DeliverySlots } from './sender/delivery-slots';
+import { DeliveryTargets } from './sender/delivery-targets';
+import { DestinationPools } from './sender/destination-pools';
 import type { DispatcherMetrics } from '../metrics';
 
 export interface SenderOptions {
@@ -57,7 +57,7 @@ const OVERLAP_SHARE = 1 / 8;
 // slots busy meanwhile; once fewer wait, any place is worth a claim again, so the sender never stalls.
 const STOCKED_SHARE = 1;
 const STOCKED_CLAIM_SHARE = 2;
-// Claimed deliveries waiting for a slot (jobs/delivery-slots.ts), for a destination that answers
+// Claimed deliveries waiting for a slot (jobs/sender/delivery-slots.ts), for a destination that answers
 // within FAST_MS: what its slots get through in half of MAX_WAIT_MS, up to WAITING_SHARE times its
 // slots, and WAITING_SHARE times WEBHOOK_CONCURRENCY in all; handed back after MAX_WAIT_MS unstarted.
 // The deeper the queue, the longer a claim's round trip can take before a slot goes idle: with a
@@ -110,9 +110,9 @@ export class DeliverySender {
    */
   private readonly outcomes: WriteBatch<AttemptOutcome, void>;
   private readonly targets: DeliveryTargets;
-  /** Each claimed delivery's attempt: its secret, request, POST and outcome (delivery-attempt.ts). */
+  /** Each claimed delivery's attempt: its secret, request, POST and outcome (sender/delivery-attempt.ts). */
   private readonly deliveryAttempts: DeliveryAttempts;
-  /** The claims, and where the last full window started (due-claims.ts). */
+  /** The claims, and where the last full window started (sender/due-claims.ts). */
   private readonly dueClaims: DueClaims;
 
   constructor(private readonly options: SenderOptions) {

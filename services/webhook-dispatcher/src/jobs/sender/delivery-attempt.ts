@@ -6,11 +6,11 @@ import {
   type SharedDeadline,
   type WriteBatch,
 } from '@seller-api/service-kit';
-import type { AttemptOutcome, ClaimedDelivery } from '../db/delivery-claims';
-import { classifyOutcome, describeAttemptError, forbiddenTarget } from '../domain/delivery-outcome';
-import { buildRequest } from '../domain/delivery-request';
-import { SecretOpenError, type SecretBox } from '../domain/secret-box';
-import type { DispatcherMetrics } from '../metrics';
+import type { AttemptOutcome, ClaimedDelivery } from '../../db/delivery-claims';
+import { classifyOutcome, describeAttemptError, forbiddenTarget } from '../../domain/delivery-outcome';
+import { buildRequest } from '../../domain/delivery-request';
+import { SecretOpenError, type SecretBox } from '../../domain/secret-box';
+import type { DispatcherMetrics } from '../../metrics';
 import { postDelivery } from './delivery-post';
 import type { DeliveryTargets } from './delivery-targets';
 import type { DestinationPools } from './destination-pools';

@@ -1,6 +1,6 @@
 import type { Environment } from '@seller-api/contracts';
 import { literalTargetRefusal } from '@seller-api/service-kit';
-import { destinationOf } from '../domain/destination';
+import { destinationOf } from '../../domain/destination';
 import type { PostTarget } from './delivery-post';
 
 /** A destination URL's parts, and why it cannot be posted to, per environment (null: it can). */

@@ -1,6 +1,6 @@
 import type { Sql } from '@seller-api/service-kit';
-import { claimDeliveries, type ClaimedDelivery, claimWindowSize } from '../db/delivery-claims';
-import type { ClaimPlan } from '../domain/claim-plan';
+import { claimDeliveries, type ClaimedDelivery, claimWindowSize } from '../../db/delivery-claims';
+import type { ClaimPlan } from '../../domain/claim-plan';
 
 // How far before the last full window's first candidate later claims read from (clocks of the
 // replicas that stamp new deliveries may differ by this much), and for how long, at most, before a
