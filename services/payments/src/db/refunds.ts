@@ -45,14 +45,14 @@ export async function recordRefundAsk(
   charge: ChargeRef,
   ask: { holdSeq: number | null; at: Date; firstCheckAt: Date; key: string | null },
 ): Promise<void> {
-  // Written into the statement (it is used in several expressions): an integer, never text.
+  // A parameter, not text: the statement is prepared once whatever the hold's number.
   const seq = ask.holdSeq !== null && Number.isSafeInteger(ask.holdSeq) && ask.holdSeq > 0 ? ask.holdSeq : 0;
   const fresh = `refund_status is null`;
-  const renew = `(refund_status = 'FAILED' and refund_attempt < ${MAX_REFUND_ATTEMPTS} and ${seq} > refund_hold_seq)`;
+  const renew = `(refund_status = 'FAILED' and refund_attempt < ${MAX_REFUND_ATTEMPTS} and $8::int > refund_hold_seq)`;
   const asks = `(${fresh} or ${renew})`;
   await sql.query(
     `update payments.transactions set
-       refund_hold_seq = greatest(refund_hold_seq, ${seq}),
+       refund_hold_seq = greatest(refund_hold_seq, $8::int),
        refund_attempt = case when ${renew} then greatest(refund_attempt, 1) + 1
                              when ${fresh} then greatest(refund_attempt, 1) else refund_attempt end,
        refund_requested_at = case when ${renew} or (${fresh} and refund_requested_at is null) then $1
@@ -66,7 +66,7 @@ export async function recordRefundAsk(
        refund_ask_key = case when ${asks} then $4 else refund_ask_key end
      where order_id = $5 and seller_id = $6 and environment = $7 and charge_status = 'PAID'
        and end_to_end_id is not null`,
-    [ask.at, ask.firstCheckAt, ask.at, ask.key, charge.orderId, charge.sellerId, charge.environment],
+    [ask.at, ask.firstCheckAt, ask.at, ask.key, charge.orderId, charge.sellerId, charge.environment, seq],
   );
 }
 

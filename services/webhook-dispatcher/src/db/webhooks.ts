@@ -30,8 +30,11 @@ import { WebhookSchema, type WebhookRow } from './entities';
  * connection (sqlInTransaction).
  */
 
-/** PostgreSQL's deadlock_detected: one of two transactions waiting on each other was cancelled. */
-const DEADLOCK = '40P01';
+/**
+ * PostgreSQL's deadlock_detected (one of two transactions waiting on each other was cancelled) and
+ * serialization_failure: either way the statement may simply be run again.
+ */
+const RETRYABLE = new Set(['40P01', '40001']);
 
 /**
  * Registers a webhook whose target the caller has checked (assertTarget: a DNS lookup, done before a
@@ -112,7 +115,7 @@ async function moveDeliveries(tx: EntityManager, sql: Sql, from: string, to: str
       await tx.transactional((inner) => sqlInTransaction(sql, inner).query(MOVE_DELIVERIES, [to, from]));
       return;
     } catch (err) {
-      if ((err as { code?: unknown }).code !== DEADLOCK || attempt >= MOVE_TRIES) throw err;
+      if (!RETRYABLE.has(String((err as { code?: unknown }).code)) || attempt >= MOVE_TRIES) throw err;
     }
   }
 }
