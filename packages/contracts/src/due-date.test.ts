@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  AmountDueQuery,
   AmountDueResponse,
   DUE_DATE_TERMS_SHAPE,
   DueDateTermsSchema,
@@ -337,6 +338,22 @@ describe('the rules against the amount and the clock', () => {
     expect(dueDateAmountIssues(terms, 2)).toEqual([]);
   });
 
+  it('refuses terms whose most owed does not fit API Pix values', () => {
+    const tooBig = message('amountTooBig', {
+      what: 'The amount owed on the last payable date',
+      maximum: 999_999_999_999,
+    });
+    const fined = parse({ due_date: '2025-09-10', fine: { type: 'fixed', amount: 1 } });
+    expect(dueDateAmountIssues(fined, 999_999_999_999)).toEqual([{ path: ['fine'], message: tooBig }]);
+    expect(dueDateAmountIssues(fined, 999_999_999_998)).toEqual([]);
+    // 1 % a day for 30 + 7 days on 900,000,000,000 cents is 333,000,000,000 more.
+    const daily = parse({ due_date: '2025-09-10', interest: { type: 'percent_per_day', value: 100 } });
+    expect(dueDateAmountIssues(daily, 900_000_000_000)).toEqual([
+      { path: ['interest', 'value'], message: tooBig },
+    ]);
+    expect(dueDateAmountIssues(daily, 700_000_000_000)).toEqual([]);
+  });
+
   it('refuses a due date before today in São Paulo', () => {
     expect(dueDateClockIssues({ due_date: '2025-09-09' }, '2025-09-10')).toEqual([
       { path: ['due_date'], message: DUE_DATE_MESSAGES.dueDatePast },
@@ -350,6 +367,20 @@ describe('the rules against the amount and the clock', () => {
     expect(dueDateMessage('belowAmount', { amount: 100 })).toBe(
       'Must come to less than the amount (100 cents).',
     );
+  });
+});
+
+describe('AmountDueQuery', () => {
+  it('takes a date or none, and nothing else', () => {
+    expect(safeParseRequest(AmountDueQuery, {})).toMatchObject({ success: true, data: {} });
+    expect(safeParseRequest(AmountDueQuery, { date: '2025-09-15' })).toMatchObject({
+      success: true,
+      data: { date: '2025-09-15' },
+    });
+    expect(errorsOf({ date: '2025-02-30', when: 'today' }, AmountDueQuery)).toEqual({
+      date: [MESSAGES.date],
+      when: [MESSAGES.unknownField],
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_AMOUNT, cents, dataResponse, date, withinDateRange } from './common';
 import { MESSAGES, dueDateMessage, message } from './messages';
+import { strictInput } from './strict';
 
 // ---------------------------------------------------------------------------------------------------
 // Due-date charges (API Pix `cobv`; docs/pix.md, "Due-date charges"): the terms a charge with a due
@@ -283,11 +284,54 @@ export function dueDateAmountIssues(terms: DueDateTermsOutput, amount: number): 
     });
   if (discount?.type === 'amount_per_day_early' && discount.value >= amount)
     issues.push({ path: ['discount', 'value'], message: below });
+  // API Pix writes every amount as \d{1,10}\.\d{2}: the most the charge can come to must fit.
+  if (mostOwed(terms, amount) > MAX_AMOUNT)
+    issues.push({
+      path: terms.interest ? ['interest', 'value'] : ['fine'],
+      message: message('amountTooBig', {
+        what: 'The amount owed on the last payable date',
+        maximum: MAX_AMOUNT,
+      }),
+    });
   return issues;
 }
 
+/**
+ * An upper bound of what the charge can come to: the amount (the base is never more), the fine, and
+ * interest for days_after_due + 7 days late (the last payable date is a business day, and Brazil never
+ * has a week without one; business days late are never more than calendar days).
+ */
+function mostOwed(terms: DueDateTermsOutput, amount: number): number {
+  const base = BigInt(amount);
+  const fine = !terms.fine
+    ? 0n
+    : terms.fine.type === 'fixed'
+      ? BigInt(terms.fine.amount)
+      : divideHalfUp(base * BigInt(terms.fine.rate), BigInt(FULL_RATE_BPS));
+  const late = BigInt(terms.days_after_due + 7);
+  const interest = terms.interest;
+  const n = !interest ? 1 : interestPeriod(interest.type, interest.days);
+  const owedInterest = !interest
+    ? 0n
+    : interest.type === 'amount_per_day'
+      ? BigInt(interest.value) * late
+      : divideHalfUp(base * BigInt(interest.value) * late, BigInt(FULL_RATE_BPS * n));
+  return Number(base + fine + owedInterest);
+}
+
+/** Days in the period of an interest rate (docs/pix.md, "What is owed on a day"). */
+function interestPeriod(type: (typeof INTEREST_TYPES)[number], days: 'calendar' | 'business'): number {
+  if (type === 'percent_per_month') return days === 'business' ? 21 : 30;
+  if (type === 'percent_per_year') return days === 'business' ? 252 : 365;
+  return 1;
+}
+
+function divideHalfUp(numerator: bigint, denominator: bigint): bigint {
+  return (2n * numerator + denominator) / (2n * denominator);
+}
+
 function roundedPercent(amount: number, bps: number): number {
-  return Number((2n * BigInt(amount) * BigInt(bps) + BigInt(FULL_RATE_BPS)) / (2n * BigInt(FULL_RATE_BPS)));
+  return Number(divideHalfUp(BigInt(amount) * BigInt(bps), BigInt(FULL_RATE_BPS)));
 }
 
 /** The rule against the clock: the due date is today or later in São Paulo (`today`, YYYY-MM-DD). */
@@ -298,6 +342,12 @@ export function dueDateClockIssues(terms: Pick<DueDateTermsOutput, 'due_date'>, 
 // ---------------------------------------------------------------------------------------------------
 // What is owed on a day: `GET /sellers/orders/{uuid}/amount-due/?date=YYYY-MM-DD` (not routed yet)
 // ---------------------------------------------------------------------------------------------------
+
+/** The query of the amount-due route: the day asked about, default today in São Paulo. */
+export const AmountDueQuery = strictInput(
+  z.object({ date: dueDate.optional().meta({ description: 'YYYY-MM-DD; default today in São Paulo' }) }),
+);
+export type AmountDueQuery = z.infer<typeof AmountDueQuery>;
 
 export const AmountDueComponents = z.object({
   original: cents.meta({ description: 'The amount of the charge' }),
