@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { amountDue, effectiveDueDate, lastPayableDate, percentOf } from './amount';
 import { brazilCalendar, fixedCalendar } from './calendar';
 import { addDays, dayNumber } from './dates';
-import type { DueDateTerms } from './terms';
+import { isTierDiscount, type DueDateTerms } from './terms';
 
 // Properties of amountDue over terms the API's schema accepts (rebate and discount tiers below the
 // amount, tier dates ascending and on or before the due date, their values descending, rates at most
@@ -95,7 +95,10 @@ describe('amountDue, for any terms the schema accepts', () => {
         expect(original).toBe(amount);
         expect(result.final).toBe(original - rebate - discount + fine + interest);
         expect(result.final).toBeGreaterThanOrEqual(1);
-        expect(result.final).toBeGreaterThanOrEqual(amount - rebate - discount);
+        // Below amount - rebate by no more than the largest discount the terms give on any day.
+        const base = amount - rebate;
+        expect(result.final).toBeGreaterThanOrEqual(base - largestDiscount(terms, base));
+        if (result.overdue) expect(result.final).toBeGreaterThanOrEqual(base);
         expect(Number.isSafeInteger(result.final)).toBe(true);
         // A discount only on or before the effective due date, a fine and interest only after it.
         if (result.overdue) expect(discount).toBe(0);
@@ -148,3 +151,12 @@ describe('amountDue, for any terms the schema accepts', () => {
     );
   });
 });
+
+/** The first tier (the largest), or everything but a cent for a per-day discount. */
+function largestDiscount(terms: DueDateTerms, base: number): number {
+  const discount = terms.discount;
+  if (!discount) return 0;
+  if (!isTierDiscount(discount)) return base - 1;
+  const first = discount.tiers[0]!.value;
+  return Math.min(base - 1, discount.type === 'fixed_until' ? first : percentOf(base, first));
+}
