@@ -200,6 +200,17 @@ describe('discount (API Pix desconto 1-6)', () => {
     expect(discountOn(discount, '2025-09-12', { due_date: '2025-09-13' })).toBe(300);
   });
 
+  it('counts business days no further back than the cap needs, whatever the date', () => {
+    // 20 years early, business days: capped at 49.99 after 50 business days of 1.00.
+    const discount: Discount = { type: 'amount_per_day_early', value: 100, days: 'business' };
+    const started = Date.now();
+    const due = amountDue(5000, terms({ discount }), '2005-09-10', calendar);
+    expect(due.components?.discount).toBe(4999);
+    expect(Date.now() - started).toBeLessThan(1000);
+    const percent: Discount = { type: 'percent_per_day_early', value: 100, days: 'business' };
+    expect(amountDue(5000, terms({ discount: percent }), '2005-09-10', calendar).final).toBe(1);
+  });
+
   it('never takes the amount below one cent', () => {
     const discount: Discount = { type: 'amount_per_day_early', value: 1000, days: 'calendar' };
     const due = amountDue(5000, terms({ discount }), '2025-08-11', calendar);

@@ -190,9 +190,18 @@ function discountOf(
         : divideRoundHalfUp(BigInt(base) * BigInt(tier.value), BASIS);
   } else {
     const perDay = checkValue(discount.value, 'discount.value');
+    // Past this many days the discount is capped anyway: business days are counted no further.
+    const enough =
+      perDay === 0
+        ? 0
+        : discount.type === 'amount_per_day_early'
+          ? Math.ceil(cap / perDay)
+          : Number(
+              (BigInt(cap) * BASIS + BigInt(base) * BigInt(perDay) - 1n) / (BigInt(base) * BigInt(perDay)),
+            );
     const early =
       (discount.days ?? 'calendar') === 'business'
-        ? businessDaysBefore(date, effective, calendar)
+        ? businessDaysBefore(date, effective, calendar, enough)
         : Math.max(0, daysBetween(date, effective));
     value =
       discount.type === 'amount_per_day_early'

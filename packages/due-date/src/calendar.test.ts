@@ -152,6 +152,10 @@ describe('counting business days', () => {
     // Carnival 2026: Friday 13, then 16 and 17 closed; Wednesday 18 is the end, not counted.
     expect(businessDaysBefore('2026-02-12', '2026-02-18', national)).toBe(2);
     expect(businessDaysBefore('2025-09-10', '2025-09-10', national)).toBe(0);
+    // No further back than a limit: from Monday 1 to Wednesday 10 September, 1 to 5, 8 and 9.
+    expect(businessDaysBefore('2025-09-01', '2025-09-10', national)).toBe(7);
+    expect(businessDaysBefore('2025-09-01', '2025-09-10', national, 4)).toBe(4);
+    expect(businessDaysBefore('2025-09-01', '2025-09-10', national, 0)).toBe(0);
     expect(businessDaysBefore('2025-09-12', '2025-09-10', national)).toBe(0);
   });
 

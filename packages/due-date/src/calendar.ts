@@ -204,11 +204,19 @@ export function businessDaysAfter(from: IsoDate, to: IsoDate, calendar: Business
   return count;
 }
 
-/** The business days `d` with `from <= d < to` (0 when `to` is not after `from`). */
-export function businessDaysBefore(from: IsoDate, to: IsoDate, calendar: BusinessCalendar): number {
+/**
+ * The business days `d` with `from <= d < to` (0 when `to` is not after `from`), counted back from
+ * `to` and no further than `limit`: a caller that needs no more (a capped discount) stops early.
+ */
+export function businessDaysBefore(
+  from: IsoDate,
+  to: IsoDate,
+  calendar: BusinessCalendar,
+  limit = Number.POSITIVE_INFINITY,
+): number {
   const start = dayNumber(from);
-  const end = dayNumber(to);
   let count = 0;
-  for (let day = start; day < end; day++) if (calendar.isBusinessDay(fromDayNumber(day))) count++;
+  for (let day = dayNumber(to) - 1; day >= start && count < limit; day--)
+    if (calendar.isBusinessDay(fromDayNumber(day))) count++;
   return count;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { amountDue, effectiveDueDate, lastPayableDate, percentOf } from './amount';
-import { brazilCalendar, fixedCalendar } from './calendar';
+import { brazilCalendar, businessDaysBefore, fixedCalendar } from './calendar';
 import { addDays, dayNumber } from './dates';
 import { isTierDiscount, type DueDateTerms } from './terms';
 
@@ -137,6 +137,31 @@ describe('amountDue, for any terms the schema accepts', () => {
         expect(amountDue(amount, terms, last, calendar).payable).toBe(true);
         expect(amountDue(amount, terms, addDays(last, 1), calendar).payable).toBe(false);
       }),
+    );
+  });
+
+  it('stops counting early days only where the discount is capped anyway', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 100_000 }),
+        fc.integer({ min: 1, max: 5000 }),
+        fc.constantFrom('amount_per_day_early' as const, 'percent_per_day_early' as const),
+        fc.integer({ min: 0, max: 200 }),
+        fc.integer({ min: 0, max: calendars.length - 1 }),
+        (amount, value, type, early, cal) => {
+          const calendar = calendars[cal]!;
+          const terms: DueDateTerms = {
+            due_date: '2025-10-01',
+            days_after_due: 30,
+            discount: { type, value, days: 'business' },
+          };
+          const date = addDays('2025-10-01', -early);
+          const days = businessDaysBefore(date, effectiveDueDate(terms, calendar), calendar);
+          const uncapped = type === 'amount_per_day_early' ? value * days : percentOf(amount * days, value);
+          const due = amountDue(amount, terms, date, calendar);
+          expect(due.components?.discount).toBe(Math.min(amount - 1, uncapped));
+        },
+      ),
     );
   });
 
