@@ -15,7 +15,7 @@ import { strictInput } from './strict';
 /** 100 % in basis points: a rebate or a discount stays below it, a fine or an interest rate at most. */
 export const FULL_RATE_BPS = 10_000;
 
-/** At most this many days after the effective due date (decisions of issue 37; API Pix sets no maximum). */
+/** At most this many days after the effective due date (our bound: API Pix sets none). */
 export const MAX_DAYS_AFTER_DUE = 365;
 export const DEFAULT_DAYS_AFTER_DUE = 30;
 
