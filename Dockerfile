@@ -33,6 +33,7 @@ FROM base AS manifests
 COPY package.json package-lock.json ./
 COPY packages/api-pix/package.json packages/api-pix/
 COPY packages/contracts/package.json packages/contracts/
+COPY packages/due-date/package.json packages/due-date/
 COPY packages/panel/package.json packages/panel/
 COPY packages/qr/package.json packages/qr/
 COPY packages/service-kit/package.json packages/service-kit/

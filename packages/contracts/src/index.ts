@@ -8,6 +8,7 @@ export * from './auth';
 export * from './products';
 export * from './affiliates';
 export * from './payments';
+export * from './due-date';
 export * from './time-zones';
 export * from './orders';
 export * from './finance';
