@@ -42,7 +42,9 @@ ARG SERVICE
 RUN --mount=type=cache,target=/root/.npm \
     npm install --global --ignore-scripts turbo@2.11.11
 COPY . .
-RUN turbo prune $(node deploy/images/prune-scopes.mjs "${SERVICE}") --docker --out-dir /pruned
+# The scopes are words on purpose (the gateway has two); prune-scopes fails on a missing SERVICE.
+RUN scopes="$(node deploy/images/prune-scopes.mjs "${SERVICE}")" \
+    && turbo prune ${scopes} --docker --out-dir /pruned
 
 # ---------------------------------------------------------------------------------------------------
 # deps: every dependency of the pruned workspaces, dev ones included (typescript, vite). Its input is

@@ -120,6 +120,11 @@ try {
     console.log(
       `${service}: ${shipped.join(', ')} shipped; ${checked} requires checked in ${Math.round((Date.now() - started) / 1000)} s`,
     );
+    // The gateway serves the panel its build copied into its dist (services/gateway/scripts/copy-panel.mjs).
+    if (service === 'gateway' && !existsSync(path.join(runtime, 'services/gateway/dist/public/index.html'))) {
+      failed = true;
+      console.error('gateway: no panel in services/gateway/dist/public');
+    }
     if (!existsSync(main)) {
       failed = true;
       console.error(`${service}: no ${path.relative(runtime, main)}`);

@@ -10,9 +10,13 @@ import { ROOT, SERVICES } from './helm';
 /*
  * No container engine runs here, so `docker compose config` cannot. Its checks are done here instead:
  * the file against the Compose Specification's JSON schema (the copy dclint ships: dclint's own
- * check, then ajv on the same schema), dclint's rules (test/ops/dclint.json turns off the ordering
- * rules and says why the others are off), and the references compose resolves before it starts
- * anything: dependencies, profiles, networks, volumes, mounted files, build contexts.
+ * check, then ajv on the same schema), dclint's rules, and the references compose resolves before it
+ * starts anything: dependencies, profiles, networks, volumes, mounted files, build contexts.
+ * test/ops/dclint.json turns off: the ordering rules (the file groups services by role, not
+ * alphabetically), require-quotes-in-ports (style), no-build-and-image and
+ * service-image-require-explicit-tag (`image` names what `build` makes, `seller-api/<name>:dev`),
+ * no-unbound-port-interfaces (the gateway's 8080 is public on purpose; every other port is bound to
+ * 127.0.0.1, which the last test here checks).
  */
 
 const run = promisify(execFile);
@@ -37,6 +41,7 @@ interface Service {
   restart?: string;
   environment?: Record<string, string>;
   command?: string[];
+  ports?: string[];
 }
 interface Compose {
   services: Record<string, Service>;
@@ -213,5 +218,11 @@ describe('docker-compose.yml, as `docker compose config` would read it', () => {
         { condition: 'service_started', required: false },
       ]);
     }
+  });
+
+  it('publishes the public API on every interface and every other port on the loopback only', () => {
+    const published = services.flatMap(([name, s]) => (s.ports ?? []).map((port) => `${name} ${port}`));
+    expect(published).toContain('gateway 8080:8080');
+    expect(published.filter((p) => p !== 'gateway 8080:8080' && !/^\S+ 127\.0\.0\.1:/.test(p))).toEqual([]);
   });
 });

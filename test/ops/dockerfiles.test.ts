@@ -57,7 +57,7 @@ describe('Dockerfile', () => {
   it('installs from the pruned manifests and lockfile only, with the turbo of package.json', () => {
     const body = (name: string) => stages().find((stage) => stage.name === name)?.body ?? '';
     expect(body('prune')).toMatch(
-      /^RUN turbo prune \$\(node deploy\/images\/prune-scopes\.mjs "\$\{SERVICE\}"\) --docker --out-dir \/pruned$/m,
+      /^RUN scopes="\$\(node deploy\/images\/prune-scopes\.mjs "\$\{SERVICE\}"\)" \\\n\s+&& turbo prune \$\{scopes\} --docker --out-dir \/pruned$/m,
     );
     const turbo = /npm install --global --ignore-scripts turbo@(\S+)/.exec(body('prune'))?.[1];
     const rootPackage = JSON.parse(read('package.json')) as { devDependencies: Record<string, string> };

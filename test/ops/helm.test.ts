@@ -421,7 +421,7 @@ describe('the umbrella chart', () => {
       expect(byKind(objects, kind)).toHaveLength(5);
   });
 
-  it('production values: monitoring, both Ingresses, narrowed egress, the PSP certificate', () => {
+  it('production values: monitoring, the Ingress and the PSP Gateway, narrowed egress, the PSP certificate', () => {
     const objects = charts.template('seller-api', {
       release: 'seller-api',
       values: ['values-production.yaml'],
@@ -440,6 +440,11 @@ describe('the umbrella chart', () => {
     ).toEqual([]);
     const text = JSON.stringify(byKind(objects, 'NetworkPolicy'));
     expect(text).toContain('10.20.0.0/24');
+    // The PSP Gateway's data plane reaches the gateway's port, besides the public Ingress's controller.
+    const gatewayPolicy = one(objects, 'NetworkPolicy', 'seller-api-gateway') as unknown as {
+      spec: { ingress: Array<{ from?: unknown[] }> };
+    };
+    expect(JSON.stringify(gatewayPolicy.spec.ingress)).toContain('envoy-gateway-system');
     const payments = one(objects, 'Deployment', 'seller-api-payments');
     expect(JSON.stringify(payments)).toContain('/etc/seller-api/psp-tls');
   });
