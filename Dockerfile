@@ -5,84 +5,96 @@
 #   docker build --build-arg SERVICE=orders -t seller-api/orders .
 #
 # SERVICE is one of gateway, orders, payments, withdrawals, webhook-dispatcher, and has no default: the
-# build fails without it (no `service-<name>` stage below). The build context is the repository root:
-# a service needs the root lockfile and the workspace packages it depends on (packages/contracts,
-# packages/service-kit, and packages/api-pix, packages/qr for payments, or the panel, which the
-# gateway's turbo.json builds first).
-# What differs per service (its ports and start command) is in its `service-<name>` stage at the end.
-# There is no Docker engine on the development machines and CI does not build images, so this file is
-# kept correct by reading and by test/ops/dockerfiles.test.ts: see deploy/README.md.
+# build fails without it. One file for the five, because they differ only in their ports and start
+# command (the `service-<name>` stages at the end); everything else, and every review of it, is shared.
+# The build context is the repository root; `turbo prune` cuts it down to the service and the
+# workspaces it depends on, with a lockfile of theirs only, so a change elsewhere in the monorepo does
+# not invalidate this service's dependency layers.
+# There is no container engine on the development machines and CI does not build images: this file is
+# checked by test/ops (dockerfile-utils' validator, the rules of dockerfile-lint.ts, the stages) and the
+# pruned build by `npm run images:check`; see docs/deploy.md, "Images".
 
 ARG SERVICE
 
 # ---------------------------------------------------------------------------------------------------
-# base: one Node image for every stage, so the modules built in one stage run in the others. Node
-# 24.22.3, the version CI runs on (scripts/fetch-node.sh pins it; test/ops/node-version.test.ts keeps
-# the two equal): change both together.
-FROM node:24.22.3-bookworm-slim AS base
+# node: the one pinned base. Node 24.22.3, the version CI runs on (scripts/fetch-node.sh pins it;
+# test/ops/node-version.test.ts keeps them equal): change both together.
+# DIGEST: pin it by digest too, as node:24.22.3-bookworm-slim@sha256:<index digest>, taken from the
+# registry where the images are built (`docker buildx imagetools inspect node:24.22.3-bookworm-slim`);
+# no registry of images is reachable from the machines this file is written on (docs/deploy.md).
+FROM node:24.22.3-bookworm-slim AS node
+
+# ---------------------------------------------------------------------------------------------------
+# base: the build stages' tools (npm, turbo); none of it reaches the runtime image.
+FROM node AS base
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_FUND=false \
-    NPM_CONFIG_AUDIT=false
+    NPM_CONFIG_AUDIT=false \
+    TURBO_TELEMETRY_DISABLED=1 \
+    DO_NOT_TRACK=1
 
 # ---------------------------------------------------------------------------------------------------
-# manifests: only what `npm ci` reads. The source is not here, so editing code does not invalidate the
-# dependency layers. npm ci checks the lockfile against every workspace, so every workspace's
-# package.json is needed, not only this service's: a new workspace must be added here.
-FROM base AS manifests
-COPY package.json package-lock.json ./
-COPY packages/api-pix/package.json packages/api-pix/
-COPY packages/contracts/package.json packages/contracts/
-COPY packages/due-date/package.json packages/due-date/
-COPY packages/panel/package.json packages/panel/
-COPY packages/qr/package.json packages/qr/
-COPY packages/service-kit/package.json packages/service-kit/
-COPY packages/webhook-verify/package.json packages/webhook-verify/
-COPY services/gateway/package.json services/gateway/
-COPY services/orders/package.json services/orders/
-COPY services/payments/package.json services/payments/
-COPY services/withdrawals/package.json services/withdrawals/
-COPY services/webhook-dispatcher/package.json services/webhook-dispatcher/
+# prune: the service's workspaces and a lockfile cut down to them (`json/` holds only the manifests,
+# `full/` the sources too). turbo is the root package.json's exact version (test/ops keeps them equal).
+FROM base AS prune
+ARG SERVICE
+RUN --mount=type=cache,target=/root/.npm \
+    npm install --global --ignore-scripts turbo@2.11.11
+COPY . .
+# The scopes are words on purpose (the gateway has two); prune-scopes fails on a missing SERVICE.
+RUN scopes="$(node deploy/images/prune-scopes.mjs "${SERVICE}")" \
+    && turbo prune ${scopes} --docker --out-dir /pruned
 
 # ---------------------------------------------------------------------------------------------------
-# deps: every dependency, dev ones included (typescript, turbo). The same for every service, so the
-# five builds share this layer.
-# --ignore-scripts: building needs no install script (no package's install script should run in the
-# build image: none is needed to compile TypeScript).
+# deps: every dependency of the pruned workspaces, dev ones included (typescript, vite). Its input is
+# the manifests and the pruned lockfile only, so editing code does not invalidate it.
+# --ignore-scripts: compiling needs no install script, and none should run in a build.
 # The cache mount keeps npm's download cache between builds without putting it in a layer.
-FROM manifests AS deps
+FROM base AS deps
+COPY --from=prune /pruned/json/ ./
+COPY --from=prune /pruned/package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --ignore-scripts
 
 # ---------------------------------------------------------------------------------------------------
-# build: compile this service and, through turbo's ^build dependency, the workspace packages it uses.
+# build: compile the service and, through turbo's ^build, the workspaces it uses; then keep the dist/
+# of each workspace that is imported at run time (a `main`: the panel has none, the gateway copies its
+# build into its own dist/public).
 FROM deps AS build
 ARG SERVICE
-ENV TURBO_TELEMETRY_DISABLED=1 \
-    DO_NOT_TRACK=1
-COPY tsconfig.base.json turbo.json ./
-COPY packages/ packages/
-COPY services/${SERVICE}/ services/${SERVICE}/
-RUN npx turbo run build --filter=@seller-api/${SERVICE}
-# The compiled workspace packages this service uses (turbo built exactly those), without their sources.
-RUN mkdir -p /out && for dist in packages/*/dist; do mkdir -p "/out/$dist" && cp -R "$dist/." "/out/$dist/"; done
+COPY --from=prune /pruned/full/ ./
+COPY tsconfig.base.json ./
+RUN node_modules/.bin/turbo run build --filter="@seller-api/${SERVICE}"
+RUN for manifest in packages/*/package.json services/*/package.json; do \
+      ws="$(dirname "$manifest")"; \
+      if [ -n "$(node -p "require('./$manifest').main ?? ''")" ]; then \
+        mkdir -p "/out/$ws/dist" && cp -R "$ws/dist/." "/out/$ws/dist/"; \
+      fi; \
+    done
 
 # ---------------------------------------------------------------------------------------------------
-# runtime: production dependencies and compiled JavaScript only; no sources, no dev tools.
-FROM base AS runtime
-ARG SERVICE
-ENV NODE_ENV=production
-
-# All workspaces' manifests again, for the same lockfile check as in `deps`. npm links every workspace
-# into node_modules/@seller-api/; only the ones this service imports get a dist/ below.
+# production: the production dependencies of the pruned workspaces, installed apart from the build so
+# that no dev dependency can leak into it. npm links each workspace into node_modules/@seller-api/.
 # --ignore-scripts: the only production package with an install script is protobufjs, whose postinstall
 # is a version notice.
-COPY --from=manifests /app/ ./
+FROM base AS production
+COPY --from=prune /pruned/json/ ./
+COPY --from=prune /pruned/package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --omit=dev --ignore-scripts
 
-COPY --from=build /out/packages/ packages/
-COPY --from=build /app/services/${SERVICE}/dist/ services/${SERVICE}/dist/
+# ---------------------------------------------------------------------------------------------------
+# runtime: Node, production dependencies and compiled JavaScript only. No npm, npx, corepack or yarn:
+# nothing here installs anything, and a package manager is tooling an attacker would use.
+FROM node AS runtime
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
+      /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* \
+    && if command -v npm || command -v npx || command -v corepack || command -v yarn; then exit 1; fi
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=production /app/ ./
+COPY --from=build /out/ ./
 
 # Files stay owned by root and read-only for the process: it never writes under /app.
 USER node

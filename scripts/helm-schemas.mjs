@@ -207,14 +207,34 @@ function serviceSchema(name) {
         host: tlsHost,
         tlsSecretName: tlsHost,
         path: { type: 'string', pattern: '^/' },
+        // A Gateway per PSP (Gateway API), or an Ingress per PSP on ingress-nginx.
+        via: { enum: ['gateway-api', 'ingress-nginx'] },
+        caConfigMap: { type: 'string', pattern: '^([a-z0-9][a-z0-9.-]*)?$' },
         caSecret: { type: 'string', pattern: '^([a-z0-9-]+/[a-z0-9.-]+)?$' },
+        gatewayApi: obj({
+          gatewayClassName: str,
+          // Only the certificate's subject and issuer: the verdict is the route's own.
+          certificateHeaders: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name', 'value'],
+              properties: {
+                name: { enum: ['ssl-client-subject-dn', 'ssl-client-issuer-dn'] },
+                value: { type: 'string', minLength: 1 },
+              },
+            },
+          },
+        }),
         verifyDepth: int(1),
         annotations: anyObj,
-        // The homologation PSP's own Ingress and CA (docs/deploy.md, "PSP notifications").
+        // The homologation PSP's own front and CA (docs/deploy.md, "PSP notifications").
         homologation: obj({
           enabled: bool,
           host: tlsHost,
           tlsSecretName: tlsHost,
+          caConfigMap: { type: 'string', pattern: '^([a-z0-9][a-z0-9.-]*)?$' },
           caSecret: { type: 'string', pattern: '^([a-z0-9-]+/[a-z0-9.-]+)?$' },
         }),
       }),

@@ -5,9 +5,9 @@ import { ROOT, SERVICES } from './helm';
 
 /*
  * No Docker engine runs here, so the images are never built in CI: these checks keep the one root
- * Dockerfile in step with the workspace layout (`npm ci` in an image needs the package.json of every
- * workspace, and a new package was once forgotten), with docker-compose.yml, which builds it once per
- * service with the SERVICE build argument, and with the ports the Helm charts use.
+ * Dockerfile's stages in the order that prunes, installs, builds and ships one service, in step with
+ * docker-compose.yml, which builds it once per service with the SERVICE build argument, and with the
+ * ports the Helm charts use. The prune itself: images.test.ts; the lint: dockerfile-lint.test.ts.
  */
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -54,32 +54,51 @@ describe('Dockerfile', () => {
     );
   });
 
-  it('copies the package.json of every workspace before npm ci', () => {
-    const manifests = stages().find((stage) => stage.name === 'manifests');
-    expect(manifests).toBeDefined();
-    const missing = workspaces().filter(
-      (workspace) => !manifests?.body.includes(`COPY ${workspace}/package.json ${workspace}/`),
+  it('installs from the pruned manifests and lockfile only, with the turbo of package.json', () => {
+    const body = (name: string) => stages().find((stage) => stage.name === name)?.body ?? '';
+    expect(body('prune')).toMatch(
+      /^RUN scopes="\$\(node deploy\/images\/prune-scopes\.mjs "\$\{SERVICE\}"\)" \\\n\s+&& turbo prune \$\{scopes\} --docker --out-dir \/pruned$/m,
     );
-    expect(missing).toEqual([]);
+    const turbo = /npm install --global --ignore-scripts turbo@(\S+)/.exec(body('prune'))?.[1];
+    const rootPackage = JSON.parse(read('package.json')) as { devDependencies: Record<string, string> };
+    expect(turbo).toBe(rootPackage.devDependencies.turbo);
+    for (const stage of ['deps', 'production']) {
+      const copies = body(stage)
+        .split('\n')
+        .filter((line) => line.startsWith('COPY'));
+      expect({ stage, copies }).toEqual({
+        stage,
+        copies: ['COPY --from=prune /pruned/json/ ./', 'COPY --from=prune /pruned/package-lock.json ./'],
+      });
+    }
+    expect(body('deps')).toMatch(/npm ci --ignore-scripts$/m);
+    expect(body('production')).toMatch(/npm ci --omit=dev --ignore-scripts$/m);
+    // The sources come after the install, so editing code does not invalidate it.
+    expect(body('build')).toMatch(/^COPY --from=prune \/pruned\/full\/ \.\/$/m);
+    expect(workspaces().length).toBeGreaterThan(0);
   });
 
   it('has the build stages, then one stage per service, then the one SERVICE names', () => {
     const all = stages();
     expect(all.map((stage) => stage.name)).toEqual([
+      'node',
       'base',
-      'manifests',
+      'prune',
       'deps',
       'build',
+      'production',
       'runtime',
       ...SERVICES.map((service) => `service-${service}`),
       undefined,
     ]);
     expect(all.map((stage) => stage.from)).toEqual([
       'node:24.22.3-bookworm-slim',
+      'node',
       'base',
-      'manifests',
+      'base',
       'deps',
       'base',
+      'node',
       ...SERVICES.map(() => 'runtime'),
       'service-${SERVICE}',
     ]);
@@ -90,17 +109,25 @@ describe('Dockerfile', () => {
     expect(onDisk.map((w) => w.slice('services/'.length)).sort()).toEqual([...SERVICES].sort());
   });
 
-  it('runs as node, in production, with a health check, and ships no sources', () => {
+  it('runs as node, in production, with a health check, no package manager and no sources', () => {
     const runtime = stages().find((stage) => stage.name === 'runtime')?.body ?? '';
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/^ENV NODE_ENV=production$/m);
     expect(runtime).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \["node", "-e", ".*\/healthz/m);
-    expect(runtime).toMatch(/npm ci --omit=dev/);
-    const copies = runtime.split('\n').filter((line) => line.startsWith('COPY --from=build'));
-    expect(copies).toEqual([
-      'COPY --from=build /out/packages/ packages/',
-      'COPY --from=build /app/services/${SERVICE}/dist/ services/${SERVICE}/dist/',
-    ]);
+    // npm, npx and corepack live in /usr/local/lib/node_modules; the build fails if any is left.
+    expect(runtime).toMatch(
+      /^RUN rm -rf \/usr\/local\/lib\/node_modules \/usr\/local\/bin\/npm \/usr\/local\/bin\/npx \\$/m,
+    );
+    expect(runtime).toMatch(
+      /command -v npm \|\| command -v npx \|\| command -v corepack \|\| command -v yarn; then exit 1/,
+    );
+    expect(runtime).not.toMatch(/\bnpm (ci|install|run)\b/);
+    const copies = runtime.split('\n').filter((line) => line.startsWith('COPY'));
+    expect(copies).toEqual(['COPY --from=production /app/ ./', 'COPY --from=build /out/ ./']);
+    // Only compiled output leaves the build stage.
+    expect(stages().find((stage) => stage.name === 'build')?.body).toMatch(
+      /cp -R "\$ws\/dist\/\." "\/out\/\$ws\/dist\/"/,
+    );
   });
 
   it.each(SERVICES)('stage service-%s exposes its ports and starts its compiled main', (service) => {

@@ -32,9 +32,87 @@ const MODELS: Record<string, Validator> = {
   'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
 };
 
+/**
+ * Gateway API objects, which kubernetes-models does not ship: the fields the standard channel (v1.5
+ * and later) requires, and the shapes the chart relies on.
+ */
+function validateGatewayApi(o: K8sObject): void {
+  const spec = o.spec as Record<string, never>;
+  const fail = (why: string) => {
+    throw new Error(`${o.kind} ${o.metadata.name} is invalid: ${why}`);
+  };
+  if (o.kind === 'Gateway') {
+    const g = spec as unknown as {
+      gatewayClassName?: string;
+      listeners?: Array<{
+        name?: string;
+        port?: number;
+        protocol?: string;
+        tls?: { mode?: string; certificateRefs?: unknown[] };
+      }>;
+      tls?: {
+        frontend?: {
+          default?: {
+            validation?: {
+              mode?: string;
+              caCertificateRefs?: Array<{ kind?: string; group?: string; name?: string }>;
+            };
+          };
+        };
+      };
+    };
+    if (!g.gatewayClassName) fail('spec.gatewayClassName is required');
+    if (!g.listeners?.length) fail('spec.listeners is required');
+    for (const l of g.listeners ?? []) {
+      if (!l.name || !Number.isInteger(l.port) || !l.protocol) fail('a listener needs name, port, protocol');
+      if (l.protocol === 'HTTPS' && !l.tls?.certificateRefs?.length)
+        fail('an HTTPS listener needs certificateRefs');
+    }
+    const validation = g.tls?.frontend?.default?.validation;
+    if (validation) {
+      if (!['AllowValidOnly', 'AllowInsecureFallback'].includes(validation.mode ?? 'AllowValidOnly'))
+        fail('bad validation mode');
+      if (!validation.caCertificateRefs?.length) fail('validation needs caCertificateRefs');
+      for (const ref of validation.caCertificateRefs ?? [])
+        if (ref.group !== '' || ref.kind !== 'ConfigMap' || !ref.name)
+          fail('a CA reference is a core ConfigMap');
+    }
+  } else if (o.kind === 'HTTPRoute') {
+    const r = spec as unknown as {
+      parentRefs?: Array<{ name?: string }>;
+      rules?: Array<{
+        backendRefs?: Array<{ name?: string; port?: number }>;
+        filters?: Array<{ type?: string }>;
+      }>;
+    };
+    if (!r.parentRefs?.length || r.parentRefs.some((p) => !p.name)) fail('spec.parentRefs is required');
+    for (const rule of r.rules ?? []) {
+      for (const b of rule.backendRefs ?? [])
+        if (!b.name || !Number.isInteger(b.port)) fail('a Service backend needs a port');
+      for (const f of rule.filters ?? [])
+        if (
+          ![
+            'RequestHeaderModifier',
+            'ResponseHeaderModifier',
+            'RequestRedirect',
+            'URLRewrite',
+            'RequestMirror',
+            'ExtensionRef',
+            'CORS',
+          ].includes(f.type ?? '')
+        )
+          fail(`unknown filter ${f.type}`);
+    }
+  } else fail('unknown kind');
+}
+
 function validateAll(objects: K8sObject[]): void {
   expect(objects.length).toBeGreaterThan(0);
   for (const o of objects) {
+    if (o.apiVersion === 'gateway.networking.k8s.io/v1') {
+      validateGatewayApi(o);
+      continue;
+    }
     const key = `${o.apiVersion}/${o.kind}`;
     const Model = MODELS[key];
     if (!Model) throw new Error(`${o.metadata.name}: no schema known for ${key}`);
@@ -59,6 +137,14 @@ const ALL_ON = [
   'metrics.prometheusRule.enabled=true',
   'ingress.enabled=true',
   'ingress.pspMtls.enabled=true',
+  'ingress.pspMtls.caConfigMap=psp-ca',
+  'ingress.pspMtls.gatewayApi.gatewayClassName=example',
+];
+// The same with the PSP hosts on ingress-nginx, which a cluster still running it may choose.
+const NGINX_ON = [
+  ...ALL_ON.filter((s) => !s.startsWith('ingress.pspMtls.')),
+  'ingress.pspMtls.enabled=true',
+  'ingress.pspMtls.via=ingress-nginx',
   'ingress.pspMtls.caSecret=seller-api/psp-ca',
 ];
 
@@ -112,7 +198,10 @@ describe('each service chart installs alone', () => {
     validateAll(objects);
     one(objects, 'ServiceMonitor');
     one(objects, 'PrometheusRule');
-    expect(byKind(objects, 'Ingress')).toHaveLength(service === 'gateway' ? 2 : 0);
+    expect(byKind(objects, 'Ingress')).toHaveLength(service === 'gateway' ? 1 : 0);
+    expect(byKind(objects, 'Gateway')).toHaveLength(service === 'gateway' ? 1 : 0);
+    expect(byKind(objects, 'HTTPRoute')).toHaveLength(service === 'gateway' ? 1 : 0);
+    if (service === 'gateway') validateAll(charts.template(service, { set: NGINX_ON }));
   });
 
   it.each(SERVICES)('%s: probes, hardening, spread and configuration', (service) => {
@@ -332,17 +421,30 @@ describe('the umbrella chart', () => {
       expect(byKind(objects, kind)).toHaveLength(5);
   });
 
-  it('production values: monitoring, both Ingresses, narrowed egress, the PSP certificate', () => {
+  it('production values: monitoring, the Ingress and the PSP Gateway, narrowed egress, the PSP certificate', () => {
     const objects = charts.template('seller-api', {
       release: 'seller-api',
       values: ['values-production.yaml'],
     });
     expect(byKind(objects, 'ServiceMonitor')).toHaveLength(5);
     expect(byKind(objects, 'PrometheusRule')).toHaveLength(5);
-    const psp = one(objects, 'Ingress', 'seller-api-gateway-psp');
-    expect(psp.metadata.annotations?.['nginx.ingress.kubernetes.io/auth-tls-verify-client']).toBe('on');
+    const psp = one(objects, 'Gateway', 'seller-api-gateway-psp');
+    expect(JSON.stringify(psp.spec)).toContain(
+      '"caCertificateRefs":[{"kind":"ConfigMap","group":"","name":"psp-client-ca"}]',
+    );
+    expect(
+      byKind(objects, 'Ingress')
+        .map((o) => o.metadata.annotations ?? {})
+        .flatMap(Object.keys)
+        .filter((k) => k.includes('auth-tls')),
+    ).toEqual([]);
     const text = JSON.stringify(byKind(objects, 'NetworkPolicy'));
     expect(text).toContain('10.20.0.0/24');
+    // The PSP Gateway's data plane reaches the gateway's port, besides the public Ingress's controller.
+    const gatewayPolicy = one(objects, 'NetworkPolicy', 'seller-api-gateway') as unknown as {
+      spec: { ingress: Array<{ from?: unknown[] }> };
+    };
+    expect(JSON.stringify(gatewayPolicy.spec.ingress)).toContain('envoy-gateway-system');
     const payments = one(objects, 'Deployment', 'seller-api-payments');
     expect(JSON.stringify(payments)).toContain('/etc/seller-api/psp-tls');
   });
@@ -371,9 +473,108 @@ describe('the umbrella chart', () => {
     expect(alone.data.PSP_NOTIFICATION_HOST).toBe('psp.api.example.com');
   });
 
-  it('gives each PSP its own Ingress and CA, and the gateway both PSP hosts', () => {
+  it("gives each PSP its own Gateway, which accepts only certificates of that PSP's CA", () => {
+    const objects = charts.template('gateway', {
+      set: [
+        ...ALL_ON,
+        'ingress.pspMtls.homologation.enabled=true',
+        'ingress.pspMtls.homologation.caConfigMap=psp-homolog-ca',
+        'ingress.pspMtls.gatewayApi.certificateHeaders[0].name=ssl-client-subject-dn',
+        'ingress.pspMtls.gatewayApi.certificateHeaders[0].value=%DOWNSTREAM_PEER_SUBJECT%',
+      ],
+    });
+    validateAll(objects);
+    interface Gateway {
+      spec: {
+        gatewayClassName: string;
+        listeners: Array<{
+          hostname: string;
+          protocol: string;
+          port: number;
+          tls: { certificateRefs: Array<{ name: string }> };
+        }>;
+        tls: {
+          frontend: { default: { validation: { mode: string; caCertificateRefs: Array<{ name: string }> } } };
+        };
+      };
+    }
+    interface Route {
+      spec: {
+        parentRefs: Array<{ name: string; sectionName: string }>;
+        hostnames: string[];
+        rules: Array<{
+          matches: Array<{ path: { type: string; value: string } }>;
+          filters: Array<{
+            requestHeaderModifier: { set: Array<{ name: string; value: string }>; remove?: string[] };
+          }>;
+          backendRefs: Array<{ name: string; port: number }>;
+        }>;
+      };
+    }
+    const expected = {
+      'gateway-psp': { host: 'psp.api.example.com', ca: 'psp-ca', tls: 'seller-api-psp-tls' },
+      'gateway-psp-homolog': {
+        host: 'psp-homolog.api.example.com',
+        ca: 'psp-homolog-ca',
+        tls: 'seller-api-psp-homolog-tls',
+      },
+    };
+    for (const [name, want] of Object.entries(expected)) {
+      const gateway = one(objects, 'Gateway', name) as unknown as Gateway;
+      expect(gateway.spec.gatewayClassName).toBe('example');
+      expect(gateway.spec.listeners).toEqual([
+        expect.objectContaining({
+          hostname: want.host,
+          protocol: 'HTTPS',
+          port: 443,
+          tls: expect.objectContaining({
+            mode: 'Terminate',
+            certificateRefs: [expect.objectContaining({ name: want.tls })],
+          }),
+        }),
+      ]);
+      expect(gateway.spec.tls.frontend.default.validation).toEqual({
+        mode: 'AllowValidOnly',
+        caCertificateRefs: [{ kind: 'ConfigMap', group: '', name: want.ca }],
+      });
+      const route = one(objects, 'HTTPRoute', name) as unknown as Route;
+      expect(route.spec.parentRefs).toEqual([expect.objectContaining({ name, sectionName: 'https' })]);
+      expect(route.spec.hostnames).toEqual([want.host]);
+      const [rule] = route.spec.rules;
+      expect(rule?.matches).toEqual([{ path: { type: 'Exact', value: '/api/v1/psp/webhook/pix' } }]);
+      expect(rule?.backendRefs).toEqual([{ name: 'gateway', port: 8080 }]);
+      // The verdict is the route's own, the subject the implementation's; a client's copies never pass.
+      expect(rule?.filters[0]?.requestHeaderModifier).toEqual({
+        set: [
+          { name: 'ssl-client-verify', value: 'SUCCESS' },
+          { name: 'ssl-client-subject-dn', value: '%DOWNSTREAM_PEER_SUBJECT%' },
+        ],
+        remove: ['ssl-client-issuer-dn', 'ssl-client-cert'],
+      });
+    }
+    expect(byKind(objects, 'Ingress')).toHaveLength(1);
+    const config = (one(objects, 'ConfigMap') as unknown as { data: Record<string, string> }).data;
+    expect(config.PSP_NOTIFICATION_HOST).toBe('psp.api.example.com,psp-homolog.api.example.com');
+    expect(() =>
+      charts.template('gateway', {
+        set: [
+          ...ALL_ON,
+          'ingress.pspMtls.homologation.enabled=true',
+          'ingress.pspMtls.homologation.caConfigMap=psp-ca',
+        ],
+      }),
+    ).toThrow(/homologation.caConfigMap must not be the live PSP's caConfigMap/);
+    expect(() =>
+      charts.template('gateway', { set: ALL_ON.filter((s) => !s.includes('gatewayClassName')) }),
+    ).toThrow(/gatewayClassName is required/);
+    expect(() => charts.template('gateway', { set: [...ALL_ON, 'ingress.pspMtls.via=traefik'] })).toThrow(
+      /via/,
+    );
+  });
+
+  it('with ingress-nginx, gives each PSP its own Ingress and CA, and the gateway both PSP hosts', () => {
     const homologation = [
-      ...ALL_ON,
+      ...NGINX_ON,
       'ingress.pspMtls.homologation.enabled=true',
       'ingress.pspMtls.homologation.caSecret=seller-api/psp-homolog-ca',
     ];
@@ -404,14 +605,14 @@ describe('the umbrella chart', () => {
     expect(() =>
       charts.template('gateway', {
         set: [
-          ...ALL_ON,
+          ...NGINX_ON,
           'ingress.pspMtls.homologation.enabled=true',
           'ingress.pspMtls.homologation.caSecret=seller-api/psp-ca',
         ],
       }),
     ).toThrow(/homologation.caSecret must not be the live PSP's caSecret/);
     expect(() =>
-      charts.template('gateway', { set: [...ALL_ON, 'ingress.pspMtls.homologation.enabled=true'] }),
+      charts.template('gateway', { set: [...NGINX_ON, 'ingress.pspMtls.homologation.enabled=true'] }),
     ).toThrow(/homologation.caSecret/);
   });
 

@@ -31,7 +31,11 @@ it('.nvmrc, engines and @types/node name the same major line', () => {
 
 it('the Dockerfile builds and runs on that exact version', () => {
   const froms = [...read('Dockerfile').matchAll(/^FROM (node:\S+)/gm)].map((match) => match[1]);
+  // One pinned stage (`node`), which every other stage starts from.
   expect(froms).toEqual([`node:${VERSION}-bookworm-slim`]);
+  expect(read('Dockerfile')).toMatch(
+    new RegExp(`^FROM node:${String(VERSION).replace(/\./g, '\\.')}-bookworm-slim AS node$`, 'm'),
+  );
 });
 
 it('the charts and the deployment docs name that version of the image', () => {
