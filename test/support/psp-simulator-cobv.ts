@@ -60,7 +60,7 @@ export interface SimCobv {
   valor: CobvValor;
   chave: string;
   solicitacaoPagador?: string;
-  loc: { id: number; location: string; tipoCob: 'cobv'; criacao: string };
+  loc: { id: number; location: string; tipoCob: 'cobv'; criacao: string; txid: string };
   location: string;
   pixCopiaECola: string;
   pix: SimPix[];
@@ -188,7 +188,7 @@ export function cobvDesk(deps: CobvDeskDeps): CobvDesk {
       revisao: 0,
       calendario: { ...checked.calendario, criacao },
       status: 'ATIVA',
-      loc: { id: deps.nextLocationId(), location, tipoCob: 'cobv', criacao },
+      loc: { id: deps.nextLocationId(), location, tipoCob: 'cobv', criacao, txid },
       location,
       pixCopiaECola: code(location),
       pix: [],

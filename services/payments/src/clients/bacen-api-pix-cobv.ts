@@ -9,7 +9,7 @@ import {
   type DueDateTerms,
 } from '@seller-api/due-date';
 import { z } from 'zod';
-import { checkDueDateBrCode } from '../domain/cobv-brcode';
+import { checkDueDateBrCode, dueDateBrCodeOf } from '../domain/cobv-brcode';
 import { PspError } from '../domain/psp';
 
 /*
@@ -151,7 +151,15 @@ const CobvAnswer = z.looseObject({
 type CobvAnswer = z.infer<typeof CobvAnswer>;
 
 /** The due-date charges of a PSP, on `client` (its token shared with the immediate charges). */
-export function dueDateCharges(client: ApiPixClient, options: { pixKey: string }): DueDateCharges {
+export function dueDateCharges(
+  client: ApiPixClient,
+  options: {
+    pixKey: string;
+    /** Written in the BR Code we build when the PSP answers only a location (see create). */
+    merchantName: string;
+    merchantCity: string;
+  },
+): DueDateCharges {
   async function answerOf(method: string, path: string, body?: unknown): Promise<CobvAnswer> {
     const answer = CobvAnswer.safeParse(await client.call(method, path, body));
     if (!answer.success) {
@@ -199,14 +207,21 @@ export function dueDateCharges(client: ApiPixClient, options: { pixKey: string }
         throw new PspError(`PSP answered PUT ${path} for another txid`, { retryable: false });
       }
       const expected = cobv.location ?? cobv.loc?.location ?? null;
-      const check = checkDueDateBrCode(cobv.pixCopiaECola ?? '', expected);
+      // `pixCopiaECola` is optional in API Pix: without it the code is the location's, as for `cob`.
+      const copyAndPaste = cobv.pixCopiaECola || dueDateBrCodeOf(expected, options);
+      if (!copyAndPaste) {
+        throw new PspError(`PSP answered PUT ${path} with neither pixCopiaECola nor a usable location`, {
+          retryable: false,
+        });
+      }
+      const check = checkDueDateBrCode(copyAndPaste, expected);
       if (!check.ok) {
         throw new PspError(`PSP answered PUT ${path} with an unusable BR Code (${check.problem})`, {
           retryable: false,
         });
       }
       return {
-        copyAndPaste: cobv.pixCopiaECola as string,
+        copyAndPaste,
         location: check.location,
         revision: cobv.revisao ?? 0,
       };

@@ -197,7 +197,7 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
       return refundOutcome(`GET ${path}`, res.json, ref.refundId);
     },
 
-    dueDate: dueDateCharges(client, { pixKey: options.pixKey }),
+    dueDate: dueDateCharges(client, options),
 
     close: () => client.close(),
   };

@@ -1,5 +1,5 @@
 import { buildDynamicBrCode, buildStaticBrCode } from './brcode';
-import { checkDueDateBrCode } from './cobv-brcode';
+import { checkDueDateBrCode, dueDateBrCodeOf } from './cobv-brcode';
 
 const LOCATION = 'pix.psp.example/qr/v2/cobv/9d36b84fc70b478fb95c12729b90ca25';
 const merchant = { merchantName: 'Loja', merchantCity: 'Sao Paulo' };
@@ -40,5 +40,13 @@ describe('checkDueDateBrCode', () => {
       problem: expect.stringMatching(/CRC/),
     });
     expect(checkDueDateBrCode('', LOCATION)).toEqual({ ok: false, problem: 'no pixCopiaECola' });
+  });
+
+  it('builds the code of a location when the PSP answers none, and only of a location a code can carry', () => {
+    const code = dueDateBrCodeOf(`https://${LOCATION}`, merchant);
+    expect(checkDueDateBrCode(code ?? '', LOCATION)).toEqual({ ok: true, location: LOCATION });
+    expect(dueDateBrCodeOf(null, merchant)).toBeNull();
+    expect(dueDateBrCodeOf(`pix.psp.example/${'x'.repeat(70)}`, merchant)).toBeNull();
+    expect(dueDateBrCodeOf('not a location', merchant)).toBeNull();
   });
 });

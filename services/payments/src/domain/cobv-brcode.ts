@@ -1,4 +1,4 @@
-import { parseBrCode } from './brcode';
+import { buildDynamicBrCode, parseBrCode } from './brcode';
 
 // A due-date charge's BR Code is the PSP's dynamic one: merchant account information (26) with the
 // Pix GUI and the location (25), and neither a key (01) nor an amount (54), because what the payer owes
@@ -32,4 +32,26 @@ export function checkDueDateBrCode(code: string, expectedLocation: string | null
     return { ok: false, problem: 'its location is not the charge location' };
   }
   return { ok: true, location };
+}
+
+/**
+ * `location` as API Pix has it (at most 77 characters, what field 26/25 leaves): a host, an optional
+ * port and a path, printable ASCII, without a scheme (one is tolerated and dropped).
+ */
+const LOCATION =
+  /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::\d{1,5})?\/[\x21-\x7e]*$/;
+const MAX_LOCATION = 77;
+
+/**
+ * The dynamic BR Code of a location, for a PSP that answers without `pixCopiaECola` (optional in API
+ * Pix): the location, our merchant name and city, no amount. Null when the location is not one a BR
+ * Code can carry.
+ */
+export function dueDateBrCodeOf(
+  location: string | null,
+  merchant: { merchantName: string; merchantCity: string },
+): string | null {
+  const value = location?.trim().replace(/^https?:\/\//i, '') ?? '';
+  if (value.length === 0 || value.length > MAX_LOCATION || !LOCATION.test(value)) return null;
+  return buildDynamicBrCode({ location: value, ...merchant });
 }
