@@ -11,7 +11,7 @@ import {
   DueDateChargePaidError,
   type DueDateChargeInput,
 } from '../../services/payments/src/clients/bacen-api-pix-cobv';
-import { parseBrCode } from '../../services/payments/src/domain/brcode';
+import { buildDynamicBrCode, parseBrCode } from '../../services/payments/src/domain/brcode';
 import { PspError } from '../../services/payments/src/domain/psp';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { CobvPaymentRefused } from '../support/psp-simulator-cobv';
@@ -219,6 +219,47 @@ describe('bacen-api-pix due-date charges', () => {
     const down = await rejection(psp.dueDate.create(input()));
     expect(down.retryable).toBe(true);
     expect(down.status).toBe(503);
+  });
+
+  it('refuses a PSP code with an amount or another location, and builds one from a bare location', async () => {
+    const location = 'pix.psp.example/qr/v2/cobv/9d36b84fc70b478fb95c12729b90ca25';
+    const merchant = { merchantName: 'PSP', merchantCity: 'Brasilia' };
+    let answer: Record<string, unknown> = {};
+    const psp = adapter({
+      fetchImpl: async (url) => ({
+        status: url.endsWith('/oauth/token') ? 200 : 201,
+        text: async () =>
+          JSON.stringify(
+            url.endsWith('/oauth/token')
+              ? { access_token: 't', token_type: 'Bearer', expires_in: 60 }
+              : answer,
+          ),
+      }),
+    });
+    const made = input();
+    const cobv = {
+      txid: made.txid,
+      revisao: 0,
+      status: 'ATIVA',
+      calendario: { dataDeVencimento: TERMS.due_date, validadeAposVencimento: 30 },
+      valor: { original: '1000.00' },
+      location,
+    };
+    answer = { ...cobv, pixCopiaECola: buildDynamicBrCode({ location, amountCents: 100_000, ...merchant }) };
+    const priced = await rejection(psp.dueDate.create(made));
+    expect(priced.message).toMatch(/amount \(54\)/);
+    expect(priced.retryable).toBe(false);
+    answer = {
+      ...cobv,
+      pixCopiaECola: buildDynamicBrCode({ location: 'pix.psp.example/other', ...merchant }),
+    };
+    await expect(rejection(psp.dueDate.create(made))).resolves.toMatchObject({
+      message: expect.stringMatching(/not the charge location/),
+    });
+    answer = cobv;
+    const built = await psp.dueDate.create(made);
+    expect(built.location).toBe(location);
+    expect(parseBrCode(built.copyAndPaste).fields['54']).toBeUndefined();
   });
 
   it('a token without cobv.write is refused (403), not retryable', async () => {
