@@ -114,7 +114,7 @@ function repairExample(name: string, item: Record<string, unknown>): Record<stri
 
 type Json = Record<string, unknown>;
 
-interface Spec {
+export interface Spec {
   version: string;
   doc: Json;
   ajv: Ajv;
@@ -189,9 +189,9 @@ export interface Captured {
   headers: http.IncomingHttpHeaders;
   body: string;
 }
-type Answer = { status: number; body: unknown };
+export type Answer = { status: number; body: unknown };
 
-interface CaptureServer {
+export interface CaptureServer {
   url: string;
   requests: Captured[];
   /** The answer of the next API call (not token requests); the default is a 500. */
@@ -199,7 +199,7 @@ interface CaptureServer {
   close(): Promise<void>;
 }
 
-async function startCaptureServer(): Promise<CaptureServer> {
+export async function startCaptureServer(): Promise<CaptureServer> {
   const requests: Captured[] = [];
   let next: Answer | null = null;
   const server = http.createServer((req, res) => {
@@ -248,7 +248,7 @@ export const API_BASE = '/api/v2';
 export interface Operation {
   name: string;
   template: string;
-  method: 'put' | 'get';
+  method: 'put' | 'get' | 'patch';
 }
 
 export const COB: Operation = { name: 'PUT /cob/{txid}', template: '/cob/{txid}', method: 'put' };
@@ -259,7 +259,7 @@ export const REFUND: Operation = {
 };
 export const REFUND_GET: Operation = { ...REFUND, name: 'GET /pix/{e2eid}/devolucao/{id}', method: 'get' };
 
-function describeErrors(errors: ErrorObject[] | null | undefined): string {
+export function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`).join('; ');
 }
 
@@ -346,7 +346,11 @@ export function checkTokenRequest(spec: Spec, request: Captured, operations: Ope
 }
 
 /** The example answers of an operation's response, by name (e.g. cobResponse1). */
-function responseExamples(spec: Spec, operation: Operation, status: string): [string, unknown, string][] {
+export function responseExamples(
+  spec: Spec,
+  operation: Operation,
+  status: string,
+): [string, unknown, string][] {
   const item = spec.deref<Json>((spec.doc.paths as Json)[operation.template]);
   const response = spec.deref<Json>((spec.deref<Json>(item[operation.method]).responses as Json)[status]);
   const media = (response.content as Json)['application/json'] as Json;
@@ -360,7 +364,13 @@ function responseExamples(spec: Spec, operation: Operation, status: string): [st
 }
 
 /** The problems of an example against its schema that no known defect explains, and the defects seen. */
-function checkExample(spec: Spec, name: string, value: unknown, ref: string, seen: Set<string>): string[] {
+export function checkExample(
+  spec: Spec,
+  name: string,
+  value: unknown,
+  ref: string,
+  seen: Set<string>,
+): string[] {
   const validate = spec.validator(ref);
   if (validate(value)) return [];
   const unexplained: ErrorObject[] = [];

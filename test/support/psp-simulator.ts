@@ -5,6 +5,13 @@ import type { AddressInfo } from 'node:net';
 import type { PspPixNotification } from '@seller-api/contracts';
 import { pspNotificationHeaders } from '../../services/payments/src/http/psp-senders';
 import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
+import {
+  cobvDesk,
+  type CobvDesk,
+  type DeskAnswer,
+  type PayCobvOptions,
+  type SimCobv,
+} from './psp-simulator-cobv';
 
 /*
  * A PSP speaking the subset of the Central Bank's API Pix that payments' `bacen-api-pix` charge adapter
@@ -17,6 +24,9 @@ import { buildDynamicBrCode } from '../../services/payments/src/domain/brcode';
  *   PUT  /cob/:txid                        immediate charge (cob.write): validates, stores, answers the
  *                                          spec's CobGerada, with pixCopiaECola or not (cobAnswer)
  *   GET  /cob/:txid                        the charge, with its payments once paid (cob.read)
+ *   PUT/PATCH/GET /cobv/:txid              due-date charges (cobv.write, cobv.read), their location (a
+ *                                          JWS served open at /qr/v2/cobv/:token) and its key set
+ *                                          (/qr/v2/jwks): test/support/psp-simulator-cobv.ts
  *   GET  /pix/:e2eid                       a payment made through pay(), with its refunds (pix.read)
  *   PUT  /pix/:e2eid/devolucao/:id         refund of a payment made through pay() (pix.write): answered
  *                                          with `refundStatus`; EM_PROCESSAMENTO stays so until
@@ -62,13 +72,15 @@ export interface SimRefund {
 export type SimCobAnswer = 'code' | 'location' | 'loc';
 
 /** The API Pix scopes the simulator knows; a token asked without `scope` gets them all. */
-const SCOPES = ['cob.write', 'cob.read', 'pix.write', 'pix.read'] as const;
+const SCOPES = ['cob.write', 'cob.read', 'cobv.write', 'cobv.read', 'pix.write', 'pix.read'] as const;
 
 export interface SimPix {
   endToEndId: string;
   txid: string;
   valor: string;
   horario: string;
+  /** What the amount is made of: due-date charges only (payCobv). */
+  componentesValor?: Record<string, { valor: string }>;
   devolucoes: SimRefund[];
 }
 
@@ -211,6 +223,18 @@ export interface PspSimulator {
   hangNext(count?: number, method?: string): void;
   /** The next calls are carried out, but their answers are lost (the connection drops). */
   loseAnswerNext(count?: number, method?: string): void;
+  /** Due-date charges (`cobv`) by txid. */
+  cobvs: Map<string, SimCobv>;
+  /** The ids of the keys that sign locations (the current one first). */
+  readonly locationKeyIds: string[];
+  /** A new location signing key; the old one leaves the key set. */
+  rotateLocationKey(): void;
+  /**
+   * The payer pays a due-date charge as on `date` (today by default): only the final amount of that
+   * day (amountDue) is taken, else CobvPaymentRefused is thrown and nothing changes. The charge becomes
+   * CONCLUIDA and the notification, with `componentesValor`, is POSTed as pay() does.
+   */
+  payCobv(txid: string, options: PayCobvOptions & NotifyOptions): Promise<PaymentResult>;
   /** The payer pays the charge: it becomes CONCLUIDA and the notification is POSTed. */
   pay(txid: string, options: PayOptions): Promise<PaymentResult>;
   /** POSTs any payload as a notification (duplicates, unknown txid, wrong amount, bad shape). */
@@ -438,6 +462,9 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       if (method !== 'POST') return problem(res, 405, 'RequisicaoInvalida', 'Use POST.');
       return issueToken(req, body, res);
     }
+    // The location and its key set are open (a payer's bank has no token) and no injected fault hits them.
+    const open = desk.open(method, path, new URL(req.url ?? '/', 'http://sim').searchParams);
+    if (open) return answer(res, open);
     if (hangs > 0 && (hangMethod === null || method === hangMethod)) {
       hangs -= 1;
       return; // never answered; close() drops the connection
@@ -453,7 +480,7 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       scopes.has(scope) ? false : (problem(res, 403, 'AcessoNegado', `The token lacks ${scope}.`), true);
 
     let json: unknown = undefined;
-    if (method === 'PUT') {
+    if (method === 'PUT' || method === 'PATCH') {
       try {
         json = JSON.parse(body);
       } catch {
@@ -471,6 +498,11 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
           ? send(res, 200, cobView(found))
           : problem(res, 404, 'CobNaoEncontrado', 'No such charge.');
       }
+    }
+    if (path.startsWith('/cobv/')) {
+      if (needs(method === 'GET' ? 'cobv.read' : 'cobv.write')) return;
+      const done = desk.api(method, path, json);
+      if (done) return answer(res, done);
     }
     const refund = /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/.exec(path);
     if (refund?.[1] && refund[2] && method === 'PUT') {
@@ -516,6 +548,14 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const desk: CobvDesk = cobvDesk({
+    url,
+    merchantName,
+    merchantCity,
+    nextLocationId: () => (locations += 1),
+    endToEndId: (at) => stamp('E', at),
+    recordPayment: (pix) => payments.set(pix.endToEndId, pix),
+  });
 
   async function deliver(
     webhookUrl: string,
@@ -648,6 +688,19 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
       const delivery = await deliver(payOptions.webhookUrl, payOptions, payload);
       return { ...delivery, endToEndId: pix.endToEndId, pix };
     },
+    cobvs: desk.cobvs,
+    get locationKeyIds() {
+      return desk.kids;
+    },
+    rotateLocationKey() {
+      desk.rotateKey();
+    },
+    async payCobv(txid, payOptions) {
+      const pix = desk.pay(txid, payOptions);
+      const { devolucoes: _none, ...item } = pix;
+      const delivery = await deliver(payOptions.webhookUrl, payOptions, { pix: [item] });
+      return { ...delivery, endToEndId: pix.endToEndId, pix };
+    },
     notify(payload, notifyOptions) {
       return deliver(notifyOptions.webhookUrl, notifyOptions, payload);
     },
@@ -717,6 +770,12 @@ function pixView(pix: SimPix): Omit<SimPix, 'devolucoes'> & { devolucoes?: Omit<
 function cobView(cob: SimCob): Omit<SimCob, 'pix'> & { pix?: Omit<SimPix, 'devolucoes'>[] } {
   const { pix, ...rest } = cob;
   return pix.length === 0 ? rest : { ...rest, pix: pix.map(({ devolucoes: _d, ...item }) => item) };
+}
+
+function answer(res: http.ServerResponse, desk: DeskAnswer): void {
+  if ('jws' in desk) return void res.writeHead(200, { 'content-type': 'application/jose' }).end(desk.jws);
+  if ('problem' in desk) return problem(res, desk.status, desk.problem, desk.detail, desk.violacoes);
+  send(res, desk.status, desk.body);
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {

@@ -7,6 +7,7 @@ import {
   type PspFetch,
 } from '@seller-api/api-pix';
 import { z } from 'zod';
+import { API_PIX_DUE_DATE_SCOPES, dueDateCharges, type DueDateCharges } from './bacen-api-pix-cobv';
 import { buildDynamicBrCode, formatAmountCents, parseBrCode } from '../domain/brcode';
 import {
   PspError,
@@ -38,8 +39,17 @@ import {
 
 export type { PspFetch };
 
-/** The OAuth2 scopes the charge adapter needs: charges (`cob.*`) and refunds of received Pix (`pix.*`). */
-export const API_PIX_CHARGE_SCOPES = ['cob.write', 'cob.read', 'pix.write', 'pix.read'] as const;
+/**
+ * The OAuth2 scopes the charge adapter needs: immediate charges (`cob.*`), due-date charges (`cobv.*`,
+ * bacen-api-pix-cobv.ts) and refunds of received Pix (`pix.*`).
+ */
+export const API_PIX_CHARGE_SCOPES = [
+  'cob.write',
+  'cob.read',
+  ...API_PIX_DUE_DATE_SCOPES,
+  'pix.write',
+  'pix.read',
+] as const;
 
 export interface BacenApiPixOptions extends ApiPixClientOptions {
   /** Our receiving key at the PSP (the cob's `chave`). */
@@ -53,6 +63,8 @@ export interface BacenApiPixOptions extends ApiPixClientOptions {
 }
 
 export interface BacenApiPixAdapter extends PspAdapter {
+  /** Due-date charges (`cobv`) on the same client and token. */
+  readonly dueDate: DueDateCharges;
   /** Closes the adapter's own connections (not those of an injected fetchImpl). */
   close(): Promise<void>;
 }
@@ -184,6 +196,8 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
       if (res.status < 200 || res.status > 299) throw refusal(`GET ${path}`, res.status, res.text);
       return refundOutcome(`GET ${path}`, res.json, ref.refundId);
     },
+
+    dueDate: dueDateCharges(client, options),
 
     close: () => client.close(),
   };
