@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { addDays, todayInSaoPaulo, type DueDateTerms } from '@seller-api/due-date';
 import {
-  API_PIX_CHARGE_SCOPES,
+  API_PIX_CHARGE_AND_DUE_DATE_SCOPES,
   bacenApiPix,
   type BacenApiPixAdapter,
 } from '../../services/payments/src/clients/bacen-api-pix';
@@ -186,7 +186,7 @@ export async function runCobvConformance(file = SPEC_PATH): Promise<CobvConforma
     tokenUrl: `${server.url}/oauth/token`,
     clientId: 'conformance',
     clientSecret: 'conformance-secret',
-    scopes: API_PIX_CHARGE_SCOPES,
+    scopes: API_PIX_CHARGE_AND_DUE_DATE_SCOPES,
     pixKey: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
     merchantName: 'Loja Conformidade',
     merchantCity: 'Brasilia',
@@ -309,7 +309,7 @@ async function simulatorRow(spec: Spec): Promise<{ operation: string; checked: n
     tokenUrl: sim.tokenUrl,
     clientId: 'c',
     clientSecret: 's',
-    scopes: API_PIX_CHARGE_SCOPES,
+    scopes: API_PIX_CHARGE_AND_DUE_DATE_SCOPES,
     pixKey: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
     merchantName: 'Loja',
     merchantCity: 'Brasilia',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PspPixNotification } from '@seller-api/contracts';
 import { addDays, amountDue, brazilCalendar, todayInSaoPaulo, type DueDateTerms } from '@seller-api/due-date';
 import {
-  API_PIX_CHARGE_SCOPES,
+  API_PIX_CHARGE_AND_DUE_DATE_SCOPES,
   bacenApiPix,
   type BacenApiPixAdapter,
   type BacenApiPixOptions,
@@ -45,7 +45,7 @@ function adapter(overrides: Partial<BacenApiPixOptions> = {}): BacenApiPixAdapte
     tokenUrl: sim.tokenUrl,
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
-    scopes: API_PIX_CHARGE_SCOPES,
+    scopes: API_PIX_CHARGE_AND_DUE_DATE_SCOPES,
     pixKey: PIX_KEY,
     merchantName: 'Seller API',
     merchantCity: 'Sao Paulo',

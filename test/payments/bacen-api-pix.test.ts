@@ -221,9 +221,7 @@ describe('bacen-api-pix OAuth2', () => {
     const tokenCall = sim.requests.find((r) => r.path === '/oauth/token');
     expect(tokenCall?.method).toBe('POST');
     expect(tokenCall?.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(tokenCall?.body).toBe(
-      'grant_type=client_credentials&scope=cob.write+cob.read+cobv.write+cobv.read+pix.write+pix.read',
-    );
+    expect(tokenCall?.body).toBe('grant_type=client_credentials&scope=cob.write+cob.read+pix.write+pix.read');
     const basic = Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64');
     expect(tokenCall?.headers.authorization).toBe(`Basic ${basic}`);
   });

@@ -8,7 +8,7 @@ import {
   type IsoDate,
 } from '@seller-api/due-date';
 import {
-  API_PIX_CHARGE_SCOPES,
+  API_PIX_CHARGE_AND_DUE_DATE_SCOPES,
   bacenApiPix,
   type BacenApiPixAdapter,
 } from '../../services/payments/src/clients/bacen-api-pix';
@@ -45,7 +45,7 @@ beforeAll(async () => {
     tokenUrl: sim.tokenUrl,
     clientId: 'id',
     clientSecret: 'secret',
-    scopes: API_PIX_CHARGE_SCOPES,
+    scopes: API_PIX_CHARGE_AND_DUE_DATE_SCOPES,
     pixKey: 'pix@seller.example',
     merchantName: 'Seller API',
     merchantCity: 'Sao Paulo',

@@ -40,15 +40,17 @@ import {
 export type { PspFetch };
 
 /**
- * The OAuth2 scopes the charge adapter needs: immediate charges (`cob.*`), due-date charges (`cobv.*`,
- * bacen-api-pix-cobv.ts) and refunds of received Pix (`pix.*`).
+ * The OAuth2 scopes the charge adapter asks for: immediate charges (`cob.*`) and refunds of received Pix
+ * (`pix.*`). Due-date charges' scopes (`API_PIX_DUE_DATE_SCOPES`, bacen-api-pix-cobv.ts) are not asked
+ * for while the API does not offer due-date charges: a PSP client registered without them may refuse
+ * a token that asks for them, which would stop immediate charges too.
  */
-export const API_PIX_CHARGE_SCOPES = [
-  'cob.write',
-  'cob.read',
+export const API_PIX_CHARGE_SCOPES = ['cob.write', 'cob.read', 'pix.write', 'pix.read'] as const;
+
+/** The charge adapter's scopes with the due-date charges' ones. */
+export const API_PIX_CHARGE_AND_DUE_DATE_SCOPES = [
+  ...API_PIX_CHARGE_SCOPES,
   ...API_PIX_DUE_DATE_SCOPES,
-  'pix.write',
-  'pix.read',
 ] as const;
 
 export interface BacenApiPixOptions extends ApiPixClientOptions {
