@@ -1,5 +1,5 @@
-// `npm run conformance:pix`: the charge adapter against the Central Bank's API Pix OpenAPI document
-// (test/conformance/api-pix.ts, packages/api-pix/spec/README.md). Prints the table and exits non-zero
+// `npm run conformance:pix`: the charge adapter (immediate and due-date charges) against the Central
+// Bank's API Pix OpenAPI document (test/conformance/api-pix.ts, api-pix-cobv.ts, packages/api-pix/spec/README.md). Prints the table and exits non-zero
 // on a failure. Node 24 only strips TypeScript's types and the sources use parameter properties (Node
 // 20 reads no TypeScript at all): a require hook compiles each .ts file with @swc/core (a devDependency,
 // as jest uses it), and the workspace packages are read from their sources, so nothing needs building
@@ -32,6 +32,15 @@ Module._resolveFilename = function (request, ...rest) {
 };
 
 const { runApiPixConformance, formatConformance } = require(path.join(root, 'test/conformance/api-pix.ts'));
-const report = await runApiPixConformance();
+const { runCobvConformance } = require(path.join(root, 'test/conformance/api-pix-cobv.ts'));
+const charges = await runApiPixConformance();
+// Due-date charges (cobv) in the same table: the adapter's requests and the simulator's answers.
+const dueDate = await runCobvConformance();
+const report = {
+  ...charges,
+  rows: [...charges.rows, ...dueDate.rows],
+  failures: [...charges.failures, ...dueDate.failures],
+  defectsSeen: [...new Set([...charges.defectsSeen, ...dueDate.defectsSeen])],
+};
 console.log(formatConformance(report));
 process.exitCode = report.failures.length === 0 ? 0 : 1;
