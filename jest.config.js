@@ -8,7 +8,20 @@ const moduleNameMapper = {
   '^@seller-api/service-kit/tracing$': '<rootDir>/packages/service-kit/src/tracing.ts',
   '^@seller-api/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
 };
-const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
+// Test-only packages published as ES modules only (the Helm output's schemas, a Standard Webhooks
+// verifier), compiled to CommonJS as the tests are.
+const ESM_ONLY = ['kubernetes-models', '@kubernetes-models', 'is-cidr', 'cidr-regex', 'svix'];
+const swcJs = [
+  '@swc/jest',
+  { jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } },
+];
+const common = {
+  transform: { '^.+\\.ts$': swc, [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.m?js$`]: swcJs },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+  resolver: '<rootDir>/jest.resolver.cjs',
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -278,7 +278,9 @@ export async function createKey(env) {
     if (!key) throw new Error('the CLI printed no key');
     return key;
   } catch (err) {
-    throw new Error(`creating the API key failed: ${err.message}${err.stderr ? `\n${err.stderr}` : ''}`);
+    throw new Error(`creating the API key failed: ${err.message}${err.stderr ? `\n${err.stderr}` : ''}`, {
+      cause: err,
+    });
   }
 }
 

@@ -47,7 +47,8 @@ export async function shell(command) {
     await run('bash', ['-c', command], { timeout: 120_000 });
   } catch (err) {
     // `redis-cli shutdown` closes the connection it asked on: an error that means it worked.
-    if (!/shutdown/.test(command)) throw new Error(`${command}: ${err.stderr || err.message}`);
+    if (!/shutdown/.test(command))
+      throw new Error(`${command}: ${err.stderr || err.message}`, { cause: err });
   }
 }
 

@@ -278,7 +278,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const [file, text] of Object.entries(await schemas())) {
     const target = path.join(root, file);
     if (check) {
-      let current = '';
+      let current;
       try {
         current = readFileSync(target, 'utf8');
       } catch {

@@ -196,6 +196,7 @@ describe('public documents and health', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(csp).not.toMatch(/style-src[^;]*unsafe-inline/);
 
     for (const asset of assets.filter((a) => a.startsWith('/api/v1/docs/assets/'))) {
       const file = await fetch(`${origin}${asset}`);

@@ -119,7 +119,7 @@ function validateAll(objects: K8sObject[]): void {
     try {
       new Model(o as never).validate();
     } catch (err) {
-      throw new Error(`${key} ${o.metadata.name} is invalid: ${(err as Error).message}`);
+      throw new Error(`${key} ${o.metadata.name} is invalid: ${(err as Error).message}`, { cause: err });
     }
   }
 }

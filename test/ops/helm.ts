@@ -29,7 +29,9 @@ export function helmBinary(): string {
     }).trim();
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr ?? '';
-    throw new Error(`helm 3.17.3 could not be fetched by scripts/fetch-helm.sh: ${stderr || String(err)}`);
+    throw new Error(`helm 3.17.3 could not be fetched by scripts/fetch-helm.sh: ${stderr || String(err)}`, {
+      cause: err,
+    });
   }
 }
 

@@ -75,7 +75,7 @@ export async function panelCall(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await res.text();
-  let body: Record<string, unknown> = {};
+  let body: Record<string, unknown>;
   try {
     body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   } catch {

@@ -129,7 +129,7 @@ export async function startWithNpmStart(overrides: Record<string, string> = {}):
     );
   } catch (err) {
     await stop();
-    throw new Error(`${(err as Error).message}\n${output}`);
+    throw new Error(`${(err as Error).message}\n${output}`, { cause: err });
   }
   const gatewayPort = Number(ports.GATEWAY_PORT);
   return {

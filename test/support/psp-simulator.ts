@@ -564,7 +564,7 @@ export async function startPspSimulator(options: PspSimulatorOptions): Promise<P
   ): Promise<NotificationDelivery> {
     const target = `${webhookUrl.replace(/\/+$/, '')}/pix`;
     let status = 0;
-    let text = '';
+    let text: string;
     const headers = {
       'content-type': 'application/json',
       ...(secret === null ? {} : pspNotificationHeaders(secret)),

@@ -233,7 +233,7 @@ export async function call(
   }
   const res = await fetch(url, { method: options.method ?? 'GET', headers, body });
   const text = await res.text();
-  let parsed: Record<string, unknown> = {};
+  let parsed: Record<string, unknown>;
   try {
     parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   } catch {

@@ -1,5 +1,5 @@
 import { SpanKind } from '@opentelemetry/api';
-import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { startTracing, stopTracing } from '@seller-api/service-kit/tracing';
 import { startReceiver } from '../support/receiver';
 import { createKey, startSystem, type RunningGateway, type System } from '../support/system';

@@ -52,7 +52,7 @@ async function healthBecomes(key: string, expected: unknown) {
       { timeoutMs: 30_000, what: 'webhook health' },
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}; last ${JSON.stringify(last)}`);
+    throw new Error(`${(err as Error).message}; last ${JSON.stringify(last)}`, { cause: err });
   }
 }
 

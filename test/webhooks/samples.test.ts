@@ -246,7 +246,7 @@ async function post(
 
 /** Event ids in a queue file, in order. */
 function queuedIn(queueFile: string): string[] {
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(queueFile, 'utf8');
   } catch {

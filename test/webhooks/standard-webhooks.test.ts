@@ -71,7 +71,8 @@ it('signs each webhook delivery so that standardwebhooks and svix verify it, and
   expect(headers['webhook-id']).toMatch(/^evt_/);
   const envelope: unknown = JSON.parse(hit.rawBody);
   expect(new StandardWebhook(hook.secret).verify(hit.rawBody, headers)).toEqual(envelope);
-  expect(new SvixWebhook(hook.secret).verify(hit.rawBody, headers)).toEqual(envelope);
+  // svix 2 answers nothing once the signature holds, and throws when it does not.
+  expect(() => new SvixWebhook(hook.secret).verify(hit.rawBody, headers)).not.toThrow();
   // The X-Webhook-Signature of the same delivery still verifies with the package's helper.
   expect(verifyWebhook({ secret: hook.secret, headers, rawBody: hit.rawBody }).event).toBe('order.paid');
 
@@ -98,7 +99,7 @@ it('signs with a secret issued in base64url, which the libraries verify once wri
   expect(converted).not.toBe(oldSecret);
   const envelope: unknown = JSON.parse(hit.rawBody);
   expect(new StandardWebhook(converted).verify(hit.rawBody, headers)).toEqual(envelope);
-  expect(new SvixWebhook(converted).verify(hit.rawBody, headers)).toEqual(envelope);
+  expect(() => new SvixWebhook(converted).verify(hit.rawBody, headers)).not.toThrow();
   expect(() => new StandardWebhook(converted).verify(tampered(hit.rawBody), headers)).toThrow(/signature/i);
   // Unconverted, the libraries cannot read it (their decoder knows only standard base64).
   expect(() => new StandardWebhook(oldSecret).verify(hit.rawBody, headers)).toThrow();

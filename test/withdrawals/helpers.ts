@@ -75,7 +75,7 @@ export async function balanceBecomes(h: Harness, key: string, expected: Partial<
       { what: `balance ${JSON.stringify(expected)}` },
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}; last balance ${JSON.stringify(last)}`);
+    throw new Error(`${(err as Error).message}; last balance ${JSON.stringify(last)}`, { cause: err });
   }
 }
 

@@ -68,7 +68,7 @@ async function send(path: string, { method = 'GET', body, idempotencyKey }: Send
     throw new Error('No answer from the server. Check the connection and try again.');
   }
   const text = await res.text();
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {

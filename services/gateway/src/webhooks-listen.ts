@@ -90,7 +90,7 @@ async function api(
     );
   }
   const text = await res.text();
-  let json: Record<string, unknown> = {};
+  let json: Record<string, unknown>;
   try {
     json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   } catch {

@@ -165,7 +165,7 @@ export class PaymentsClient {
     const path = `/internal/charges/${orderId}/${action}/${holdSeq === undefined ? '' : `?hold_seq=${holdSeq}`}`;
     let status: number;
     let text: string;
-    let replayed = false;
+    let replayed: boolean;
     let retryAfter: string | undefined;
     // Payments keeps the key with the change, scoped to the public route and body; the signature
     // covers it, so a captured call cannot be replayed under another key.

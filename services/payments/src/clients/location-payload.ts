@@ -188,7 +188,7 @@ export async function verifyCobvPayloadJws(
   if (header.data.x5t !== undefined && thumbprint(jwk) !== header.data.x5t) {
     throw new LocationPayloadError('unknown_key', "The JWS x5t is not the named key's certificate");
   }
-  let ok = false;
+  let ok: boolean;
   try {
     const key = createPublicKey({ key: jwk, format: 'jwk' });
     ok = verify(

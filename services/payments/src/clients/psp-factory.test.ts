@@ -92,9 +92,7 @@ describe('the PSP of each environment', () => {
         PIX_MERCHANT_CITY: 'Recife',
       });
       const { copyAndPaste } = await psps.live.createCharge({ ...charge, txid: 'A'.repeat(35) });
-      expect(new URLSearchParams(seen[0]?.body).get('scope')).toBe(
-        'cob.write cob.read pix.write pix.read',
-      );
+      expect(new URLSearchParams(seen[0]?.body).get('scope')).toBe('cob.write cob.read pix.write pix.read');
       expect(parseBrCode(copyAndPaste).fields).toMatchObject({
         '26': { '25': 'psp.example/qr/1' },
         '59': 'Loja Teste',

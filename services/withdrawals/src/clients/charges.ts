@@ -54,7 +54,7 @@ export class PaymentsChargeRefunds implements ChargeRefunds {
       throw new PaymentsCallError(`payments did not answer GET ${path}: ${(err as Error).message}`);
     }
     if (status === 404) return 'unknown';
-    let body: unknown = null;
+    let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {

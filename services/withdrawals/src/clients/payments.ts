@@ -63,7 +63,7 @@ export class PaymentsClient implements PaidChargesSource {
     } catch (err) {
       throw new PaymentsCallError(`payments did not answer ${PATH}: ${(err as Error).message}`);
     }
-    let body: unknown = null;
+    let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
