@@ -48,7 +48,9 @@ const touchesDatabase = (file: ts.SourceFile) =>
  */
 function kitDatabaseApi(): Set<string> {
   const names = new Set<string>();
-  for (const file of tsFiles(KIT).map((f) => source(f)).filter(touchesDatabase)) {
+  for (const file of tsFiles(KIT)
+    .map((f) => source(f))
+    .filter(touchesDatabase)) {
     for (const statement of file.statements) {
       const exported = ts.canHaveModifiers(statement)
         ? ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
