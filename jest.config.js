@@ -8,7 +8,18 @@ const moduleNameMapper = {
   '^@seller-api/service-kit/tracing$': '<rootDir>/packages/service-kit/src/tracing.ts',
   '^@seller-api/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
 };
-const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
+const swcJs = [
+  '@swc/jest',
+  { jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } },
+];
+const common = {
+  transform: { '^.+\\.ts$': swc, '^.+\\.js$': swcJs },
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@mikro-orm|kysely|postgres-array|postgres-date|postgres-interval)/)',
+  ],
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -57,7 +57,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
     },
     discovery: { warnWhenNoEntities: false },
     pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000 },
-    driverOptions: { connection: { application_name: options.schema, connectionTimeoutMillis: 5_000 } },
+    // pg.Pool's options. Its connect timeout also bounds the wait for a free connection of a full pool.
+    driverOptions: { application_name: options.schema, connectionTimeoutMillis: 5_000 },
     allowGlobalContext: false,
     ensureDatabase: false,
     forceUtcTimezone: true,
@@ -87,7 +88,7 @@ export async function migrate(orm: MikroORM, schema: string): Promise<string[]> 
     if (rowsOfResult(found).length === 0) {
       await client.query(`create schema if not exists "${schema.replace(/"/g, '""')}"`);
     }
-    const applied = await orm.getMigrator().up();
+    const applied = await orm.migrator.up();
     return applied.map((m) => m.name);
   } finally {
     await client.query({ ...lock, text: 'select pg_advisory_unlock(hashtext($1))' }).catch(() => undefined);

@@ -1,4 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Pool, PoolClient } from 'pg';
 
 /** A query's result; several, one per statement, for a simple query of several statements. */
 export type PgResult = { rows: unknown[] } | Array<{ rows: unknown[] }>;
@@ -25,34 +27,37 @@ export interface PgConnections {
   release(client: PgClient): Promise<void>;
 }
 
-/** The knex client MikroORM 6 drives its pool with; a knex transaction has one bound to its connection. */
-interface KnexClient {
-  acquireConnection(): Promise<PgClient>;
-  releaseConnection(connection: PgClient): Promise<unknown>;
-}
-
 /**
  * The raw pg connections of the ORM: from its pool for `source` an ORM, or the one the transaction of
  * `source`, a transactional EntityManager, runs on. The only place that knows how MikroORM hands them
- * out. On MikroORM 6 it relies on knex, which is not a documented API of either: the knex instance
- * (`getKnex()`, public) has a `client` whose `acquireConnection()` and `releaseConnection()` lend the
- * pool's pg clients, and a knex transaction (the ORM's transaction context) has a client whose
- * `acquireConnection()` returns the transaction's own connection.
+ * out. On MikroORM 7, with public APIs only: the PostgreSQL connection's `getNativeClient()` is its
+ * `pg.Pool`, whose clients this lends; a transactional EntityManager's transaction context is a Kysely
+ * transaction, bound to its connection, which runs a `CompiledQuery` there. Kysely sends the
+ * statement's parameters but never a name: in a transaction, a statement is planned at every run.
  */
 export function pgConnections(source: MikroORM | EntityManager): PgConnections {
   if ('em' in source) {
-    const client = source.em.getConnection().getKnex().client as KnexClient;
+    const connection = source.em.getConnection();
+    // Kept once had: after `orm.close()` it is ended and refuses, where asking again would reconnect.
+    let pool: Promise<Pool> | undefined;
     return {
-      acquire: () => client.acquireConnection(),
-      release: async (connection) => {
-        await client.releaseConnection(connection);
+      acquire: async () => (await (pool ??= connection.getNativeClient())).connect() as Promise<PgClient>,
+      release: async (client) => {
+        (client as unknown as PoolClient).release();
       },
     };
   }
-  const trx = source.getTransactionContext<{ client: KnexClient }>();
+  const trx = source.getTransactionContext<Kysely<unknown>>();
   if (!trx) throw new Error('the EntityManager is not in a transaction');
+  const client: PgClient = {
+    async query(query) {
+      const compiled =
+        typeof query === 'string' ? CompiledQuery.raw(query) : CompiledQuery.raw(query.text, query.values);
+      return { rows: (await trx.executeQuery(compiled)).rows };
+    },
+  };
   return {
-    acquire: () => trx.client.acquireConnection(),
+    acquire: async () => client,
     release: async () => undefined,
   };
 }

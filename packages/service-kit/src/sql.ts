@@ -117,7 +117,7 @@ export function sqlOf(orm: MikroORM): Sql {
       const name = typeof entity === 'string' ? entity : entity.meta.className;
       let found = tables.get(name);
       if (!found) {
-        const meta = orm.getMetadata().find(name);
+        const meta = orm.getMetadata().getByClassName(name, false);
         if (!meta) throw new Error(`unknown entity ${name}`);
         const schema = meta.schema && meta.schema !== '*' ? meta.schema : defaultSchema;
         const columns = meta.props

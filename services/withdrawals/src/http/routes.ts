@@ -25,6 +25,7 @@ import {
   sendAnswer,
   type Runtime,
 } from '@seller-api/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Express, Request } from 'express';
 import { balanceOf } from '../db/balances';
 import type { WithdrawalRow } from '../db/entities';
@@ -78,7 +79,11 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   const rules = { minAmount: deps.minAmount, autoApproval: deps.autoApproval };
 
   /** Operator views with each seller's suspension in force, read in one query per page. */
-  const forOperators = async (rows: WithdrawalRow[], environment: Environment, reader = em()) => {
+  const forOperators = async (
+    rows: WithdrawalRow[],
+    environment: Environment,
+    reader: EntityManager = em(),
+  ) => {
     const suspensions = await activeSuspensionsOf(
       reader,
       environment,
