@@ -8,9 +8,22 @@ const moduleNameMapper = {
   '^@seller-api/service-kit/tracing$': '<rootDir>/packages/service-kit/src/tracing.ts',
   '^@seller-api/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
 };
-// Test-only packages published as ES modules only (the Helm output's schemas, a Standard Webhooks
-// verifier), compiled to CommonJS as the tests are.
-const ESM_ONLY = ['kubernetes-models', '@kubernetes-models', 'is-cidr', 'cidr-regex', 'svix'];
+// Packages published as ES modules only, compiled to CommonJS as the tests are: MikroORM 7 and its
+// query builder with pg's type parsers (production loads them natively through Node 24's
+// require(esm); jest's module loader cannot), and test-only ones (the Helm output's schemas, a
+// Standard Webhooks verifier).
+const ESM_ONLY = [
+  '@mikro-orm',
+  'kysely',
+  'postgres-array',
+  'postgres-date',
+  'postgres-interval',
+  'kubernetes-models',
+  '@kubernetes-models',
+  'is-cidr',
+  'cidr-regex',
+  'svix',
+];
 const swcJs = [
   '@swc/jest',
   { jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } },

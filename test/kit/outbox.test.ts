@@ -295,6 +295,52 @@ describe('the relay under load', () => {
   });
 });
 
+describe('waking the relay', () => {
+  it('wakes it when the outermost transaction commits, not when a nested one does', async () => {
+    // Without its fallback poll, this relay publishes a row only when a commit wakes it.
+    await relay.stop();
+    const woken = new OutboxRelay({
+      orm,
+      schema: SCHEMA,
+      broker: producer,
+      logger,
+      metrics,
+      pollIntervalMs: 60_000,
+    });
+    try {
+      woken.start();
+      const id = randomUUID();
+      await orm.em.fork().transactional(async (outer) => {
+        await outer.transactional(async (inner) => {
+          await inner.execute(`insert into ${SCHEMA}.widgets (id, name) values (?, ?)`, [id, 'nested']);
+          enqueue(inner, {
+            exchange: EXCHANGE,
+            routingKey: 'widget.created',
+            payload: { id, name: 'nested' },
+          });
+        });
+        // Released, the savepoint's rows are still invisible to the relay: a drain now finds nothing.
+        expect(
+          await sqlOf(orm).query(`select id from ${SCHEMA}.outbox where payload->>'id' = $1`, [id]),
+        ).toEqual([]);
+      });
+      await waitFor(() => effectsFor(id), { what: 'the event published at the outer commit' });
+      expect(await effectsFor(id)).toBe(1);
+    } finally {
+      await woken.stop();
+      relay = new OutboxRelay({
+        orm,
+        schema: SCHEMA,
+        broker: producer,
+        logger,
+        metrics,
+        pollIntervalMs: 100,
+      });
+      relay.start();
+    }
+  });
+});
+
 describe('a transaction of plain statements (sqlOf)', () => {
   const countOf = async (name: string) =>
     Number(

@@ -1,5 +1,12 @@
 import { Migration } from '@mikro-orm/migrations';
-import { createLogger, openDatabase, sqlOf, type MikroORM, type Sql } from '@seller-api/service-kit';
+import {
+  createLogger,
+  openDatabase,
+  sqlInTransaction,
+  sqlOf,
+  type MikroORM,
+  type Sql,
+} from '@seller-api/service-kit';
 import { openMigrated } from '../support/database';
 import { testEnv } from '../support/env';
 
@@ -49,4 +56,27 @@ test('a statement with parameters is prepared once per connection, one planned a
   const statements = await prepared();
   expect(statements).toContain(named);
   expect(statements).not.toContain(unnamed);
+});
+
+test('sqlInTransaction runs on the connection of the ORM transaction, not one of the pool', async () => {
+  // The pool's one connection is the transaction's: a statement that took one from the pool would wait.
+  const seen = await orm.em.fork().transactional(async (tx) => {
+    await tx.execute(`select set_config('kit_sql_test.mark', 'in-tx', true)`);
+    const inTx = sqlInTransaction(sql, tx);
+    const [row] = await inTx.query<{ mark: string; n: number }>(
+      `select current_setting('kit_sql_test.mark', true) as mark, $1::int as n`,
+      [7],
+    );
+    return row;
+  });
+  expect(seen).toEqual({ mark: 'in-tx', n: 7 });
+  // Transaction-local: gone with the commit, so the statement above ran inside it.
+  const [after] = await sql.query<{ mark: string | null }>(
+    `select nullif(current_setting('kit_sql_test.mark', true), '') as mark`,
+  );
+  expect(after?.mark).toBeNull();
+});
+
+test('sqlInTransaction refuses an EntityManager outside a transaction', () => {
+  expect(() => sqlInTransaction(sql, orm.em.fork())).toThrow(/not in a transaction/);
 });

@@ -10,12 +10,13 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
   'EAI_AGAIN',
 ]);
-// What the drivers say when the connection under them died (pg, knex) or the pool found none.
+// What pg says when the connection under it died, or when its pool found none in time (a full pool
+// or a connect that hangs).
 const UNAVAILABLE_MESSAGES = [
   /Client has encountered a connection error/,
   /Connection terminated/,
   /Connection ended unexpectedly/,
-  /Timeout acquiring a connection/,
+  /timeout exceeded when trying to connect/,
 ];
 
 /**

@@ -4,6 +4,7 @@ import type { Migration } from '@mikro-orm/migrations';
 import { Client } from 'pg';
 import type { Logger } from './logger';
 import { OutboxMessageSchema } from './outbox';
+import { pgConnections, rowsOfResult, type PgStatement } from './pg-connections';
 
 export type { MikroORM };
 export type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -56,7 +57,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
     },
     discovery: { warnWhenNoEntities: false },
     pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000 },
-    driverOptions: { connection: { application_name: options.schema, connectionTimeoutMillis: 5_000 } },
+    // pg.Pool's options. Its connect timeout also bounds the wait for a free connection of a full pool.
+    driverOptions: { application_name: options.schema, connectionTimeoutMillis: 5_000 },
     allowGlobalContext: false,
     ensureDatabase: false,
     forceUtcTimezone: true,
@@ -68,23 +70,29 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
 
 /** Apply pending migrations; safe to run on every start and from several replicas at once. */
 export async function migrate(orm: MikroORM, schema: string): Promise<string[]> {
-  const connection = orm.em.getConnection();
   // One migrator at a time per schema, across replicas: a transaction-scoped advisory lock would be
   // released too early, so take a connection-level lock on a dedicated connection.
-  const knex = connection.getKnex();
-  const client = await knex.client.acquireConnection();
+  const connections = pgConnections(orm);
+  const client = await connections.acquire();
   const lockKey = `migrate:${schema}`;
+  const lock: PgStatement = { name: '', text: 'select pg_advisory_lock(hashtext($1))', values: [lockKey] };
   try {
-    await client.query('select pg_advisory_lock(hashtext($1))', [lockKey]);
+    await client.query(lock);
     // A service's role owns its schema but may not create schemas (docs/deploy.md): create it only
     // when it is missing, as the shared development role does.
-    const found = await client.query('select 1 from pg_namespace where nspname = $1', [schema]);
-    if (found.rowCount === 0) await client.query(`create schema if not exists "${schema}"`);
-    const applied = await orm.getMigrator().up();
+    const found = await client.query({
+      name: '',
+      text: 'select 1 from pg_namespace where nspname = $1',
+      values: [schema],
+    });
+    if (rowsOfResult(found).length === 0) {
+      await client.query(`create schema if not exists "${schema.replace(/"/g, '""')}"`);
+    }
+    const applied = await orm.migrator.up();
     return applied.map((m) => m.name);
   } finally {
-    await client.query('select pg_advisory_unlock(hashtext($1))', [lockKey]).catch(() => undefined);
-    await knex.client.releaseConnection(client);
+    await client.query({ ...lock, text: 'select pg_advisory_unlock(hashtext($1))' }).catch(() => undefined);
+    await connections.release(client);
   }
 }
 

@@ -186,11 +186,13 @@ export class OutboxRelay {
     const wake = () => this.wake();
     const subscriber: EventSubscriber = {
       afterFlush(args: FlushEventArgs) {
-        if (args.uow.getChangeSets().some((cs) => cs.name === OutboxMessageSchema.meta.className))
+        if (args.uow.getChangeSets().some((cs) => cs.meta.className === OutboxMessageSchema.meta.className))
           stored = true;
       },
-      afterTransactionCommit(_args: TransactionEventArgs) {
-        if (!stored) return;
+      afterTransactionCommit(args: TransactionEventArgs) {
+        // A nested transaction's commit (a savepoint released) publishes nothing yet: its rows are
+        // visible to the relay only once the outermost transaction commits.
+        if (!stored || args.transaction?.savepointName !== undefined) return;
         stored = false;
         wake();
       },

@@ -70,13 +70,13 @@ async function tryLock(client: Client, options: ReplicaLockOptions): Promise<boo
 
 /**
  * The settings the ORM's pool opens its connections with (MikroORM's public `getConnectionOptions`,
- * and the `driverOptions.connection` openDatabase gives it: application name, connect timeout).
+ * and the `driverOptions` openDatabase gives it: application name, connect timeout).
  */
 function lockConnectionConfig(orm: MikroORM): ClientConfig {
-  const driverOptions = orm.config.get('driverOptions') as { connection?: ClientConfig } | undefined;
+  const driverOptions = orm.config.get('driverOptions') as ClientConfig | undefined;
   return {
     ...(orm.em.getConnection().getConnectionOptions() as ClientConfig),
-    ...driverOptions?.connection,
+    ...driverOptions,
     // The connection idles for the whole run: TCP keepalive lets a peer lost behind a partition or a
     // NAT be noticed in a minute rather than the OS's two hours, so its lock does not outlive it.
     keepAlive: true,

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { EntitySchema } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { pgConnections, rowsOfResult, type PgStatement } from './pg-connections';
 import { WriteBatch, type WriteBatchOptions } from './write-batch';
 
 /**
  * Parameterised statements on a raw connection of the ORM's own pool, for hot paths: no query
  * builder and no entity mapping, and pg sends a statement with its parameters in one write (the
- * ORM's `execute` inlines them into a simple query, built by knex on every call).
+ * ORM's `execute` inlines them into a simple query, built on every call).
  */
 export interface Sql {
   query<R extends object = Record<string, unknown>>(
@@ -50,19 +51,6 @@ export interface TableOf {
   columnList: string;
 }
 
-/** A query's result; several, one per statement, for a simple query of several statements. */
-type PgResult = { rows: unknown[] } | Array<{ rows: unknown[] }>;
-
-interface PgClient {
-  query(query: string | PgStatement, values?: unknown[]): Promise<PgResult>;
-}
-
-interface PgStatement {
-  name: string;
-  text: string;
-  values: unknown[];
-}
-
 // Statements with parameters run prepared, named after their text: PostgreSQL parses and plans a hot
 // statement (a batch insert of several CTEs, say) once per connection instead of on every call. Texts
 // are fixed per call site; past this many, a text (one built with a varying shape) runs unnamed, so a
@@ -85,18 +73,10 @@ function statement(text: string, values: unknown[], options?: QueryOptions): str
   return { name, text, values };
 }
 
-const rowsOfResult = (result: PgResult): unknown[] =>
-  Array.isArray(result) ? (result[result.length - 1]?.rows ?? []) : result.rows;
-
-interface KnexClient {
-  acquireConnection(): Promise<PgClient>;
-  releaseConnection(connection: PgClient): Promise<unknown>;
-}
-
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export function sqlOf(orm: MikroORM): Sql {
-  const client = orm.em.getConnection().getKnex().client as KnexClient;
+  const connections = pgConnections(orm);
   const defaultSchema = orm.config.get('schema');
   const tables = new Map<string, TableOf>();
   return {
@@ -105,18 +85,18 @@ export function sqlOf(orm: MikroORM): Sql {
       values: unknown[] = [],
       options?: QueryOptions,
     ): Promise<R[]> {
-      const connection = await client.acquireConnection();
+      const connection = await connections.acquire();
       try {
         return rowsOfResult(await connection.query(statement(text, values, options))) as R[];
       } finally {
-        await client.releaseConnection(connection);
+        await connections.release(connection);
       }
     },
     async transaction<R extends object, T>(
       opening: string,
       work: (rows: R[], query: SqlQuery) => Promise<T>,
     ): Promise<T> {
-      const connection = await client.acquireConnection();
+      const connection = await connections.acquire();
       const query: SqlQuery = async <Q extends object>(text: string, values: unknown[] = []) =>
         rowsOfResult(await connection.query(statement(text, values))) as Q[];
       try {
@@ -130,14 +110,14 @@ export function sqlOf(orm: MikroORM): Sql {
         await connection.query('rollback').catch(() => undefined);
         throw err;
       } finally {
-        await client.releaseConnection(connection);
+        await connections.release(connection);
       }
     },
     table(entity) {
       const name = typeof entity === 'string' ? entity : entity.meta.className;
       let found = tables.get(name);
       if (!found) {
-        const meta = orm.getMetadata().find(name);
+        const meta = orm.getMetadata().getByClassName(name, false);
         if (!meta) throw new Error(`unknown entity ${name}`);
         const schema = meta.schema && meta.schema !== '*' ? meta.schema : defaultSchema;
         const columns = meta.props
@@ -155,20 +135,14 @@ export function sqlOf(orm: MikroORM): Sql {
   };
 }
 
-/** The knex transaction MikroORM runs a transactional EntityManager on (its client hands out that connection). */
-interface KnexTransaction {
-  client: KnexClient;
-}
-
 /**
  * `sql`'s statements on the connection of the ORM transaction `tx` is in: a raw-SQL path and ORM
  * code in one transaction (an Idempotency-Key's record with the change it guards, idempotency.ts).
  */
 export function sqlInTransaction(sql: Sql, tx: EntityManager): Sql {
-  const trx = tx.getTransactionContext<KnexTransaction>();
-  if (!trx) throw new Error('sqlInTransaction: the EntityManager is not in a transaction');
+  const connections = pgConnections(tx);
   const query: SqlQuery = async <R extends object>(text: string, values: unknown[] = []) =>
-    rowsOfResult(await (await trx.client.acquireConnection()).query(statement(text, values))) as R[];
+    rowsOfResult(await (await connections.acquire()).query(statement(text, values))) as R[];
   return {
     query: (text, values) => query(text, values ?? []).then((rows) => rows as never),
     transaction: async (opening, work) => work((await query(opening)) as never, query),

@@ -1,0 +1,63 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Pool, PoolClient } from 'pg';
+
+/** A query's result; several, one per statement, for a simple query of several statements. */
+export type PgResult = { rows: unknown[] } | Array<{ rows: unknown[] }>;
+
+/** The rows of a result: those of its last statement for a simple query of several. */
+export const rowsOfResult = (result: PgResult): unknown[] =>
+  Array.isArray(result) ? (result[result.length - 1]?.rows ?? []) : result.rows;
+
+/** A statement with parameters, sent prepared under `name` (unnamed when it is ''). */
+export interface PgStatement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+/** What the kit needs of a pg connection: a statement without parameters is a simple query. */
+export interface PgClient {
+  query(query: string | PgStatement): Promise<PgResult>;
+}
+
+export interface PgConnections {
+  acquire(): Promise<PgClient>;
+  /** Gives back what `acquire` handed out; a transaction's connection stays with its transaction. */
+  release(client: PgClient): Promise<void>;
+}
+
+/**
+ * The raw pg connections of the ORM: from its pool for `source` an ORM, or the one the transaction of
+ * `source`, a transactional EntityManager, runs on. The only place that knows how MikroORM hands them
+ * out. On MikroORM 7, with public APIs only: the PostgreSQL connection's `getNativeClient()` is its
+ * `pg.Pool`, whose clients this lends; a transactional EntityManager's transaction context is a Kysely
+ * transaction, bound to its connection, which runs a `CompiledQuery` there. Kysely sends the
+ * statement's parameters but never a name: in a transaction, a statement is planned at every run.
+ */
+export function pgConnections(source: MikroORM | EntityManager): PgConnections {
+  if ('em' in source) {
+    const connection = source.em.getConnection();
+    // Kept once had: after `orm.close()` it is ended and refuses, where asking again would reconnect.
+    let pool: Promise<Pool> | undefined;
+    return {
+      acquire: async () => (await (pool ??= connection.getNativeClient())).connect() as Promise<PgClient>,
+      release: async (client) => {
+        (client as unknown as PoolClient).release();
+      },
+    };
+  }
+  const trx = source.getTransactionContext<Kysely<unknown>>();
+  if (!trx) throw new Error('the EntityManager is not in a transaction');
+  const client: PgClient = {
+    async query(query) {
+      const compiled =
+        typeof query === 'string' ? CompiledQuery.raw(query) : CompiledQuery.raw(query.text, query.values);
+      return { rows: (await trx.executeQuery(compiled)).rows };
+    },
+  };
+  return {
+    acquire: async () => client,
+    release: async () => undefined,
+  };
+}
