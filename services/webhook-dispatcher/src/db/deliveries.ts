@@ -128,6 +128,9 @@ async function listOwnedDeliveries(
       order by d.created_at desc, d.id desc
       limit ${limit}`,
     values,
+    // Planned at every run, as when the ORM inlined it: the text varies with the filters, and each
+    // variant would otherwise take one of the connection's prepared-statement names.
+    { planEachRun: true },
   );
   const kept = rows.slice(0, query.limit);
   const last = kept.at(-1);
@@ -221,6 +224,8 @@ export async function resendDead(
        returning 1)
      select count(*)::int as n from requeued`,
     values,
+    // As the list above: its text varies with the filters.
+    { planEachRun: true },
   );
   return requeued?.n ?? 0;
 }

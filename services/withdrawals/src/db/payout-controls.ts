@@ -251,6 +251,9 @@ export async function listSuspensions(
     `select ${SUSPENSION_COLUMNS} from withdrawals.seller_suspensions s where ${where.join(' and ')}
       order by s.suspended_at desc, s.id desc limit ${limit}`,
     params,
+    // Planned at every run, as when the ORM inlined it: the text varies with the filters, and each
+    // variant would otherwise take one of the connection's prepared-statement names.
+    { planEachRun: true },
   );
   return rows.map(toRow);
 }
