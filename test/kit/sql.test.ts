@@ -1,39 +1,16 @@
-import { Migration } from '@mikro-orm/migrations';
-import { createLogger, openDatabase, sqlOf, type MikroORM, type Sql } from '@seller-api/service-kit';
-import { openMigrated } from '../support/database';
-import { testEnv } from '../support/env';
+import { sqlOf, type Sql } from '@seller-api/service-kit';
+import { useDatabase } from '../support/database';
 
 /*
  * The kit's statements run prepared, named after their text, unless a call asks for a plan at every
- * run (QueryOptions.planEachRun). One connection in the pool: the prepared statements listed are
- * those of the connection the statements ran on.
+ * run (QueryOptions.planEachRun).
  */
 const SCHEMA = 'kit_sql_test';
-const env = testEnv();
-let orm: MikroORM;
+// One connection: the prepared statements listed are those of the connection the statements ran on.
+const db = useDatabase({ schema: SCHEMA, poolMax: 1 });
 let sql: Sql;
-
-class Init extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`create schema if not exists ${SCHEMA}`);
-  }
-}
-
-const options = {
-  schema: SCHEMA,
-  entities: [],
-  migrations: [{ name: 'Init', class: Init }],
-  logger: createLogger('kit-sql-test', 'silent'),
-};
-
-beforeAll(async () => {
-  // Migrated first (migrating takes a connection of its own), then opened on one connection.
-  await (await openMigrated(env, options)).close();
-  orm = await openDatabase({ ...options, url: env.DATABASE_URL as string, poolMax: 1 });
-  sql = sqlOf(orm);
-});
-afterAll(async () => {
-  await orm?.close();
+beforeAll(() => {
+  sql = sqlOf(db.orm);
 });
 
 const prepared = async () =>
