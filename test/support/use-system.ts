@@ -18,8 +18,8 @@ const lazy = {
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
- * One test file's system (docs/testing.md): what the file asks for is started in a beforeAll and
- * stopped in an afterAll, and the handles are read inside its tests and hooks.
+ * One test file's system (README.md, "Running the tests"): what the file asks for is started in a
+ * beforeAll and stopped in an afterAll, and the handles are read inside its tests and hooks.
  *
  *   const t = useSystem({ receiver: true });
  *   it('delivers order.created', async () => {
