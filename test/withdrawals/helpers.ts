@@ -4,7 +4,7 @@ import { Balance, Withdrawal, type Environment } from '@seller-api/contracts';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { captureEvents } from '../support/events';
 import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
-import { useSystem, type UseSystemOptions } from '../support/use-system';
+import { useSystem, type SystemHandles, type UseSystemOptions } from '../support/use-system';
 import { waitFor } from '../support/wait';
 
 /** 15000 gross at the default fee (399 bps): what the seller is credited for one sale. */
@@ -29,30 +29,28 @@ export interface Harness extends HarnessHandles {
 }
 
 /**
- * The file's system (useSystem) and a capture of everything published on `withdrawals.events` from
- * before its first test; read inside tests and hooks.
+ * The file's system (useSystem's handles) and a capture of everything published on
+ * `withdrawals.events` from before its first test; read inside tests and hooks.
  */
 export function useHarness(
-  env: Record<string, string> = {},
+  env: UseSystemOptions['env'] = {},
   options: Omit<UseSystemOptions, 'env'> = {},
-): HarnessHandles {
+): SystemHandles & HarnessHandles {
   const t = useSystem({ ...options, env });
   let events: HarnessHandles['events'] | undefined;
   beforeAll(async () => {
     events = await t.captureEvents('withdrawals.events', 'withdrawal.*');
   });
-  return {
-    get system() {
-      return t.system;
+  // useSystem's getters, and one more.
+  return Object.create(t, {
+    events: {
+      get() {
+        if (!events)
+          throw new Error('useHarness: the events are captured in a beforeAll; read them in a test');
+        return events;
+      },
     },
-    get gateway() {
-      return t.gateway;
-    },
-    get events() {
-      if (!events) throw new Error('useHarness: the events are captured in a beforeAll; read them in a test');
-      return events;
-    },
-  };
+  }) as SystemHandles & HarnessHandles;
 }
 
 /** The five services, a gateway and a capture of everything published on `withdrawals.events`. */
