@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { Balance, Withdrawal, type Environment } from '@seller-api/contracts';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
-import { captureEvents } from '../support/events';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import type { captureEvents } from '../support/events';
+import { call, createKey, type RunningGateway, type System } from '../support/system';
 import { useSystem, type SystemHandles, type UseSystemOptions } from '../support/use-system';
 import { waitFor } from '../support/wait';
 
@@ -17,15 +17,11 @@ export interface Seller {
   email: string;
 }
 
-/** What the helpers below use of a file's system: useHarness's handles, or a started harness. */
+/** What the helpers below use of a file's system (useHarness). */
 export interface HarnessHandles {
   system: System;
   gateway: RunningGateway;
   events: Awaited<ReturnType<typeof captureEvents>>;
-}
-
-export interface Harness extends HarnessHandles {
-  stop(): Promise<void>;
 }
 
 /**
@@ -51,30 +47,6 @@ export function useHarness(
       },
     },
   }) as SystemHandles & HarnessHandles;
-}
-
-/** The five services, a gateway and a capture of everything published on `withdrawals.events`. */
-export async function startHarness(
-  overrides: Record<string, string> = {},
-  options: Parameters<typeof startSystem>[2] = {},
-): Promise<Harness> {
-  const system = await startSystem(overrides, undefined, options);
-  const gateway = await system.startGateway();
-  const events = await captureEvents(
-    system.env.AMQP_URL as string,
-    system.env.AMQP_NAMESPACE as string,
-    'withdrawals.events',
-    'withdrawal.*',
-  );
-  return {
-    system,
-    gateway,
-    events,
-    async stop() {
-      await events.close();
-      await system.stop();
-    },
-  };
 }
 
 export async function newSeller(h: HarnessHandles, environment: Environment = 'test'): Promise<Seller> {
