@@ -285,6 +285,32 @@ export async function createKey(env) {
 }
 
 /**
+ * One request to the API for a bench's set-up: `body` (an object) sent as JSON, `key` as the bearer
+ * credential when given, `headers` added. Answers the status, the JSON body (null when it is not JSON,
+ * the caller reports `text`) and the text.
+ */
+export async function api(url, { key, method = 'GET', body, headers = {}, timeoutMs = 10_000 } = {}) {
+  const res = await fetch(url, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // Reported with the text.
+  }
+  return { status: res.status, json, text };
+}
+
+/**
  * A target: `{ name, url, headers: () => object, method?, body?, setupRequest?, status? }`. `body` is
  * a string sent as is; `setupRequest` may change each request under load (autocannon's hook);
  * `status`, when given, is the only status code accepted (otherwise any 2xx).

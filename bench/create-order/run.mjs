@@ -12,7 +12,6 @@
 // BENCH_VERBOSE=1 to stream the children's log lines as they come instead of a summary at the end,
 // BENCH_PROFILE=<dir> to write a V8 CPU profile of each child there (<name>.cpuprofile, overwritten
 // by the next run) and print where each one spent its CPU. The plumbing is in ../lib.mjs.
-/* global fetch, AbortSignal */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,6 +20,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ROOT,
+  api,
   childList,
   CPF,
   createKey,
@@ -68,28 +68,11 @@ if (CUSTOMERS !== 'one' && CUSTOMERS !== 'many') {
   process.exit(1);
 }
 
-async function postJson(url, headers, body) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // Reported with the text below.
-  }
-  return { status: res.status, json, text };
-}
-
 async function createProduct(apiUrl, key) {
-  const res = await postJson(
-    `${apiUrl}/sellers/products/`,
-    { authorization: `Bearer ${key}` },
-    {
+  const res = await api(`${apiUrl}/sellers/products/`, {
+    key,
+    method: 'POST',
+    body: {
       name: 'Camiseta',
       price: 5000,
       type: 'PHYSICAL',
@@ -97,7 +80,7 @@ async function createProduct(apiUrl, key) {
       commission_unit_amount: 500,
       producer_name: 'Produtora X',
     },
-  );
+  });
   const id = res.json?.data?.uuid;
   if (res.status !== 201 || !id) {
     throw new Error(`creating the product answered ${res.status}: ${res.text.slice(0, 500)}`);
@@ -107,7 +90,11 @@ async function createProduct(apiUrl, key) {
 
 /** One order before the load: a 201 with the PIX charge, or the bench stops with the answer. */
 async function checkOrder(target) {
-  const res = await postJson(target.url, target.headers(), JSON.parse(target.body));
+  const res = await api(target.url, {
+    method: 'POST',
+    headers: target.headers(),
+    body: JSON.parse(target.body),
+  });
   const pix = res.json?.data?.pix;
   if (res.status !== 201 || !pix?.copy_and_paste || !pix?.qr_code_image_base64) {
     throw new Error(`${target.name}: POST ${target.url} answered ${res.status}: ${res.text.slice(0, 500)}`);

@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { QUEUES, createSeller, deleteQueues, resetState, startCluster } from '../../chaos/cluster.mjs';
 import {
   ROOT,
+  api,
   childList,
   dropDatabase,
   freePort,
@@ -229,42 +230,33 @@ const sum = (object) => Object.values(object).reduce((a, b) => a + b, 0);
 // ---------------------------------------------------------------------------------------------------
 // Set-up through the API.
 
-async function api(apiUrl, key, method, route, body) {
-  const res = await fetch(`${apiUrl}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // Reported with the text.
-  }
-  return { status: res.status, json, text };
-}
-
 /** A seller: a key from the operator CLI, a product, and its two webhooks to the receiver. */
 async function makeSeller(cluster, apiUrl, receiverPorts, index) {
   const key = await createSeller(cluster.envOf('gateway-1'), `bench-system-${index}@example.com`);
-  const product = await api(apiUrl, key, 'POST', '/sellers/products/', {
-    name: 'Camiseta',
-    price: 5000,
-    type: 'PHYSICAL',
-    images: ['https://cdn.example.com/camiseta.png'],
-    commission_unit_amount: 500,
-    producer_name: 'Produtora X',
+  const timeoutMs = 15_000;
+  const product = await api(`${apiUrl}/sellers/products/`, {
+    key,
+    method: 'POST',
+    timeoutMs,
+    body: {
+      name: 'Camiseta',
+      price: 5000,
+      type: 'PHYSICAL',
+      images: ['https://cdn.example.com/camiseta.png'],
+      commission_unit_amount: 500,
+      producer_name: 'Produtora X',
+    },
   });
   if (product.status !== 201) throw new Error(`creating a product: ${product.status} ${product.text}`);
   for (const [event, port] of [
     ['order.created', receiverPorts.created],
     ['order.paid', receiverPorts.paid],
   ]) {
-    const res = await api(apiUrl, key, 'POST', '/config/webhooks/', {
-      url: `http://127.0.0.1:${port}/hooks/${index}`,
-      event,
+    const res = await api(`${apiUrl}/config/webhooks/`, {
+      key,
+      method: 'POST',
+      timeoutMs,
+      body: { url: `http://127.0.0.1:${port}/hooks/${index}`, event },
     });
     if (res.status !== 201) throw new Error(`registering a webhook: ${res.status} ${res.text}`);
   }

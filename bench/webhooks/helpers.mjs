@@ -2,27 +2,10 @@
 // the dispatcher's tables.
 /* global fetch, AbortSignal */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { api as request } from '../lib.mjs';
 
 export function runHelpers({ db, apiUrl, receiverUrl, key }) {
-  async function api(method, route, body) {
-    const res = await fetch(`${apiUrl}${route}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
-    let json = null;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      // Reported with the text.
-    }
-    return { status: res.status, json, text };
-  }
+  const api = (method, route, body) => request(`${apiUrl}${route}`, { key, method, body });
 
   async function expect(status, method, route, body) {
     const res = await api(method, route, body);

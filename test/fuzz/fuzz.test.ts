@@ -1,7 +1,8 @@
 import { routes } from '@seller-api/contracts';
 import { prepareContext } from '../../fuzz/setup';
 import { describeFailure, formatReport, runFuzz } from '../../fuzz/runner';
-import { createKey, startSystem, uniqueEmail, type RunningGateway, type System } from '../support/system';
+import { uniqueEmail } from '../support/system';
+import { useSystem } from '../support/use-system';
 
 // CI's slice of `npm run fuzz` (docs/fuzz.md): 2,000 requests of a fixed seed drawn from the contracts'
 // route registry, against the system started in this process. Any 5xx, stack trace, SQL or 4xx outside
@@ -9,35 +10,28 @@ import { createKey, startSystem, uniqueEmail, type RunningGateway, type System }
 const SEED = 20261126;
 const REQUESTS = 2_000;
 
-let system: System;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  system = await startSystem();
-  // The fuzzer sends far more than a client's minute allows, much of it unauthenticated.
-  gateway = await system.startGateway({
+// The fuzzer sends far more than a client's minute allows, much of it unauthenticated.
+const t = useSystem({
+  gateway: {
     RATE_LIMIT_PER_MINUTE: '1000000',
     UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1000000',
     PSP_RATE_LIMIT_PER_MINUTE: '1000000',
-  });
-}, 60_000);
-afterAll(async () => {
-  await system.stop();
+  },
 });
 
 it('answers 2,000 fuzzed requests on every route without a 5xx or an undocumented error', async () => {
   const email = uniqueEmail('fuzz');
   const keys = {
-    seller: (await createKey(gateway.service, { email })).key,
-    live: (await createKey(gateway.service, { email, environment: 'live' })).key,
-    operator: (await createKey(gateway.service, { role: 'operator' })).key,
+    seller: (await t.newKey({ email })).key,
+    live: (await t.newKey({ email, environment: 'live' })).key,
+    operator: (await t.newKey({ role: 'operator' })).key,
   };
-  const context = await prepareContext(gateway.url, keys, system.env.PSP_WEBHOOK_SECRET ?? null);
+  const context = await prepareContext(t.url, keys, t.env.PSP_WEBHOOK_SECRET ?? null);
   expect(context.ids.orders.length).toBeGreaterThan(0);
   expect(context.ids.webhooks.length).toBeGreaterThan(0);
 
   const report = await runFuzz({
-    baseUrl: gateway.url,
+    baseUrl: t.url,
     context,
     seed: SEED,
     requests: REQUESTS,

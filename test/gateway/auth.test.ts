@@ -1,24 +1,20 @@
 import { createApiKey } from '../../services/gateway/src/db/api-keys';
 import { setSellerStatus } from '../../services/gateway/src/db/sellers';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call, type RunningGateway } from '../support/system';
+import { useSystem } from '../support/use-system';
 
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem();
 let second: RunningGateway;
-
 beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  second = await system.startGateway();
+  second = await t.startGateway();
 });
-afterAll(() => system.stop());
 
 const balance = (g: RunningGateway, key?: string, headers?: Record<string, string>) =>
   call(`${g.url}/finance/balance/`, { key, headers });
 
 describe('API key authentication', () => {
   it('answers 401 with the documented body when the header is missing', async () => {
-    const res = await balance(gateway);
+    const res = await balance(t.gateway);
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/credentials/i) });
   });
@@ -29,14 +25,14 @@ describe('API key authentication', () => {
     ['an unknown key', { authorization: 'Bearer mk_test_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0123' }],
     ['a basic credential', { authorization: 'Basic dXNlcjpwYXNz' }],
   ])('answers 401 to %s', async (_name, headers) => {
-    const res = await balance(gateway, undefined, headers);
+    const res = await balance(t.gateway, undefined, headers);
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('unauthorized');
   });
 
   it('lets a valid key through to the service with the rate-limit headers', async () => {
-    const { key } = await createKey(gateway.service);
-    const res = await balance(gateway, key);
+    const { key } = await t.newKey();
+    const res = await balance(t.gateway, key);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       message: expect.any(String),
@@ -48,27 +44,27 @@ describe('API key authentication', () => {
   });
 
   it('revokes the previous key of an environment on the very next request, on every gateway replica', async () => {
-    const first = await createKey(gateway.service);
+    const first = await t.newKey();
     const live = await createApiKey(
-      gateway.service.runtime.sql,
-      gateway.service.runtime.orm.em.fork(),
-      gateway.service.keyVersions,
+      t.gateway.service.runtime.sql,
+      t.gateway.service.runtime.orm.em.fork(),
+      t.gateway.service.keyVersions,
       first.userId,
       'live',
       null,
     );
-    expect((await balance(gateway, first.key)).status).toBe(200);
+    expect((await balance(t.gateway, first.key)).status).toBe(200);
     expect((await balance(second, first.key)).status).toBe(200);
 
     const rotated = await createApiKey(
-      gateway.service.runtime.sql,
-      gateway.service.runtime.orm.em.fork(),
-      gateway.service.keyVersions,
+      t.gateway.service.runtime.sql,
+      t.gateway.service.runtime.orm.em.fork(),
+      t.gateway.service.keyVersions,
       first.userId,
       'test',
       'rotated',
     );
-    expect((await balance(gateway, first.key)).status).toBe(401);
+    expect((await balance(t.gateway, first.key)).status).toBe(401);
     expect((await balance(second, first.key)).status).toBe(401);
     expect((await balance(second, rotated.key)).status).toBe(200);
     // The live key of the same user is untouched by a test rotation.
@@ -76,8 +72,8 @@ describe('API key authentication', () => {
   });
 
   it('refuses a live key on a sandbox route with 403', async () => {
-    const { key } = await createKey(gateway.service, { environment: 'live' });
-    const res = await call(`${gateway.url}/sandbox/orders/00000000-0000-4000-8000-000000000000/pay/`, {
+    const { key } = await t.newKey({ environment: 'live' });
+    const res = await call(`${t.url}/sandbox/orders/00000000-0000-4000-8000-000000000000/pay/`, {
       method: 'POST',
       key,
     });
@@ -86,46 +82,46 @@ describe('API key authentication', () => {
   });
 
   it('refuses a seller key on an operator route and an operator key on seller routes', async () => {
-    const seller = await createKey(gateway.service);
-    const operator = await createKey(gateway.service, { role: 'operator' });
-    const ops = await call(`${gateway.url}/ops/withdrawals/00000000-0000-4000-8000-000000000000/approve/`, {
+    const seller = await t.newKey();
+    const operator = await t.newKey({ role: 'operator' });
+    const ops = await call(`${t.url}/ops/withdrawals/00000000-0000-4000-8000-000000000000/approve/`, {
       method: 'POST',
       key: seller.key,
     });
     expect(ops.status).toBe(403);
-    const sellerRoute = await balance(gateway, operator.key);
+    const sellerRoute = await balance(t.gateway, operator.key);
     expect(sellerRoute.status).toBe(403);
     expect(sellerRoute.body.message).toMatch(/operator/i);
   });
 
   it('refuses the keys of a suspended seller with 403, on every replica at once', async () => {
-    const { key, sellerId } = await createKey(gateway.service);
+    const { key, sellerId } = await t.newKey();
     // Both replicas have the key's holder in their caches before the suspension.
-    expect((await balance(gateway, key)).status).toBe(200);
+    expect((await balance(t.gateway, key)).status).toBe(200);
     expect((await balance(second, key)).status).toBe(200);
     await setSellerStatus(
-      gateway.service.runtime.sql,
-      gateway.service.keyVersions,
+      t.gateway.service.runtime.sql,
+      t.gateway.service.keyVersions,
       sellerId as string,
       'SUSPENDED',
     );
-    const res = await balance(gateway, key);
+    const res = await balance(t.gateway, key);
     expect(res.status).toBe(403);
     expect(res.body.message).toMatch(/suspended/);
     expect((await balance(second, key)).status).toBe(403);
   });
 
   it('still authenticates from PostgreSQL when the key version cannot be read', async () => {
-    const { key } = await createKey(gateway.service);
-    expect((await balance(gateway, key)).status).toBe(200);
+    const { key } = await t.newKey();
+    expect((await balance(t.gateway, key)).status).toBe(200);
     // A change left in progress (its revoker lost Redis): the replicas read PostgreSQL meanwhile.
-    const prefix = system.env.REDIS_KEY_PREFIX;
-    await gateway.service.redis.hset(`${prefix}keys:changing`, 'stuck', Date.now());
+    const prefix = t.env.REDIS_KEY_PREFIX;
+    await t.gateway.service.redis.hset(`${prefix}keys:changing`, 'stuck', Date.now());
     try {
       expect((await balance(second, key)).status).toBe(200);
-      expect((await balance(gateway, 'mk_test_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0123')).status).toBe(401);
+      expect((await balance(t.gateway, 'mk_test_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij0123')).status).toBe(401);
     } finally {
-      await gateway.service.redis.del(`${prefix}keys:changing`);
+      await t.gateway.service.redis.del(`${prefix}keys:changing`);
     }
   });
 });

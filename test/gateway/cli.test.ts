@@ -1,15 +1,9 @@
 import { runCli } from '../../services/gateway/src/cli';
 import { login, originOf, panelCall } from '../panel/helpers';
-import { call, startSystem, uniqueEmail, type RunningGateway, type System } from '../support/system';
+import { call, uniqueEmail } from '../support/system';
+import { useSystem } from '../support/use-system';
 
-let system: System;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-});
-afterAll(() => system.stop());
+const t = useSystem();
 
 async function cli(args: string[], env: Record<string, string> = {}, typed?: string[]) {
   let stdout = '';
@@ -27,7 +21,7 @@ async function cli(args: string[], env: Record<string, string> = {}, typed?: str
     {
       stdout: (t) => (stdout += t),
       stderr: (t) => (stderr += t),
-      env: { ...system.env, ...env },
+      env: { ...t.env, ...env },
     },
     { readPassword },
   );
@@ -41,7 +35,7 @@ describe('operator CLI', () => {
     expect(res.code).toBe(0);
     expect(res.lastLine).toMatch(/^mk_test_[A-Za-z0-9]{32,}$/);
     expect(res.stderr).not.toContain(res.lastLine);
-    const balance = await call(`${gateway.url}/finance/balance/`, { key: res.lastLine });
+    const balance = await call(`${t.url}/finance/balance/`, { key: res.lastLine });
     expect(balance.status).toBe(200);
   });
 
@@ -49,19 +43,19 @@ describe('operator CLI', () => {
     const email = uniqueEmail();
     const first = (await cli(['keys', 'create', '--email', email, '--env', 'live'])).lastLine;
     // In the gateway's key cache before the rotation.
-    expect((await call(`${gateway.url}/finance/balance/`, { key: first })).status).toBe(200);
+    expect((await call(`${t.url}/finance/balance/`, { key: first })).status).toBe(200);
     const second = (await cli(['keys', 'create', '--email', email, '--env', 'live'])).lastLine;
     expect(first).not.toBe(second);
-    expect((await call(`${gateway.url}/finance/balance/`, { key: first })).status).toBe(401);
-    expect((await call(`${gateway.url}/finance/balance/`, { key: second })).status).toBe(200);
+    expect((await call(`${t.url}/finance/balance/`, { key: first })).status).toBe(401);
+    expect((await call(`${t.url}/finance/balance/`, { key: second })).status).toBe(200);
   });
 
   it('creates operator keys that reach only operator routes', async () => {
     const key = (
       await cli(['keys', 'create', '--email', uniqueEmail('op'), '--env', 'live', '--role', 'operator'])
     ).lastLine;
-    expect((await call(`${gateway.url}/finance/balance/`, { key })).status).toBe(403);
-    const ops = await call(`${gateway.url}/ops/withdrawals/`, { key });
+    expect((await call(`${t.url}/finance/balance/`, { key })).status).toBe(403);
+    const ops = await call(`${t.url}/ops/withdrawals/`, { key });
     expect(ops.status).not.toBe(403);
     expect(ops.status).not.toBe(401);
   });
@@ -79,7 +73,7 @@ describe('operator CLI', () => {
       'Loja Azul',
     ]);
     expect(res.code).toBe(0);
-    const rows = await gateway.service.runtime.orm.em
+    const rows = await t.gateway.service.runtime.orm.em
       .fork()
       .execute<Array<{ password_hash: string; name: string }>>(
         'select u.password_hash, s.name from gateway.users u join gateway.sellers s on s.id = u.seller_id where u.email = ?',
@@ -92,7 +86,7 @@ describe('operator CLI', () => {
 
   it('ends the open panel sessions of a user whose password it changes', async () => {
     const email = uniqueEmail();
-    const origin = originOf(gateway.url);
+    const origin = originOf(t.url);
     expect((await cli(['users', 'create', '--email', email, '--password', 'first password'])).code).toBe(0);
     const first = await login(origin, email, 'first password');
     const second = await login(origin, email, 'first password');
@@ -120,12 +114,12 @@ describe('operator CLI', () => {
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(/^error: Redis is unreachable.*nothing was changed/m);
     // The previous key still works: nothing was revoked.
-    expect((await call(`${gateway.url}/finance/balance/`, { key: first })).status).toBe(200);
+    expect((await call(`${t.url}/finance/balance/`, { key: first })).status).toBe(200);
   });
 
   it('still changes the password when Redis is unreachable, with a warning', async () => {
     const email = uniqueEmail();
-    const origin = originOf(gateway.url);
+    const origin = originOf(t.url);
     expect((await cli(['users', 'create', '--email', email, '--password', 'first password'])).code).toBe(0);
     const res = await cli(['users', 'create', '--email', email, '--password', 'second password'], {
       REDIS_URL: 'redis://127.0.0.1:1',
@@ -137,7 +131,7 @@ describe('operator CLI', () => {
 
   it("refuses, changing nothing, a role or seller name other than an existing user's", async () => {
     const email = uniqueEmail();
-    const origin = originOf(gateway.url);
+    const origin = originOf(t.url);
     const create = ['users', 'create', '--email', email, '--password', 'first password'];
     expect((await cli([...create, '--seller-name', 'Loja Azul'])).code).toBe(0);
     const before = await userRow(email);
@@ -198,7 +192,7 @@ describe('operator CLI', () => {
 
   it('resets an operator password without --role, leaving the operator an operator', async () => {
     const email = uniqueEmail('op');
-    const origin = originOf(gateway.url);
+    const origin = originOf(t.url);
     expect(
       (await cli(['users', 'create', '--email', email, '--password', 'first password', '--role', 'operator']))
         .code,
@@ -242,7 +236,7 @@ describe('operator CLI', () => {
 
   it('takes the password from the prompt or stdin, never needing it on the command line', async () => {
     const email = uniqueEmail();
-    const origin = originOf(gateway.url);
+    const origin = originOf(t.url);
     const res = await cli(['users', 'create', '--email', email], {}, [
       'a typed passphrase',
       'a typed passphrase',
@@ -283,9 +277,9 @@ describe('operator CLI', () => {
     ]);
     expect(panel.code).toBe(0);
     expect(panel.stderr).toContain(`set a new password for the existing seller user ${email}`);
-    expect((await login(originOf(gateway.url), email, 'a long passphrase')).status).toBe(200);
+    expect((await login(originOf(t.url), email, 'a long passphrase')).status).toBe(200);
     // The key still works: completing the user did not touch it.
-    expect((await call(`${gateway.url}/finance/balance/`, { key: key.lastLine })).status).toBe(200);
+    expect((await call(`${t.url}/finance/balance/`, { key: key.lastLine })).status).toBe(200);
   });
 
   it('renames a seller: orders made afterwards carry the new name, earlier ones keep theirs', async () => {
@@ -301,7 +295,7 @@ describe('operator CLI', () => {
       'test',
     ]);
     const order = async () => {
-      const created = await call(`${gateway.url}/sellers/orders/`, {
+      const created = await call(`${t.url}/sellers/orders/`, {
         method: 'POST',
         key,
         body: {
@@ -313,7 +307,7 @@ describe('operator CLI', () => {
       return (created.body.data as { uuid: string }).uuid;
     };
     const sellerOf = async (uuid: string) => {
-      const read = await call(`${gateway.url}/sellers/orders/${uuid}/`, { key });
+      const read = await call(`${t.url}/sellers/orders/${uuid}/`, { key });
       return (read.body.data as { parties: { seller?: { name: string } } }).parties.seller?.name;
     };
     const before = await order();
@@ -355,7 +349,7 @@ describe('operator CLI', () => {
     const res = await cli(['webhooks', 'listen', '--key', live, '--events', 'order.paid']);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/test keys only: live webhooks never reach this machine/);
-    expect((await call(`${gateway.url}/config/webhooks/`, { key: live })).body.data).toMatchObject({
+    expect((await call(`${t.url}/config/webhooks/`, { key: live })).body.data).toMatchObject({
       results: [],
     });
     const unknown = await cli(['webhooks', 'listen', '--key', live, '--events', 'order.paidd']);
@@ -372,7 +366,7 @@ describe('operator CLI', () => {
 });
 
 async function userRow(email: string) {
-  const rows = await gateway.service.runtime.orm.em.fork().execute<
+  const rows = await t.gateway.service.runtime.orm.em.fork().execute<
     Array<{
       id: string;
       role: string;

@@ -2,46 +2,45 @@ import { randomUUID } from 'node:crypto';
 import { signIdentity, verifyIdentity } from '@seller-api/service-kit';
 import { callerKeys, gatewayKey } from '../support/keys';
 import { json, startFakeUpstream } from '../support/fake-upstream';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { hostPort, TcpProxy, viaProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 
-let system: System;
-let gateway: RunningGateway;
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
-let key: string;
-
+// The orders routes go to a recorder, to see exactly what the gateway forwards.
 beforeAll(async () => {
-  system = await startSystem();
-  // The orders routes go to a recorder, to see exactly what the gateway forwards.
   upstream = await startFakeUpstream((req, res) => {
     if (req.url.startsWith('/sellers/slow/')) return; // never answers
     json(res, 200, { message: 'ok', data: { method: req.method, body: req.body } });
   });
-  gateway = await system.startGateway({ ORDERS_URL: upstream.url, UPSTREAM_TIMEOUT_MS: '400' });
-  ({ key } = await createKey(gateway.service));
 });
-afterAll(async () => {
-  await system.stop();
-  await upstream.close();
+const t = useSystem({
+  gateway: () => ({ ORDERS_URL: upstream.url, UPSTREAM_TIMEOUT_MS: '400' }),
+  seller: true,
+});
+afterAll(() => upstream.close());
+let key: string;
+beforeAll(() => {
+  key = t.seller.key;
 });
 
 describe('request ids', () => {
   it('creates an X-Request-Id for every response, errors included', async () => {
-    const res = await call(`${gateway.url}/nowhere/`);
+    const res = await call(`${t.url}/nowhere/`);
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
   });
 
   it('echoes the client request id and passes it to the service', async () => {
     const id = `client-${randomUUID()}`;
-    const res = await call(`${gateway.url}/sellers/orders/`, { key, headers: { 'x-request-id': id } });
+    const res = await call(`${t.url}/sellers/orders/`, { key, headers: { 'x-request-id': id } });
     expect(res.headers.get('x-request-id')).toBe(id);
     expect(upstream.received.at(-1)?.headers['x-request-id']).toBe(id);
   });
 
   it('replaces a request id that is not a sane token', async () => {
-    const res = await call(`${gateway.url}/sellers/orders/`, {
+    const res = await call(`${t.url}/sellers/orders/`, {
       key,
       headers: { 'x-request-id': 'bad id with spaces' },
     });
@@ -52,11 +51,11 @@ describe('request ids', () => {
 describe('metric labels', () => {
   it('labels requests by their documented route, and every other path as unmatched, whatever it is', async () => {
     const noise = `x${Date.now()}${Math.random().toString(36).slice(2)}`;
-    await call(`${gateway.url}/sellers/${noise}/`);
-    await call(`${gateway.url}/${noise}/`, { key });
-    await call(`${gateway.url.replace('/api/v1', '')}/panel/api/${noise}`);
-    await call(`${gateway.url}/sellers/orders/`, { key });
-    const exposed = await gateway.service.runtime.metrics.registry.metrics();
+    await call(`${t.url}/sellers/${noise}/`);
+    await call(`${t.url}/${noise}/`, { key });
+    await call(`${t.url.replace('/api/v1', '')}/panel/api/${noise}`);
+    await call(`${t.url}/sellers/orders/`, { key });
+    const exposed = await t.gateway.service.runtime.metrics.registry.metrics();
     expect(exposed).not.toContain(noise);
     expect(exposed).toContain('route="unmatched"');
     expect(exposed).toContain('route="/api/v1/sellers/orders/"');
@@ -65,7 +64,7 @@ describe('metric labels', () => {
 
 describe('forwarding', () => {
   it('passes a signed identity, the path and the query, and never the API key', async () => {
-    const res = await call(`${gateway.url}/sellers/orders/?limit=5&status=PAID`, { key });
+    const res = await call(`${t.url}/sellers/orders/?limit=5&status=PAID`, { key });
     expect(res.status).toBe(200);
     const seen = upstream.received.at(-1);
     expect(seen?.url).toBe('/sellers/orders/?limit=5&status=PAID');
@@ -91,7 +90,7 @@ describe('forwarding', () => {
       'GET',
       '/sellers/orders/',
     );
-    await call(`${gateway.url}/sellers/orders/`, { key, headers: forged });
+    await call(`${t.url}/sellers/orders/`, { key, headers: forged });
     const verified = verifyIdentity(
       callerKeys('orders'),
       upstream.received.at(-1)?.headers ?? {},
@@ -103,9 +102,9 @@ describe('forwarding', () => {
   });
 
   it('accepts an empty body on an action route, with or without Content-Type', async () => {
-    const bare = await call(`${gateway.url}/sellers/orders/${randomUUID()}/cancel/`, { method: 'POST', key });
+    const bare = await call(`${t.url}/sellers/orders/${randomUUID()}/cancel/`, { method: 'POST', key });
     expect(bare.status).toBe(200);
-    const typed = await call(`${gateway.url}/sellers/orders/${randomUUID()}/cancel/`, {
+    const typed = await call(`${t.url}/sellers/orders/${randomUUID()}/cancel/`, {
       method: 'POST',
       key,
       headers: { 'content-type': 'application/json' },
@@ -116,7 +115,7 @@ describe('forwarding', () => {
 
 describe('bad input', () => {
   it('answers 400 invalid_json to a body that is not JSON', async () => {
-    const res = await call(`${gateway.url}/sellers/orders/`, {
+    const res = await call(`${t.url}/sellers/orders/`, {
       method: 'POST',
       key,
       rawBody: '{"customer":',
@@ -127,7 +126,7 @@ describe('bad input', () => {
   });
 
   it('answers 413 to a body over 1 MiB', async () => {
-    const res = await call(`${gateway.url}/sellers/orders/`, {
+    const res = await call(`${t.url}/sellers/orders/`, {
       method: 'POST',
       key,
       rawBody: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }),
@@ -139,25 +138,25 @@ describe('bad input', () => {
 
   it('answers 404 with the documented body to an unknown route, with or without a key', async () => {
     for (const k of [undefined, key]) {
-      const res = await call(`${gateway.url}/nothing/here/`, { key: k });
+      const res = await call(`${t.url}/nothing/here/`, { key: k });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ code: 'not_found', message: expect.any(String) });
     }
-    expect((await call(`${gateway.url.replace('/api/v1', '')}/other`)).status).toBe(404);
+    expect((await call(`${t.url.replace('/api/v1', '')}/other`)).status).toBe(404);
   });
 });
 
 describe('services that are down or slow', () => {
   it('answers 504 within the upstream timeout when a service does not answer', async () => {
     const started = Date.now();
-    const res = await call(`${gateway.url}/sellers/slow/`, { key });
+    const res = await call(`${t.url}/sellers/slow/`, { key });
     expect(res.status).toBe(504);
     expect(res.body).toMatchObject({ code: 'gateway_timeout', message: expect.stringContaining('orders') });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('answers 503 at once when a service is down', async () => {
-    const g = await system.startGateway({ WITHDRAWALS_URL: 'http://127.0.0.1:1' });
+    const g = await t.startGateway({ WITHDRAWALS_URL: 'http://127.0.0.1:1' });
     const started = Date.now();
     const res = await call(`${g.url}/finance/balance/`, { key });
     expect(res.status).toBe(503);
@@ -171,7 +170,7 @@ describe('services that are down or slow', () => {
 
 describe('public documents and health', () => {
   it('serves the OpenAPI document without a key', async () => {
-    const res = await call(`${gateway.url}/openapi.json`);
+    const res = await call(`${t.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths as object)).toEqual(
@@ -180,8 +179,8 @@ describe('public documents and health', () => {
   });
 
   it('serves the reference page with Swagger UI from its own origin, nothing from the internet', async () => {
-    const origin = new URL(gateway.url).origin;
-    const res = await fetch(`${gateway.url}/docs`);
+    const origin = new URL(t.url).origin;
+    const res = await fetch(`${t.url}/docs`);
     const html = await res.text();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
@@ -215,13 +214,13 @@ describe('public documents and health', () => {
   });
 
   it('answers 404 in the documented shape to an unknown file under the reference page', async () => {
-    const res = await call(`${gateway.url}/docs/assets/nope.js`);
+    const res = await call(`${t.url}/docs/assets/nope.js`);
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: 'not_found', message: expect.any(String) });
   });
 
   it('answers /healthz and /readyz without a key', async () => {
-    const base = gateway.url.replace('/api/v1', '');
+    const base = t.url.replace('/api/v1', '');
     expect((await call(`${base}/healthz`)).status).toBe(200);
     const ready = await call(`${base}/readyz`);
     expect(ready.status).toBe(200);
@@ -229,11 +228,11 @@ describe('public documents and health', () => {
   });
 
   it('runs the probes of the public /readyz at most once per READINESS_CACHE_MS, whatever the requests', async () => {
-    const { host, port } = hostPort(system.env.REDIS_URL as string, 6379);
+    const { host, port } = hostPort(t.env.REDIS_URL as string, 6379);
     const proxy = new TcpProxy(host, port);
     await proxy.start();
-    const g = await system.startGateway({
-      REDIS_URL: viaProxy(system.env.REDIS_URL as string, proxy.port),
+    const g = await t.startGateway({
+      REDIS_URL: viaProxy(t.env.REDIS_URL as string, proxy.port),
       READINESS_CACHE_MS: '60000',
     });
     try {
@@ -256,7 +255,7 @@ describe('public documents and health', () => {
 
 describe('services refuse requests that bypass the gateway', () => {
   const direct = (headers: Record<string, string>) =>
-    call(`${system.services.withdrawals}/finance/balance/`, { headers });
+    call(`${t.system.services.withdrawals}/finance/balance/`, { headers });
   const identity = () => ({
     user_id: randomUUID(),
     seller_id: randomUUID(),
@@ -304,7 +303,7 @@ describe('services refuse requests that bypass the gateway', () => {
       'content-type': 'application/json',
     };
     const post = (body: string, h: Record<string, string> = headers) =>
-      call(`${system.services.orders}${path}`, { method: 'POST', headers: h, rawBody: body });
+      call(`${t.system.services.orders}${path}`, { method: 'POST', headers: h, rawBody: body });
     // Another body within the signature's 60 s: refused, and nothing is created.
     const tampered = await post(JSON.stringify({ name: 'Camiseta', price: 1, type: 'DIGITAL' }));
     expect(tampered.status).toBe(401);

@@ -16,15 +16,15 @@ import { WITHDRAWALS_ACCESS } from '../../services/withdrawals/src/http/callers'
 import { DISPATCHER_ACCESS } from '../../services/webhook-dispatcher/src/http/callers';
 import { standaloneOrder } from '../orders/fixtures';
 import { callKey } from '../support/keys';
-import { SEPARATE_KEYS, call, startSystem, type System } from '../support/system';
+import { SEPARATE_KEYS, call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import {
   fund,
   newOperator,
   newSeller,
   readWithdrawal,
-  startHarness,
+  useHarness,
   withdraw,
-  type Harness,
   type Seller,
 } from '../withdrawals/helpers';
 
@@ -85,15 +85,13 @@ async function atMost<T>(limit: number, items: readonly T[], work: (item: T) => 
 }
 
 describe('with a key per service', () => {
-  let h: Harness;
+  const h = useHarness({}, { separateKeys: true });
   let seller: Seller;
 
   beforeAll(async () => {
-    h = await startHarness({}, { separateKeys: true });
     seller = await newSeller(h);
     await fund(h, seller);
   });
-  afterAll(() => h?.stop());
 
   it("the gateway's and orders' calls work: an order is created, paid, refunded; webhooks listed", async () => {
     const own = await newSeller(h);
@@ -263,12 +261,8 @@ describe('with a key per service', () => {
 });
 
 describe('every caller outside its table rows (generated from the tables)', () => {
-  let system: System;
-  beforeAll(async () => {
-    // The development keys: every service's key is known to every callee, so a refusal is the table's.
-    system = await startSystem();
-  });
-  afterAll(() => system?.stop());
+  // The development keys: every service's key is known to every callee, so a refusal is the table's.
+  const t = useSystem({ gateway: false });
 
   const TABLES: Record<string, AccessTable> = {
     orders: ORDERS_ACCESS,
@@ -288,10 +282,10 @@ describe('every caller outside its table rows (generated from the tables)', () =
 
   it('answers 403 forbidden to each, counts each, and lets each allowed one through', async () => {
     const services = {
-      orders: { url: system.services.orders, runtime: system.orders.runtime },
-      payments: { url: system.services.payments, runtime: system.payments.runtime },
-      withdrawals: { url: system.services.withdrawals, runtime: system.withdrawals.runtime },
-      'webhook-dispatcher': { url: system.services.webhooks, runtime: system.dispatcher.runtime },
+      orders: { url: t.system.services.orders, runtime: t.system.orders.runtime },
+      payments: { url: t.system.services.payments, runtime: t.system.payments.runtime },
+      withdrawals: { url: t.system.services.withdrawals, runtime: t.system.withdrawals.runtime },
+      'webhook-dispatcher': { url: t.system.services.webhooks, runtime: t.system.dispatcher.runtime },
     };
     interface Case {
       service: keyof typeof services;

@@ -1,27 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { LogCapture } from '../support/logs';
-import { call, createKey, startSystem, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 
-let system: System;
 const logs = new LogCapture();
-
-beforeAll(async () => {
-  system = await startSystem({ LOG_LEVEL: 'trace' }, logs);
-});
-afterAll(() => system.stop());
+// The services and the gateway log everything to `logs`.
+const t = useSystem({ env: { LOG_LEVEL: 'trace' }, logs });
 
 describe('logs', () => {
   it('never contain API keys, even rejected ones or ones sent where they do not belong', async () => {
-    const gateway = await system.startGateway({ LOG_LEVEL: 'trace' }, logs);
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     const unknown = `mk_live_${'Z'.repeat(40)}`;
-    await call(`${gateway.url}/finance/balance/`, { key });
-    await call(`${gateway.url}/finance/balance/`, { key: unknown });
-    await call(`${gateway.url}/finance/balance/?api_key=${key}`, {
+    await call(`${t.url}/finance/balance/`, { key });
+    await call(`${t.url}/finance/balance/`, { key: unknown });
+    await call(`${t.url}/finance/balance/?api_key=${key}`, {
       key,
       headers: { 'x-request-id': randomUUID() },
     });
-    await call(`${gateway.url}/sellers/orders/`, { method: 'POST', key, rawBody: `{"oops": ${key}` });
+    await call(`${t.url}/sellers/orders/`, { method: 'POST', key, rawBody: `{"oops": ${key}` });
     expect(logs.lines.length).toBeGreaterThan(0);
     expect(logs.text()).not.toContain(key);
     expect(logs.text()).not.toContain(unknown);
@@ -29,8 +25,7 @@ describe('logs', () => {
   });
 
   it("never contain the order list's searches, however the query spells their keys", async () => {
-    const gateway = await system.startGateway({ LOG_LEVEL: 'trace' }, logs);
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     const email = `scrub-${randomUUID().slice(0, 8)}@example.com`;
     const encoded = encodeURIComponent(email);
     const requests = [
@@ -41,7 +36,7 @@ describe('logs', () => {
       'customer_tax_id%5B%5D=12.ABC.345%2F01DE-35',
     ];
     for (const query of requests) {
-      const res = await call(`${gateway.url}/sellers/orders/?${query}&limit=5`, { key });
+      const res = await call(`${t.url}/sellers/orders/?${query}&limit=5`, { key });
       // Answered (a search or a 400 naming the parameter), and logged by the gateway and by orders.
       expect([200, 400]).toContain(res.status);
     }

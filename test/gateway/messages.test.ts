@@ -10,21 +10,14 @@ import {
 } from '@seller-api/contracts';
 import { checkTarget, type TargetPolicy } from '@seller-api/service-kit';
 import { documentedMessages, isDocumentedMessage, matchesTemplate } from '../../fuzz/verdict';
-import {
-  call,
-  createKey,
-  requestWithHost,
-  startSystem,
-  type RunningGateway,
-  type System,
-} from '../support/system';
+import { call, requestWithHost } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { address, createOrder, createProduct, customer, standaloneOrder } from '../orders/fixtures';
 
 // docs/errors.md, "Messages", is the reference list of a validation error's messages. Each one is
 // produced here by a real request (through the gateway, for every rule a route has), and every message
 // those answers carry is in the list.
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem({ seller: true });
 let key: string;
 let live: string;
 let physical: string;
@@ -33,41 +26,36 @@ let huge: string;
 let standalone: string;
 
 beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  const email = `messages-${randomUUID()}@example.com`;
-  ({ key } = await createKey(gateway.service, { email }));
-  ({ key: live } = await createKey(gateway.service, { email, environment: 'live' }));
-  physical = await createProduct(gateway.url, key, { price: 5000 });
-  priceless = await createProduct(gateway.url, key, {
+  ({ key, liveKey: live } = t.seller);
+  physical = await createProduct(t.url, key, { price: 5000 });
+  priceless = await createProduct(t.url, key, {
     type: 'DIGITAL',
     price: 100,
     commission_unit_amount: 0,
   });
-  huge = await createProduct(gateway.url, key, {
+  huge = await createProduct(t.url, key, {
     type: 'DIGITAL',
     price: 999_999_999_999,
     commission_unit_amount: 0,
   });
-  standalone = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data).uuid;
+  standalone = CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data).uuid;
 });
-afterAll(() => system.stop());
 
 type Answer = { status: number; body: Record<string, unknown> };
 
-const order = (body: Record<string, unknown>, as = key) => createOrder(gateway.url, as, body);
+const order = (body: Record<string, unknown>, as = key) => createOrder(t.url, as, body);
 const orderWith = (payment: Record<string, unknown>, more: Record<string, unknown> = {}) =>
   order({ customer: customer({ address: address() }), payment, ...more });
-const get = (path: string, as = key) => call(`${gateway.url}${path}`, { key: as });
+const get = (path: string, as = key) => call(`${t.url}${path}`, { key: as });
 const send = (method: string, path: string, body: unknown, as = key) =>
-  call(`${gateway.url}${path}`, { method, key: as, body });
+  call(`${t.url}${path}`, { method, key: as, body });
 const withdraw = (body: Record<string, unknown>) => send('POST', '/finance/withdrawals/', body);
 const summary = (query: string) => get(`/sellers/orders/summary/?${query}`);
 const days = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString();
 
 /** What node:http answers to bytes that are not HTTP: the server's own 400, read off the socket. */
 function rawExchange(bytes: string): Promise<Answer> {
-  const { hostname, port } = new URL(gateway.url);
+  const { hostname, port } = new URL(t.url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
     const chunks: Buffer[] = [];
@@ -95,7 +83,7 @@ const ROWS: Row[] = [
     MESSAGES.getBody,
     'non_field_errors',
     () =>
-      requestWithHost(`${gateway.url}/sellers/orders/`, new URL(gateway.url).host, {
+      requestWithHost(`${t.url}/sellers/orders/`, new URL(t.url).host, {
         body: '{"status":"PAID"}',
         headers: {
           authorization: `Bearer ${key}`,
@@ -268,7 +256,7 @@ const ROWS: Row[] = [
     MESSAGES.nul,
     'customer.name',
     () =>
-      call(`${gateway.url}/sellers/orders/`, {
+      call(`${t.url}/sellers/orders/`, {
         method: 'POST',
         key,
         rawBody: JSON.stringify({ ...standaloneOrder(), customer: customer({ name: 'A\u0000' }) }),
@@ -280,7 +268,7 @@ const ROWS: Row[] = [
   [
     MESSAGES.idempotencyKey,
     'Idempotency-Key',
-    () => createOrder(gateway.url, key, standaloneOrder(), { 'idempotency-key': 'k'.repeat(256) }),
+    () => createOrder(t.url, key, standaloneOrder(), { 'idempotency-key': 'k'.repeat(256) }),
   ],
   [
     MESSAGES.malformedRequest,

@@ -9,9 +9,8 @@ import {
   ops,
   publishLiveSale,
   readWithdrawal,
-  startHarness,
+  useHarness,
   withdraw,
-  type Harness,
   type Seller,
 } from '../withdrawals/helpers';
 
@@ -20,14 +19,13 @@ import {
  * key, or a panel session, of `test` never lists, reads, approves or denies a `live` withdrawal, nor the
  * reverse. One of the other environment answers exactly as an id that does not exist.
  */
-let h: Harness;
 let testSeller: Seller;
 let liveSeller: Seller;
 
 const RANDOM_KEY = '7d9f2c1a-4b3e-4f6a-9c2d-1e8b5a3f6d40';
 
+const h = useHarness();
 beforeAll(async () => {
-  h = await startHarness();
   testSeller = await newSeller(h);
   await fund(h, testSeller);
   liveSeller = await newSeller(h, 'live');
@@ -35,7 +33,6 @@ beforeAll(async () => {
   await publishLiveSale(h, liveSeller, 20000);
   await balanceBecomes(h, liveSeller.key, { available_amount: 20000 });
 });
-afterAll(() => h.stop());
 
 /** A PENDING withdrawal of each environment. */
 async function pendingPair() {

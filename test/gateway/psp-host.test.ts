@@ -5,27 +5,15 @@
 import { verifyPspClient } from '@seller-api/service-kit';
 import { callerKeys } from '../support/keys';
 import { json, startFakeUpstream } from '../support/fake-upstream';
-import {
-  call,
-  createKey,
-  requestWithHost,
-  startSystem,
-  type RunningGateway,
-  type System,
-} from '../support/system';
+import { call, createKey, requestWithHost, type RunningGateway } from '../support/system';
+import { useSystem } from '../support/use-system';
 
-let system: System;
+// Its gateway guards the PSP path by host; `open` is a replica without PSP_NOTIFICATION_HOST.
+const t = useSystem({ gateway: { PSP_NOTIFICATION_HOST: 'PSP.Seller.Example' } });
 let open: RunningGateway;
-let guarded: RunningGateway;
-
 beforeAll(async () => {
-  system = await startSystem();
-  [open, guarded] = await Promise.all([
-    system.startGateway(),
-    system.startGateway({ PSP_NOTIFICATION_HOST: 'PSP.Seller.Example' }),
-  ]);
+  open = await t.startGateway();
 });
-afterAll(() => system.stop());
 
 const request = requestWithHost;
 
@@ -35,7 +23,7 @@ const post = { method: 'POST', body: notification, headers: { 'content-type': 'a
 describe('with PSP_NOTIFICATION_HOST set', () => {
   it('answers the PSP path on the PSP host, with or without a port, in any case', async () => {
     for (const host of ['psp.seller.example', 'psp.seller.example:443', 'Psp.Seller.Example']) {
-      const res = await request(`${guarded.url}/psp/webhook/pix`, host, post);
+      const res = await request(`${t.url}/psp/webhook/pix`, host, post);
       // payments itself answers: no PSP secret is configured in the tests, so the credentials fail.
       expect({ host, status: res.status, code: res.body.code }).toEqual({
         host,
@@ -47,7 +35,7 @@ describe('with PSP_NOTIFICATION_HOST set', () => {
 
   it('answers 404, like an unknown route, on any other host', async () => {
     for (const host of ['api.seller.example', 'api.seller.example:443', 'psp.seller.example.evil.test']) {
-      const res = await request(`${guarded.url}/psp/webhook/pix`, host, post);
+      const res = await request(`${t.url}/psp/webhook/pix`, host, post);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({
         message: 'Route POST /api/v1/psp/webhook/pix not found.',
@@ -56,13 +44,13 @@ describe('with PSP_NOTIFICATION_HOST set', () => {
       });
     }
     // Nor the gateway's own address, the Host that a client calling the pod directly sends.
-    const direct = await call(`${guarded.url}/psp/webhook/pix`, { method: 'POST', rawBody: notification });
+    const direct = await call(`${t.url}/psp/webhook/pix`, { method: 'POST', rawBody: notification });
     expect(direct.status).toBe(404);
   });
 
   it('leaves every other route alone, whatever the host', async () => {
-    const { key } = await createKey(guarded.service);
-    const res = await request(`${guarded.url}/sellers/orders/`, 'api.seller.example', {
+    const { key } = await t.newKey();
+    const res = await request(`${t.url}/sellers/orders/`, 'api.seller.example', {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(res.status).toBe(200);
@@ -82,18 +70,14 @@ it('refuses a PSP_NOTIFICATION_HOST that is not bare host names, and bad PSP_ING
     'psp.seller.example,',
     'psp.seller.example,https://psp-homolog.seller.example',
   ])
-    await expect(system.startGateway({ PSP_NOTIFICATION_HOST: value })).rejects.toThrow(
-      /PSP_NOTIFICATION_HOST/,
-    );
+    await expect(t.startGateway({ PSP_NOTIFICATION_HOST: value })).rejects.toThrow(/PSP_NOTIFICATION_HOST/);
   for (const value of ['ingress-nginx', '10.0.0.0/33', '127.0.0.1,not-an-address'])
-    await expect(system.startGateway({ PSP_INGRESS_ADDRESSES: value })).rejects.toThrow(
-      /PSP_INGRESS_ADDRESSES/,
-    );
+    await expect(t.startGateway({ PSP_INGRESS_ADDRESSES: value })).rejects.toThrow(/PSP_INGRESS_ADDRESSES/);
 });
 
 describe('with two PSP hosts, one per PSP', () => {
   it('answers the PSP path on each, 404 elsewhere', async () => {
-    const both = await system.startGateway({
+    const both = await t.startGateway({
       PSP_NOTIFICATION_HOST: 'psp.seller.example, PSP-Homolog.Seller.Example',
     });
     for (const host of ['psp.seller.example', 'psp-homolog.seller.example:443'])
@@ -120,8 +104,8 @@ describe("the ingress's verdict on a client certificate", () => {
       PSP_NOTIFICATION_HOST: 'psp.seller.example',
     };
     // These tests call from 127.0.0.1: as the ingress, or as anyone else.
-    behindIngress = await system.startGateway({ ...to, PSP_INGRESS_ADDRESSES: '127.0.0.1' });
-    notIngress = await system.startGateway({ ...to, PSP_INGRESS_ADDRESSES: '10.0.0.0/8' });
+    behindIngress = await t.startGateway({ ...to, PSP_INGRESS_ADDRESSES: '127.0.0.1' });
+    notIngress = await t.startGateway({ ...to, PSP_INGRESS_ADDRESSES: '10.0.0.0/8' });
   });
   afterAll(() => upstream.close());
 

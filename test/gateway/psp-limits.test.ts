@@ -4,23 +4,19 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { json, startFakeUpstream } from '../support/fake-upstream';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call, createKey, type RunningGateway } from '../support/system';
+import { useSystem } from '../support/use-system';
 
-let system: System;
+const t = useSystem({ gateway: false });
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
-
 beforeAll(async () => {
-  system = await startSystem();
   upstream = await startFakeUpstream((_req, res) => json(res, 200, { message: 'ok', data: {} }));
-});
-afterAll(async () => {
-  await upstream.close();
-  await system.stop();
+  t.cleanup(() => upstream.close());
 });
 
 /** A gateway whose payments and orders are the fake, with its own Redis budgets. */
 const gateway = (env: Record<string, string> = {}) =>
-  system.startGateway({
+  t.startGateway({
     PAYMENTS_URL: upstream.url,
     ORDERS_URL: upstream.url,
     REDIS_KEY_PREFIX: `psp-limits:${randomUUID()}:`,

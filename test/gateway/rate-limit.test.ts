@@ -1,17 +1,15 @@
 import { hostPort, TcpProxy, viaProxy } from '../support/tcp-proxy';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call, createKey, type RunningGateway } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 
-let system: System;
+const t = useSystem();
 let a: RunningGateway;
 let b: RunningGateway;
-
 beforeAll(async () => {
-  system = await startSystem();
-  a = await system.startGateway();
-  b = await system.startGateway();
+  a = t.gateway;
+  b = await t.startGateway();
 });
-afterAll(() => system.stop());
 
 const balance = (g: RunningGateway, key?: string) => call(`${g.url}/finance/balance/`, { key });
 
@@ -46,7 +44,7 @@ describe('rate limiting', () => {
   });
 
   it('limits failed authentications per client IP, so keys cannot be guessed at speed', async () => {
-    const g = await system.startGateway({
+    const g = await t.startGateway({
       UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '3',
       REDIS_KEY_PREFIX: `iplimit:${Date.now()}:`,
     });
@@ -63,7 +61,7 @@ describe('rate limiting', () => {
   });
 
   it('keeps the failed-authentication budget per client address given by a trusted proxy', async () => {
-    const g = await system.startGateway({
+    const g = await t.startGateway({
       UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '2',
       REDIS_KEY_PREFIX: `iplimit-proxy:${Date.now()}:`,
     });
@@ -83,7 +81,7 @@ describe('rate limiting', () => {
   });
 
   it('counts failures only: a valid key from an address over its failure budget answers normally', async () => {
-    const g = await system.startGateway({ REDIS_KEY_PREFIX: `iplimit-valid:${Date.now()}:` });
+    const g = await t.startGateway({ REDIS_KEY_PREFIX: `iplimit-valid:${Date.now()}:` });
     const { key } = await createKey(a.service);
     const from = { 'x-forwarded-for': '203.0.113.50' };
     const statuses: number[] = [];
@@ -109,7 +107,7 @@ describe('rate limiting', () => {
   });
 
   it('falls back to an in-memory limiter when Redis is unreachable and keeps serving', async () => {
-    const g = await system.startGateway({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '5' });
+    const g = await t.startGateway({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '5' });
     // Made where Redis answers: a key change needs it (KeyVersions).
     const { key } = await createKey(a.service);
     const statuses = [];
@@ -121,12 +119,12 @@ describe('rate limiting', () => {
   });
 
   it('goes back to the shared limiter when Redis returns', async () => {
-    const { host, port } = hostPort(system.env.REDIS_URL as string, 6379);
+    const { host, port } = hostPort(t.env.REDIS_URL as string, 6379);
     const proxy = new TcpProxy(host, port);
     await proxy.start();
     try {
-      const g = await system.startGateway({
-        REDIS_URL: viaProxy(system.env.REDIS_URL as string, proxy.port),
+      const g = await t.startGateway({
+        REDIS_URL: viaProxy(t.env.REDIS_URL as string, proxy.port),
       });
       const { key } = await createKey(g.service);
       expect((await balance(g, key)).status).toBe(200);

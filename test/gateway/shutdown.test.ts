@@ -1,12 +1,8 @@
 import { json, startFakeUpstream } from '../support/fake-upstream';
-import { call, createKey, startSystem, type System } from '../support/system';
+import { call, createKey } from '../support/system';
+import { useSystem } from '../support/use-system';
 
-let system: System;
-
-beforeAll(async () => {
-  system = await startSystem();
-});
-afterAll(() => system.stop());
+const t = useSystem({ gateway: false });
 
 describe('graceful shutdown', () => {
   it('finishes a request in flight, refuses new connections and stops within the deadline', async () => {
@@ -14,7 +10,7 @@ describe('graceful shutdown', () => {
       setTimeout(() => json(res, 200, { message: 'slow but fine' }), 500);
     });
     try {
-      const gateway = await system.startGateway({ ORDERS_URL: upstream.url });
+      const gateway = await t.startGateway({ ORDERS_URL: upstream.url });
       const { key } = await createKey(gateway.service);
       const inFlight = call(`${gateway.url}/sellers/orders/`, { key });
       await new Promise<void>((resolve) => {

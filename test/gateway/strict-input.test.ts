@@ -1,33 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { CreatedOrder, MESSAGES } from '@seller-api/contracts';
-import {
-  call,
-  createKey,
-  requestWithHost,
-  startSystem,
-  type RunningGateway,
-  type System,
-} from '../support/system';
+import { call, requestWithHost } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { address, createOrder, customer, standaloneOrder } from '../orders/fixtures';
 
 // Strict input (docs/errors.md, "Strict input"): an unknown field, a query parameter a route does not
 // take or a body on a GET is a 400 naming it, on every public route.
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem({ seller: true });
 let key: string;
 let operator: string;
 
 beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  ({ key } = await createKey(gateway.service));
-  ({ key: operator } = await createKey(gateway.service, { role: 'operator' }));
+  key = t.seller.key;
+  ({ key: operator } = await t.newKey({ role: 'operator' }));
 });
-afterAll(() => system.stop());
 
 /** A GET with a body, which fetch refuses to send (node:http sends it as it is). */
 const getWithBody = (path: string, body: string) =>
-  requestWithHost(`${gateway.url}${path}`, new URL(gateway.url).host, {
+  requestWithHost(`${t.url}${path}`, new URL(t.url).host, {
     body,
     headers: {
       authorization: `Bearer ${key}`,
@@ -38,7 +28,7 @@ const getWithBody = (path: string, body: string) =>
 
 describe('unknown body fields', () => {
   it('names an unknown field at the top, in a nested object and in an array item, with the other problems', async () => {
-    const res = await createOrder(gateway.url, key, {
+    const res = await createOrder(t.url, key, {
       customer: { ...customer(), nickname: 'Mari', address: { ...address(), zip: '01001000' } },
       items: [{ product_uuid: randomUUID(), quantity: 1, currency: 'BRL' }],
       payment: { amount: 15000 },
@@ -58,7 +48,7 @@ describe('unknown body fields', () => {
   });
 
   it('refuses `payment.amount` for `payment.gross_amount` on a charge without items, naming both', async () => {
-    const res = await createOrder(gateway.url, key, { customer: customer(), payment: { amount: 15000 } });
+    const res = await createOrder(t.url, key, { customer: customer(), payment: { amount: 15000 } });
     expect(res.status).toBe(400);
     expect(res.body.data).toEqual({
       'payment.amount': [MESSAGES.unknownField],
@@ -87,14 +77,14 @@ describe('unknown body fields', () => {
       { amount: 100, pix_key: 'a@b.co', pix_key_type: 'email', currency: 'BRL' },
     ],
   ])('refuses an unknown field on %s', async (_what, method, path, body) => {
-    const res = await call(`${gateway.url}${path}`, { method, key, body });
+    const res = await call(`${t.url}${path}`, { method, key, body });
     expect(res.status).toBe(400);
     const [unknown] = Object.keys(body).slice(-1);
     expect(res.body.data).toMatchObject({ [unknown as string]: [MESSAGES.unknownField] });
   });
 
   it('refuses an unknown field on a tracking update, a webhook update and an operator action', async () => {
-    const tracking = await call(`${gateway.url}/sellers/orders/${randomUUID()}/tracking/`, {
+    const tracking = await call(`${t.url}/sellers/orders/${randomUUID()}/tracking/`, {
       method: 'PATCH',
       key,
       body: { tracking_code: 'BR1', carrier: 'Correios' },
@@ -103,7 +93,7 @@ describe('unknown body fields', () => {
       code: 'validation_error',
       data: { carrier: [MESSAGES.unknownField] },
     });
-    const webhook = await call(`${gateway.url}/config/webhooks/${randomUUID()}/`, {
+    const webhook = await call(`${t.url}/config/webhooks/${randomUUID()}/`, {
       method: 'PATCH',
       key,
       body: { status: 'DISABLED', paused: true },
@@ -112,7 +102,7 @@ describe('unknown body fields', () => {
       code: 'validation_error',
       data: { paused: [MESSAGES.unknownField] },
     });
-    const deny = await call(`${gateway.url}/ops/withdrawals/${randomUUID()}/deny/`, {
+    const deny = await call(`${t.url}/ops/withdrawals/${randomUUID()}/deny/`, {
       method: 'POST',
       key: operator,
       body: { reason: 'fraud', notify: true },
@@ -121,7 +111,7 @@ describe('unknown body fields', () => {
   });
 
   it('names a field sent to an action route, which takes none: a refund of part of an order is not one', async () => {
-    const refund = await call(`${gateway.url}/sellers/orders/${randomUUID()}/refund/`, {
+    const refund = await call(`${t.url}/sellers/orders/${randomUUID()}/refund/`, {
       method: 'POST',
       key,
       body: { amount: 500, reason: 'damaged' },
@@ -132,7 +122,7 @@ describe('unknown body fields', () => {
       data: { amount: [MESSAGES.unknownField], reason: [MESSAGES.unknownField] },
     });
     // The services route without regard to case, so a path in other letters is the same route.
-    const shouted = await call(`${gateway.url}/sellers/orders/${randomUUID()}/REFUND/`, {
+    const shouted = await call(`${t.url}/sellers/orders/${randomUUID()}/REFUND/`, {
       method: 'POST',
       key,
       body: { amount: 500 },
@@ -141,7 +131,7 @@ describe('unknown body fields', () => {
       code: 'validation_error',
       data: { amount: [MESSAGES.unknownField] },
     });
-    const list = await call(`${gateway.url}/sandbox/orders/${randomUUID()}/pay/`, {
+    const list = await call(`${t.url}/sandbox/orders/${randomUUID()}/pay/`, {
       method: 'POST',
       key,
       body: [1],
@@ -152,15 +142,15 @@ describe('unknown body fields', () => {
   it('still takes an action route with an empty body, with or without Content-Type', async () => {
     const orders = await Promise.all(
       [0, 1].map(async () =>
-        CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data),
+        CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data),
       ),
     );
-    const bare = await call(`${gateway.url}/sellers/orders/${orders[0]?.uuid}/cancel/`, {
+    const bare = await call(`${t.url}/sellers/orders/${orders[0]?.uuid}/cancel/`, {
       method: 'POST',
       key,
     });
     expect(bare.status).toBe(200);
-    const typed = await call(`${gateway.url}/sellers/orders/${orders[1]?.uuid}/cancel/`, {
+    const typed = await call(`${t.url}/sellers/orders/${orders[1]?.uuid}/cancel/`, {
       method: 'POST',
       key,
       rawBody: '',
@@ -172,37 +162,37 @@ describe('unknown body fields', () => {
 
 describe('unknown query parameters', () => {
   it('names a misspelt filter instead of answering the unfiltered list', async () => {
-    const res = await call(`${gateway.url}/sellers/orders/?statuss=PAID&limit=5`, { key });
+    const res = await call(`${t.url}/sellers/orders/?statuss=PAID&limit=5`, { key });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
       code: 'validation_error',
       data: { statuss: [MESSAGES.unknownQueryParameter] },
     });
     expect(Object.keys(res.body.data as object)).toEqual(['statuss']);
-    expect((await call(`${gateway.url}/sellers/orders/?status=PAID&limit=5`, { key })).status).toBe(200);
+    expect((await call(`${t.url}/sellers/orders/?status=PAID&limit=5`, { key })).status).toBe(200);
   });
 
   it('reports an unknown parameter together with a broken one', async () => {
-    const res = await call(`${gateway.url}/events/?typ=order.paid&limit=0`, { key });
+    const res = await call(`${t.url}/events/?typ=order.paid&limit=0`, { key });
     expect(res.status).toBe(400);
     expect(res.body.data).toEqual({ typ: [MESSAGES.unknownQueryParameter], limit: ['Must be at least 1.'] });
   });
 
   it('names every parameter on a route that takes none', async () => {
-    const balance = await call(`${gateway.url}/finance/balance/?currency=BRL&x=1`, { key });
+    const balance = await call(`${t.url}/finance/balance/?currency=BRL&x=1`, { key });
     expect(balance.status).toBe(400);
     expect(balance.body).toMatchObject({
       code: 'validation_error',
       message: 'Invalid request.',
       data: { currency: [MESSAGES.unknownQueryParameter], x: [MESSAGES.unknownQueryParameter] },
     });
-    const cancel = await call(`${gateway.url}/sellers/orders/${randomUUID()}/cancel/?force=true`, {
+    const cancel = await call(`${t.url}/sellers/orders/${randomUUID()}/cancel/?force=true`, {
       method: 'POST',
       key,
     });
     expect(cancel.status).toBe(400);
     expect(cancel.body.data).toEqual({ force: [MESSAGES.unknownQueryParameter] });
-    expect((await call(`${gateway.url}/finance/balance/`, { key })).status).toBe(200);
+    expect((await call(`${t.url}/finance/balance/`, { key })).status).toBe(200);
   });
 });
 

@@ -7,23 +7,16 @@ import {
   newOperator,
   newOrder,
   newSeller,
-  startHarness,
+  useHarness,
   SALE_NET,
-  type Harness,
 } from '../withdrawals/helpers';
 
 /**
  * Idempotency-Key on every other change: each kept by the service that makes it, with the change. A
  * retry with the same key gets the first answer and changes nothing more; another body is a 409.
  */
-let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness({ WITHDRAWAL_AUTO_APPROVE_BELOW: '0' });
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness({ WITHDRAWAL_AUTO_APPROVE_BELOW: '0' });
 
 const db = () => h.system.payments.runtime.orm.em.fork();
 

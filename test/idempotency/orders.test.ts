@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { customer, standaloneOrder } from '../orders/fixtures';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call, type RunningGateway } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 
 /**
@@ -8,24 +9,16 @@ import { waitFor } from '../support/wait';
  * schema with the order, in the order's transaction. Neither Redis nor the gateway that took the first
  * request is needed for a retry to get the first answer.
  */
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem({ seller: true });
 let other: RunningGateway;
 let key: string;
-
 beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
+  key = t.seller.key;
   // A second replica, with a short upstream timeout: it gives up on a slow request (a 504), as a
   // gateway that dies after forwarding would.
-  other = await system.startGateway({ UPSTREAM_TIMEOUT_MS: '300' });
-  ({ key } = await createKey(gateway.service));
+  other = await t.startGateway({ UPSTREAM_TIMEOUT_MS: '300' });
 });
-afterAll(async () => {
-  await system.stop();
-});
-
-const db = () => system.orders.runtime.orm.em.fork();
+const db = () => t.system.orders.runtime.orm.em.fork();
 
 /** An order body whose customer e-mail marks it, to count the orders it made. */
 function marked() {
@@ -75,7 +68,7 @@ describe('Idempotency-Key on POST /sellers/orders/', () => {
   it('replays the first answer byte for byte, on any gateway, and creates one order', async () => {
     const { email, body } = marked();
     const idem = randomUUID();
-    const first = await create(gateway.url, body, idem);
+    const first = await create(t.url, body, idem);
     const again = await create(other.url, body, idem);
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
@@ -89,8 +82,8 @@ describe('Idempotency-Key on POST /sellers/orders/', () => {
     const idem = randomUUID();
     const a = marked();
     const b = marked();
-    expect((await create(gateway.url, a.body, idem)).status).toBe(201);
-    const res = await create(gateway.url, b.body, idem);
+    expect((await create(t.url, a.body, idem)).status).toBe(201);
+    const res = await create(t.url, b.body, idem);
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({
       code: 'idempotency_conflict',
@@ -102,7 +95,7 @@ describe('Idempotency-Key on POST /sellers/orders/', () => {
   it('creates one order from concurrent duplicates; the others wait (409, Retry-After: 1) or replay', async () => {
     const { email, body } = marked();
     const idem = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 6 }, () => create(gateway.url, body, idem)));
+    const answers = await Promise.all(Array.from({ length: 6 }, () => create(t.url, body, idem)));
     for (const res of answers) {
       if (res.status === 409) {
         expect(res.body.code).toBe('idempotency_conflict');
@@ -125,7 +118,7 @@ describe('Idempotency-Key on POST /sellers/orders/', () => {
       first = await create(other.url, body, idem);
       expect(first.status).toBe(504);
       // Still running: the retry is told to come back in a second.
-      const early = await create(gateway.url, body, idem);
+      const early = await create(t.url, body, idem);
       expect(early.status).toBe(409);
       expect(early.headers.get('retry-after')).toBe('1');
     } finally {
@@ -133,7 +126,7 @@ describe('Idempotency-Key on POST /sellers/orders/', () => {
     }
     const retried = await waitFor(
       async () => {
-        const res = await create(gateway.url, body, idem);
+        const res = await create(t.url, body, idem);
         return res.status === 201 ? res : null;
       },
       { what: 'the first answer replayed' },
@@ -147,7 +140,7 @@ describe('Idempotency-Key on POST /sellers/orders/', () => {
     const idem = randomUUID();
     const lock = await holdOrderWrites();
     try {
-      const pending = create(gateway.url, body, idem);
+      const pending = create(t.url, body, idem);
       // The keyed transaction waits at its write; its connection dies, as with a killed service.
       const victim = await waitFor(
         async () => {
@@ -165,14 +158,14 @@ describe('Idempotency-Key on POST /sellers/orders/', () => {
       await lock.release();
     }
     expect(await ordersOf(email)).toBe(0);
-    const retried = await create(gateway.url, body, idem);
+    const retried = await create(t.url, body, idem);
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(await ordersOf(email)).toBe(1);
   });
 
   it('keeps working without Redis: a keyed create succeeds and replays', async () => {
-    const noRedis = await system.startGateway({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const noRedis = await t.startGateway({ REDIS_URL: 'redis://127.0.0.1:1' });
     const { email, body } = marked();
     const idem = randomUUID();
     const first = await create(noRedis.url, body, idem);
@@ -185,15 +178,15 @@ describe('Idempotency-Key on POST /sellers/orders/', () => {
 
   it('scopes keys to the user, the environment and the route', async () => {
     const idem = randomUUID();
-    const { email } = await createKey(gateway.service, { email: `both-${randomUUID()}@example.com` });
-    const test = await createKey(gateway.service, { email, environment: 'test' });
-    const live = await createKey(gateway.service, { email, environment: 'live' });
-    const someoneElse = await createKey(gateway.service);
+    const { email } = await t.newKey({ email: `both-${randomUUID()}@example.com` });
+    const test = await t.newKey({ email, environment: 'test' });
+    const live = await t.newKey({ email, environment: 'live' });
+    const someoneElse = await t.newKey();
     const order = marked();
-    const inTest = await create(gateway.url, order.body, idem, test.key);
-    const inLive = await create(gateway.url, order.body, idem, live.key);
-    const theirs = await create(gateway.url, order.body, idem, someoneElse.key);
-    const product = await call(`${gateway.url}/sellers/products/`, {
+    const inTest = await create(t.url, order.body, idem, test.key);
+    const inLive = await create(t.url, order.body, idem, live.key);
+    const theirs = await create(t.url, order.body, idem, someoneElse.key);
+    const product = await call(`${t.url}/sellers/products/`, {
       method: 'POST',
       key: test.key,
       headers: { 'idempotency-key': idem },
@@ -207,17 +200,17 @@ describe('Idempotency-Key on POST /sellers/orders/', () => {
   it('does not keep a refusal: the same key runs again once the request is right', async () => {
     const idem = randomUUID();
     const { email, body } = marked();
-    const refused = await create(gateway.url, { ...body, payment: { gross_amount: -1 } }, idem);
+    const refused = await create(t.url, { ...body, payment: { gross_amount: -1 } }, idem);
     expect(refused.status).toBe(400);
     // Another body under the same key is not a conflict: nothing was kept for the refusal.
-    const created = await create(gateway.url, body, idem);
+    const created = await create(t.url, body, idem);
     expect(created.status).toBe(201);
     expect(await ordersOf(email)).toBe(1);
   });
 
   it('refuses a malformed key with 400 before anything runs', async () => {
     const { email, body } = marked();
-    const res = await create(gateway.url, body, 'x'.repeat(256));
+    const res = await create(t.url, body, 'x'.repeat(256));
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_error');
     expect(await ordersOf(email)).toBe(0);

@@ -1,8 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
 import { Client } from 'pg';
-import { createLogger, openDatabase, withReplicaLock, type MikroORM } from '@seller-api/service-kit';
-import { openMigrated } from '../support/database';
-import { testEnv } from '../support/env';
+import { withReplicaLock } from '@seller-api/service-kit';
+import { useDatabase } from '../support/database';
 
 /*
  * The kit's lock across replicas (replica-lock.ts): one holder at a time, held on a connection of its
@@ -10,32 +8,10 @@ import { testEnv } from '../support/env';
  */
 const SCHEMA = 'kit_replica_lock_test';
 const KEY = `kit.replica_lock_test.${process.pid}`;
-const env = testEnv();
-let orm: MikroORM;
-
-class Init extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`create schema if not exists ${SCHEMA}`);
-  }
-}
-
-const options = {
-  schema: SCHEMA,
-  entities: [],
-  migrations: [{ name: 'Init', class: Init }],
-  logger: createLogger('kit-replica-lock-test', 'silent'),
-};
-
-beforeAll(async () => {
-  await (await openMigrated(env, options)).close();
-  orm = await openDatabase({ ...options, url: env.DATABASE_URL as string, poolMax: 1 });
-});
-afterAll(async () => {
-  await orm?.close();
-});
+const db = useDatabase({ schema: SCHEMA, poolMax: 1 });
 
 const other = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-  const client = new Client({ connectionString: env.DATABASE_URL });
+  const client = new Client({ connectionString: db.env.DATABASE_URL });
   await client.connect();
   try {
     return await work(client);
@@ -49,9 +25,9 @@ const tryLock = (client: Client) =>
     .then((r) => r.rows[0]?.locked === true);
 
 test('runs the work holding the lock, on a connection beside the pool, and releases it after', async () => {
-  const held = await withReplicaLock(orm, { key: KEY }, async () => {
+  const held = await withReplicaLock(db.orm, { key: KEY }, async () => {
     // The pool's one connection stays free for the work's own statements.
-    await orm.em.getConnection().execute('select 1');
+    await db.orm.em.getConnection().execute('select 1');
     return other(tryLock);
   });
   expect(held).toEqual({ locked: true, value: false });
@@ -63,12 +39,12 @@ test('answers locked: false while another holds it, after trying for waitMs', as
     expect(await tryLock(c)).toBe(true);
     const started = Date.now();
     const work = jest.fn(async () => 1);
-    expect(await withReplicaLock(orm, { key: KEY, waitMs: 300 }, work)).toEqual({ locked: false });
+    expect(await withReplicaLock(db.orm, { key: KEY, waitMs: 300 }, work)).toEqual({ locked: false });
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(work).not.toHaveBeenCalled();
     // Giving up stops the wait at once.
     const quick = Date.now();
-    expect(await withReplicaLock(orm, { key: KEY, waitMs: 10_000, givingUp: () => true }, work)).toEqual({
+    expect(await withReplicaLock(db.orm, { key: KEY, waitMs: 10_000, givingUp: () => true }, work)).toEqual({
       locked: false,
     });
     expect(Date.now() - quick).toBeLessThan(2_000);
@@ -78,7 +54,7 @@ test('answers locked: false while another holds it, after trying for waitMs', as
 test('a connection lost during the work releases the lock, tells the work, and reports the release', async () => {
   const failures: string[] = [];
   const result = await withReplicaLock(
-    orm,
+    db.orm,
     { key: KEY, onReleaseFailed: (err) => failures.push(err.message) },
     async (lost) => {
       expect(lost.aborted).toBe(false);

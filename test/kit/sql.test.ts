@@ -1,46 +1,16 @@
-import { Migration } from '@mikro-orm/migrations';
-import {
-  createLogger,
-  openDatabase,
-  sqlInTransaction,
-  sqlOf,
-  type MikroORM,
-  type Sql,
-} from '@seller-api/service-kit';
-import { openMigrated } from '../support/database';
-import { testEnv } from '../support/env';
+import { sqlInTransaction, sqlOf, type Sql } from '@seller-api/service-kit';
+import { useDatabase } from '../support/database';
 
 /*
  * The kit's statements run prepared, named after their text, unless a call asks for a plan at every
- * run (QueryOptions.planEachRun). One connection in the pool: the prepared statements listed are
- * those of the connection the statements ran on.
+ * run (QueryOptions.planEachRun).
  */
 const SCHEMA = 'kit_sql_test';
-const env = testEnv();
-let orm: MikroORM;
+// One connection: the prepared statements listed are those of the connection the statements ran on.
+const db = useDatabase({ schema: SCHEMA, poolMax: 1 });
 let sql: Sql;
-
-class Init extends Migration {
-  override async up(): Promise<void> {
-    this.addSql(`create schema if not exists ${SCHEMA}`);
-  }
-}
-
-const options = {
-  schema: SCHEMA,
-  entities: [],
-  migrations: [{ name: 'Init', class: Init }],
-  logger: createLogger('kit-sql-test', 'silent'),
-};
-
-beforeAll(async () => {
-  // Migrated first (migrating takes a connection of its own), then opened on one connection.
-  await (await openMigrated(env, options)).close();
-  orm = await openDatabase({ ...options, url: env.DATABASE_URL as string, poolMax: 1 });
-  sql = sqlOf(orm);
-});
-afterAll(async () => {
-  await orm?.close();
+beforeAll(() => {
+  sql = sqlOf(db.orm);
 });
 
 const prepared = async () =>
@@ -60,7 +30,7 @@ test('a statement with parameters is prepared once per connection, one planned a
 
 test('sqlInTransaction runs on the connection of the ORM transaction, not one of the pool', async () => {
   // The pool's one connection is the transaction's: a statement that took one from the pool would wait.
-  const seen = await orm.em.fork().transactional(async (tx) => {
+  const seen = await db.orm.em.fork().transactional(async (tx) => {
     await tx.execute(`select set_config('kit_sql_test.mark', 'in-tx', true)`);
     const inTx = sqlInTransaction(sql, tx);
     const [row] = await inTx.query<{ mark: string; n: number }>(
@@ -78,5 +48,5 @@ test('sqlInTransaction runs on the connection of the ORM transaction, not one of
 });
 
 test('sqlInTransaction refuses an EntityManager outside a transaction', () => {
-  expect(() => sqlInTransaction(sql, orm.em.fork())).toThrow(/not in a transaction/);
+  expect(() => sqlInTransaction(sql, db.orm.em.fork())).toThrow(/not in a transaction/);
 });

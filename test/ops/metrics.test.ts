@@ -5,30 +5,25 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { startMetricsServer, type Runtime } from '@seller-api/service-kit';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { alertRules, dashboardFiles, metricNames, prepareCharts } from './helm';
 
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem();
 let runtimes: Runtime[];
 const servers: http.Server[] = [];
 
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
+beforeAll(() => {
   runtimes = [
-    gateway.service.runtime,
-    system.orders.runtime,
-    system.payments.runtime,
-    system.withdrawals.runtime,
-    system.dispatcher.runtime,
+    t.gateway.service.runtime,
+    t.system.orders.runtime,
+    t.system.payments.runtime,
+    t.system.withdrawals.runtime,
+    t.system.dispatcher.runtime,
   ];
-});
-afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  await system?.stop();
+  t.cleanup(() => Promise.all(servers.map((s) => new Promise((r) => s.close(r)))));
 });
 
 const urls = new Map<Runtime, string>();
@@ -95,34 +90,34 @@ it('every metric of the dashboards and the alerts is exposed by some service', a
 }, 120_000);
 
 it('counts orders created and charges paid, with their amounts in cents', async () => {
-  const { key } = await createKey(gateway.service);
-  const created = await createOrder(gateway.url, key, standaloneOrder({ payment: { gross_amount: 12345 } }));
+  const { key } = await t.newKey();
+  const created = await createOrder(t.url, key, standaloneOrder({ payment: { gross_amount: 12345 } }));
   expect(created.status).toBe(201);
   const uuid = (created.body.data as { uuid: string }).uuid;
-  const paid = await call(`${gateway.url}/sandbox/orders/${uuid}/pay/`, { method: 'POST', key });
+  const paid = await call(`${t.url}/sandbox/orders/${uuid}/pay/`, { method: 'POST', key });
   expect(paid.status).toBe(200);
 
-  const orders = await scrape(system.orders.runtime);
+  const orders = await scrape(t.system.orders.runtime);
   expect(sample(orders, 'orders_created_total', { environment: 'test' })).toBe(1);
   expect(sample(orders, 'orders_created_amount_cents_total', { environment: 'test' })).toBe(12345);
-  const payments = await scrape(system.payments.runtime);
+  const payments = await scrape(t.system.payments.runtime);
   expect(sample(payments, 'payments_charge_status_changes_total', { status: 'paid' })).toBe(1);
   expect(sample(payments, 'payments_charge_status_changes_amount_cents_total', { status: 'paid' })).toBe(
     12345,
   );
   // Published through the outbox, by routing key; the outbox drains to nothing waiting.
   await waitFor(async () =>
-    (await scrape(system.payments.runtime)).includes('routing_key="payment.approved"'),
+    (await scrape(t.system.payments.runtime)).includes('routing_key="payment.approved"'),
   );
   await waitFor(
-    async () => sample(await scrape(system.payments.runtime), 'outbox_messages_pending', {}) === 0,
+    async () => sample(await scrape(t.system.payments.runtime), 'outbox_messages_pending', {}) === 0,
   );
 });
 
 it('reports consumers and readiness checks', async () => {
-  const ready = await fetch(`${system.services.orders}/readyz`);
+  const ready = await fetch(`${t.system.services.orders}/readyz`);
   expect(ready.status).toBe(200);
-  const text = await scrape(system.orders.runtime);
+  const text = await scrape(t.system.orders.runtime);
   expect(sample(text, 'readiness_check_up', { check: 'postgres' })).toBe(1);
   expect(sample(text, 'readiness_check_up', { check: 'rabbitmq' })).toBe(1);
   expect(text).toMatch(/^amqp_consumer_active\{queue="[^"]+",service="orders"\} 1$/m);

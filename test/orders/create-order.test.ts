@@ -5,7 +5,8 @@ import { captureEvents } from '../support/events';
 import { waitFor } from '../support/wait';
 import { hostPort, TcpProxy } from '../support/tcp-proxy';
 import { checkBrCode, decodeQrPng } from '../support/pix';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import type { Sql } from '@seller-api/service-kit';
 import {
   OrderWrites,
@@ -15,34 +16,29 @@ import {
 import { ProductLookup } from '../../services/orders/src/db/products';
 import { CNPJ, CPF, address, createOrder, createProduct, customer, standaloneOrder } from './fixtures';
 
-let system: System;
-let gateway: RunningGateway;
-let key: string;
 let paymentsProxy: TcpProxy;
-
-beforeAll(async () => {
-  system = await startSystem({}, undefined, {
-    wrapPayments: async (url) => {
-      const { host, port } = hostPort(url, 80);
-      paymentsProxy = new TcpProxy(host, port);
-      return `http://127.0.0.1:${await paymentsProxy.start()}`;
-    },
-  });
-  gateway = await system.startGateway();
-  ({ key } = await createKey(gateway.service));
+// Orders reaches payments through a proxy a test can cut.
+const t = useSystem({
+  wrapPayments: async (url) => {
+    const { host, port } = hostPort(url, 80);
+    paymentsProxy = new TcpProxy(host, port);
+    return `http://127.0.0.1:${await paymentsProxy.start()}`;
+  },
+  seller: true,
 });
-afterAll(async () => {
-  await system.stop();
-  await paymentsProxy.stop();
+afterAll(() => paymentsProxy?.stop());
+let key: string;
+beforeAll(() => {
+  key = t.seller.key;
 });
 
 const detail = async (uuid: string, k = key) =>
-  (await call(`${gateway.url}/sellers/orders/${uuid}/`, { key: k })).body.data as OrderDetail;
+  (await call(`${t.url}/sellers/orders/${uuid}/`, { key: k })).body.data as OrderDetail;
 
 describe('create order: standalone charge', () => {
   it('answers 201 with exactly the documented body, a valid BR Code and a QR image of it', async () => {
     const res = await createOrder(
-      gateway.url,
+      t.url,
       key,
       standaloneOrder({ postback_url: 'https://example.com/hook?token=abc' }),
     );
@@ -68,18 +64,14 @@ describe('create order: standalone charge', () => {
   });
 
   it('requires gross_amount when there are no items', async () => {
-    const res = await createOrder(gateway.url, key, { customer: customer(), payment: {} });
+    const res = await createOrder(t.url, key, { customer: customer(), payment: {} });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('validation_error');
     expect(res.body.data).toHaveProperty(['payment.gross_amount']);
   });
 
   it('needs no address for a charge without products, and shows the phone as "" when none was sent', async () => {
-    const res = await createOrder(
-      gateway.url,
-      key,
-      standaloneOrder({ customer: customer({ phone: undefined }) }),
-    );
+    const res = await createOrder(t.url, key, standaloneOrder({ customer: customer({ phone: undefined }) }));
     expect(res.status).toBe(201);
     const order = await detail((res.body.data as { uuid: string }).uuid);
     expect(order.customer).toMatchObject({ address: null, phone: '' });
@@ -89,15 +81,15 @@ describe('create order: standalone charge', () => {
 
 describe('create order: with products', () => {
   it('computes gross from the items, shipping and discount, and lists the items', async () => {
-    const shirt = await createProduct(gateway.url, key, { price: 5000, commission_unit_amount: 500 });
-    const ebook = await createProduct(gateway.url, key, {
+    const shirt = await createProduct(t.url, key, { price: 5000, commission_unit_amount: 500 });
+    const ebook = await createProduct(t.url, key, {
       name: 'E-book',
       price: 1990,
       type: 'DIGITAL',
       commission_unit_amount: 0,
       producer_name: null,
     });
-    const res = await createOrder(gateway.url, key, {
+    const res = await createOrder(t.url, key, {
       customer: customer({ address: address() }),
       items: [
         { product_uuid: shirt, quantity: 2 },
@@ -123,8 +115,8 @@ describe('create order: with products', () => {
   });
 
   it('uses gross_amount as sent when it is sent', async () => {
-    const shirt = await createProduct(gateway.url, key);
-    const res = await createOrder(gateway.url, key, {
+    const shirt = await createProduct(t.url, key);
+    const res = await createOrder(t.url, key, {
       customer: customer({ address: address() }),
       items: [{ product_uuid: shirt, quantity: 1 }],
       payment: { gross_amount: 4242 },
@@ -133,16 +125,16 @@ describe('create order: with products', () => {
   });
 
   it('requires an address when a product is physical, not when all are digital', async () => {
-    const shirt = await createProduct(gateway.url, key);
-    const ebook = await createProduct(gateway.url, key, { type: 'DIGITAL' });
-    const physical = await createOrder(gateway.url, key, {
+    const shirt = await createProduct(t.url, key);
+    const ebook = await createProduct(t.url, key, { type: 'DIGITAL' });
+    const physical = await createOrder(t.url, key, {
       customer: customer(),
       items: [{ product_uuid: shirt, quantity: 1 }],
       payment: {},
     });
     expect(physical.status).toBe(400);
     expect(physical.body.data).toEqual({ 'customer.address': [expect.any(String)] });
-    const digital = await createOrder(gateway.url, key, {
+    const digital = await createOrder(t.url, key, {
       customer: customer(),
       items: [{ product_uuid: ebook, quantity: 1 }],
       payment: {},
@@ -151,8 +143,8 @@ describe('create order: with products', () => {
   });
 
   it('reports every violation of a body at once, with field paths', async () => {
-    const shirt = await createProduct(gateway.url, key);
-    const res = await createOrder(gateway.url, key, {
+    const shirt = await createProduct(t.url, key);
+    const res = await createOrder(t.url, key, {
       customer: {
         name: 'Ana',
         tax_id: '123',
@@ -183,22 +175,22 @@ describe('create order: with products', () => {
   });
 
   it('refuses a discount above subtotal plus shipping, more than 100 items and a product of another seller', async () => {
-    const shirt = await createProduct(gateway.url, key, { price: 1000 });
-    const discount = await createOrder(gateway.url, key, {
+    const shirt = await createProduct(t.url, key, { price: 1000 });
+    const discount = await createOrder(t.url, key, {
       customer: customer({ address: address() }),
       items: [{ product_uuid: shirt, quantity: 1 }],
       payment: { shipping_amount: 100, discount_amount: 1101 },
     });
     expect(discount.body.data).toEqual({ 'payment.discount_amount': [expect.any(String)] });
-    const many = await createOrder(gateway.url, key, {
+    const many = await createOrder(t.url, key, {
       customer: customer({ address: address() }),
       items: Array.from({ length: 101 }, () => ({ product_uuid: shirt, quantity: 1 })),
       payment: {},
     });
     expect(many.status).toBe(400);
     expect(many.body.data).toHaveProperty(['items']);
-    const other = await createKey(gateway.service);
-    const foreign = await createOrder(gateway.url, other.key, {
+    const other = await t.newKey();
+    const foreign = await createOrder(t.url, other.key, {
       customer: customer({ address: address() }),
       items: [{ product_uuid: shirt, quantity: 1 }],
       payment: {},
@@ -210,7 +202,7 @@ describe('create order: with products', () => {
 describe('create order: customer data', () => {
   it('cleans the tax id, deduces its type and keeps the canonical address string', async () => {
     const res = await createOrder(
-      gateway.url,
+      t.url,
       key,
       standaloneOrder({
         customer: customer({ tax_id: CNPJ, address: address({ complement: 'Apto 4', number: undefined }) }),
@@ -228,26 +220,26 @@ describe('create order: customer data', () => {
     expect(
       (
         await createOrder(
-          gateway.url,
+          t.url,
           key,
           standaloneOrder({ customer: customer({ tax_id: '12.ABC.345/01DE-35' }) }),
         )
       ).status,
     ).toBe(201);
     const wrong = await createOrder(
-      gateway.url,
+      t.url,
       key,
       standaloneOrder({ customer: customer({ tax_id: '529.982.247-26' }) }),
     );
     expect(wrong.body.data).toEqual({ 'customer.tax_id': [expect.any(String)] });
     const repeated = await createOrder(
-      gateway.url,
+      t.url,
       key,
       standaloneOrder({ customer: customer({ tax_id: '111.111.111-11' }) }),
     );
     expect(repeated.body.data).toEqual({ 'customer.tax_id': [expect.any(String)] });
     const contradiction = await createOrder(
-      gateway.url,
+      t.url,
       key,
       standaloneOrder({ customer: customer({ tax_id: CPF, tax_id_type: 'CNPJ' }) }),
     );
@@ -255,11 +247,11 @@ describe('create order: customer data', () => {
   });
 
   it('reuses the customer of the same tax id for the same seller', async () => {
-    const first = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+    const first = CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data);
     const second = CreatedOrder.parse(
       (
         await createOrder(
-          gateway.url,
+          t.url,
           key,
           standaloneOrder({ customer: customer({ tax_id: '52998224725', name: 'Maria S.' }) }),
         )
@@ -267,18 +259,16 @@ describe('create order: customer data', () => {
     );
     expect(second.customer.uuid).toBe(first.customer.uuid);
     expect(second.customer.name).toBe('Maria S.');
-    const other = await createKey(gateway.service);
-    const third = CreatedOrder.parse(
-      (await createOrder(gateway.url, other.key, standaloneOrder())).body.data,
-    );
+    const other = await t.newKey();
+    const third = CreatedOrder.parse((await createOrder(t.url, other.key, standaloneOrder())).body.data);
     expect(third.customer.uuid).not.toBe(first.customer.uuid);
   });
 
   it('writes a returning customer only when the order changes its data', async () => {
-    const seller = await createKey(gateway.service);
+    const seller = await t.newKey();
     const customerRow = async (id: string | undefined) =>
       (
-        await system.orders.runtime.sql.query<{
+        await t.system.orders.runtime.sql.query<{
           xmin: string;
           name: string;
           address: { city: string } | null;
@@ -286,8 +276,7 @@ describe('create order: customer data', () => {
       )[0];
     const order = async (overrides: Record<string, unknown>) =>
       CreatedOrder.parse(
-        (await createOrder(gateway.url, seller.key, standaloneOrder({ customer: customer(overrides) }))).body
-          .data,
+        (await createOrder(t.url, seller.key, standaloneOrder({ customer: customer(overrides) }))).body.data,
       ).customer.uuid;
     const id = await order({ address: address() });
     const stored = await customerRow(id);
@@ -306,15 +295,15 @@ describe('create order: customer data', () => {
 
   it('makes one customer of concurrent orders with one tax id', async () => {
     // Orders that arrive together are written in one batch, where a customer may be upserted once.
-    const seller = await createKey(gateway.service);
+    const seller = await t.newKey();
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        createOrder(gateway.url, seller.key, standaloneOrder({ customer: customer({ name: `Maria ${i}` }) })),
+        createOrder(t.url, seller.key, standaloneOrder({ customer: customer({ name: `Maria ${i}` }) })),
       ),
     );
     const created = answers.map((a) => CreatedOrder.parse(a.body.data));
     expect(new Set(created.map((o) => o.customer.uuid)).size).toBe(1);
-    const rows = await system.orders.runtime.sql.query<{ name: string }>(
+    const rows = await t.system.orders.runtime.sql.query<{ name: string }>(
       'select name from orders.customers where id = $1',
       [created[0]?.customer.uuid],
     );
@@ -346,9 +335,9 @@ describe('create order: customer data', () => {
   it('leaves a customer written twice in one batch as two orders one after another would', async () => {
     const scope = { sellerId: randomUUID(), environment: 'test' as const, sellerName: 'Loja' };
     // Both creates reach the write in the same turn, so they share one statement.
-    const deps = stubbedDeps(new OrderWrites(system.orders.runtime.sql));
+    const deps = stubbedDeps(new OrderWrites(t.system.orders.runtime.sql));
     const given = address();
-    const em = system.orders.runtime.orm.em.fork();
+    const em = t.system.orders.runtime.orm.em.fork();
     const [first, second] = await Promise.all([
       createOrderInDomain(
         em,
@@ -360,13 +349,13 @@ describe('create order: customer data', () => {
     ]);
     expect(first.customerId).toBe(second.customerId);
     expect(first.order.customerId).toBe(first.customerId);
-    const [row] = await system.orders.runtime.sql.query<{ name: string; address: { city: string } }>(
+    const [row] = await t.system.orders.runtime.sql.query<{ name: string; address: { city: string } }>(
       'select name, address from orders.customers where id = $1',
       [first.customerId],
     );
     // The second has no address, so the first's stays; the last contact data wins.
     expect(row).toEqual({ name: 'Second', address: expect.objectContaining({ city: given.city }) });
-    const orders = await system.orders.runtime.sql.query<{ customer_id: string }>(
+    const orders = await t.system.orders.runtime.sql.query<{ customer_id: string }>(
       'select customer_id from orders.orders where id = any($1::uuid[])',
       [[first.order.id, second.order.id]],
     );
@@ -380,7 +369,7 @@ describe('create order: customer data', () => {
     // would lock crosswise. A deadlock would be retried one order at a time, unseen by the caller, so
     // the statements' errors are watched.
     const failures: Array<{ code?: string }> = [];
-    const base = system.orders.runtime.sql;
+    const base = t.system.orders.runtime.sql;
     const watched: Sql = {
       ...base,
       query: <R extends object>(text: string, values?: unknown[]) =>
@@ -391,13 +380,13 @@ describe('create order: customer data', () => {
     };
     const deps = stubbedDeps(new OrderWrites(watched));
     const scope = { sellerId: randomUUID(), environment: 'test' as const, sellerName: 'Loja' };
-    const em = system.orders.runtime.orm.em.fork();
+    const em = t.system.orders.runtime.orm.em.fork();
     const [first, last] = ['111.444.777-35', CPF]; // in the order of their keys
     const create = (taxId: string, name: string) =>
       createOrderInDomain(em, scope, standaloneOrder({ customer: customer({ name, tax_id: taxId }) }), deps);
     await create(first, 'Before');
     await create(last, 'Before');
-    const holder = new Client({ connectionString: system.env.DATABASE_URL });
+    const holder = new Client({ connectionString: t.env.DATABASE_URL });
     await holder.connect();
     try {
       await holder.query('begin');
@@ -428,7 +417,7 @@ describe('create order: customer data', () => {
 
   it('checks the debtor document', async () => {
     const res = await createOrder(
-      gateway.url,
+      t.url,
       key,
       standaloneOrder({ payment: { gross_amount: 100, debtor_document: '000.000.000-01' } }),
     );
@@ -440,7 +429,7 @@ describe('create order: expiration', () => {
   it('defaults to 24 hours and reads a date alone as the end of that day in São Paulo', async () => {
     const before = Date.now();
     const plain = await detail(
-      CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data).uuid,
+      CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data).uuid,
     );
     const expires = new Date(plain.payment.expires_at).getTime();
     expect(expires - before).toBeGreaterThanOrEqual(24 * 3600_000 - 5_000);
@@ -451,7 +440,7 @@ describe('create order: expiration', () => {
       CreatedOrder.parse(
         (
           await createOrder(
-            gateway.url,
+            t.url,
             key,
             standaloneOrder({ payment: { gross_amount: 100, expiration_date: day } }),
           )
@@ -465,7 +454,7 @@ describe('create order: expiration', () => {
 
   it('refuses an expiration in the past or more than 30 days away', async () => {
     const past = await createOrder(
-      gateway.url,
+      t.url,
       key,
       standaloneOrder({
         payment: { gross_amount: 100, expiration_date: new Date(Date.now() - 60_000).toISOString() },
@@ -473,7 +462,7 @@ describe('create order: expiration', () => {
     );
     expect(past.body.data).toEqual({ 'payment.expiration_date': [expect.stringMatching(/future/)] });
     const far = await createOrder(
-      gateway.url,
+      t.url,
       key,
       standaloneOrder({
         payment: { gross_amount: 100, expiration_date: new Date(Date.now() + 31 * 86400_000).toISOString() },
@@ -488,7 +477,7 @@ describe('create order: callers', () => {
     // Served on plain node:http first (kit plain-route.ts), then by express for other shapes: both
     // answer 401 in the documented shape before the body is looked at.
     const post = (path: string, body: string) =>
-      fetch(`${system.services.orders}${path}`, {
+      fetch(`${t.system.services.orders}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
@@ -508,21 +497,20 @@ describe('create order: callers', () => {
 describe('create order: events and failures', () => {
   it('publishes order.created and payment.pix_qr_code_created through the outboxes', async () => {
     const orders = await captureEvents(
-      system.env.AMQP_URL as string,
-      system.env.AMQP_NAMESPACE as string,
+      t.env.AMQP_URL as string,
+      t.env.AMQP_NAMESPACE as string,
       'orders.events',
       'order.*',
     );
     const payments = await captureEvents(
-      system.env.AMQP_URL as string,
-      system.env.AMQP_NAMESPACE as string,
+      t.env.AMQP_URL as string,
+      t.env.AMQP_NAMESPACE as string,
       'payments.events',
       'payment.*',
     );
     try {
       const created = CreatedOrder.parse(
-        (await createOrder(gateway.url, key, standaloneOrder({ postback_url: 'https://example.com/p' }))).body
-          .data,
+        (await createOrder(t.url, key, standaloneOrder({ postback_url: 'https://example.com/p' }))).body.data,
       );
       const [event] = await orders.waitFor(
         (m) =>
@@ -556,26 +544,26 @@ describe('create order: events and failures', () => {
   });
 
   it('answers 503 and stores nothing when payments cannot answer; a retry with the same Idempotency-Key succeeds once', async () => {
-    const k = await createKey(gateway.service);
+    const k = await t.newKey();
     const idem = randomUUID();
     await paymentsProxy.cut();
-    const failed = await createOrder(gateway.url, k.key, standaloneOrder(), { 'idempotency-key': idem });
+    const failed = await createOrder(t.url, k.key, standaloneOrder(), { 'idempotency-key': idem });
     expect(failed.status).toBe(503);
     expect(failed.body).toMatchObject({
       code: 'service_unavailable',
       message: expect.stringMatching(/not created/),
     });
-    const none = (await call(`${gateway.url}/sellers/orders/`, { key: k.key })).body.data as {
+    const none = (await call(`${t.url}/sellers/orders/`, { key: k.key })).body.data as {
       results: unknown[];
     };
     expect(none.results).toHaveLength(0);
 
     await paymentsProxy.restore();
-    const retried = await createOrder(gateway.url, k.key, standaloneOrder(), { 'idempotency-key': idem });
+    const retried = await createOrder(t.url, k.key, standaloneOrder(), { 'idempotency-key': idem });
     expect(retried.status).toBe(201);
-    const replayed = await createOrder(gateway.url, k.key, standaloneOrder(), { 'idempotency-key': idem });
+    const replayed = await createOrder(t.url, k.key, standaloneOrder(), { 'idempotency-key': idem });
     expect(replayed.text).toBe(retried.text);
-    const one = (await call(`${gateway.url}/sellers/orders/`, { key: k.key })).body.data as {
+    const one = (await call(`${t.url}/sellers/orders/`, { key: k.key })).body.data as {
       results: unknown[];
     };
     expect(one.results).toHaveLength(1);

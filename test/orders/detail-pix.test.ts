@@ -1,6 +1,7 @@
 import { CreatedOrder, OrderDetail, type PixCharge } from '@seller-api/contracts';
 import { decodeQrPng } from '../support/pix';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { createOrder, standaloneOrder } from './fixtures';
 
 /*
@@ -8,25 +9,20 @@ import { createOrder, standaloneOrder } from './fixtures';
  * (docs/orders.md, "Read an order"; docs/pix.md, "The charge of an order"), and null otherwise.
  */
 
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem({ seller: true });
 let key: string;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  ({ key } = await createKey(gateway.service));
+beforeAll(() => {
+  key = t.seller.key;
 });
-afterAll(() => system.stop());
 
 async function newOrder(): Promise<CreatedOrder> {
-  const res = await createOrder(gateway.url, key, standaloneOrder());
+  const res = await createOrder(t.url, key, standaloneOrder());
   if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
   return CreatedOrder.parse(res.body.data);
 }
 
 async function detail(uuid: string): Promise<OrderDetail> {
-  const res = await call(`${gateway.url}/sellers/orders/${uuid}/`, { key });
+  const res = await call(`${t.url}/sellers/orders/${uuid}/`, { key });
   expect(res.status).toBe(200);
   // Sent by orders, never filled in by the schema's default.
   expect(res.body.data).toHaveProperty('pix');
@@ -34,7 +30,7 @@ async function detail(uuid: string): Promise<OrderDetail> {
 }
 
 async function act(uuid: string, path: string): Promise<void> {
-  const res = await call(`${gateway.url}${path.replace(':uuid', uuid)}`, { method: 'POST', key });
+  const res = await call(`${t.url}${path.replace(':uuid', uuid)}`, { method: 'POST', key });
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
 }
 
@@ -75,7 +71,7 @@ describe('order detail: pix', () => {
   it('is null for a PENDING order whose expires_at has passed, before it is marked EXPIRED', async () => {
     const { uuid } = await newOrder();
     // Only orders' copy is moved: payments' scheduler does not see it, so the order stays PENDING.
-    await system.orders.runtime.orm.em
+    await t.system.orders.runtime.orm.em
       .fork()
       .execute(`update orders.orders set expires_at = now() - interval '1 second' where id = ?`, [uuid]);
     const { pix, payment } = await detail(uuid);

@@ -1,36 +1,30 @@
 import { CreatedOrder, OrderList } from '@seller-api/contracts';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { address, createOrder, createProduct, customer, standaloneOrder } from './fixtures';
 
-let system: System;
-let gateway: RunningGateway;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-});
-afterAll(() => system.stop());
+const t = useSystem();
 
 const list = async (key: string, query = '') => {
-  const res = await call(`${gateway.url}/sellers/orders/${query}`, { key });
+  const res = await call(`${t.url}/sellers/orders/${query}`, { key });
   return { res, data: res.status === 200 ? OrderList.parse(res.body.data) : null };
 };
 
 describe('order list', () => {
   it('shows the documented record, newest first, with tracking grouped and shipping_amount', async () => {
-    const { key } = await createKey(gateway.service);
-    const product = await createProduct(gateway.url, key);
-    const first = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+    const { key } = await t.newKey();
+    const product = await createProduct(t.url, key);
+    const first = CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data);
     const second = CreatedOrder.parse(
       (
-        await createOrder(gateway.url, key, {
+        await createOrder(t.url, key, {
           customer: customer({ address: address() }),
           items: [{ product_uuid: product, quantity: 1 }],
           payment: { shipping_amount: 700 },
         })
       ).body.data,
     );
-    await call(`${gateway.url}/sellers/orders/${second.uuid}/tracking/`, {
+    await call(`${t.url}/sellers/orders/${second.uuid}/tracking/`, {
       method: 'PATCH',
       key,
       body: { tracking_code: 'BR9', shipping_status: 'SHIPPED' },
@@ -51,13 +45,12 @@ describe('order list', () => {
   });
 
   it('pages with an opaque cursor without gaps or repeats', async () => {
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     const created: string[] = [];
     for (let i = 0; i < 7; i += 1)
       created.push(
         CreatedOrder.parse(
-          (await createOrder(gateway.url, key, standaloneOrder({ payment: { gross_amount: 100 + i } }))).body
-            .data,
+          (await createOrder(t.url, key, standaloneOrder({ payment: { gross_amount: 100 + i } }))).body.data,
         ).uuid,
       );
     const seen: string[] = [];
@@ -72,19 +65,19 @@ describe('order list', () => {
   });
 
   it('filters by status, shipping status and creation dates', async () => {
-    const { key } = await createKey(gateway.service);
-    const product = await createProduct(gateway.url, key);
+    const { key } = await t.newKey();
+    const product = await createProduct(t.url, key);
     const shipped = CreatedOrder.parse(
       (
-        await createOrder(gateway.url, key, {
+        await createOrder(t.url, key, {
           customer: customer({ address: address() }),
           items: [{ product_uuid: product, quantity: 1 }],
           payment: {},
         })
       ).body.data,
     );
-    const plain = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
-    await call(`${gateway.url}/sellers/orders/${shipped.uuid}/tracking/`, {
+    const plain = CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data);
+    await call(`${t.url}/sellers/orders/${shipped.uuid}/tracking/`, {
       method: 'PATCH',
       key,
       body: { tracking_code: 'BR1', shipping_status: 'SHIPPED' },
@@ -104,7 +97,7 @@ describe('order list', () => {
   });
 
   it('refuses bad parameters with 400 and the field name', async () => {
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     for (const [query, field] of [
       ['?limit=101', 'limit'],
       ['?limit=0', 'limit'],
@@ -119,12 +112,12 @@ describe('order list', () => {
   });
 
   it('shows only the seller’s own orders of the key’s environment', async () => {
-    const mine = await createKey(gateway.service);
-    const live = await createKey(gateway.service, { email: mine.email, environment: 'live' });
-    const order = CreatedOrder.parse((await createOrder(gateway.url, mine.key, standaloneOrder())).body.data);
+    const mine = await t.newKey();
+    const live = await t.newKey({ email: mine.email, environment: 'live' });
+    const order = CreatedOrder.parse((await createOrder(t.url, mine.key, standaloneOrder())).body.data);
     expect((await list(mine.key)).data?.results.map((r) => r.uuid)).toEqual([order.uuid]);
     expect((await list(live.key)).data?.results).toEqual([]);
-    const other = await createKey(gateway.service);
+    const other = await t.newKey();
     expect((await list(other.key)).data?.results).toEqual([]);
   });
 });

@@ -6,35 +6,31 @@ import {
   OrderItemShippedData,
 } from '@seller-api/contracts';
 import { captureEvents } from '../support/events';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { address, createOrder, createProduct, customer, standaloneOrder } from './fixtures';
 
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem({ seller: true });
 let key: string;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  ({ key } = await createKey(gateway.service, { email: undefined }));
+beforeAll(() => {
+  key = t.seller.key;
 });
-afterAll(() => system.stop());
 
 async function physicalOrder(k = key, quantityA = 2) {
-  const a = await createProduct(gateway.url, k, {
+  const a = await createProduct(t.url, k, {
     name: 'Camiseta',
     price: 5000,
     commission_unit_amount: 500,
     producer_name: 'Produtora X',
   });
-  const b = await createProduct(gateway.url, k, {
+  const b = await createProduct(t.url, k, {
     name: 'Boné',
     price: 3000,
     commission_unit_amount: 0,
     producer_name: null,
     images: [],
   });
-  const res = await createOrder(gateway.url, k, {
+  const res = await createOrder(t.url, k, {
     customer: customer({ address: address({ complement: 'Bloco B' }) }),
     items: [
       { product_uuid: a, quantity: quantityA },
@@ -44,9 +40,9 @@ async function physicalOrder(k = key, quantityA = 2) {
   });
   return { order: CreatedOrder.parse(res.body.data), a, b };
 }
-const read = (uuid: string, k = key) => call(`${gateway.url}/sellers/orders/${uuid}/`, { key: k });
+const read = (uuid: string, k = key) => call(`${t.url}/sellers/orders/${uuid}/`, { key: k });
 const track = (uuid: string, body: unknown, k = key) =>
-  call(`${gateway.url}/sellers/orders/${uuid}/tracking/`, { method: 'PATCH', key: k, body });
+  call(`${t.url}/sellers/orders/${uuid}/tracking/`, { method: 'PATCH', key: k, body });
 
 describe('order detail', () => {
   it('shows every documented field with its type, the documented fee and no internal ids', async () => {
@@ -102,7 +98,7 @@ describe('order detail', () => {
   });
 
   it('omits parties without data and shows the affiliate only when the order came through one', async () => {
-    const plain = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+    const plain = CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data);
     expect(OrderDetail.parse((await read(plain.uuid)).body.data).parties).toEqual({
       seller: { name: expect.any(String) },
     });
@@ -110,7 +106,7 @@ describe('order detail', () => {
     const code = `promo-${randomUUID().slice(0, 8)}`;
     expect(
       (
-        await call(`${gateway.url}/sellers/affiliates/`, {
+        await call(`${t.url}/sellers/affiliates/`, {
           method: 'POST',
           key,
           body: { code, name: 'Joana Afiliada' },
@@ -118,20 +114,20 @@ describe('order detail', () => {
       ).status,
     ).toBe(201);
     const via = CreatedOrder.parse(
-      (await createOrder(gateway.url, key, standaloneOrder({ affiliate_code: code }))).body.data,
+      (await createOrder(t.url, key, standaloneOrder({ affiliate_code: code }))).body.data,
     );
     expect(OrderDetail.parse((await read(via.uuid)).body.data).parties.affiliate).toEqual({
       name: 'Joana Afiliada',
     });
-    const unknown = await createOrder(gateway.url, key, standaloneOrder({ affiliate_code: 'nobody' }));
+    const unknown = await createOrder(t.url, key, standaloneOrder({ affiliate_code: 'nobody' }));
     expect(unknown.body.data).toEqual({ affiliate_code: [expect.any(String)] });
   });
 
   it('answers 403 for another seller’s order, 404 for another environment’s or an unknown one, 400 for a malformed id', async () => {
     const { order } = await physicalOrder();
-    const stranger = await createKey(gateway.service);
+    const stranger = await t.newKey();
     expect((await read(order.uuid, stranger.key)).status).toBe(403);
-    const live = await createKey(gateway.service, { environment: 'live' });
+    const live = await t.newKey({ environment: 'live' });
     const liveRes = await read(order.uuid, live.key);
     expect(liveRes.status).toBe(404);
     expect(liveRes.body).toMatchObject({
@@ -157,8 +153,8 @@ describe('tracking update', () => {
 
   it('applies code and status to every item, emits order_item.shipped once per item and not again for the same update', async () => {
     const events = await captureEvents(
-      system.env.AMQP_URL as string,
-      system.env.AMQP_NAMESPACE as string,
+      t.env.AMQP_URL as string,
+      t.env.AMQP_NAMESPACE as string,
       'orders.events',
       'order_item.*',
     );
@@ -203,8 +199,8 @@ describe('tracking update', () => {
 
   it('fills delivered_at on the first DELIVERED, keeps it after, shows signed_by and the estimated date', async () => {
     const events = await captureEvents(
-      system.env.AMQP_URL as string,
-      system.env.AMQP_NAMESPACE as string,
+      t.env.AMQP_URL as string,
+      t.env.AMQP_NAMESPACE as string,
       'orders.events',
       'order_item.delivered',
     );
@@ -240,11 +236,11 @@ describe('tracking update', () => {
   });
 
   it('refuses a tracking update on an order without items, and another seller’s order', async () => {
-    const plain = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+    const plain = CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data);
     const res = await track(plain.uuid, { tracking_code: 'X' });
     expect(res.status).toBe(400);
     expect(res.body.data).toEqual({ non_field_errors: [expect.any(String)] });
-    const stranger = await createKey(gateway.service);
+    const stranger = await t.newKey();
     expect((await track(plain.uuid, { tracking_code: 'X' }, stranger.key)).status).toBe(403);
   });
 });

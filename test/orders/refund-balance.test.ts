@@ -8,10 +8,9 @@ import {
   fund,
   newSeller,
   requestWithdrawal,
-  startHarness,
+  useHarness,
   withdraw,
   SALE_NET,
-  type Harness,
   type Seller,
 } from '../withdrawals/helpers';
 
@@ -21,14 +20,10 @@ import {
  * already withdrawn is a 409 `insufficient_balance` that moves nothing, and a refund racing a
  * withdrawal (or another refund) cannot spend the same money twice.
  */
-let h: Harness;
 
 const RANDOM_KEY = '7d9f2c1a-4b3e-4f6a-9c2d-1e8b5a3f6d40';
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.stop());
+const h = useHarness();
 
 const ledger = () => h.system.withdrawals.runtime.orm.em.fork();
 

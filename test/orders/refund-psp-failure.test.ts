@@ -1,5 +1,5 @@
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
-import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { apiPixPspEnv } from '../support/psp-simulator';
 import { call } from '../support/system';
 import { waitFor } from '../support/wait';
 import {
@@ -7,9 +7,8 @@ import {
   balanceBecomes,
   newSeller,
   requestWithdrawal,
-  startHarness,
+  useHarness,
   SALE_NET,
-  type Harness,
 } from '../withdrawals/helpers';
 import { createOrder, standaloneOrder } from './fixtures';
 
@@ -19,12 +18,8 @@ import { createOrder, standaloneOrder } from './fixtures';
  */
 
 const WEBHOOK_SECRET = 'refund-failure-webhook-secret-0123';
-let psp: PspSimulator;
-let h: Harness;
-
-beforeAll(async () => {
-  psp = await startPspSimulator({ clientId: 'homologation-client', clientSecret: 'homologation-secret' });
-  h = await startHarness({
+const h = useHarness(
+  ({ psp }) => ({
     ...apiPixPspEnv(psp, 'test', {
       webhookSecret: WEBHOOK_SECRET,
       pixKey: 'pix-homologation@seller-api.example',
@@ -32,12 +27,9 @@ beforeAll(async () => {
     PSP_TEST_TIMEOUT_MS: '300',
     // The sweep of refund holds runs when the test asks.
     RECONCILE_GRACE_MS: '0',
-  });
-});
-afterAll(async () => {
-  await h?.stop();
-  await psp?.close();
-});
+  }),
+  { psp: { clientId: 'homologation-client', clientSecret: 'homologation-secret' } },
+);
 
 const ledger = () => h.system.withdrawals.runtime.orm.em.fork();
 const entriesOf = async (uuid: string) =>
@@ -57,7 +49,7 @@ async function paidOrder(key: string): Promise<string> {
   if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
   const order = CreatedOrder.parse(res.body.data);
   const before = (await balance(h, key)).available_amount;
-  const paid = await psp.pay(order.pix.qr_code_id, {
+  const paid = await h.psp.pay(order.pix.qr_code_id, {
     webhookUrl: `${h.gateway.url}/psp/webhook`,
     secret: WEBHOOK_SECRET,
   });
@@ -92,12 +84,12 @@ describe('a refund the PSP does not make', () => {
   it('refused by the PSP: 503, and the hold is given back at once', async () => {
     const seller = await newSeller(h);
     const uuid = await paidOrder(seller.key);
-    psp.refundStatus = 'NAO_REALIZADO';
+    h.psp.refundStatus = 'NAO_REALIZADO';
     let res: Awaited<ReturnType<typeof refund>>;
     try {
       res = await refund(seller.key, uuid);
     } finally {
-      psp.refundStatus = 'DEVOLVIDO';
+      h.psp.refundStatus = 'DEVOLVIDO';
     }
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({
@@ -121,7 +113,7 @@ describe('a refund the PSP does not make', () => {
   it('unanswered by the PSP: the hold stays (it may have refunded); a retry completes the refund', async () => {
     const seller = await newSeller(h);
     const uuid = await paidOrder(seller.key);
-    psp.hangNext(1, 'PUT');
+    h.psp.hangNext(1, 'PUT');
     const res = await refund(seller.key, uuid);
     expect(res.status).toBe(503);
     expect(await status(seller.key, uuid)).toBe('PAID');
@@ -150,7 +142,7 @@ describe('a refund the PSP does not make', () => {
     const seller = await newSeller(h);
     const uuid = await paidOrder(seller.key);
     const key = `refund-${uuid}`;
-    psp.loseAnswerNext(1, 'PUT');
+    h.psp.loseAnswerNext(1, 'PUT');
     const res = await refund(seller.key, uuid, key);
     expect(res.status).toBe(503);
     expect(await status(seller.key, uuid)).toBe('PAID');
@@ -161,7 +153,7 @@ describe('a refund the PSP does not make', () => {
     expect(retried.status).toBe(200);
     expect(await status(seller.key, uuid)).toBe('REFUNDED');
     // One refund at the PSP: the retry named the refund the lost answer had made.
-    expect(psp.refunds.filter((r) => r.endToEndId === paidWith.get(uuid))).toMatchObject([
+    expect(h.psp.refunds.filter((r) => r.endToEndId === paidWith.get(uuid))).toMatchObject([
       { status: 'DEVOLVIDO' },
     ]);
     await waitFor(async () => ((await entriesOf(uuid)).includes('payment_reversed') ? true : null), {
@@ -174,12 +166,12 @@ describe('a refund the PSP does not make', () => {
   it('a 2xx answer without a known refund status is an unknown outcome: the hold stays', async () => {
     const seller = await newSeller(h);
     const uuid = await paidOrder(seller.key);
-    psp.refundStatus = 'EM_ANALISE' as typeof psp.refundStatus;
+    h.psp.refundStatus = 'EM_ANALISE' as typeof h.psp.refundStatus;
     let res: Awaited<ReturnType<typeof refund>>;
     try {
       res = await refund(seller.key, uuid);
     } finally {
-      psp.refundStatus = 'DEVOLVIDO';
+      h.psp.refundStatus = 'DEVOLVIDO';
     }
     expect(res.status).toBe(503);
     expect(res.body).not.toMatchObject({ message: expect.stringMatching(/did not make the refund/) });
@@ -191,11 +183,11 @@ describe('a refund the PSP does not make', () => {
   it('refused by the PSP, then never asked again: the sweep has nothing to release', async () => {
     const seller = await newSeller(h);
     const uuid = await paidOrder(seller.key);
-    psp.refundStatus = 'NAO_REALIZADO';
+    h.psp.refundStatus = 'NAO_REALIZADO';
     try {
       expect((await refund(seller.key, uuid)).status).toBe(503);
     } finally {
-      psp.refundStatus = 'DEVOLVIDO';
+      h.psp.refundStatus = 'DEVOLVIDO';
     }
     expect(await h.system.withdrawals.refundHolds.sweep()).not.toContain(uuid);
     expect(await entriesOf(uuid)).toEqual(['payment_credited', 'refund_held', 'refund_released']);

@@ -1,15 +1,8 @@
 import { CreatedOrder, OrderDetail } from '@seller-api/contracts';
-import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
+import { apiPixPspEnv } from '../support/psp-simulator';
 import { call } from '../support/system';
 import { waitFor } from '../support/wait';
-import {
-  balance,
-  balanceBecomes,
-  newSeller,
-  startHarness,
-  SALE_NET,
-  type Harness,
-} from '../withdrawals/helpers';
+import { balance, balanceBecomes, newSeller, useHarness, SALE_NET } from '../withdrawals/helpers';
 import { createOrder, standaloneOrder } from './fixtures';
 
 /*
@@ -21,24 +14,17 @@ import { createOrder, standaloneOrder } from './fixtures';
 const WEBHOOK_SECRET = 'refund-route-webhook-secret-0123';
 const PROCESSING_MESSAGE =
   'Refund requested; the PSP is processing it. The order becomes REFUNDED when the PSP confirms.';
-let psp: PspSimulator;
-let h: Harness;
-
-beforeAll(async () => {
-  psp = await startPspSimulator({ clientId: 'homologation-client', clientSecret: 'homologation-secret' });
-  h = await startHarness({
+const h = useHarness(
+  ({ psp }) => ({
     ...apiPixPspEnv(psp, 'test', {
       webhookSecret: WEBHOOK_SECRET,
       pixKey: 'pix-homologation@seller-api.example',
     }),
-  });
-});
-afterAll(async () => {
-  await h?.stop();
-  await psp?.close();
-});
+  }),
+  { psp: { clientId: 'homologation-client', clientSecret: 'homologation-secret' } },
+);
 afterEach(() => {
-  psp.refundStatus = 'DEVOLVIDO';
+  h.psp.refundStatus = 'DEVOLVIDO';
 });
 
 /** Where the simulator sends its notifications, and the secret it adds. */
@@ -50,7 +36,7 @@ async function paidOrder(key: string): Promise<{ uuid: string; endToEndId: strin
   if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
   const order = CreatedOrder.parse(res.body.data);
   const before = (await balance(h, key)).available_amount;
-  const paid = await psp.pay(order.pix.qr_code_id, webhook());
+  const paid = await h.psp.pay(order.pix.qr_code_id, webhook());
   if (paid.status !== 200) throw new Error(`pay: ${paid.status}`);
   await balanceBecomes(h, key, { available_amount: before + SALE_NET });
   return { uuid: order.uuid, endToEndId: paid.endToEndId };
@@ -64,7 +50,7 @@ const refund = (key: string, uuid: string) =>
 
 /** The simulator's latest refund of a payment. */
 const latestRefund = (endToEndId: string) => {
-  const found = psp.refunds.filter((r) => r.endToEndId === endToEndId).at(-1);
+  const found = h.psp.refunds.filter((r) => r.endToEndId === endToEndId).at(-1);
   if (!found) throw new Error(`no refund of ${endToEndId} at the PSP`);
   return found;
 };
@@ -72,8 +58,8 @@ const latestRefund = (endToEndId: string) => {
 /** Ends the payment's latest refund at the PSP and notifies it as API Pix does. */
 async function settle(endToEndId: string, status: 'DEVOLVIDO' | 'NAO_REALIZADO', motivo?: string) {
   const { id } = latestRefund(endToEndId);
-  psp.settleRefund(id, status, motivo, endToEndId);
-  const sent = await psp.notifyRefunds([endToEndId], { ...webhook(), refundIds: [id] });
+  h.psp.settleRefund(id, status, motivo, endToEndId);
+  const sent = await h.psp.notifyRefunds([endToEndId], { ...webhook(), refundIds: [id] });
   expect(sent.status).toBe(200);
 }
 
@@ -81,7 +67,7 @@ describe('a refund the PSP makes later', () => {
   it('answers that the PSP is processing it, keeps the order PAID, refuses a second, then REFUNDED', async () => {
     const seller = await newSeller(h);
     const { uuid, endToEndId } = await paidOrder(seller.key);
-    psp.refundStatus = 'EM_PROCESSAMENTO';
+    h.psp.refundStatus = 'EM_PROCESSAMENTO';
     const res = await refund(seller.key, uuid);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: PROCESSING_MESSAGE });
@@ -97,7 +83,7 @@ describe('a refund the PSP makes later', () => {
       code: 'conflict',
       message: expect.stringMatching(/already in progress/),
     });
-    expect(psp.refunds.filter((r) => r.endToEndId === endToEndId)).toHaveLength(1);
+    expect(h.psp.refunds.filter((r) => r.endToEndId === endToEndId)).toHaveLength(1);
     // The refused second ask leaves the first one's hold: the net is still reserved.
     expect(await balance(h, seller.key)).toMatchObject({ available_amount: 0 });
 
@@ -115,7 +101,7 @@ describe('a refund the PSP makes later', () => {
   it('not made by the PSP: PAID, FAILED with the reason, the net back; asked again and made', async () => {
     const seller = await newSeller(h);
     const { uuid, endToEndId } = await paidOrder(seller.key);
-    psp.refundStatus = 'EM_PROCESSAMENTO';
+    h.psp.refundStatus = 'EM_PROCESSAMENTO';
     expect((await refund(seller.key, uuid)).body).toEqual({ message: PROCESSING_MESSAGE });
     const first = (await payment(seller.key, uuid)).refund;
 
@@ -137,7 +123,7 @@ describe('a refund the PSP makes later', () => {
     });
     await balanceBecomes(h, seller.key, { available_amount: SALE_NET });
 
-    psp.refundStatus = 'DEVOLVIDO';
+    h.psp.refundStatus = 'DEVOLVIDO';
     const retried = await refund(seller.key, uuid);
     expect(retried.status).toBe(200);
     expect(retried.body).toEqual({ message: 'Order refunded.' });
@@ -146,7 +132,7 @@ describe('a refund the PSP makes later', () => {
       refund: { status: 'REFUNDED', failure_reason: null },
     });
     // A second refund at the PSP, under its own id.
-    const asked = psp.refunds.filter((r) => r.endToEndId === endToEndId);
+    const asked = h.psp.refunds.filter((r) => r.endToEndId === endToEndId);
     expect(asked.map((r) => r.status)).toEqual(['NAO_REALIZADO', 'DEVOLVIDO']);
     expect(new Set(asked.map((r) => r.id)).size).toBe(2);
   });
@@ -154,7 +140,7 @@ describe('a refund the PSP makes later', () => {
   it('refused in the PSP answer: 503 with the reason, and the detail shows the refund FAILED', async () => {
     const seller = await newSeller(h);
     const { uuid } = await paidOrder(seller.key);
-    psp.refundStatus = 'NAO_REALIZADO';
+    h.psp.refundStatus = 'NAO_REALIZADO';
     const res = await refund(seller.key, uuid);
     expect(res.status).toBe(503);
     const failed = await waitFor(

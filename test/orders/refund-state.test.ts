@@ -8,8 +8,8 @@ import {
   type OrderStatus,
 } from '@seller-api/contracts';
 import { applyChargeState } from '../../services/orders/src/db/charge-mirror';
-import { captureEvents } from '../support/events';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { createOrder, standaloneOrder } from './fixtures';
 
@@ -20,43 +20,29 @@ import { createOrder, standaloneOrder } from './fixtures';
  * publish those messages as payments does, on its exchange, and read the order detail.
  */
 
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem({ seller: true });
 let key: string;
 let sellerId: string;
-let orderEvents: Awaited<ReturnType<typeof captureEvents>>;
+let orderEvents: Awaited<ReturnType<typeof t.captureEvents>>;
 let connection: amqp.ChannelModel;
 let channel: amqp.ConfirmChannel;
 
 beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  const created = await createKey(gateway.service);
-  key = created.key;
-  sellerId = created.sellerId as string;
-  orderEvents = await captureEvents(
-    system.env.AMQP_URL as string,
-    system.env.AMQP_NAMESPACE as string,
-    'orders.events',
-    'order.*',
-  );
-  connection = await amqp.connect(system.env.AMQP_URL as string);
+  ({ key, sellerId } = t.seller);
+  orderEvents = await t.captureEvents('orders.events', 'order.*');
+  connection = await amqp.connect(t.env.AMQP_URL as string);
+  t.cleanup(() => connection.close());
   channel = await connection.createConfirmChannel();
 });
-afterAll(async () => {
-  await connection?.close();
-  await orderEvents?.close();
-  await system?.stop();
-});
 
-const ordersDb = () => system.orders.runtime.orm.em.fork();
+const ordersDb = () => t.system.orders.runtime.orm.em.fork();
 
 /** A test order paid in the sandbox, and the version of its charge state the order shows. */
 async function paidOrder(): Promise<{ uuid: string; version: number }> {
-  const res = await createOrder(gateway.url, key, standaloneOrder());
+  const res = await createOrder(t.url, key, standaloneOrder());
   if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
   const { uuid } = CreatedOrder.parse(res.body.data);
-  const paid = await call(`${gateway.url}/sandbox/orders/${uuid}/pay/`, { method: 'POST', key });
+  const paid = await call(`${t.url}/sandbox/orders/${uuid}/pay/`, { method: 'POST', key });
   if (paid.status !== 200) throw new Error(`pay: ${paid.status} ${paid.text}`);
   const [row] = await ordersDb().execute<Array<{ charge_version: number; status: string }>>(
     `select charge_version, status from orders.orders where id = ?`,
@@ -67,7 +53,7 @@ async function paidOrder(): Promise<{ uuid: string; version: number }> {
 }
 
 const detail = async (uuid: string) =>
-  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment;
+  OrderDetail.parse((await call(`${t.url}/sellers/orders/${uuid}/`, { key })).body.data).payment;
 
 const REQUESTED_1 = '2026-06-15T12:05:00.000Z';
 const REQUESTED_2 = '2026-06-16T09:00:00.000Z';
@@ -114,7 +100,7 @@ async function publish(state: ChargeState): Promise<void> {
 async function send(state: ChargeState, messageId: string): Promise<void> {
   await new Promise<void>((resolve, reject) =>
     channel.publish(
-      `${system.env.AMQP_NAMESPACE}payments.events`,
+      `${t.env.AMQP_NAMESPACE}payments.events`,
       `internal.charge.${state.status.toLowerCase()}`,
       Buffer.from(JSON.stringify(state)),
       {
@@ -185,7 +171,7 @@ describe('the refund of an order, as payments reports it', () => {
       refund: { status: 'FAILED', requested_at: REQUESTED_1, updated_at: failedAt, failure_reason: REASON },
     });
     // The order list shows the status only: still PAID.
-    const list = await call(`${gateway.url}/sellers/orders/?status=PAID`, { key });
+    const list = await call(`${t.url}/sellers/orders/?status=PAID`, { key });
     expect(JSON.stringify(list.body)).toContain(uuid);
 
     const second = { attempt: 2, requested_at: REQUESTED_2, updated_at: REQUESTED_2 };
@@ -278,8 +264,8 @@ describe('the refund of an order, as payments reports it', () => {
     const { uuid, version } = await paidOrder();
     const state = chargeState(uuid, version + 1, 'PAID', refund({ status: 'PROCESSING' }));
     // As the refund route mirrors payments' answer (http/charge-action-routes.ts).
-    expect(await applyChargeState(system.orders.runtime.sql, state)).toBe(true);
-    expect(await applyChargeState(system.orders.runtime.sql, state)).toBe(false);
+    expect(await applyChargeState(t.system.orders.runtime.sql, state)).toBe(true);
+    expect(await applyChargeState(t.system.orders.runtime.sql, state)).toBe(false);
     await publish(state);
     const [row] = await ordersDb().execute<Array<{ charge_version: number; refund_attempt: number }>>(
       `select charge_version, refund_attempt from orders.orders where id = ?`,
@@ -336,7 +322,7 @@ describe('the refund of an order, as payments reports it', () => {
     const made = refund({ status: 'REFUNDED', requested_at: REQUESTED_1, updated_at: REQUESTED_2 });
     const state = chargeState(uuid, version + 1, 'REFUNDED', made);
     const applied = await Promise.all(
-      Array.from({ length: 10 }, () => applyChargeState(system.orders.runtime.sql, state)),
+      Array.from({ length: 10 }, () => applyChargeState(t.system.orders.runtime.sql, state)),
     );
     expect(applied.filter(Boolean)).toHaveLength(1);
     expect(await orderRefundedEvents(uuid)).toBe(1);

@@ -1,27 +1,22 @@
 import { CreatedOrder, OrderList } from '@seller-api/contracts';
 import { LogCapture } from '../support/logs';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { CNPJ, CPF, createOrder, customer, standaloneOrder } from './fixtures';
 
 /** The order list's searches by the customer's e-mail and tax id (docs/orders.md, "List orders"). */
-let system: System;
-let gateway: RunningGateway;
 const logs = new LogCapture();
 
-beforeAll(async () => {
-  system = await startSystem({ LOG_LEVEL: 'trace' }, logs);
-  gateway = await system.startGateway({ LOG_LEVEL: 'trace' }, logs);
-});
-afterAll(() => system.stop());
+const t = useSystem({ env: { LOG_LEVEL: 'trace' }, logs });
 
 const list = async (key: string, query: Record<string, string>) => {
-  const res = await call(`${gateway.url}/sellers/orders/?${new URLSearchParams(query)}`, { key });
+  const res = await call(`${t.url}/sellers/orders/?${new URLSearchParams(query)}`, { key });
   return { res, data: res.status === 200 ? OrderList.parse(res.body.data) : null };
 };
 
 async function order(key: string, email: string, taxId: string): Promise<string> {
   const res = await createOrder(
-    gateway.url,
+    t.url,
     key,
     standaloneOrder({ customer: customer({ email, tax_id: taxId }) } as never),
   );
@@ -31,17 +26,17 @@ async function order(key: string, email: string, taxId: string): Promise<string>
 
 describe('order search', () => {
   it('finds orders by e-mail (any case) and by tax id (any punctuation), with status and cursor', async () => {
-    const { key, email: sellerEmail } = await createKey(gateway.service);
+    const { key, email: sellerEmail } = await t.newKey();
     const first = await order(key, 'Ana.Souza@Example.com', CPF);
     const paid = await order(key, 'ana.souza@example.com', CPF.replace(/\D/g, ''));
     const third = await order(key, 'ana.souza@example.com', CPF);
     const company = await order(key, 'bruno@example.com', CNPJ);
-    const pay = await call(`${gateway.url}/sandbox/orders/${paid}/pay/`, { method: 'POST', key });
+    const pay = await call(`${t.url}/sandbox/orders/${paid}/pay/`, { method: 'POST', key });
     expect(pay.status).toBe(200);
     // The same customer at another seller, and in the seller's live environment, is not found.
-    const other = await createKey(gateway.service);
+    const other = await t.newKey();
     await order(other.key, 'ana.souza@example.com', CPF);
-    const live = await createKey(gateway.service, { email: sellerEmail, environment: 'live' });
+    const live = await t.newKey({ email: sellerEmail, environment: 'live' });
 
     const uuids = async (query: Record<string, string>, k = key) =>
       (await list(k, query)).data?.results.map((r) => r.uuid);
@@ -80,7 +75,7 @@ describe('order search', () => {
   });
 
   it('refuses a search that cannot match an order with 400 on the field', async () => {
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     for (const [query, field] of [
       [{ customer_tax_id: '123' }, 'customer_tax_id'],
       [{ customer_tax_id: '529.982.247-2' }, 'customer_tax_id'],

@@ -1,26 +1,14 @@
 import { OrderDetail, OrderSummary } from '@seller-api/contracts';
 import { call, createKey } from '../support/system';
-import {
-  act,
-  fund,
-  newOrder,
-  newSeller,
-  startHarness,
-  type Harness,
-  type Seller,
-} from '../withdrawals/helpers';
+import { act, fund, newOrder, newSeller, useHarness, type Seller } from '../withdrawals/helpers';
 
 /**
  * GET /sellers/orders/summary/ (docs/orders.md, "Summary"): counts and amounts per hour or day of a
  * time zone, every bucket present. The orders are made through the API, then moved in time in the
  * orders database so that each lands at a chosen instant.
  */
-let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.stop());
+const h = useHarness();
 
 async function summary(key: string, query: Record<string, string>) {
   const res = await call(`${h.gateway.url}/sellers/orders/summary/?${new URLSearchParams(query)}`, { key });

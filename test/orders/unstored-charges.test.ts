@@ -1,41 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { ErrorBody, MAX_AMOUNT, MAX_INT_COLUMN, ValidationErrorBody } from '@seller-api/contracts';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { createOrder, createProduct, customer, standaloneOrder } from './fixtures';
 
 // Every integer field is bounded by its column and the money limits (400 on the field, docs/limits.md),
 // checked before payments is asked for the charge; and a create that fails after the charge leaves no
 // payable charge without its order (docs/payments.md, "Limits and a charge without its order").
-
-let system: System;
-let gateway: RunningGateway;
-let db: Client;
+const t = useSystem({ db: true });
 
 beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  db = new Client({ connectionString: system.env.DATABASE_URL });
-  await db.connect();
   // A database fault on the order's insert, after the charge: orders named 'Fail After Charge' fail.
-  await db.query(`create or replace function public.fail_after_charge() returns trigger language plpgsql as $$
+  await t.db
+    .query(`create or replace function public.fail_after_charge() returns trigger language plpgsql as $$
     begin
       if new.customer_name = 'Fail After Charge' then raise exception 'forced failure'; end if;
       return new;
     end $$`);
-  await db.query(`drop trigger if exists fail_after_charge on orders.orders`);
-  await db.query(`create trigger fail_after_charge before insert on orders.orders
+  await t.db.query(`drop trigger if exists fail_after_charge on orders.orders`);
+  await t.db.query(`create trigger fail_after_charge before insert on orders.orders
     for each row execute function public.fail_after_charge()`);
-});
-afterAll(async () => {
-  await db.query(`drop trigger if exists fail_after_charge on orders.orders`);
-  await db.end();
-  await system.stop();
+  t.cleanup(() => t.db.query(`drop trigger if exists fail_after_charge on orders.orders`));
 });
 
 /** Payments' charges of a seller, with whether their order exists. */
 async function chargesOf(sellerId: string | null) {
-  const { rows } = await db.query<{
+  const { rows } = await t.db.query<{
     order_id: string;
     charge_status: string;
     gross_amount: string;
@@ -51,13 +41,13 @@ async function chargesOf(sellerId: string | null) {
 
 describe('integer bounds on create order', () => {
   it('answers 400 on items.0.quantity for 2^31, and payments holds no charge for it', async () => {
-    const { key, sellerId } = await createKey(gateway.service);
-    const product = await createProduct(gateway.url, key, {
+    const { key, sellerId } = await t.newKey();
+    const product = await createProduct(t.url, key, {
       price: 1,
       type: 'DIGITAL',
       commission_unit_amount: 0,
     });
-    const res = await createOrder(gateway.url, key, {
+    const res = await createOrder(t.url, key, {
       customer: customer(),
       items: [{ product_uuid: product, quantity: 2 ** 31 }],
       payment: { gross_amount: 100 },
@@ -69,13 +59,13 @@ describe('integer bounds on create order', () => {
   });
 
   it('accepts the largest quantity its column holds', async () => {
-    const { key } = await createKey(gateway.service);
-    const product = await createProduct(gateway.url, key, {
+    const { key } = await t.newKey();
+    const product = await createProduct(t.url, key, {
       price: 1,
       type: 'DIGITAL',
       commission_unit_amount: 0,
     });
-    const res = await createOrder(gateway.url, key, {
+    const res = await createOrder(t.url, key, {
       customer: customer(),
       items: [{ product_uuid: product, quantity: MAX_INT_COLUMN }],
       payment: {},
@@ -85,25 +75,25 @@ describe('integer bounds on create order', () => {
   });
 
   it('refuses quantity times price, or a subtotal, above the money limit before any charge, even with gross_amount sent', async () => {
-    const { key, sellerId } = await createKey(gateway.service);
-    const dear = await createProduct(gateway.url, key, {
+    const { key, sellerId } = await t.newKey();
+    const dear = await createProduct(t.url, key, {
       price: MAX_AMOUNT,
       type: 'DIGITAL',
       commission_unit_amount: 0,
     });
-    const cheap = await createProduct(gateway.url, key, {
+    const cheap = await createProduct(t.url, key, {
       price: 1,
       type: 'DIGITAL',
       commission_unit_amount: 0,
     });
-    const line = await createOrder(gateway.url, key, {
+    const line = await createOrder(t.url, key, {
       customer: customer(),
       items: [{ product_uuid: dear, quantity: 2 }],
       payment: { gross_amount: 100 },
     });
     expect(line.status).toBe(400);
     expect(Object.keys(ValidationErrorBody.parse(line.body).data)).toEqual(['items.0.quantity']);
-    const subtotal = await createOrder(gateway.url, key, {
+    const subtotal = await createOrder(t.url, key, {
       customer: customer(),
       items: [
         { product_uuid: dear, quantity: 1 },
@@ -119,9 +109,9 @@ describe('integer bounds on create order', () => {
 
 describe('a create that fails after its charge', () => {
   it('cancels the charge of an order that could not be stored', async () => {
-    const { key, sellerId } = await createKey(gateway.service);
+    const { key, sellerId } = await t.newKey();
     const res = await createOrder(
-      gateway.url,
+      t.url,
       key,
       standaloneOrder({ customer: customer({ name: 'Fail After Charge' }) }),
     );
@@ -134,26 +124,26 @@ describe('a create that fails after its charge', () => {
   });
 
   it("keeps a keyed request's charge for its retry, which stores the order on it", async () => {
-    const { key, sellerId } = await createKey(gateway.service);
+    const { key, sellerId } = await t.newKey();
     const idem = randomUUID();
     const body = standaloneOrder({ customer: customer({ name: 'Fail After Charge' }) });
-    const failed = await createOrder(gateway.url, key, body, { 'idempotency-key': idem });
+    const failed = await createOrder(t.url, key, body, { 'idempotency-key': idem });
     expect(failed.status).toBeGreaterThanOrEqual(500);
     const [left] = await chargesOf(sellerId);
     expect(left).toMatchObject({ stored: false, charge_status: 'PENDING' });
 
-    await db.query(`alter table orders.orders disable trigger fail_after_charge`);
+    await t.db.query(`alter table orders.orders disable trigger fail_after_charge`);
     try {
-      const retried = await createOrder(gateway.url, key, body, { 'idempotency-key': idem });
+      const retried = await createOrder(t.url, key, body, { 'idempotency-key': idem });
       expect(retried.status).toBe(201);
       expect(retried.body.data).toMatchObject({ uuid: left?.order_id });
     } finally {
-      await db.query(`alter table orders.orders enable trigger fail_after_charge`);
+      await t.db.query(`alter table orders.orders enable trigger fail_after_charge`);
     }
     expect(await chargesOf(sellerId)).toEqual([
       expect.objectContaining({ stored: true, charge_status: 'PENDING' }),
     ]);
-    const listed = await call(`${gateway.url}/sellers/orders/`, { key });
+    const listed = await call(`${t.url}/sellers/orders/`, { key });
     expect((listed.body.data as { results: unknown[] }).results).toHaveLength(1);
   });
 });

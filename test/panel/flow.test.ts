@@ -1,37 +1,16 @@
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { Withdrawal } from '@seller-api/contracts';
 import { standaloneOrder } from '../orders/fixtures';
 import { decodeQrPng } from '../support/pix';
-import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
-import { call, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
-import { expectAccessible, launchChromium, screenshot } from './browser';
-import { ensurePanelBuilt } from './build';
-import { login, originOf, panelCall, panelUser } from './helpers';
+import { expectAccessible, screenshot } from './browser';
+import { login, panelCall, panelUser } from './helpers';
 
 jest.setTimeout(120_000);
 
-let system: System;
-let gateway: RunningGateway;
-let origin: string;
-let browser: Browser;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-// How each receiver path answers, when a test says (200 otherwise).
-const replies = new Map<string, (hook: ReceivedHook) => Reply>();
-
-beforeAll(async () => {
-  await ensurePanelBuilt();
-  system = await startSystem();
-  gateway = await system.startGateway();
-  origin = originOf(gateway.url);
-  receiver = await startReceiver((hook) => replies.get(hook.path)?.(hook) ?? { status: 200 });
-  browser = await launchChromium();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await system?.stop();
-});
+const t = useSystem({ receiver: true, browser: true });
 
 /** A page that records what the browser complains about: CSP violations show up as console errors. */
 async function openPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
@@ -73,10 +52,10 @@ async function nav(page: Page, name: string, heading: string): Promise<void> {
 }
 
 it('takes a seller from login to a paid order, a delivered webhook and a withdrawal an operator approves', async () => {
-  const seller = await panelUser(gateway.service, 'seller');
-  const operator = await panelUser(gateway.service, 'operator');
-  const context = await browser.newContext({
-    baseURL: origin,
+  const seller = await panelUser(t.gateway.service, 'seller');
+  const operator = await panelUser(t.gateway.service, 'operator');
+  const context = await t.browser.newContext({
+    baseURL: t.origin,
     viewport: { width: 1280, height: 900 },
     permissions: ['clipboard-read', 'clipboard-write'],
   });
@@ -135,7 +114,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await expectAccessible(page, 'api keys');
 
   // The key works with a plain HTTP call.
-  const created = await call(`${gateway.url}/sellers/orders/`, {
+  const created = await call(`${t.url}/sellers/orders/`, {
     method: 'POST',
     key,
     body: standaloneOrder(),
@@ -181,7 +160,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   // By keyboard: the URL, the event with the arrow keys, Enter on the button.
   await nav(page, 'Webhooks', 'Webhooks');
   await tabTo(page, page.getByLabel('URL'));
-  await page.keyboard.type(`${receiver.url}/hooks/paid`);
+  await page.keyboard.type(`${t.receiver.url}/hooks/paid`);
   await page.keyboard.press('Tab');
   const event = page.getByLabel('Event', { exact: true });
   await expect(isFocused(event)).resolves.toBe(true);
@@ -197,10 +176,8 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await expectAccessible(page, 'webhooks');
 
   // Pay the order in the sandbox: order.paid reaches the receiver, and the seller has a balance.
-  expect((await call(`${gateway.url}/sandbox/orders/${orderId}/pay/`, { method: 'POST', key })).status).toBe(
-    200,
-  );
-  const hook = await waitFor(() => receiver.received.find((h) => h.body.event === 'order.paid'), {
+  expect((await call(`${t.url}/sandbox/orders/${orderId}/pay/`, { method: 'POST', key })).status).toBe(200);
+  const hook = await waitFor(() => t.receiver.received.find((h) => h.body.event === 'order.paid'), {
     what: 'the order.paid delivery',
     timeoutMs: 30_000,
   });
@@ -228,7 +205,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await tabTo(page, page.getByRole('button', { name: `Resend delivery ${eventId}` }));
   await page.keyboard.press('Enter');
   await page.getByText(`Delivery ${eventId} re-queued.`).waitFor();
-  await waitFor(() => receiver.forEvent(eventId).length === 2, {
+  await waitFor(() => t.receiver.forEvent(eventId).length === 2, {
     what: 'the resent delivery',
     timeoutMs: 30_000,
   });
@@ -252,7 +229,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
     .getByRole('row', { name: /^order\.paid/ })
     .filter({ hasText: 'ACTIVE' })
     .waitFor();
-  await page.getByLabel('URL').fill(`${receiver.url}/hooks/created`);
+  await page.getByLabel('URL').fill(`${t.receiver.url}/hooks/created`);
   await page.getByLabel('Event', { exact: true }).selectOption('order.created');
   await page.getByRole('button', { name: 'Register webhook' }).click();
   await page.getByRole('row', { name: /^order\.created/ }).waitFor();
@@ -260,7 +237,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
   await page.getByRole('button', { name: 'Confirm: delete the order.created webhook' }).click();
   await page.getByText('Webhook for order.created deleted.').waitFor();
   await page.getByRole('row', { name: /^order\.created/ }).waitFor({ state: 'detached' });
-  const hooks = await call(`${gateway.url}/config/webhooks/`, { key });
+  const hooks = await call(`${t.url}/config/webhooks/`, { key });
   expect((hooks.body.data as { results: { event: string; status: string }[] }).results).toEqual([
     expect.objectContaining({ event: 'order.paid', status: 'ACTIVE' }),
   ]);
@@ -355,7 +332,7 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
     .first()
     .waitFor({ state: 'detached' });
 
-  const mine = await call(`${gateway.url}/finance/withdrawals/`, { key });
+  const mine = await call(`${t.url}/finance/withdrawals/`, { key });
   const made = (mine.body.data as { results: unknown[] }).results.map((w) => Withdrawal.parse(w));
   // The retried request made one withdrawal; each later request (another body) had a new key.
   expect(made.filter((w) => w.amount === 5000)).toHaveLength(1);
@@ -373,18 +350,18 @@ it('takes a seller from login to a paid order, a delivered webhook and a withdra
 });
 
 it('resends the dead deliveries of a webhook, by keyboard: the receiver gets attempt 9', async () => {
-  const seller = await panelUser(gateway.service, 'seller');
+  const seller = await panelUser(t.gateway.service, 'seller');
   const path = `/hooks/dead-${seller.userId}`;
   let failing = true;
-  replies.set(path, () => ({ status: failing ? 500 : 204 }));
-  const api = await login(origin, seller.email, seller.password);
-  const registered = await panelCall(origin, '/panel/api/v1/config/webhooks/', api, {
+  t.receiver.route(path, () => ({ status: failing ? 500 : 204 }));
+  const api = await login(t.origin, seller.email, seller.password);
+  const registered = await panelCall(t.origin, '/panel/api/v1/config/webhooks/', api, {
     method: 'POST',
-    body: { url: `${receiver.url}${path}`, event: 'order.created' },
+    body: { url: `${t.receiver.url}${path}`, event: 'order.created' },
   });
   expect(registered.status).toBe(201);
   const webhookId = (registered.body.data as { id: string }).id;
-  const order = await panelCall(origin, '/panel/api/v1/sellers/orders/', api, {
+  const order = await panelCall(t.origin, '/panel/api/v1/sellers/orders/', api, {
     method: 'POST',
     body: standaloneOrder(),
   });
@@ -393,16 +370,16 @@ it('resends the dead deliveries of a webhook, by keyboard: the receiver gets att
   const deadList = `/panel/api/v1/config/webhooks/${webhookId}/deliveries/?status=dead`;
   const dead = await waitFor(
     async () => {
-      const res = await panelCall(origin, deadList, api);
+      const res = await panelCall(t.origin, deadList, api);
       return (res.body.data as { results: { event_id: string }[] }).results[0] ?? null;
     },
     { what: 'the dead delivery', timeoutMs: 30_000 },
   );
-  const hits = () => receiver.forEvent(dead.event_id).map((h) => h.body.delivery_attempt);
+  const hits = () => t.receiver.forEvent(dead.event_id).map((h) => h.body.delivery_attempt);
   expect(hits()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   failing = false;
 
-  const context = await browser.newContext({ baseURL: origin });
+  const context = await t.browser.newContext({ baseURL: t.origin });
   const { page, problems } = await openPage(context);
   await page.goto(`/#/webhooks/${webhookId}`);
   await loginByKeyboard(page, seller.email, seller.password);
@@ -430,8 +407,8 @@ it('resends the dead deliveries of a webhook, by keyboard: the receiver gets att
 });
 
 it('is usable by keyboard: skip link first, then the navigation, with the current page marked', async () => {
-  const seller = await panelUser(gateway.service, 'seller');
-  const context = await browser.newContext({ baseURL: origin });
+  const seller = await panelUser(t.gateway.service, 'seller');
+  const context = await t.browser.newContext({ baseURL: t.origin });
   const { page, problems } = await openPage(context);
   await page.goto('/');
   await loginByKeyboard(page, seller.email, seller.password);

@@ -1,37 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { isValidCpf } from '@seller-api/contracts';
 import { CNPJ, customer, standaloneOrder } from '../orders/fixtures';
-import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
-import { startSystem, type RunningGateway, type System } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
-import { expectAccessible, launchChromium, screenshot } from './browser';
-import { ensurePanelBuilt } from './build';
-import { login, originOf, panelCall, panelUser } from './helpers';
+import { expectAccessible, screenshot } from './browser';
+import { login, panelCall, panelUser } from './helpers';
 
 jest.setTimeout(240_000);
 
-let system: System;
-let gateway: RunningGateway;
-let origin: string;
-let browser: Browser;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const replies = new Map<string, (hook: ReceivedHook) => Reply>();
-
-beforeAll(async () => {
-  await ensurePanelBuilt();
-  // The paging test makes a few hundred panel calls in a minute.
-  system = await startSystem({ RATE_LIMIT_PER_MINUTE: '5000' });
-  gateway = await system.startGateway();
-  origin = originOf(gateway.url);
-  receiver = await startReceiver((hook) => replies.get(hook.path)?.(hook) ?? { status: 200 });
-  browser = await launchChromium();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await system?.stop();
-});
+// The paging test makes a few hundred panel calls in a minute.
+const t = useSystem({ env: { RATE_LIMIT_PER_MINUTE: '5000' }, receiver: true, browser: true });
 
 type Session = Awaited<ReturnType<typeof login>>;
 
@@ -43,39 +22,39 @@ const brl = (cents: number) =>
 const plain = (text: string | null) => (text ?? '').replace(/\s/g, ' ').trim();
 
 async function seller() {
-  const user = await panelUser(gateway.service, 'seller');
-  const api = await login(origin, user.email, user.password);
+  const user = await panelUser(t.gateway.service, 'seller');
+  const api = await login(t.origin, user.email, user.password);
   expect(api.status).toBe(200);
   return { user, api };
 }
 
 async function createOrder(api: Session, body: unknown): Promise<string> {
-  const res = await panelCall(origin, '/panel/api/v1/sellers/orders/', api, { method: 'POST', body });
+  const res = await panelCall(t.origin, '/panel/api/v1/sellers/orders/', api, { method: 'POST', body });
   expect(res.status).toBe(201);
   return (res.body.data as { uuid: string }).uuid;
 }
 
 async function pay(api: Session, uuid: string): Promise<void> {
-  const res = await panelCall(origin, `/panel/api/v1/sandbox/orders/${uuid}/pay/`, api, { method: 'POST' });
+  const res = await panelCall(t.origin, `/panel/api/v1/sandbox/orders/${uuid}/pay/`, api, { method: 'POST' });
   expect(res.status).toBe(200);
 }
 
 async function registerWebhook(api: Session, event: string, path: string): Promise<string> {
-  const res = await panelCall(origin, '/panel/api/v1/config/webhooks/', api, {
+  const res = await panelCall(t.origin, '/panel/api/v1/config/webhooks/', api, {
     method: 'POST',
-    body: { url: `${receiver.url}${path}`, event },
+    body: { url: `${t.receiver.url}${path}`, event },
   });
   expect(res.status).toBe(201);
   return (res.body.data as { id: string }).id;
 }
 
 async function availableBalance(api: Session): Promise<number> {
-  const res = await panelCall(origin, '/panel/api/v1/finance/balance/', api);
+  const res = await panelCall(t.origin, '/panel/api/v1/finance/balance/', api);
   return (res.body.data as { available_amount: number }).available_amount;
 }
 
 async function requestWithdrawal(api: Session, amount: number): Promise<void> {
-  const res = await panelCall(origin, '/panel/api/v1/finance/withdrawals/', api, {
+  const res = await panelCall(t.origin, '/panel/api/v1/finance/withdrawals/', api, {
     method: 'POST',
     headers: { 'idempotency-key': randomUUID() },
     body: { amount, pix_key: 'maria@example.com', pix_key_type: 'email' },
@@ -111,7 +90,7 @@ const pageOverflow = (page: Page) =>
 it('shows on Home the figures of the orders created and paid, webhook health and withdrawals under way', async () => {
   const { user, api } = await seller();
   const deadPath = `/hooks/home-dead-${user.userId}`;
-  replies.set(deadPath, () => ({ status: 500 }));
+  t.receiver.route(deadPath, () => ({ status: 500 }));
   const deadHook = await registerWebhook(api, 'order.created', deadPath);
   const paidHook = await registerWebhook(api, 'order.paid', `/hooks/home-paid-${user.userId}`);
 
@@ -125,7 +104,7 @@ it('shows on Home the figures of the orders created and paid, webhook health and
   let fees = 0;
   let net = 0;
   for (const uuid of [orders[0]!, orders[2]!]) {
-    const detail = await panelCall(origin, `/panel/api/v1/sellers/orders/${uuid}/`, api);
+    const detail = await panelCall(t.origin, `/panel/api/v1/sellers/orders/${uuid}/`, api);
     const payment = (detail.body.data as { payment: { fee_amount: number; net_amount: number } }).payment;
     fees += payment.fee_amount;
     net += payment.net_amount;
@@ -136,7 +115,7 @@ it('shows on Home the figures of the orders created and paid, webhook health and
   let health: unknown = null;
   await waitFor(
     async () => {
-      const res = await panelCall(origin, '/panel/api/v1/config/webhooks/health/', api);
+      const res = await panelCall(t.origin, '/panel/api/v1/config/webhooks/health/', api);
       health = res.body;
       const hooks = (res.body.data as { webhooks: { webhook_id: string; dead: number; delivered: number }[] })
         .webhooks;
@@ -150,8 +129,8 @@ it('shows on Home the figures of the orders created and paid, webhook health and
   await waitFor(async () => (await availableBalance(api)) >= 1000, { what: 'the credit', timeoutMs: 90_000 });
   await requestWithdrawal(api, 1000);
 
-  const context = await browser.newContext({
-    baseURL: origin,
+  const context = await t.browser.newContext({
+    baseURL: t.origin,
     viewport: { width: 1280, height: 900 },
     timezoneId: 'America/Sao_Paulo',
   });
@@ -265,7 +244,7 @@ it('searches orders by e-mail, tax id and uuid, and pages orders, deliveries and
   await waitFor(
     async () => {
       const res = await panelCall(
-        origin,
+        t.origin,
         `/panel/api/v1/config/webhooks/${hook}/deliveries/?status=delivered&limit=100`,
         api,
       );
@@ -274,7 +253,7 @@ it('searches orders by e-mail, tax id and uuid, and pages orders, deliveries and
     { what: '22 delivered deliveries', timeoutMs: 90_000 },
   );
 
-  const context = await browser.newContext({ baseURL: origin, viewport: { width: 1280, height: 900 } });
+  const context = await t.browser.newContext({ baseURL: t.origin, viewport: { width: 1280, height: 900 } });
   const { page, problems } = await openPage(context);
   await logIn(page, user.email, user.password, '/#/orders');
   await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor();
@@ -373,7 +352,7 @@ it('fits a 360 px phone and a 1280 px desktop: Home, Orders and an order, with n
   await waitFor(
     async () => {
       const res = await panelCall(
-        origin,
+        t.origin,
         `/panel/api/v1/config/webhooks/${hook}/deliveries/?status=delivered`,
         api,
       );
@@ -383,7 +362,7 @@ it('fits a 360 px phone and a 1280 px desktop: Home, Orders and an order, with n
   );
 
   for (const width of [360, 1280]) {
-    const context = await browser.newContext({ baseURL: origin, viewport: { width, height: 800 } });
+    const context = await t.browser.newContext({ baseURL: t.origin, viewport: { width, height: 800 } });
     const { page, problems } = await openPage(context);
     await logIn(page, user.email, user.password);
     await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();

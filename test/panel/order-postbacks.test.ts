@@ -1,37 +1,14 @@
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { DeliveryList } from '@seller-api/contracts';
 import { standaloneOrder } from '../orders/fixtures';
-import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
-import { startSystem, type RunningGateway, type System } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
-import { expectAccessible, launchChromium, screenshot } from './browser';
-import { ensurePanelBuilt } from './build';
-import { login, originOf, panelCall, panelUser } from './helpers';
+import { expectAccessible, screenshot } from './browser';
+import { login, panelCall, panelUser } from './helpers';
 
 jest.setTimeout(120_000);
 
-let system: System;
-let gateway: RunningGateway;
-let origin: string;
-let browser: Browser;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const replies = new Map<string, (hook: ReceivedHook) => Reply>();
-
-beforeAll(async () => {
-  await ensurePanelBuilt();
-  system = await startSystem();
-  gateway = await system.startGateway();
-  origin = originOf(gateway.url);
-  receiver = await startReceiver(
-    (hook) => replies.get(hook.path.split('?')[0] ?? '')?.(hook) ?? { status: 200 },
-  );
-  browser = await launchChromium();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await system?.stop();
-});
+const t = useSystem({ receiver: true, browser: true });
 
 /** Presses Tab until `target` has the focus: it is reachable by keyboard, and focused. */
 async function tabTo(page: Page, target: Locator, maxTabs = 80): Promise<void> {
@@ -44,14 +21,14 @@ async function tabTo(page: Page, target: Locator, maxTabs = 80): Promise<void> {
 }
 
 it("shows an order's postback deliveries on its page and resends a dead one by keyboard", async () => {
-  const seller = await panelUser(gateway.service, 'seller');
+  const seller = await panelUser(t.gateway.service, 'seller');
   const path = `/postback-${seller.userId}`;
   let failing = true;
-  replies.set(path, () => ({ status: failing ? 500 : 204, body: failing ? 'receiver broken' : '' }));
-  const api = await login(origin, seller.email, seller.password);
-  const created = await panelCall(origin, '/panel/api/v1/sellers/orders/', api, {
+  t.receiver.route(path, () => ({ status: failing ? 500 : 204, body: failing ? 'receiver broken' : '' }));
+  const api = await login(t.origin, seller.email, seller.password);
+  const created = await panelCall(t.origin, '/panel/api/v1/sellers/orders/', api, {
     method: 'POST',
-    body: standaloneOrder({ postback_url: `${receiver.url}${path}?token=abc` }),
+    body: standaloneOrder({ postback_url: `${t.receiver.url}${path}?token=abc` }),
   });
   expect(created.status).toBe(201);
   const orderId = (created.body.data as { uuid: string }).uuid;
@@ -59,7 +36,7 @@ it("shows an order's postback deliveries on its page and resends a dead one by k
   const dead = await waitFor(
     async () => {
       const res = await panelCall(
-        origin,
+        t.origin,
         `/panel/api/v1/sellers/orders/${orderId}/postback-deliveries/?status=dead`,
         api,
       );
@@ -67,11 +44,11 @@ it("shows an order's postback deliveries on its page and resends a dead one by k
     },
     { what: 'the dead postback delivery', timeoutMs: 30_000 },
   );
-  const hits = () => receiver.forEvent(dead.event_id).map((h) => h.body.delivery_attempt);
+  const hits = () => t.receiver.forEvent(dead.event_id).map((h) => h.body.delivery_attempt);
   expect(hits()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
   failing = false;
 
-  const context = await browser.newContext({ baseURL: origin, viewport: { width: 1280, height: 900 } });
+  const context = await t.browser.newContext({ baseURL: t.origin, viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (msg) => {

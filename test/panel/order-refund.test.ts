@@ -1,12 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Balance, CreatedOrder, OrderDetail, type ChargeRefund } from '@seller-api/contracts';
 import { applyChargeState } from '../../services/orders/src/db/charge-mirror';
 import { standaloneOrder } from '../orders/fixtures';
-import { startSystem, type RunningGateway, type System } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
-import { expectAccessible, launchChromium, screenshot } from './browser';
-import { ensurePanelBuilt } from './build';
-import { login, originOf, panelCall, panelUser, type PanelLogin } from './helpers';
+import { expectAccessible, screenshot } from './browser';
+import { login, panelCall, panelUser, type PanelLogin } from './helpers';
 
 /*
  * The order page shows where the order's refund stands at the PSP (docs/orders.md, "Refund an
@@ -15,38 +14,25 @@ import { login, originOf, panelCall, panelUser, type PanelLogin } from './helper
 
 jest.setTimeout(120_000);
 
-let system: System;
-let gateway: RunningGateway;
-let origin: string;
-let browser: Browser;
-
-beforeAll(async () => {
-  await ensurePanelBuilt();
-  system = await startSystem();
-  gateway = await system.startGateway();
-  origin = originOf(gateway.url);
-  browser = await launchChromium();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await system?.stop();
-});
+const t = useSystem({ browser: true });
 
 /** An order paid in the sandbox, once its net is in the seller's available balance. */
 async function paidOrder(api: PanelLogin): Promise<string> {
-  const created = await panelCall(origin, '/panel/api/v1/sellers/orders/', api, {
+  const created = await panelCall(t.origin, '/panel/api/v1/sellers/orders/', api, {
     method: 'POST',
     body: standaloneOrder(),
   });
   expect(created.status).toBe(201);
   const { uuid } = CreatedOrder.parse(created.body.data);
-  const paid = await panelCall(origin, `/panel/api/v1/sandbox/orders/${uuid}/pay/`, api, { method: 'POST' });
+  const paid = await panelCall(t.origin, `/panel/api/v1/sandbox/orders/${uuid}/pay/`, api, {
+    method: 'POST',
+  });
   expect(paid.status).toBe(200);
-  const read = await panelCall(origin, `/panel/api/v1/sellers/orders/${uuid}/`, api);
+  const read = await panelCall(t.origin, `/panel/api/v1/sellers/orders/${uuid}/`, api);
   const { net_amount: net } = OrderDetail.parse(read.body.data).payment;
   await waitFor(
     async () => {
-      const res = await panelCall(origin, '/panel/api/v1/finance/balance/', api);
+      const res = await panelCall(t.origin, '/panel/api/v1/finance/balance/', api);
       return Balance.parse(res.body.data).available_amount >= net;
     },
     { what: 'the sale in the available balance', timeoutMs: 30_000 },
@@ -56,12 +42,12 @@ async function paidOrder(api: PanelLogin): Promise<string> {
 
 /** Mirrors a change of the order's refund as payments reports it (a newer version, status PAID). */
 async function reportRefund(uuid: string, refund: ChargeRefund): Promise<void> {
-  const em = system.orders.runtime.orm.em.fork();
+  const em = t.system.orders.runtime.orm.em.fork();
   const [row] = await em.execute<Array<{ charge_version: number }>>(
     `select charge_version from orders.orders where id = ?`,
     [uuid],
   );
-  const applied = await applyChargeState(system.orders.runtime.sql, {
+  const applied = await applyChargeState(t.system.orders.runtime.sql, {
     order_uuid: uuid,
     status: 'PAID',
     previous_status: 'PAID',
@@ -79,8 +65,8 @@ const refundValue = (page: Page, label: string) =>
   page.getByRole('region', { name: 'Refund' }).locator(`dt:text-is("${label}") + dd`).textContent();
 
 it('shows a refund in progress without the refund button, a failed one with its reason, and refunds', async () => {
-  const seller = await panelUser(gateway.service, 'seller');
-  const api = await login(origin, seller.email, seller.password);
+  const seller = await panelUser(t.gateway.service, 'seller');
+  const api = await login(t.origin, seller.email, seller.password);
   const processing = await paidOrder(api);
   const other = await paidOrder(api);
   const requestedAt = new Date().toISOString();
@@ -94,7 +80,7 @@ it('shows a refund in progress without the refund button, a failed one with its 
     hold_seq: 0,
   });
 
-  const context = await browser.newContext({ baseURL: origin, viewport: { width: 1280, height: 900 } });
+  const context = await t.browser.newContext({ baseURL: t.origin, viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (msg) => {

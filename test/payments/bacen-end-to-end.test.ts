@@ -3,35 +3,30 @@ import { Charge, CreatedOrder, OrderDetail, type Identity } from '@seller-api/co
 import { signIdentity } from '@seller-api/service-kit';
 import { callKey } from '../support/keys';
 import { checkBrCode, decodeQrPng } from '../support/pix';
-import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { apiPixPspEnv } from '../support/psp-simulator';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 
 const WEBHOOK_SECRET = 'bacen-e2e-webhook-secret-0123';
-let psp: PspSimulator;
-let system: System;
-let gateway: RunningGateway;
-let key: string;
-
-beforeAll(async () => {
-  psp = await startPspSimulator({ clientId: 'seller-api', clientSecret: 's3cret-client' });
-  system = await startSystem({
+const t = useSystem({
+  psp: { clientId: 'seller-api', clientSecret: 's3cret-client' },
+  env: ({ psp }) => ({
     ...apiPixPspEnv(psp, 'live', { webhookSecret: WEBHOOK_SECRET, pixKey: 'pix@seller-api.example' }),
     PIX_MERCHANT_NAME: 'Loja Exemplo',
     PIX_MERCHANT_CITY: 'Recife',
-  });
-  gateway = await system.startGateway();
-  // PIX_PSP is the live environment's PSP: test keys stay in the sandbox (test-environment-psp.test.ts).
-  ({ key } = await createKey(gateway.service, { environment: 'live' }));
+  }),
+  seller: true,
 });
-afterAll(async () => {
-  await system.stop();
-  await psp.close();
+let key: string;
+beforeAll(() => {
+  // PIX_PSP is the live environment's PSP: test keys stay in the sandbox (test-environment-psp.test.ts).
+  key = t.seller.liveKey;
 });
 
 const status = async (uuid: string) =>
-  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment.status;
+  OrderDetail.parse((await call(`${t.url}/sellers/orders/${uuid}/`, { key })).body.data).payment.status;
 
 describe('bacen-api-pix against the PSP simulator, end to end', () => {
   it('asks the PSP once for a charge orders asks for twice (a call retried after a timeout)', async () => {
@@ -51,7 +46,7 @@ describe('bacen-api-pix against the PSP simulator, end to end', () => {
       debtor_document: '52998224725',
     };
     const ask = () =>
-      call(`${system.services.payments}/internal/charges/`, {
+      call(`${t.system.services.payments}/internal/charges/`, {
         method: 'POST',
         body,
         headers: signIdentity(
@@ -62,7 +57,7 @@ describe('bacen-api-pix against the PSP simulator, end to end', () => {
           JSON.stringify(body),
         ),
       });
-    const cobs = () => psp.requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/cob/')).length;
+    const cobs = () => t.psp.requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/cob/')).length;
     const before = cobs();
     const first = await ask();
     const again = await ask();
@@ -72,37 +67,37 @@ describe('bacen-api-pix against the PSP simulator, end to end', () => {
   });
 
   it('charges with PUT /cob, is paid by a PSP notification, and refunds through the PSP', async () => {
-    const order = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
+    const order = CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data);
     // The charge is the PSP's: a dynamic BR Code pointing at its location, for our txid.
-    const cob = psp.cobs.get(order.pix.qr_code_id);
+    const cob = t.psp.cobs.get(order.pix.qr_code_id);
     expect(cob).toBeDefined();
     expect(order.pix.qr_code_id).toMatch(/^[A-Za-z0-9]{26,35}$/);
     const { ours } = checkBrCode(order.pix.copy_and_paste);
     expect(ours.valid).toBe(true);
     expect((ours.fields['26'] as Record<string, string>)['25']).toMatch(/^pix\.sim\.example\/qr\/v2\//);
     expect(decodeQrPng(order.pix.qr_code_image_base64 as string)).toBe(order.pix.copy_and_paste);
-    expect(psp.tokenRequests).toBe(1);
+    expect(t.psp.tokenRequests).toBe(1);
 
-    const paid = await psp.pay(order.pix.qr_code_id, {
-      webhookUrl: `${gateway.url}/psp/webhook`,
+    const paid = await t.psp.pay(order.pix.qr_code_id, {
+      webhookUrl: `${t.url}/psp/webhook`,
       secret: WEBHOOK_SECRET,
     });
     expect(paid.status).toBe(200);
     await waitFor(async () => (await status(order.uuid)) === 'PAID' || null, { what: 'order PAID' });
 
-    const refund = await call(`${gateway.url}/sellers/orders/${order.uuid}/refund/`, { method: 'POST', key });
+    const refund = await call(`${t.url}/sellers/orders/${order.uuid}/refund/`, { method: 'POST', key });
     expect(refund.status).toBe(200);
     expect(await status(order.uuid)).toBe('REFUNDED');
-    expect(psp.refunds).toEqual([
+    expect(t.psp.refunds).toEqual([
       expect.objectContaining({ endToEndId: paid.endToEndId, valor: '150.00', status: 'DEVOLVIDO' }),
     ]);
   });
 
   it('charges a PSP that answers without pixCopiaECola: the code is built from its location', async () => {
-    psp.cobAnswer = 'location';
+    t.psp.cobAnswer = 'location';
     try {
-      const order = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
-      const cob = psp.cobs.get(order.pix.qr_code_id);
+      const order = CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data);
+      const cob = t.psp.cobs.get(order.pix.qr_code_id);
       expect(cob).toBeDefined();
       const { ours } = checkBrCode(order.pix.copy_and_paste);
       expect(ours.valid).toBe(true);
@@ -113,21 +108,21 @@ describe('bacen-api-pix against the PSP simulator, end to end', () => {
         '60': 'Recife',
       });
       // The PSP made the charge, and so do we: it is payable.
-      const paid = await psp.pay(order.pix.qr_code_id, {
-        webhookUrl: `${gateway.url}/psp/webhook`,
+      const paid = await t.psp.pay(order.pix.qr_code_id, {
+        webhookUrl: `${t.url}/psp/webhook`,
         secret: WEBHOOK_SECRET,
       });
       expect(paid.status).toBe(200);
       await waitFor(async () => (await status(order.uuid)) === 'PAID' || null, { what: 'order PAID' });
     } finally {
-      psp.cobAnswer = 'code';
+      t.psp.cobAnswer = 'code';
     }
   });
 
   it('ignores a notification with the wrong secret', async () => {
-    const order = CreatedOrder.parse((await createOrder(gateway.url, key, standaloneOrder())).body.data);
-    const res = await psp.pay(order.pix.qr_code_id, {
-      webhookUrl: `${gateway.url}/psp/webhook`,
+    const order = CreatedOrder.parse((await createOrder(t.url, key, standaloneOrder())).body.data);
+    const res = await t.psp.pay(order.pix.qr_code_id, {
+      webhookUrl: `${t.url}/psp/webhook`,
       secret: 'not-the-secret',
     });
     expect(res.status).toBe(401);

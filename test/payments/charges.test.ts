@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import jsQR from 'jsqr';
-import { Client } from 'pg';
 import { PNG } from 'pngjs';
 import { hasError, isStaticPix, parsePix } from 'pix-utils';
 import {
@@ -15,7 +14,8 @@ import { signIdentity, signedIdentity } from '@seller-api/service-kit';
 import { callKey } from '../support/keys';
 import { DEFAULT_PIX_KEY } from '../../services/payments/src/config';
 import { parseBrCode } from '../../services/payments/src/domain/brcode';
-import { call, startSystem, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 
 const ORDERS_KEY = callKey('orders', 'payments');
@@ -24,8 +24,8 @@ const PATH = '/internal/charges/';
 const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let system: System;
-let db: Client;
+// Payments called directly, as orders calls it: no gateway.
+const t = useSystem({ gateway: false, db: true });
 let connection: amqp.ChannelModel;
 const received: amqp.ConsumeMessage[] = [];
 
@@ -53,7 +53,7 @@ function chargeBody(overrides: Partial<CreateChargeRequest> = {}): CreateChargeR
 }
 
 function postCharge(body: unknown, identity: Identity | null, signedPath = PATH) {
-  return call(`${system.services.payments}${PATH}`, {
+  return call(`${t.system.services.payments}${PATH}`, {
     method: 'POST',
     body,
     // Signed over the bytes `call` sends (JSON.stringify of the body).
@@ -71,7 +71,7 @@ function eventsFor(orderUuid: string): amqp.ConsumeMessage[] {
 }
 
 async function rowsFor(orderUuid: string): Promise<Array<Record<string, unknown>>> {
-  const result = await db.query('select * from payments.transactions where order_id = $1', [orderUuid]);
+  const result = await t.db.query('select * from payments.transactions where order_id = $1', [orderUuid]);
   return result.rows as Array<Record<string, unknown>>;
 }
 
@@ -84,7 +84,7 @@ async function settle(identity: Identity): Promise<void> {
   const sentinel = chargeBody();
   expect((await postCharge(sentinel, identity)).status).toBe(201);
   await waitFor(() => eventsFor(sentinel.order_uuid).length > 0, { what: 'sentinel event' });
-  const pending = await db.query(
+  const pending = await t.db.query(
     `select count(*)::int as n from payments.outbox where headers->>'x-order-uuid' <> $1`,
     [sentinel.order_uuid],
   );
@@ -92,25 +92,17 @@ async function settle(identity: Identity): Promise<void> {
 }
 
 beforeAll(async () => {
-  system = await startSystem();
-  db = new Client({ connectionString: system.env.DATABASE_URL });
-  await db.connect();
-  connection = await amqp.connect(system.env.AMQP_URL as string);
+  connection = await amqp.connect(t.env.AMQP_URL as string);
+  t.cleanup(() => connection.close());
   const channel = await connection.createChannel();
   const { queue } = await channel.assertQueue('', { exclusive: true });
   // Bound before any charge is made, so every event of this file lands here.
-  await channel.bindQueue(queue, `${system.env.AMQP_NAMESPACE}payments.events`, 'payment.#');
+  await channel.bindQueue(queue, `${t.env.AMQP_NAMESPACE}payments.events`, 'payment.#');
   await channel.consume(queue, (message) => {
     if (!message) return;
     received.push(message);
     channel.ack(message);
   });
-});
-
-afterAll(async () => {
-  await connection?.close();
-  await db?.end();
-  await system?.stop();
 });
 
 describe('POST /internal/charges/', () => {
@@ -197,7 +189,7 @@ describe('POST /internal/charges/', () => {
 
     // The event, read off the exchange.
     const message = await waitFor(() => eventsFor(body.order_uuid)[0], { what: 'payment event' });
-    expect(message.fields.exchange).toBe(`${system.env.AMQP_NAMESPACE}payments.events`);
+    expect(message.fields.exchange).toBe(`${t.env.AMQP_NAMESPACE}payments.events`);
     expect(message.fields.routingKey).toBe(PaymentEvents.PIX_QR_CODE_CREATED);
     expect(message.properties.messageId).toMatch(UUID);
     expect(message.properties.headers).toMatchObject({
@@ -317,7 +309,7 @@ describe('POST /internal/charges/', () => {
     expect(Object.keys(tooMuch.body.data as object)).toEqual(['gross_amount']);
     expect(await rowsFor(orderUuid)).toHaveLength(0);
 
-    const notJson = await call(`${system.services.payments}${PATH}`, {
+    const notJson = await call(`${t.system.services.payments}${PATH}`, {
       method: 'POST',
       rawBody: '{"order_uuid":',
       headers: {
@@ -353,7 +345,7 @@ describe('POST /internal/charges/batch/', () => {
     charge,
   });
   const postBatch = (charges: unknown[], identity: Identity | null = sellerIdentity()) =>
-    call(`${system.services.payments}${BATCH}`, {
+    call(`${t.system.services.payments}${BATCH}`, {
       method: 'POST',
       body: { charges },
       headers: identity ? signIdentity(ORDERS_KEY, identity, 'POST', BATCH, JSON.stringify({ charges })) : {},
@@ -425,7 +417,7 @@ describe('POST /internal/charges/batch/', () => {
     const body = chargeBody();
     const batch = JSON.stringify({ charges: [item(sellerIdentity(), body)] });
     const post = (path: string, text: string, headers: Record<string, string> = {}) =>
-      fetch(`${system.services.payments}${path}`, {
+      fetch(`${t.system.services.payments}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body: text,

@@ -1,48 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { OrderDetail, OrderEventData, PaymentApprovedData, PaymentRefundedData } from '@seller-api/contracts';
-import { captureEvents } from '../support/events';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem({ seller: true });
 let key: string;
-let orderEvents: Awaited<ReturnType<typeof captureEvents>>;
-let paymentEvents: Awaited<ReturnType<typeof captureEvents>>;
+let orderEvents: Awaited<ReturnType<typeof t.captureEvents>>;
+let paymentEvents: Awaited<ReturnType<typeof t.captureEvents>>;
 
 beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  ({ key } = await createKey(gateway.service));
-  orderEvents = await captureEvents(
-    system.env.AMQP_URL as string,
-    system.env.AMQP_NAMESPACE as string,
-    'orders.events',
-    'order.*',
-  );
-  paymentEvents = await captureEvents(
-    system.env.AMQP_URL as string,
-    system.env.AMQP_NAMESPACE as string,
-    'payments.events',
-    'payment.*',
-  );
-});
-afterAll(async () => {
-  await orderEvents.close();
-  await paymentEvents.close();
-  await system.stop();
+  key = t.seller.key;
+  orderEvents = await t.captureEvents('orders.events', 'order.*');
+  paymentEvents = await t.captureEvents('payments.events', 'payment.*');
 });
 
 async function newOrder(overrides: Parameters<typeof standaloneOrder>[0] = {}, k = key) {
-  const res = await createOrder(gateway.url, k, standaloneOrder(overrides));
+  const res = await createOrder(t.url, k, standaloneOrder(overrides));
   if (res.status !== 201) throw new Error(res.text);
   return (res.body.data as { uuid: string }).uuid;
 }
 const act = (uuid: string, path: string, body?: unknown, k = key) =>
-  call(`${gateway.url}${path.replace(':uuid', uuid)}`, { method: 'POST', key: k, body });
+  call(`${t.url}${path.replace(':uuid', uuid)}`, { method: 'POST', key: k, body });
 const detail = async (uuid: string) =>
-  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key })).body.data);
+  OrderDetail.parse((await call(`${t.url}/sellers/orders/${uuid}/`, { key })).body.data);
 const eventsFor = (uuid: string, name: string) =>
   orderEvents.messages.filter(
     (m) => m.routingKey === name && (m.payload.order as { uuid: string }).uuid === uuid,
@@ -127,7 +109,7 @@ describe('seller actions', () => {
   it('answers 404 for an unknown order and 403 for another seller’s', async () => {
     expect((await act(randomUUID(), '/sellers/orders/:uuid/cancel/')).status).toBe(404);
     const uuid = await newOrder();
-    const other = await createKey(gateway.service);
+    const other = await t.newKey();
     expect((await act(uuid, '/sellers/orders/:uuid/cancel/', undefined, other.key)).status).toBe(403);
   });
 });
@@ -157,7 +139,7 @@ describe('MED and chargeback', () => {
   });
 
   it('keeps sandbox routes to test keys', async () => {
-    const live = await createKey(gateway.service, { environment: 'live' });
+    const live = await t.newKey({ environment: 'live' });
     expect((await act(randomUUID(), '/sandbox/orders/:uuid/pay/', undefined, live.key)).status).toBe(403);
   });
 });
@@ -176,7 +158,7 @@ describe('expiry', () => {
     await act(uuid, '/sandbox/orders/:uuid/expire/');
     expect((await act(uuid, '/sandbox/orders/:uuid/pay/')).status).toBe(200);
     expect((await detail(uuid)).payment.status).toBe('EXPIRED');
-    const rows = await system.payments.runtime.orm.em
+    const rows = await t.system.payments.runtime.orm.em
       .fork()
       .execute<Array<{ outcome: string }>>(
         `select p.outcome from payments.psp_payments p join payments.transactions t on t.id = p.transaction_id where t.order_id = ?`,
@@ -208,10 +190,10 @@ describe('expiry', () => {
     const uuid = await newOrder({
       payment: { gross_amount: 100, expiration_date: new Date(expiresAt).toISOString() },
     });
-    await system.payments.stop();
+    await t.system.payments.stop();
     await waitFor(() => Date.now() > expiresAt + 300, { timeoutMs: 5_000, what: 'the expiry time to pass' });
     expect((await detail(uuid)).payment.status).toBe('PENDING');
-    await system.startPaymentsReplica();
+    await t.system.startPaymentsReplica();
     await settled(uuid, 'order.expired');
     expect((await detail(uuid)).payment.status).toBe('EXPIRED');
   });

@@ -3,22 +3,21 @@
 // reaches payments some other way than through the gateway gets no more room than one through it.
 import { pspClientHeaders } from '@seller-api/service-kit';
 import { gatewayKey } from '../support/keys';
-import { startSystem, type System } from '../support/system';
+import { useSystem } from '../support/use-system';
 
 const SECRET = 'live-psp-webhook-secret-limits-0123';
 const SUBJECT = 'CN=pix.live-psp.test,O=Live PSP,C=BR';
 
-let system: System;
-
-beforeAll(async () => {
-  system = await startSystem({ PSP_WEBHOOK_SECRET: SECRET, PSP_CLIENT_CERT_SUBJECT: SUBJECT });
+// Payments' own route, called directly: no gateway.
+const t = useSystem({
+  env: { PSP_WEBHOOK_SECRET: SECRET, PSP_CLIENT_CERT_SUBJECT: SUBJECT },
+  gateway: false,
 });
-afterAll(() => system.stop());
 
 const oversized = JSON.stringify({ pix: [], pad: 'x'.repeat(64 * 1024) });
 
 async function post(body: string, headers: Record<string, string>) {
-  const res = await fetch(`${system.services.payments}/psp/webhook/pix`, {
+  const res = await fetch(`${t.system.services.payments}/psp/webhook/pix`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body,

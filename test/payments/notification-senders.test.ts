@@ -9,19 +9,13 @@ import { pspClientHeaders } from '@seller-api/service-kit';
 import { callKey, gatewayKey } from '../support/keys';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { startPspIngress, type PspIngress } from '../support/psp-ingress';
-import { startPspSimulator, type PspClientTls, type PspSimulator } from '../support/psp-simulator';
-import {
-  call,
-  createKey,
-  requestWithHost,
-  startSystem,
-  type RunningGateway,
-  type System,
-} from '../support/system';
+import type { PspClientTls, PspSimulator } from '../support/psp-simulator';
+import { call, requestWithHost } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { createTestCa, type TestCertificate } from '../support/test-pki';
 import { waitFor } from '../support/wait';
 
-const LIVE_HOST = 'psp.seller.test';
+const LIVE_HOST = 't.psp.seller.test';
 const TEST_HOST = 'psp-homolog.seller.test';
 const LIVE_SECRET = 'live-psp-webhook-secret-0123';
 const TEST_SECRET = 'test-psp-webhook-secret-0123';
@@ -29,13 +23,27 @@ const TEST_SECRET = 'test-psp-webhook-secret-0123';
 const serverCa = createTestCa('/C=BR/O=Seller API Test/CN=Ingress CA');
 const liveCa = createTestCa('/C=BR/O=Live PSP/CN=Live PSP Client CA');
 const homologCa = createTestCa('/C=BR/O=Homolog PSP/CN=Homolog PSP Client CA');
-const livePsp = liveCa.client('/C=BR/O=Live PSP/CN=pix.live-psp.test');
-const homologPsp = homologCa.client('/C=BR/O=Homolog PSP/CN=pix.homolog-psp.test');
+const livePsp = liveCa.client('/C=BR/O=Live PSP/CN=pix.live-t.psp.test');
+const homologPsp = homologCa.client('/C=BR/O=Homolog PSP/CN=pix.homolog-t.psp.test');
 // Signed by the live PSP's CA, but not the certificate payments was told about.
-const stranger = liveCa.client('/C=BR/O=Live PSP/CN=someone-else.live-psp.test');
+const stranger = liveCa.client('/C=BR/O=Live PSP/CN=someone-else.live-t.psp.test');
 
-let system: System;
-let gateway: RunningGateway;
+const t = useSystem({
+  env: {
+    PSP_WEBHOOK_SECRET: LIVE_SECRET,
+    PSP_TEST_WEBHOOK_SECRET: TEST_SECRET,
+    PSP_CLIENT_CERT_SUBJECT: livePsp.subject,
+    PSP_CLIENT_CERT_ISSUER: livePsp.issuer,
+    PSP_TEST_CLIENT_CERT_SUBJECT: homologPsp.subject,
+  },
+  gateway: {
+    PSP_NOTIFICATION_HOST: `${LIVE_HOST},${TEST_HOST}`,
+    // The ingress connects from 127.0.0.2; a client on 127.0.0.1 is not the ingress.
+    PSP_INGRESS_ADDRESSES: '127.0.0.2',
+  },
+  psp: { clientId: 'id', clientSecret: 'secret' },
+  seller: true,
+});
 let gatewayOrigin: string;
 let liveIngress: PspIngress;
 let homologIngress: PspIngress;
@@ -44,38 +52,21 @@ let key: string;
 let testKey: string;
 
 beforeAll(async () => {
-  system = await startSystem({
-    PSP_WEBHOOK_SECRET: LIVE_SECRET,
-    PSP_TEST_WEBHOOK_SECRET: TEST_SECRET,
-    PSP_CLIENT_CERT_SUBJECT: livePsp.subject,
-    PSP_CLIENT_CERT_ISSUER: livePsp.issuer,
-    PSP_TEST_CLIENT_CERT_SUBJECT: homologPsp.subject,
-  });
-  gateway = await system.startGateway({
-    PSP_NOTIFICATION_HOST: `${LIVE_HOST},${TEST_HOST}`,
-    // The ingress connects from 127.0.0.2; a client on 127.0.0.1 is not the ingress.
-    PSP_INGRESS_ADDRESSES: '127.0.0.2',
-  });
-  gatewayOrigin = new URL(gateway.url).origin;
-  [liveIngress, homologIngress, simulator] = await Promise.all([
+  ({ liveKey: key, key: testKey } = t.seller);
+  simulator = t.psp;
+  gatewayOrigin = t.origin;
+  [liveIngress, homologIngress] = await Promise.all([
     startPspIngress({ host: LIVE_HOST, clientCa: liveCa.cert, upstream: gatewayOrigin, serverCa }),
     startPspIngress({ host: TEST_HOST, clientCa: homologCa.cert, upstream: gatewayOrigin, serverCa }),
-    startPspSimulator({ clientId: 'id', clientSecret: 'secret' }),
   ]);
-  ({ key } = await createKey(gateway.service, { environment: 'live' }));
-  ({ key: testKey } = await createKey(gateway.service, { environment: 'test' }));
-});
-afterAll(async () => {
-  await Promise.all([liveIngress?.close(), homologIngress?.close(), simulator?.close()]);
-  await system?.stop();
+  t.cleanup(() => Promise.all([liveIngress.close(), homologIngress.close()]));
 });
 
 async function newOrder(as: string) {
-  return CreatedOrder.parse((await createOrder(gateway.url, as, standaloneOrder())).body.data);
+  return CreatedOrder.parse((await createOrder(t.url, as, standaloneOrder())).body.data);
 }
 const paymentStatus = async (uuid: string, as: string) =>
-  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key: as })).body.data).payment
-    .status;
+  OrderDetail.parse((await call(`${t.url}/sellers/orders/${uuid}/`, { key: as })).body.data).payment.status;
 const e2e = () => `E12345678202611230200${randomBytes(8).toString('hex').slice(0, 11)}`;
 const pixFor = (txid: string) => ({
   endToEndId: e2e(),
@@ -232,7 +223,7 @@ describe('the ingress verdict, from anyone but the ingress', () => {
     const order = await newOrder(key);
     const body = JSON.stringify({ pix: [pixFor(order.pix.qr_code_id)] });
     const post = (headers: Record<string, string>) =>
-      fetch(`${system.services.payments}/psp/webhook/pix`, {
+      fetch(`${t.system.services.payments}/psp/webhook/pix`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body,
@@ -255,13 +246,13 @@ describe('the ingress verdict, from anyone but the ingress', () => {
 it("keeps the PSP's secret working, on its own, for the environment it names", async () => {
   const [live, test] = await Promise.all([newOrder(key), newOrder(testKey)]);
   const pay = (secret: string, txid: string) =>
-    call(`${gateway.url}/psp/webhook/pix`, {
+    call(`${t.url}/psp/webhook/pix`, {
       method: 'POST',
       body: { pix: [pixFor(txid)] },
       // Through a PSP host's ingress would do too; the gateway's own address is not a PSP host.
       headers: { authorization: `Bearer ${secret}` },
     });
-  const open = await system.startGateway();
+  const open = await t.startGateway();
   const through = (secret: string, txid: string) =>
     call(`${open.url}/psp/webhook/pix`, {
       method: 'POST',

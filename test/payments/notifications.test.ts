@@ -1,36 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import { CreatedOrder, OrderDetail, PspPixNotificationResponse } from '@seller-api/contracts';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { waitFor } from '../support/wait';
 
-let system: System;
-let gateway: RunningGateway;
+const SECRET = 'test-psp-webhook-secret';
+const t = useSystem({ env: { PSP_WEBHOOK_SECRET: SECRET }, seller: true });
 let key: string;
 let testKey: string;
-const SECRET = 'test-psp-webhook-secret';
-
-beforeAll(async () => {
-  system = await startSystem({ PSP_WEBHOOK_SECRET: SECRET });
-  gateway = await system.startGateway();
+beforeAll(() => {
   // PSP_WEBHOOK_SECRET is the live PSP's: its notifications pay live charges only.
-  ({ key } = await createKey(gateway.service, { environment: 'live' }));
-  ({ key: testKey } = await createKey(gateway.service, { environment: 'test' }));
+  ({ liveKey: key, key: testKey } = t.seller);
 });
-afterAll(() => system.stop());
 
 async function newOrder(as = key) {
-  return CreatedOrder.parse((await createOrder(gateway.url, as, standaloneOrder())).body.data);
+  return CreatedOrder.parse((await createOrder(t.url, as, standaloneOrder())).body.data);
 }
 const notify = (pix: unknown[], secret = SECRET) =>
-  call(`${gateway.url}/psp/webhook/pix`, {
+  call(`${t.url}/psp/webhook/pix`, {
     method: 'POST',
     body: { pix },
     headers: { authorization: `Bearer ${secret}` },
   });
 const paymentStatus = async (uuid: string, as = key) =>
-  OrderDetail.parse((await call(`${gateway.url}/sellers/orders/${uuid}/`, { key: as })).body.data).payment
-    .status;
+  OrderDetail.parse((await call(`${t.url}/sellers/orders/${uuid}/`, { key: as })).body.data).payment.status;
 // Unique across runs: the test database outlives a run, and an end-to-end id is applied once ever.
 const e2e = () => `E12345678202611230200${randomBytes(8).toString('hex').slice(0, 11)}`;
 const pixFor = (txid: string, valor = '150.00', endToEndId = e2e()) => ({
@@ -58,7 +52,7 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
 
   it('accepts fields a PSP adds, in the notification and in its items, and a query parameter: PSP input is tolerant', async () => {
     const order = await newOrder();
-    const res = await call(`${gateway.url}/psp/webhook/pix?hmac=whatever-the-psp-appends`, {
+    const res = await call(`${t.url}/psp/webhook/pix?hmac=whatever-the-psp-appends`, {
       method: 'POST',
       body: {
         pix: [{ ...pixFor(order.pix.qr_code_id), infoPagador: 'pedido 42', gnExtras: { tarifa: '0.00' } }],
@@ -76,7 +70,7 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
     const res = await notify([pixFor('UNKNOWNTXID0000000000000'), pixFor(order.pix.qr_code_id, '149.99')]);
     expect(res.body.data).toEqual({ outcomes: ['unknown_txid', 'amount_mismatch'] });
     expect(await paymentStatus(order.uuid)).toBe('PENDING');
-    const flagged = await system.payments.runtime.orm.em
+    const flagged = await t.system.payments.runtime.orm.em
       .fork()
       .execute<Array<{ outcome: string; detail: string }>>(
         `select outcome, detail from payments.psp_payments where txid = ?`,
@@ -88,18 +82,18 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
   it('refuses a notification without the PSP secret, and a malformed one', async () => {
     const order = await newOrder();
     expect((await notify([pixFor(order.pix.qr_code_id)], 'wrong-secret')).status).toBe(401);
-    const noAuth = await call(`${gateway.url}/psp/webhook/pix`, { method: 'POST', body: { pix: [] } });
+    const noAuth = await call(`${t.url}/psp/webhook/pix`, { method: 'POST', body: { pix: [] } });
     expect(noAuth.status).toBe(401);
     // Payments checks the credentials before it reads the body: broken JSON without them is a 401
     // too (the gateway, which refuses broken JSON on every route, is left out here).
-    const broken = await fetch(`${system.services.payments}/psp/webhook/pix`, {
+    const broken = await fetch(`${t.system.services.payments}/psp/webhook/pix`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{not json',
     });
     expect(broken.status).toBe(401);
     // Not the standard's envelope: refused whole.
-    const notAList = await call(`${gateway.url}/psp/webhook/pix`, {
+    const notAList = await call(`${t.url}/psp/webhook/pix`, {
       method: 'POST',
       body: { pix: 'not a list' },
       headers: { authorization: `Bearer ${SECRET}` },
@@ -128,7 +122,7 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ outcomes: ['unknown_txid', 'invalid', 'applied'] });
     await waitFor(async () => (await paymentStatus(order.uuid)) === 'PAID' || null, { what: 'order PAID' });
-    const kept = await system.payments.runtime.orm.em
+    const kept = await t.system.payments.runtime.orm.em
       .fork()
       .execute<Array<{ txid: string | null; outcome: string; detail: string }>>(
         `select txid, outcome, detail from payments.psp_payments where end_to_end_id = ?`,
@@ -143,7 +137,7 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ outcomes: ['unknown_txid'] });
     expect(await paymentStatus(order.uuid, testKey)).toBe('PENDING');
-    const flagged = await system.payments.runtime.orm.em
+    const flagged = await t.system.payments.runtime.orm.em
       .fork()
       .execute<Array<{ outcome: string; detail: string }>>(
         `select outcome, detail from payments.psp_payments where txid = ?`,
@@ -152,7 +146,7 @@ describe('PSP payment notifications (POST /api/v1/psp/webhook/pix)', () => {
     // Not even its end-to-end id, which a real payment of the charge's own PSP must still be able to use.
     expect(flagged).toEqual([]);
     // The sandbox still pays it: test money moves in the sandbox only.
-    const paid = await call(`${gateway.url}/sandbox/orders/${order.uuid}/pay/`, {
+    const paid = await call(`${t.url}/sandbox/orders/${order.uuid}/pay/`, {
       method: 'POST',
       key: testKey,
     });

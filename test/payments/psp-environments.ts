@@ -3,7 +3,7 @@ import { createOrder, standaloneOrder } from '../orders/fixtures';
 import { startEfiSimulator, type EfiSimulator } from '../support/efi-simulator';
 import { apiPixPspEnv, startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { call } from '../support/system';
-import type { Harness } from '../withdrawals/helpers';
+import type { HarnessHandles } from '../withdrawals/helpers';
 
 /*
  * What the tests of the test environment's PSP routing share: simulators standing for the live PSPs
@@ -51,15 +51,15 @@ export function livePspSettings(
 }
 
 /** A standalone order of `key`'s seller; throws unless it was created. */
-export async function order(h: Harness, key: string): Promise<CreatedOrder> {
+export async function order(h: HarnessHandles, key: string): Promise<CreatedOrder> {
   const res = await createOrder(h.gateway.url, key, standaloneOrder());
   if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
   return CreatedOrder.parse(res.body.data);
 }
 
-export const paymentStatus = async (h: Harness, key: string, uuid: string) =>
+export const paymentStatus = async (h: HarnessHandles, key: string, uuid: string) =>
   OrderDetail.parse((await call(`${h.gateway.url}/sellers/orders/${uuid}/`, { key })).body.data).payment
     .status;
 
 /** Where the PSPs' notifications are sent. */
-export const pspWebhookUrl = (h: Harness) => `${h.gateway.url}/psp/webhook`;
+export const pspWebhookUrl = (h: HarnessHandles) => `${h.gateway.url}/psp/webhook`;

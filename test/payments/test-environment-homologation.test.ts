@@ -6,11 +6,10 @@ import {
   act,
   balanceBecomes,
   newSeller,
-  startHarness,
+  useHarness,
   statusBecomes,
   withdraw,
   SALE_NET,
-  type Harness,
 } from '../withdrawals/helpers';
 import {
   LIVE_WEBHOOK_SECRET,
@@ -38,8 +37,8 @@ let live: PspSimulator;
 let livePayouts: EfiSimulator;
 let homologation: PspSimulator;
 let homologationPayouts: EfiSimulator;
-let h: Harness;
 
+// The simulators start before the services and stop after them.
 beforeAll(async () => {
   [live, livePayouts, homologation, homologationPayouts] = await Promise.all([
     startLivePsp(),
@@ -51,18 +50,17 @@ beforeAll(async () => {
       payingKey: TEST_PAYING_KEY,
     }),
   ]);
-  h = await startHarness({
-    ...livePspSettings(live, livePayouts, { pixKey: 'pix@seller-api.example', payingKey: LIVE_PAYING_KEY }),
-    ...apiPixPspEnv(homologation, 'test', { webhookSecret: TEST_WEBHOOK_SECRET, pixKey: TEST_PIX_KEY }),
-    PAYOUT_PSP_TEST: 'efi',
-    PAYOUT_PSP_TEST_API_URL: homologationPayouts.url,
-    PAYOUT_PSP_TEST_CLIENT_ID: 'homologation-payouts-client',
-    PAYOUT_PSP_TEST_CLIENT_SECRET: 'homologation-payouts-secret',
-    PAYOUT_PIX_KEY_TEST: TEST_PAYING_KEY,
-  });
 });
+const h = useHarness(() => ({
+  ...livePspSettings(live, livePayouts, { pixKey: 'pix@seller-api.example', payingKey: LIVE_PAYING_KEY }),
+  ...apiPixPspEnv(homologation, 'test', { webhookSecret: TEST_WEBHOOK_SECRET, pixKey: TEST_PIX_KEY }),
+  PAYOUT_PSP_TEST: 'efi',
+  PAYOUT_PSP_TEST_API_URL: homologationPayouts.url,
+  PAYOUT_PSP_TEST_CLIENT_ID: 'homologation-payouts-client',
+  PAYOUT_PSP_TEST_CLIENT_SECRET: 'homologation-payouts-secret',
+  PAYOUT_PIX_KEY_TEST: TEST_PAYING_KEY,
+}));
 afterAll(async () => {
-  await h?.stop();
   await Promise.all([
     live?.close(),
     livePayouts?.close(),

@@ -7,11 +7,10 @@ import {
   act,
   balanceBecomes,
   newSeller,
-  startHarness,
+  useHarness,
   statusBecomes,
   withdraw,
   SALE_NET,
-  type Harness,
 } from '../withdrawals/helpers';
 import {
   LIVE_WEBHOOK_SECRET,
@@ -35,18 +34,15 @@ const LIVE_PIX_KEY = 'pix@seller-api.example';
 const LIVE_PAYING_KEY = 'payouts@seller-api.example';
 let live: PspSimulator;
 let livePayouts: EfiSimulator;
-let h: Harness;
 
+// The simulators start before the services and stop after them.
 beforeAll(async () => {
   [live, livePayouts] = await Promise.all([startLivePsp(), startLivePayoutPsp(LIVE_PAYING_KEY)]);
-  h = await startHarness(
-    livePspSettings(live, livePayouts, { pixKey: LIVE_PIX_KEY, payingKey: LIVE_PAYING_KEY }),
-  );
 });
-afterAll(async () => {
-  await h?.stop();
-  await Promise.all([live?.close(), livePayouts?.close()]);
-});
+const h = useHarness(() =>
+  livePspSettings(live, livePayouts, { pixKey: LIVE_PIX_KEY, payingKey: LIVE_PAYING_KEY }),
+);
+afterAll(() => Promise.all([live?.close(), livePayouts?.close()]));
 
 it('keeps a test key in the sandbox: charge, payment, refund and an auto-approved payout reach no PSP', async () => {
   const seen = { charges: heardSoFar(live), payouts: heardSoFar(livePayouts) };

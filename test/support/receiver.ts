@@ -3,20 +3,33 @@ import type { AddressInfo } from 'node:net';
 
 export interface ReceivedHook {
   at: number;
+  /** The request target exactly as the dispatcher sent it, query string included. */
   path: string;
+  /** The path without its query string: what routes and `at()` match on. */
+  pathname: string;
   headers: http.IncomingHttpHeaders;
   rawBody: string;
   body: { event: string; occurred_at: string; delivery_attempt: number; data: Record<string, unknown> };
 }
 
 export type Reply = { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
+export type Responder = (hook: ReceivedHook) => Reply;
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+const pathnameOf = (target: string) => target.split('?')[0] || '/';
 
 /**
  * A webhook receiver on a free local port: records every request with its raw body, and answers what
- * the test says (200 by default).
+ * the route of its path says, else `fallback` (200 by default).
+ *
+ * Routes match the path without its query string. The dispatcher sends a registered URL as it is,
+ * query included (test/webhooks/delivery.test.ts checks it on `path`), and sellers put tokens there
+ * (`postback_url: .../hook?token=...`): a test names the endpoint, not the token.
  */
-export async function startReceiver(reply: (hook: ReceivedHook) => Reply = () => ({ status: 200 })) {
+export async function startReceiver(fallback: Responder = () => ({ status: 200 })) {
   const received: ReceivedHook[] = [];
+  const routes = new Map<string, Responder>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -28,15 +41,17 @@ export async function startReceiver(reply: (hook: ReceivedHook) => Reply = () =>
       } catch {
         body = { event: '', occurred_at: '', delivery_attempt: 0, data: {} };
       }
+      const path = req.url ?? '/';
       const hook: ReceivedHook = {
         at: Date.now(),
-        path: req.url ?? '/',
+        path,
+        pathname: pathnameOf(path),
         headers: req.headers,
         rawBody,
         body,
       };
       received.push(hook);
-      const answer = reply(hook);
+      const answer = (routes.get(hook.pathname) ?? fallback)(hook);
       const send = () => {
         if (res.destroyed) return;
         res
@@ -60,6 +75,12 @@ export async function startReceiver(reply: (hook: ReceivedHook) => Reply = () =>
   return {
     url,
     received,
+    /** How `pathname` answers from now on (each test uses paths of its own). */
+    route(pathname: string, responder: Responder): void {
+      routes.set(pathnameOf(pathname), responder);
+    },
+    /** Requests to `pathname` (any query string), in arrival order. */
+    at: (pathname: string) => received.filter((h) => h.pathname === pathnameOf(pathname)),
     /** The most connections that were open to it at once. */
     mostConnections: () => mostOpen,
     /** Requests carrying this event id, in arrival order. */

@@ -1,8 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { startTracing, stopTracing } from '@seller-api/service-kit/tracing';
-import { startReceiver } from '../support/receiver';
-import { createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { placeOrder, register } from '../webhooks/helpers';
 
@@ -12,20 +11,9 @@ import { placeOrder, register } from '../webhooks/helpers';
 const exporter = new InMemorySpanExporter();
 startTracing('seller-api-test', exporter);
 
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await system.stop();
-  await receiver.close();
-  await stopTracing();
-});
+const t = useSystem({ receiver: true });
+// After the services are stopped: they end their spans as they stop.
+afterAll(() => stopTracing());
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
 
@@ -48,12 +36,12 @@ const describeSpan = (s: ReadableSpan) => `${SpanKind[s.kind]} ${s.name}`;
 
 describe('one trace from the API call to the webhook POST', () => {
   it('links gateway, orders, outbox publish, dispatcher consumer and the webhook POST, and tells the receiver', async () => {
-    const { key } = await createKey(gateway.service);
-    await register(gateway.url, key, `${receiver.url}/traced`, 'order.created');
-    const order = await placeOrder(gateway.url, key);
+    const { key } = await t.newKey();
+    await register(t.url, key, `${t.receiver.url}/traced`, 'order.created');
+    const order = await placeOrder(t.url, key);
     const hit = await waitFor(
       () =>
-        receiver.received.find(
+        t.receiver.received.find(
           (h) =>
             h.body.event === 'order.created' &&
             (h.body.data.order as { uuid?: string } | undefined)?.uuid === order,
@@ -129,10 +117,10 @@ describe('one trace from the API call to the webhook POST', () => {
   });
 
   it("starts a trace of its own at the gateway, linked to a caller's traceparent, and passes none of the caller's context on", async () => {
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const callerSpan = '00f067aa0ba902b7';
-    const res = await fetch(`${gateway.url}/sellers/orders/`, {
+    const res = await fetch(`${t.url}/sellers/orders/`, {
       headers: {
         authorization: `Bearer ${key}`,
         // Not sampled, with state and baggage: none of it may steer or ride along our trace.

@@ -5,36 +5,24 @@ import { targetRefusalMessage } from '@seller-api/service-kit';
 import { verifyWebhook } from '@seller-api/webhook-verify';
 import { INTAKE_QUEUE, SOURCES } from '../../services/webhook-dispatcher/src/events/topology';
 import { testEnv } from '../support/env';
-import { startReceiver } from '../support/receiver';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { deliveries, placeOrder, register } from './helpers';
 
 const env = testEnv();
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await system.stop();
-  await receiver.close();
-});
+const t = useSystem({ receiver: true });
 
 const forOrder = (uuid: string, event: string) =>
-  receiver.received.filter(
+  t.receiver.received.filter(
     (h) => h.body.event === event && (h.body.data.order as { uuid?: string } | undefined)?.uuid === uuid,
   );
 
 describe('deliveries to global webhooks', () => {
   it('sends the envelope with the documented headers, signed, verifiable with the receiver helper', async () => {
-    const { key } = await createKey(gateway.service);
-    const hook = await register(gateway.url, key, `${receiver.url}/global`, 'order.created');
-    const order = await placeOrder(gateway.url, key);
+    const { key } = await t.newKey();
+    const hook = await register(t.url, key, `${t.receiver.url}/global`, 'order.created');
+    const order = await placeOrder(t.url, key);
     const [hit] = await waitFor(
       () => (forOrder(order, 'order.created').length ? forOrder(order, 'order.created') : null),
       { what: 'delivery' },
@@ -68,7 +56,7 @@ describe('deliveries to global webhooks', () => {
       verifyWebhook({ secret: 'whsec_wrong', headers: hit?.headers ?? {}, rawBody: hit?.rawBody ?? '' }),
     ).toThrow();
 
-    const [delivery] = await deliveries(gateway.url, key, hook.id);
+    const [delivery] = await deliveries(t.url, key, hook.id);
     expect(delivery).toMatchObject({
       event: 'order.created',
       event_id: hit?.headers['x-webhook-event-id'],
@@ -88,23 +76,20 @@ describe('deliveries to global webhooks', () => {
   });
 
   it('sends compact JSON, the same bytes on a resend but for delivery_attempt', async () => {
-    const { key } = await createKey(gateway.service);
-    const hook = await register(gateway.url, key, `${receiver.url}/compact`, 'order.created');
-    const order = await placeOrder(gateway.url, key, { postback_url: null });
+    const { key } = await t.newKey();
+    const hook = await register(t.url, key, `${t.receiver.url}/compact`, 'order.created');
+    const order = await placeOrder(t.url, key, { postback_url: null });
     const first = await waitFor(() => forOrder(order, 'order.created')[0], { what: 'first delivery' });
     const raw = first.rawBody;
     // One style throughout, as the API answers: no whitespace between tokens, in the data too.
     expect(raw).toBe(JSON.stringify(JSON.parse(raw)));
     expect(raw).toContain('"customer":{"name":"Maria Silva",');
 
-    const [delivery] = await deliveries(gateway.url, key, hook.id);
-    const resent = await call(
-      `${gateway.url}/config/webhooks/${hook.id}/deliveries/${delivery?.id}/resend/`,
-      {
-        method: 'POST',
-        key,
-      },
-    );
+    const [delivery] = await deliveries(t.url, key, hook.id);
+    const resent = await call(`${t.url}/config/webhooks/${hook.id}/deliveries/${delivery?.id}/resend/`, {
+      method: 'POST',
+      key,
+    });
     expect(resent.status).toBe(200);
     const second = await waitFor(() => forOrder(order, 'order.created')[1], { what: 'resent delivery' });
     expect(second.headers['x-webhook-event-id']).toBe(first.headers['x-webhook-event-id']);
@@ -117,32 +102,32 @@ describe('deliveries to global webhooks', () => {
   });
 
   it('sends each event only to webhooks of that event, seller and environment', async () => {
-    const mine = await createKey(gateway.service);
-    const other = await createKey(gateway.service);
-    await register(gateway.url, mine.key, `${receiver.url}/mine-paid`, 'order.paid');
-    await register(gateway.url, other.key, `${receiver.url}/other-created`, 'order.created');
-    const marker = await register(gateway.url, mine.key, `${receiver.url}/mine-created`, 'order.created');
-    const order = await placeOrder(gateway.url, mine.key);
+    const mine = await t.newKey();
+    const other = await t.newKey();
+    await register(t.url, mine.key, `${t.receiver.url}/mine-paid`, 'order.paid');
+    await register(t.url, other.key, `${t.receiver.url}/other-created`, 'order.created');
+    const marker = await register(t.url, mine.key, `${t.receiver.url}/mine-created`, 'order.created');
+    const order = await placeOrder(t.url, mine.key);
     await waitFor(() => forOrder(order, 'order.created').length > 0, { what: 'marker delivery' });
-    const paths = receiver.received
+    const paths = t.receiver.received
       .filter((h) => (h.body.data.order as { uuid?: string } | undefined)?.uuid === order)
       .map((h) => h.path);
     expect(paths).toEqual(['/mine-created']);
-    expect(await deliveries(gateway.url, mine.key, marker.id)).toHaveLength(1);
+    expect(await deliveries(t.url, mine.key, marker.id)).toHaveLength(1);
   });
 });
 
 describe('postback_url', () => {
   it('gets the order events of its order, unsigned, while global webhooks keep theirs', async () => {
-    const { key } = await createKey(gateway.service);
-    await register(gateway.url, key, `${receiver.url}/global-shipped`, 'order_item.shipped');
-    const product = await call(`${gateway.url}/sellers/products/`, {
+    const { key } = await t.newKey();
+    await register(t.url, key, `${t.receiver.url}/global-shipped`, 'order_item.shipped');
+    const product = await call(`${t.url}/sellers/products/`, {
       method: 'POST',
       key,
       body: { name: 'Livro', price: 2000, type: 'PHYSICAL' },
     });
     const productId = (product.body.data as { uuid: string }).uuid;
-    const res = await call(`${gateway.url}/sellers/orders/`, {
+    const res = await call(`${t.url}/sellers/orders/`, {
       method: 'POST',
       key,
       body: {
@@ -154,18 +139,18 @@ describe('postback_url', () => {
         },
         items: [{ product_uuid: productId, quantity: 1 }],
         payment: {},
-        postback_url: `${receiver.url}/postback?token=s3cr3t`,
+        postback_url: `${t.receiver.url}/postback?token=s3cr3t`,
       },
     });
     const order = (res.body.data as { uuid: string }).uuid;
-    await call(`${gateway.url}/sellers/orders/${order}/tracking/`, {
+    await call(`${t.url}/sellers/orders/${order}/tracking/`, {
       method: 'PATCH',
       key,
       body: { tracking_code: 'BR1', shipping_status: 'SHIPPED' },
     });
     const postbacks = await waitFor(
       () => {
-        const hits = receiver.received.filter(
+        const hits = t.receiver.received.filter(
           (h) =>
             h.path === '/postback?token=s3cr3t' && (h.body.data.order as { uuid?: string })?.uuid === order,
         );
@@ -189,18 +174,20 @@ describe('postback_url', () => {
     expect(global).toBe(true);
     // payment.* events are not order events: the postback never gets them.
     expect(
-      receiver.received.filter((h) => h.path.startsWith('/postback') && h.body.event.startsWith('payment.')),
+      t.receiver.received.filter(
+        (h) => h.path.startsWith('/postback') && h.body.event.startsWith('payment.'),
+      ),
     ).toEqual([]);
   });
 });
 
 describe('intake', () => {
   it('fans a burst of events out to every webhook once, and a message the broker delivers twice only once', async () => {
-    const { key, sellerId } = await createKey(gateway.service);
-    const first = await register(gateway.url, key, `${receiver.url}/burst-a`, 'order.created');
-    await register(gateway.url, key, `${receiver.url}/burst-b`, 'order.created');
+    const { key, sellerId } = await t.newKey();
+    const first = await register(t.url, key, `${t.receiver.url}/burst-a`, 'order.created');
+    await register(t.url, key, `${t.receiver.url}/burst-b`, 'order.created');
     // Orders created together reach the intake together, and are stored in batches.
-    const orders = await Promise.all(Array.from({ length: 12 }, () => placeOrder(gateway.url, key)));
+    const orders = await Promise.all(Array.from({ length: 12 }, () => placeOrder(t.url, key)));
     await waitFor(() => orders.every((order) => forOrder(order, 'order.created').length >= 2), {
       what: 'both deliveries of every order',
     });
@@ -219,7 +206,7 @@ describe('intake', () => {
     const count = (queue: string, outcome: string, id: unknown) => {
       if (queue === INTAKE_QUEUE && outcome === 'processed' && id === messageId) handled += 1;
     };
-    system.dispatcher.runtime.broker.on('handled', count);
+    t.system.dispatcher.runtime.broker.on('handled', count);
     const connection = await amqp.connect(env.AMQP_URL as string);
     try {
       const channel = await connection.createConfirmChannel();
@@ -234,17 +221,17 @@ describe('intake', () => {
       await channel.waitForConfirms();
       await waitFor(() => handled >= 2, { what: 'both copies handled' });
     } finally {
-      system.dispatcher.runtime.broker.off('handled', count);
+      t.system.dispatcher.runtime.broker.off('handled', count);
       await connection.close();
     }
-    expect(await deliveries(gateway.url, key, first.id, '?limit=100')).toHaveLength(orders.length + 1);
+    expect(await deliveries(t.url, key, first.id, '?limit=100')).toHaveLength(orders.length + 1);
   });
 });
 
 describe('targets where the operator allows private ones (the test environment)', () => {
   it('accepts a loopback receiver but refuses documentation, benchmarking, CGNAT and reserved ranges', async () => {
-    const { key } = await createKey(gateway.service);
-    await register(gateway.url, key, `${receiver.url}/loopback-ok`, 'order.paid');
+    const { key } = await t.newKey();
+    await register(t.url, key, `${t.receiver.url}/loopback-ok`, 'order.paid');
     for (const url of [
       'http://192.0.2.1/x',
       'http://198.51.100.1/x',
@@ -256,7 +243,7 @@ describe('targets where the operator allows private ones (the test environment)'
       'http://169.254.10.10/x',
       'http://[64:ff9b:1::a00:1]/x',
     ]) {
-      const res = await call(`${gateway.url}/config/webhooks/`, {
+      const res = await call(`${t.url}/config/webhooks/`, {
         method: 'POST',
         key,
         body: { url, event: 'order.paid' },
@@ -267,7 +254,7 @@ describe('targets where the operator allows private ones (the test environment)'
         body: { url: [targetRefusalMessage({ environment: 'test', allowPrivate: true })] },
       });
     }
-    const order = await call(`${gateway.url}/sellers/orders/`, {
+    const order = await call(`${t.url}/sellers/orders/`, {
       method: 'POST',
       key,
       body: {

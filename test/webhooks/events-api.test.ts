@@ -10,35 +10,16 @@ import {
 import { deleteExpiredEvents } from '../../services/webhook-dispatcher/src/db/events';
 import { INTAKE_QUEUE, SOURCES } from '../../services/webhook-dispatcher/src/events/topology';
 import { testEnv } from '../support/env';
-import { startReceiver } from '../support/receiver';
-import {
-  call,
-  createKey,
-  startSystem,
-  uniqueEmail,
-  type RunningGateway,
-  type System,
-} from '../support/system';
+import { call, uniqueEmail } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { placeOrder, register } from './helpers';
 
 const env = testEnv();
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await system.stop();
-  await receiver.close();
-});
+const t = useSystem({ receiver: true });
 
 async function listEvents(key: string, query = '') {
-  const res = await call(`${gateway.url}/events/${query}`, { key });
+  const res = await call(`${t.url}/events/${query}`, { key });
   if (res.status !== 200) throw new Error(`events not listed: ${res.status} ${res.text}`);
   return EventListResponse.parse(res.body).data;
 }
@@ -143,15 +124,15 @@ describe('events of a paid order', () => {
   let hookId: string;
 
   beforeAll(async () => {
-    ({ key } = await createKey(gateway.service));
-    hookId = (await register(gateway.url, key, `${receiver.url}/events-global`, 'order.paid')).id;
-    order = await placeOrder(gateway.url, key, { postback_url: `${receiver.url}/events-postback` });
-    const paid = await call(`${gateway.url}/sandbox/orders/${order}/pay/`, { method: 'POST', key });
+    ({ key } = await t.newKey());
+    hookId = (await register(t.url, key, `${t.receiver.url}/events-global`, 'order.paid')).id;
+    order = await placeOrder(t.url, key, { postback_url: `${t.receiver.url}/events-postback` });
+    const paid = await call(`${t.url}/sandbox/orders/${order}/pay/`, { method: 'POST', key });
     expect(paid.status).toBe(200);
   });
 
   const hitsOf = (path: string) =>
-    receiver.received.filter(
+    t.receiver.received.filter(
       (h) =>
         h.path === path &&
         h.body.event === 'order.paid' &&
@@ -220,7 +201,7 @@ describe('events of a paid order', () => {
       expect.objectContaining({ webhook_id: null, status: expect.stringMatching(/pending|delivered/) }),
     ]);
 
-    const one = await call(`${gateway.url}/events/${paid.id}/`, { key });
+    const one = await call(`${t.url}/events/${paid.id}/`, { key });
     expect(one.status).toBe(200);
     expect(EventRecordResponse.parse(one.body).data).toEqual(paid);
   });
@@ -237,30 +218,30 @@ describe('events of a paid order', () => {
 
     // The same seller's live key: test events do not exist for it.
     const email = uniqueEmail('events-env');
-    const test = await createKey(gateway.service, { email });
-    const live = await createKey(gateway.service, { email, environment: 'live' });
-    const own = await placeOrder(gateway.url, test.key);
+    const test = await t.newKey({ email });
+    const live = await t.newKey({ email, environment: 'live' });
+    const own = await placeOrder(t.url, test.key);
     await waitFor(async () => (await listEvents(test.key, `?order_uuid=${own}`)).results.length > 0, {
       what: 'the test order event',
     });
     expect((await listEvents(live.key)).results).toEqual([]);
     const ownId = (await listEvents(test.key)).results[0]?.id;
-    const fromLive = await call(`${gateway.url}/events/${ownId}/`, { key: live.key });
+    const fromLive = await call(`${t.url}/events/${ownId}/`, { key: live.key });
     expect(fromLive.status).toBe(404);
     expect(fromLive.body).toMatchObject({ code: 'not_found', message: 'Event not found.' });
 
     // Another seller's event, same environment: forbidden, as every other object of another seller.
-    const other = await call(`${gateway.url}/events/${id}/`, { key: test.key });
+    const other = await call(`${t.url}/events/${id}/`, { key: test.key });
     expect(other.status).toBe(403);
     expect(other.body).toMatchObject({ code: 'forbidden' });
     expect((await listEvents(test.key, `?order_uuid=${order}`)).results).toEqual([]);
 
-    const unknown = await call(`${gateway.url}/events/evt_000000000000000000000000/`, { key });
+    const unknown = await call(`${t.url}/events/evt_000000000000000000000000/`, { key });
     expect(unknown.status).toBe(404);
-    const malformed = await call(`${gateway.url}/events/not-an-event/`, { key });
+    const malformed = await call(`${t.url}/events/not-an-event/`, { key });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ code: 'validation_error', data: { id: expect.any(Array) } });
-    expect((await call(`${gateway.url}/events/`)).status).toBe(401);
+    expect((await call(`${t.url}/events/`)).status).toBe(401);
   });
 });
 
@@ -283,7 +264,7 @@ describe('filters and pages', () => {
   );
 
   beforeAll(async () => {
-    const made = await createKey(gateway.service);
+    const made = await t.newKey();
     key = made.key;
     sellerId = made.sellerId as string;
     await publish(
@@ -312,7 +293,7 @@ describe('filters and pages', () => {
     expect(pages).toBe(4);
     expect(seen.map((e) => e.id)).toEqual(results.map((e) => e.id));
 
-    const tampered = await call(`${gateway.url}/events/?cursor=abc`, { key });
+    const tampered = await call(`${t.url}/events/?cursor=abc`, { key });
     expect(tampered.status).toBe(400);
     expect(tampered.body).toMatchObject({ code: 'validation_error', data: { cursor: expect.any(Array) } });
   });
@@ -333,7 +314,7 @@ describe('filters and pages', () => {
       );
     }
 
-    const bad = await call(`${gateway.url}/events/?type=order.paid,order.shipped`, { key });
+    const bad = await call(`${t.url}/events/?type=order.paid,order.shipped`, { key });
     expect(bad.status).toBe(400);
     expect(bad.body as ValidationErrorBody).toMatchObject({
       code: 'validation_error',
@@ -363,7 +344,7 @@ describe('filters and pages', () => {
     expect((await listEvents(key, `?order_uuid=${randomUUID()}`)).results).toEqual([]);
 
     const reversed = await call(
-      `${gateway.url}/events/?created_gte=${encodeURIComponent(at(5).toISOString())}&created_lte=${encodeURIComponent(at(1).toISOString())}`,
+      `${t.url}/events/?created_gte=${encodeURIComponent(at(5).toISOString())}&created_lte=${encodeURIComponent(at(1).toISOString())}`,
       { key },
     );
     expect(reversed.status).toBe(400);
@@ -373,13 +354,13 @@ describe('filters and pages', () => {
 
 describe('recording', () => {
   it('records an event once however often its message arrives', async () => {
-    const { key, sellerId } = await createKey(gateway.service);
+    const { key, sellerId } = await t.newKey();
     const message = { event: 'withdrawal.paid' as const, occurredAt: new Date(), messageId: randomUUID() };
     let handled = 0;
     const count = (queue: string, outcome: string, id: unknown) => {
       if (queue === INTAKE_QUEUE && outcome === 'processed' && id === message.messageId) handled += 1;
     };
-    system.dispatcher.runtime.broker.on('handled', count);
+    t.system.dispatcher.runtime.broker.on('handled', count);
     try {
       // The same message twice, as after an acknowledgement lost with its connection.
       const data = withdrawalData(randomUUID());
@@ -389,7 +370,7 @@ describe('recording', () => {
       ]);
       await waitFor(() => handled >= 2, { what: 'both copies handled' });
     } finally {
-      system.dispatcher.runtime.broker.off('handled', count);
+      t.system.dispatcher.runtime.broker.off('handled', count);
     }
     const { results } = await listEvents(key, '?limit=100');
     expect(results.map((e) => e.event)).toEqual(['withdrawal.paid']);
@@ -398,7 +379,7 @@ describe('recording', () => {
 
 describe('retention', () => {
   it('deletes the events older than the retention, in batches, and only those', async () => {
-    const { key, sellerId } = (await createKey(gateway.service)) as { key: string; sellerId: string };
+    const { key, sellerId } = (await t.newKey()) as { key: string; sellerId: string };
     const day = 86_400_000;
     const now = Date.now();
     const ages = [45, 40, 31, 29, 1];
@@ -419,16 +400,16 @@ describe('retention', () => {
     );
 
     // Batches of two: three old events take two full statements and a short one.
-    expect(await deleteExpiredEvents(system.dispatcher.runtime.sql, 30, 2)).toBeGreaterThanOrEqual(3);
+    expect(await deleteExpiredEvents(t.system.dispatcher.runtime.sql, 30, 2)).toBeGreaterThanOrEqual(3);
     const after = (await listEvents(key, '?limit=100')).results;
     expect(after.map((e) => e.id)).toEqual(before.slice(0, 2).map((e) => e.id));
-    const gone = await call(`${gateway.url}/events/${(before[4] as EventRecord).id}/`, { key });
+    const gone = await call(`${t.url}/events/${(before[4] as EventRecord).id}/`, { key });
     expect(gone.status).toBe(404);
-    expect(await deleteExpiredEvents(system.dispatcher.runtime.sql, 30, 2)).toBe(0);
+    expect(await deleteExpiredEvents(t.system.dispatcher.runtime.sql, 30, 2)).toBe(0);
   });
 
   it("runs in every dispatcher, from its start, with that dispatcher's EVENTS_RETENTION_DAYS", async () => {
-    const { key, sellerId } = await createKey(gateway.service);
+    const { key, sellerId } = await t.newKey();
     const day = 86_400_000;
     await publish(
       sellerId as string,
@@ -445,7 +426,7 @@ describe('retention', () => {
       },
       { what: 'the published events' },
     );
-    await system.startDispatcherReplica({ EVENTS_RETENTION_DAYS: '10' });
+    await t.system.startDispatcherReplica({ EVENTS_RETENTION_DAYS: '10' });
     await waitFor(async () => (await listEvents(key)).results.length === 1, {
       what: 'the 12-day-old event deleted',
     });

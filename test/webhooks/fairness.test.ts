@@ -1,6 +1,7 @@
 import { destinationOf } from '../../services/webhook-dispatcher/src/domain/destination';
-import { startReceiver } from '../support/receiver';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { placeOrder, register } from './helpers';
 
@@ -9,32 +10,26 @@ import { placeOrder, register } from './helpers';
  * deliveries is all its own. Small budgets (4 attempts in flight, 2 per destination, so a window of 100
  * deliveries) make the backlog far larger than the window.
  */
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const t = useSystem({
+  env: { WEBHOOK_CONCURRENCY: '4', WEBHOOK_DESTINATION_CONCURRENCY: '2' },
+  receiver: true,
+});
 /** Another host (a destination is a host, not a URL). */
-let otherReceiver: Awaited<ReturnType<typeof startReceiver>>;
+let otherReceiver: Receiver;
 
 beforeAll(async () => {
-  system = await startSystem({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_DESTINATION_CONCURRENCY: '2' });
-  gateway = await system.startGateway();
-  receiver = await startReceiver();
   otherReceiver = await startReceiver();
+  t.cleanup(() => otherReceiver.close());
   // This file's database outlives a run: a backlog an earlier run left (its receivers gone) must not
   // compete with this run's.
   await clearBacklog();
-});
-afterAll(async () => {
-  await system.stop();
-  await receiver.close();
-  await otherReceiver.close();
 });
 
 const BACKLOG = 3000;
 
 /** Ends every pending delivery: what a test (or an earlier run) left behind is not another's backlog. */
 async function clearBacklog() {
-  await system.dispatcher.runtime.orm.em
+  await t.system.dispatcher.runtime.orm.em
     .fork()
     .execute(`update webhooks.deliveries set status = 'dead' where status = 'pending'`);
 }
@@ -43,7 +38,7 @@ async function clearBacklog() {
  * A backlog: `count` copies of each delivered delivery to URLs like `pattern`, due since `dueAgo`.
  */
 async function copyDelivered(pattern: string, count: number, dueAgo = '0 seconds') {
-  await system.dispatcher.runtime.orm.em.fork().execute(
+  await t.system.dispatcher.runtime.orm.em.fork().execute(
     `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed,
        payload, occurred_at, status, next_attempt_at, created_at)
      select gen_random_uuid(), 'evt_' || md5(random()::text || n), webhook_id, order_id, seller_id, environment,
@@ -59,7 +54,7 @@ async function copyDelivered(pattern: string, count: number, dueAgo = '0 seconds
  * are copies of them (a receiver has the request before the dispatcher has recorded its outcome).
  */
 async function deliveredCount(pattern: string, count: number) {
-  const em = system.dispatcher.runtime.orm.em.fork();
+  const em = t.system.dispatcher.runtime.orm.em.fork();
   await waitFor(
     async () => {
       const [row] = await em.execute<{ n: string }[]>(
@@ -73,19 +68,19 @@ async function deliveredCount(pattern: string, count: number) {
 }
 
 it("serves another destination while one destination's backlog fills every claim's window", async () => {
-  const busy = await createKey(gateway.service);
-  const other = await createKey(gateway.service);
-  await register(gateway.url, busy.key, `${receiver.url}/busy`);
-  await register(gateway.url, other.key, `${otherReceiver.url}/other`);
-  await placeOrder(gateway.url, busy.key);
-  await deliveredCount(`${receiver.url}/busy`, 1);
+  const busy = await t.newKey();
+  const other = await t.newKey();
+  await register(t.url, busy.key, `${t.receiver.url}/busy`);
+  await register(t.url, other.key, `${otherReceiver.url}/other`);
+  await placeOrder(t.url, busy.key);
+  await deliveredCount(`${t.receiver.url}/busy`, 1);
   // The busy destination's backlog: copies of its first delivery, all due a minute ago (older than any
   // new delivery), as after an outage of that receiver.
-  await copyDelivered(`${receiver.url}/busy`, BACKLOG, '1 minute');
-  const busyHits = () => receiver.received.filter((h) => h.path === '/busy').length;
+  await copyDelivered(`${t.receiver.url}/busy`, BACKLOG, '1 minute');
+  const busyHits = () => t.receiver.received.filter((h) => h.path === '/busy').length;
   await waitFor(() => busyHits() > 20 || null, { what: 'the backlog being sent' });
 
-  await placeOrder(gateway.url, other.key);
+  await placeOrder(t.url, other.key);
   await waitFor(() => otherReceiver.received.some((h) => h.path === '/other') || null, {
     what: "the other destination's delivery",
   });
@@ -125,12 +120,12 @@ it('keeps each destination host within its budget whatever its URLs, and sends e
   const hosts = ['a', 'b', 'c'];
   const receivers = await Promise.all(hosts.map(slowHost));
   try {
-    const seller = await createKey(gateway.service);
+    const seller = await t.newKey();
     for (const slow of receivers) {
-      await register(gateway.url, seller.key, `${slow.url}/hooks/one`);
-      await register(gateway.url, seller.key, `${slow.url}/hooks/two?variant=2`);
+      await register(t.url, seller.key, `${slow.url}/hooks/one`);
+      await register(t.url, seller.key, `${slow.url}/hooks/two?variant=2`);
     }
-    await placeOrder(gateway.url, seller.key);
+    await placeOrder(t.url, seller.key);
     const perUrl = 20;
     for (const slow of receivers) await deliveredCount(`${slow.url}/hooks/%`, 2);
     for (const slow of receivers) await copyDelivered(`${slow.url}/hooks/%`, perUrl);
@@ -161,9 +156,9 @@ it('hands back the deliveries waiting for a destination that turns slow, and sti
     return { status: 200, delayMs: answered > 12 ? 600 : 0 };
   });
   try {
-    const seller = await createKey(gateway.service);
-    await register(gateway.url, seller.key, `${turning.url}/turning`);
-    await placeOrder(gateway.url, seller.key);
+    const seller = await t.newKey();
+    await register(t.url, seller.key, `${turning.url}/turning`);
+    await placeOrder(t.url, seller.key);
     await deliveredCount(`${turning.url}/turning`, 1);
     const backlog = 24;
     await copyDelivered(`${turning.url}/turning`, backlog);
@@ -182,23 +177,23 @@ it('hands back the deliveries waiting for a destination that turns slow, and sti
  * attempted (its outcome written) or handed back (its lease cleared).
  */
 async function changeMidDrain(
-  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  receiver: Receiver,
   backlog: number,
   change: (url: string, key: string) => ReturnType<typeof call>,
   answer: number,
 ) {
-  const seller = await createKey(gateway.service);
-  const hook = await register(gateway.url, seller.key, `${receiver.url}/quick`);
-  await placeOrder(gateway.url, seller.key);
+  const seller = await t.newKey();
+  const hook = await register(t.url, seller.key, `${receiver.url}/quick`);
+  await placeOrder(t.url, seller.key);
   await deliveredCount(`${receiver.url}/quick`, 1);
   await copyDelivered(`${receiver.url}/quick`, backlog);
   await waitFor(() => receiver.received.length > 40 || null, { what: 'the drain under way' });
-  const changed = await change(`${gateway.url}/config/webhooks/${hook.id}/`, seller.key);
+  const changed = await change(`${t.url}/config/webhooks/${hook.id}/`, seller.key);
   expect(changed.status).toBe(answer);
   const changedAt = Date.now();
   const sentBefore = receiver.received.length;
   expect(sentBefore).toBeLessThan(1 + backlog);
-  const em = system.dispatcher.runtime.orm.em.fork();
+  const em = t.system.dispatcher.runtime.orm.em.fork();
   await waitFor(
     async () => {
       const [row] = await em.execute<{ n: string }[]>(
@@ -226,7 +221,7 @@ it('sends nothing to a webhook paused in the middle of a fast drain once the pau
       (url, key) => call(url, { method: 'PATCH', key, body: { status: 'DISABLED' } }),
       200,
     );
-    const resumed = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+    const resumed = await call(`${t.url}/config/webhooks/${hook.id}/`, {
       method: 'PATCH',
       key: seller.key,
       body: { status: 'ACTIVE' },
@@ -258,12 +253,12 @@ it('moves the pending deliveries of a webhook pointed at another URL, even while
   const moving = await startReceiver((hook) => ({ status: 200, delayMs: hook.path === '/old' ? 8000 : 0 }));
   const moved = await startReceiver();
   try {
-    const seller = await createKey(gateway.service);
-    const hook = await register(gateway.url, seller.key, `${moving.url}/old`);
-    await placeOrder(gateway.url, seller.key);
+    const seller = await t.newKey();
+    const hook = await register(t.url, seller.key, `${moving.url}/old`);
+    await placeOrder(t.url, seller.key);
     await waitFor(() => moving.received.some((h) => h.path === '/old') || null, { what: 'a first attempt' });
     // A backlog behind it, stored with the old URL as the fan-out wrote it.
-    await system.dispatcher.runtime.orm.em.fork().execute(
+    await t.system.dispatcher.runtime.orm.em.fork().execute(
       `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url, signed,
          payload, occurred_at, status, next_attempt_at, created_at)
        select gen_random_uuid(), 'evt_' || md5(random()::text || n), webhook_id, order_id, seller_id, environment,
@@ -275,7 +270,7 @@ it('moves the pending deliveries of a webhook pointed at another URL, even while
     await waitFor(() => moving.received.filter((h) => h.path === '/old').length >= 2 || null, {
       what: 'the old URL busy',
     });
-    const changed = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+    const changed = await call(`${t.url}/config/webhooks/${hook.id}/`, {
       method: 'PATCH',
       key: seller.key,
       body: { url: `${moved.url}/new` },
@@ -296,7 +291,7 @@ it('moves the pending deliveries of a webhook pointed at another URL, even while
 
 it('refuses to delete deliveries (their attempts have no foreign key to them)', async () => {
   await expect(
-    system.dispatcher.runtime.orm.em.fork().execute(`delete from webhooks.deliveries where false`),
+    t.system.dispatcher.runtime.orm.em.fork().execute(`delete from webhooks.deliveries where false`),
   ).rejects.toThrow(/never deleted/);
 });
 
@@ -313,7 +308,7 @@ it("groups a claim's candidates by the destination the sender counts them agains
     'HTTPS://Example.COM',
     'http://example.com:/x',
   ];
-  const rows = await system.dispatcher.runtime.sql.query<{ url: string; destination: string }>(
+  const rows = await t.system.dispatcher.runtime.sql.query<{ url: string; destination: string }>(
     'select u as url, webhooks.destination_of(u) as destination from unnest($1::text[]) u',
     [urls],
   );

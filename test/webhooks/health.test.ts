@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { WebhooksHealth } from '@seller-api/contracts';
-import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { deliveries, placeOrder, register } from './helpers';
 
@@ -9,32 +9,22 @@ import { deliveries, placeOrder, register } from './helpers';
  * GET /config/webhooks/health/ (docs/webhooks.md, "Delivery health"): the last 24 hours of
  * deliveries by state, per webhook and for postbacks, through the gateway with the real dispatcher.
  */
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
 // `/flaky` fails its first attempt at once and holds every later one 2 s before failing it: its
 // delivery stays pending after a failed attempt (retrying) for several seconds before it is dead.
-function reply(hook: ReceivedHook): Reply {
-  const path = hook.path.split('?')[0] ?? '';
-  if (path === '/fail' || path === '/pb-fail') return { status: 500 };
-  if (path === '/flaky')
-    return hook.body.delivery_attempt === 1 ? { status: 500 } : { status: 500, delayMs: 2000 };
-  return { status: 200 };
-}
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  receiver = await startReceiver(reply);
-});
-afterAll(async () => {
-  await system.stop();
-  await receiver.close();
+const fail = () => ({ status: 500 });
+const t = useSystem({
+  receiver: {
+    routes: {
+      '/fail': fail,
+      '/pb-fail': fail,
+      '/flaky': (hook) =>
+        hook.body.delivery_attempt === 1 ? { status: 500 } : { status: 500, delayMs: 2000 },
+    },
+  },
 });
 
 async function health(key: string) {
-  const res = await call(`${gateway.url}/config/webhooks/health/`, { key });
+  const res = await call(`${t.url}/config/webhooks/health/`, { key });
   if (res.status !== 200) throw new Error(`health: ${res.status} ${res.text}`);
   return WebhooksHealth.parse(res.body.data);
 }
@@ -60,28 +50,28 @@ const zero = { delivered: 0, retrying: 0, dead: 0 };
 
 describe('webhook health', () => {
   it('counts each webhook’s and the postbacks’ deliveries of the last 24 hours by state', async () => {
-    const { key, email } = await createKey(gateway.service);
-    const ok = await register(gateway.url, key, `${receiver.url}/ok`, 'order.created');
-    const failing = await register(gateway.url, key, `${receiver.url}/fail`, 'order.created');
-    const flaky = await register(gateway.url, key, `${receiver.url}/flaky`, 'order.paid');
-    const paused = await register(gateway.url, key, `${receiver.url}/ok`, 'order.cancelled');
-    const deleted = await register(gateway.url, key, `${receiver.url}/ok`, 'order.expired');
-    const pause = await call(`${gateway.url}/config/webhooks/${paused.id}/`, {
+    const { key, email } = await t.newKey();
+    const ok = await register(t.url, key, `${t.receiver.url}/ok`, 'order.created');
+    const failing = await register(t.url, key, `${t.receiver.url}/fail`, 'order.created');
+    const flaky = await register(t.url, key, `${t.receiver.url}/flaky`, 'order.paid');
+    const paused = await register(t.url, key, `${t.receiver.url}/ok`, 'order.cancelled');
+    const deleted = await register(t.url, key, `${t.receiver.url}/ok`, 'order.expired');
+    const pause = await call(`${t.url}/config/webhooks/${paused.id}/`, {
       method: 'PATCH',
       key,
       body: { status: 'DISABLED' },
     });
     expect(pause.status).toBe(200);
-    expect(
-      (await call(`${gateway.url}/config/webhooks/${deleted.id}/`, { method: 'DELETE', key })).status,
-    ).toBe(204);
+    expect((await call(`${t.url}/config/webhooks/${deleted.id}/`, { method: 'DELETE', key })).status).toBe(
+      204,
+    );
     // Another seller's webhook and postback on the same receiver count for that seller only.
-    const other = await createKey(gateway.service);
-    const theirs = await register(gateway.url, other.key, `${receiver.url}/ok`, 'order.created');
-    await placeOrder(gateway.url, other.key, { postback_url: `${receiver.url}/pb-fail` });
+    const other = await t.newKey();
+    const theirs = await register(t.url, other.key, `${t.receiver.url}/ok`, 'order.created');
+    await placeOrder(t.url, other.key, { postback_url: `${t.receiver.url}/pb-fail` });
 
-    const paidLater = await placeOrder(gateway.url, key, { postback_url: `${receiver.url}/pb-ok` });
-    await placeOrder(gateway.url, key, { postback_url: `${receiver.url}/pb-fail` });
+    const paidLater = await placeOrder(t.url, key, { postback_url: `${t.receiver.url}/pb-ok` });
+    await placeOrder(t.url, key, { postback_url: `${t.receiver.url}/pb-fail` });
 
     // Newest registration first, every one of them, those without deliveries included.
     const row = (hook: { id: string; url: string; event: string }, status: string, counts: object) => ({
@@ -106,14 +96,14 @@ describe('webhook health', () => {
     });
 
     // A delivery created more than 24 hours ago is out of the window.
-    const [older] = await deliveries(gateway.url, key, ok.id);
-    await system.dispatcher.runtime.sql.query(
+    const [older] = await deliveries(t.url, key, ok.id);
+    await t.system.dispatcher.runtime.sql.query(
       `update webhooks.deliveries set created_at = now() - interval '25 hours' where id = $1`,
       [older?.id],
     );
 
     // A payment: order.paid to the flaky webhook, which fails and keeps retrying, and to the postback.
-    const pay = await call(`${gateway.url}/sandbox/orders/${paidLater}/pay/`, { method: 'POST', key });
+    const pay = await call(`${t.url}/sandbox/orders/${paidLater}/pay/`, { method: 'POST', key });
     expect(pay.status).toBe(200);
     const now = Date.now();
     const seen = await healthBecomes(key, {
@@ -129,21 +119,21 @@ describe('webhook health', () => {
     expect(Date.parse(seen.until) - Date.parse(seen.since)).toBe(24 * 3_600_000);
 
     // The seller's live environment has none of it.
-    const live = await createKey(gateway.service, { email, environment: 'live' });
+    const live = await t.newKey({ email, environment: 'live' });
     expect(await health(live.key)).toMatchObject({ webhooks: [], postbacks: zero });
   });
 
   it('is a route of its own, not a webhook id, and needs a key', async () => {
-    const { key } = await createKey(gateway.service);
-    const res = await call(`${gateway.url}/config/webhooks/health/`, { key });
+    const { key } = await t.newKey();
+    const res = await call(`${t.url}/config/webhooks/health/`, { key });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       message: 'Webhook health retrieved.',
       data: { since: expect.any(String), until: expect.any(String), webhooks: [], postbacks: zero },
     });
-    expect((await call(`${gateway.url}/config/webhooks/health/`)).status).toBe(401);
+    expect((await call(`${t.url}/config/webhooks/health/`)).status).toBe(401);
     // Other methods on the path are those of a webhook id, which `health` is not.
-    const patch = await call(`${gateway.url}/config/webhooks/health/`, {
+    const patch = await call(`${t.url}/config/webhooks/health/`, {
       method: 'PATCH',
       key,
       body: { status: 'DISABLED' },

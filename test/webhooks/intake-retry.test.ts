@@ -1,6 +1,5 @@
 import { consumerFault } from '../support/consumer-fault';
-import { startReceiver } from '../support/receiver';
-import { createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { placeOrder, register } from './helpers';
 
@@ -9,34 +8,26 @@ import { placeOrder, register } from './helpers';
  * real broker's retry queue and comes back with the queue's routing key: it must still become a
  * delivery of the event it was published as.
  */
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const t = useSystem({ receiver: true });
 let fault: Awaited<ReturnType<typeof consumerFault>>;
 
 beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  receiver = await startReceiver();
-  fault = await consumerFault(() => system.dispatcher.runtime.orm.em.fork(), 'webhooks', 'webhooks.intake');
-});
-afterAll(async () => {
-  await fault.off();
-  await system.stop();
-  await receiver.close();
+  fault = await consumerFault(() => t.system.dispatcher.runtime.orm.em.fork(), 'webhooks', 'webhooks.intake');
+  // Off before the dispatcher stops: it reads the dispatcher's database.
+  t.cleanup(() => fault.off());
 });
 
 describe('webhook intake after a failure', () => {
   it('delivers an event whose intake failed once, under its own name, once', async () => {
-    const { key } = await createKey(gateway.service);
-    await register(gateway.url, key, `${receiver.url}/retried`);
+    const { key } = await t.newKey();
+    await register(t.url, key, `${t.receiver.url}/retried`);
     const before = await fault.failures();
     await fault.on();
-    const order = await placeOrder(gateway.url, key);
+    const order = await placeOrder(t.url, key);
     await waitFor(async () => (await fault.failures()) > before, { what: 'an injected failure' });
     await fault.off();
     const of = () =>
-      receiver.received.filter(
+      t.receiver.received.filter(
         (hook) => (hook.body.data.order as { uuid?: string } | undefined)?.uuid === order,
       );
     await waitFor(() => of().length > 0, { what: 'the delivery after the retry' });

@@ -1,32 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { DeliveryList } from '@seller-api/contracts';
-import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { deliveries, placeOrder, register } from './helpers';
 
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-// Each test sets how its own path answers.
-const replies = new Map<string, (hook: ReceivedHook) => Reply>();
-
-beforeAll(async () => {
-  system = await startSystem({ WEBHOOK_RETRY_SCHEDULE: '30ms' });
-  gateway = await system.startGateway();
-  receiver = await startReceiver(
-    (hook) => replies.get(hook.path.split('?')[0] ?? '')?.(hook) ?? { status: 200 },
-  );
-});
-afterAll(async () => {
-  await system.stop();
-  await receiver.close();
-});
-
-const hitsAt = (path: string) => receiver.received.filter((h) => h.path.split('?')[0] === path);
+// Each test routes a receiver path of its own.
+const t = useSystem({ env: { WEBHOOK_RETRY_SCHEDULE: '30ms' }, receiver: true });
 
 const listPath = (order: string, query = '') =>
-  `${gateway.url}/sellers/orders/${order}/postback-deliveries/${query}`;
+  `${t.url}/sellers/orders/${order}/postback-deliveries/${query}`;
 
 async function postbacks(key: string, order: string, query = '') {
   const res = await call(listPath(order, query), { key });
@@ -35,20 +18,20 @@ async function postbacks(key: string, order: string, query = '') {
 }
 
 const resend = (key: string, order: string, delivery: string) =>
-  call(`${gateway.url}/sellers/orders/${order}/postback-deliveries/${delivery}/resend/`, {
+  call(`${t.url}/sellers/orders/${order}/postback-deliveries/${delivery}/resend/`, {
     method: 'POST',
     key,
   });
 
 describe("an order's postback deliveries", () => {
   it('lists a postback that failed until dead, and a resend delivers it', async () => {
-    replies.set('/pb-dead', () => ({ status: 503, body: 'down for maintenance' }));
-    const { key } = await createKey(gateway.service);
-    const order = await placeOrder(gateway.url, key, { postback_url: `${receiver.url}/pb-dead?token=t0k` });
+    t.receiver.route('/pb-dead', () => ({ status: 503, body: 'down for maintenance' }));
+    const { key } = await t.newKey();
+    const order = await placeOrder(t.url, key, { postback_url: `${t.receiver.url}/pb-dead?token=t0k` });
     const dead = await waitFor(async () => (await postbacks(key, order, '?status=dead')).results[0], {
       what: 'a dead postback delivery',
     });
-    const hits = hitsAt('/pb-dead');
+    const hits = t.receiver.at('/pb-dead');
     expect(hits.map((h) => h.body.delivery_attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(dead).toMatchObject({ event: 'order.created', status: 'dead', next_attempt_at: null });
     expect(dead.event_id).toBe(hits[0]?.headers['x-webhook-event-id']);
@@ -61,11 +44,11 @@ describe("an order's postback deliveries", () => {
     });
 
     // The receiver is fixed: one more attempt, numbered 9, with the same event id, still unsigned.
-    replies.set('/pb-dead', () => ({ status: 200 }));
+    t.receiver.route('/pb-dead', () => ({ status: 200 }));
     const res = await resend(key, order, dead.id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: expect.any(String) });
-    const ninth = await waitFor(() => hitsAt('/pb-dead')[8], { what: 'attempt 9' });
+    const ninth = await waitFor(() => t.receiver.at('/pb-dead')[8], { what: 'attempt 9' });
     expect(ninth.body.delivery_attempt).toBe(9);
     expect(ninth.headers['x-webhook-event-id']).toBe(dead.event_id);
     expect(ninth.headers['x-webhook-signature']).toBeUndefined();
@@ -82,16 +65,16 @@ describe("an order's postback deliveries", () => {
 
   it('filters by status and pages newest first with a cursor', async () => {
     // order.created is delivered; order.paid fails until dead.
-    replies.set('/pb-pages', (hook) => ({ status: hook.body.event === 'order.paid' ? 500 : 200 }));
-    const { key } = await createKey(gateway.service);
-    const order = await placeOrder(gateway.url, key, { postback_url: `${receiver.url}/pb-pages` });
+    t.receiver.route('/pb-pages', (hook) => ({ status: hook.body.event === 'order.paid' ? 500 : 200 }));
+    const { key } = await t.newKey();
+    const order = await placeOrder(t.url, key, { postback_url: `${t.receiver.url}/pb-pages` });
     await waitFor(
       async () => (await postbacks(key, order, '?status=delivered')).results.length === 1 || null,
       {
         what: 'order.created delivered',
       },
     );
-    const paid = await call(`${gateway.url}/sandbox/orders/${order}/pay/`, { method: 'POST', key });
+    const paid = await call(`${t.url}/sandbox/orders/${order}/pay/`, { method: 'POST', key });
     expect(paid.status).toBe(200);
     await waitFor(async () => (await postbacks(key, order, '?status=dead')).results.length === 1 || null, {
       what: 'order.paid dead',
@@ -117,16 +100,14 @@ describe("an order's postback deliveries", () => {
       expect(bad.status).toBe(400);
       expect(bad.body.code).toBe('validation_error');
     }
-    expect(
-      (await call(`${gateway.url}/sellers/orders/not-a-uuid/postback-deliveries/`, { key })).status,
-    ).toBe(400);
+    expect((await call(`${t.url}/sellers/orders/not-a-uuid/postback-deliveries/`, { key })).status).toBe(400);
   });
 
   it('answers an order without postback deliveries with an empty list, and keeps them to their seller and environment', async () => {
-    const a = await createKey(gateway.service);
+    const a = await t.newKey();
     // A global webhook of the same event: its delivery is not the order's postback.
-    const hook = await register(gateway.url, a.key, `${receiver.url}/pb-global`);
-    const order = await placeOrder(gateway.url, a.key, { postback_url: `${receiver.url}/pb-owned` });
+    const hook = await register(t.url, a.key, `${t.receiver.url}/pb-global`);
+    const order = await placeOrder(t.url, a.key, { postback_url: `${t.receiver.url}/pb-owned` });
     const [postback] = await waitFor(
       async () => {
         const { results } = await postbacks(a.key, order, '?status=delivered');
@@ -136,7 +117,7 @@ describe("an order's postback deliveries", () => {
     );
     const [global] = await waitFor(
       async () => {
-        const list = await deliveries(gateway.url, a.key, hook.id);
+        const list = await deliveries(t.url, a.key, hook.id);
         return list.length ? list : null;
       },
       { what: 'the global delivery' },
@@ -144,13 +125,13 @@ describe("an order's postback deliveries", () => {
     expect((await postbacks(a.key, order)).results.map((d) => d.id)).toEqual([postback?.id]);
 
     // The seller's own order without a postback_url, and an id nobody has: an empty list.
-    const plain = await placeOrder(gateway.url, a.key);
+    const plain = await placeOrder(t.url, a.key);
     expect(await postbacks(a.key, plain)).toEqual({ results: [], next_cursor: null });
     expect(await postbacks(a.key, randomUUID())).toEqual({ results: [], next_cursor: null });
 
     // Another seller, and the same seller's other environment: 404, for the list and the resend.
-    const b = await createKey(gateway.service);
-    const live = await createKey(gateway.service, { email: a.email, environment: 'live' });
+    const b = await t.newKey();
+    const live = await t.newKey({ email: a.email, environment: 'live' });
     for (const other of [b.key, live.key]) {
       const list = await call(listPath(order), { key: other });
       expect(list.status).toBe(404);
@@ -158,10 +139,10 @@ describe("an order's postback deliveries", () => {
       expect((await resend(other, order, postback!.id)).status).toBe(404);
     }
     // Seller routes: an operator key is refused before the dispatcher is asked.
-    const operator = await createKey(gateway.service, { role: 'operator' });
+    const operator = await t.newKey({ role: 'operator' });
     expect((await call(listPath(order), { key: operator.key })).status).toBe(403);
     // Nor can another seller reach it through an order of theirs.
-    const theirs = await placeOrder(gateway.url, b.key, { postback_url: `${receiver.url}/pb-theirs` });
+    const theirs = await placeOrder(t.url, b.key, { postback_url: `${t.receiver.url}/pb-theirs` });
     expect((await resend(b.key, theirs, postback!.id)).status).toBe(404);
 
     // A delivery id of another order of the seller, a global webhook's delivery, an unknown id: 404.
@@ -173,9 +154,9 @@ describe("an order's postback deliveries", () => {
   });
 
   it('is reached by a retried resend once under the same Idempotency-Key', async () => {
-    replies.set('/pb-keyed', () => ({ status: 200 }));
-    const { key } = await createKey(gateway.service);
-    const order = await placeOrder(gateway.url, key, { postback_url: `${receiver.url}/pb-keyed` });
+    t.receiver.route('/pb-keyed', () => ({ status: 200 }));
+    const { key } = await t.newKey();
+    const order = await placeOrder(t.url, key, { postback_url: `${t.receiver.url}/pb-keyed` });
     const [delivered] = await waitFor(
       async () => {
         const { results } = await postbacks(key, order, '?status=delivered');
@@ -184,7 +165,7 @@ describe("an order's postback deliveries", () => {
       { what: 'the postback delivered' },
     );
     const headers = { 'idempotency-key': randomUUID() };
-    const path = `${gateway.url}/sellers/orders/${order}/postback-deliveries/${delivered!.id}/resend/`;
+    const path = `${t.url}/sellers/orders/${order}/postback-deliveries/${delivered!.id}/resend/`;
     const first = await call(path, { method: 'POST', key, headers });
     expect(first.status).toBe(200);
     await waitFor(
@@ -198,6 +179,6 @@ describe("an order's postback deliveries", () => {
     // The replay re-queued nothing: a re-queue would have made it pending again at once.
     const [after] = (await postbacks(key, order)).results;
     expect(after).toMatchObject({ status: 'delivered', attempts: [expect.anything(), expect.anything()] });
-    expect(hitsAt('/pb-keyed')).toHaveLength(2);
+    expect(t.receiver.at('/pb-keyed')).toHaveLength(2);
   });
 });

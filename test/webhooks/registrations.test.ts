@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook, WebhookList } from '@seller-api/contracts';
 import { targetRefusalMessage } from '@seller-api/service-kit';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { deliveries, placeOrder, register } from './helpers';
-
-let system: System;
-let gateway: RunningGateway;
 
 // DNS as the tests want it: public names, one that resolves to a private address, one that does not resolve.
 const hosts: Record<string, string[]> = {
@@ -21,23 +19,18 @@ const resolve = async (host: string) => {
   return found;
 };
 
-beforeAll(async () => {
-  system = await startSystem({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' }, undefined, { resolve });
-  gateway = await system.startGateway();
-});
-afterAll(() => system.stop());
+const t = useSystem({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' }, resolve });
 
 // What a forbidden target is answered, per environment: the rule, never the address.
 const LIVE_REFUSAL = targetRefusalMessage({ environment: 'live', allowPrivate: false });
 const TEST_REFUSAL = targetRefusalMessage({ environment: 'test', allowPrivate: false });
 
-const post = (key: string, body: unknown) =>
-  call(`${gateway.url}/config/webhooks/`, { method: 'POST', key, body });
+const post = (key: string, body: unknown) => call(`${t.url}/config/webhooks/`, { method: 'POST', key, body });
 
 describe('webhook registration', () => {
   it('shows the secret once, at creation, and never again', async () => {
-    const { key } = await createKey(gateway.service);
-    const created = await register(gateway.url, key, 'https://hooks.example.com/a', 'order.paid');
+    const { key } = await t.newKey();
+    const created = await register(t.url, key, 'https://hooks.example.com/a', 'order.paid');
     expect(created).toMatchObject({
       url: 'https://hooks.example.com/a',
       event: 'order.paid',
@@ -45,59 +38,59 @@ describe('webhook registration', () => {
       description: null,
     });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    const read = await call(`${gateway.url}/config/webhooks/${created.id}/`, { key });
+    const read = await call(`${t.url}/config/webhooks/${created.id}/`, { key });
     const { secret: _secret, ...shown } = created;
     expect(Webhook.strict().parse(read.body.data)).toEqual(shown);
-    const list = WebhookList.parse((await call(`${gateway.url}/config/webhooks/`, { key })).body.data);
+    const list = WebhookList.parse((await call(`${t.url}/config/webhooks/`, { key })).body.data);
     expect(list.results.map((w) => w.id)).toEqual([created.id]);
     expect(JSON.stringify(list)).not.toContain('whsec_');
   });
 
   it('rotates: the same url and event again give a new webhook and secret and retire the old one', async () => {
-    const { key } = await createKey(gateway.service);
-    const first = await register(gateway.url, key, 'https://hooks.example.com/rotate', 'order.paid');
-    const second = await register(gateway.url, key, 'https://hooks.example.com/rotate', 'order.paid');
+    const { key } = await t.newKey();
+    const first = await register(t.url, key, 'https://hooks.example.com/rotate', 'order.paid');
+    const second = await register(t.url, key, 'https://hooks.example.com/rotate', 'order.paid');
     expect(second.id).not.toBe(first.id);
     expect(second.secret).not.toBe(first.secret);
     // The retired one is still read, as RETIRED; the list shows the live registration only.
-    const retired = await call(`${gateway.url}/config/webhooks/${first.id}/`, { key });
+    const retired = await call(`${t.url}/config/webhooks/${first.id}/`, { key });
     expect(retired.status).toBe(200);
     expect(Webhook.strict().parse(retired.body.data)).toMatchObject({ id: first.id, status: 'RETIRED' });
-    const list = WebhookList.parse((await call(`${gateway.url}/config/webhooks/`, { key })).body.data);
+    const list = WebhookList.parse((await call(`${t.url}/config/webhooks/`, { key })).body.data);
     expect(list.results.map((w) => w.id)).toEqual([second.id]);
   });
 
   it('pauses, resumes and deletes', async () => {
-    const { key } = await createKey(gateway.service);
-    const hook = await register(gateway.url, key, 'https://hooks.example.com/p', 'order.paid');
-    const paused = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+    const { key } = await t.newKey();
+    const hook = await register(t.url, key, 'https://hooks.example.com/p', 'order.paid');
+    const paused = await call(`${t.url}/config/webhooks/${hook.id}/`, {
       method: 'PATCH',
       key,
       body: { status: 'DISABLED' },
     });
     expect(paused.body.data).toMatchObject({ status: 'DISABLED' });
-    const resumed = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+    const resumed = await call(`${t.url}/config/webhooks/${hook.id}/`, {
       method: 'PATCH',
       key,
       body: { status: 'ACTIVE' },
     });
     expect(resumed.body.data).toMatchObject({ status: 'ACTIVE' });
-    const empty = await call(`${gateway.url}/config/webhooks/${hook.id}/`, {
+    const empty = await call(`${t.url}/config/webhooks/${hook.id}/`, {
       method: 'PATCH',
       key,
       body: {},
     });
     expect(empty.status).toBe(400);
-    const deleted = await call(`${gateway.url}/config/webhooks/${hook.id}/`, { method: 'DELETE', key });
+    const deleted = await call(`${t.url}/config/webhooks/${hook.id}/`, { method: 'DELETE', key });
     expect(deleted.status).toBe(204);
-    expect((await call(`${gateway.url}/config/webhooks/${hook.id}/`, { key })).status).toBe(404);
+    expect((await call(`${t.url}/config/webhooks/${hook.id}/`, { key })).status).toBe(404);
   });
 
   it('answers 409, not 500, when a webhook is moved onto a URL another webhook of that event already has', async () => {
-    const { key } = await createKey(gateway.service);
-    await register(gateway.url, key, 'https://hooks.example.com/taken', 'order.paid');
-    const other = await register(gateway.url, key, 'https://hooks.example.com/free', 'order.paid');
-    const res = await call(`${gateway.url}/config/webhooks/${other.id}/`, {
+    const { key } = await t.newKey();
+    await register(t.url, key, 'https://hooks.example.com/taken', 'order.paid');
+    const other = await register(t.url, key, 'https://hooks.example.com/free', 'order.paid');
+    const res = await call(`${t.url}/config/webhooks/${other.id}/`, {
       method: 'PATCH',
       key,
       body: { url: 'https://hooks.example.com/taken' },
@@ -107,13 +100,13 @@ describe('webhook registration', () => {
   });
 
   it('keeps at most 50 webhooks per seller and environment; a rotation does not count twice', async () => {
-    const { key, email } = await createKey(gateway.service);
+    const { key, email } = await t.newKey();
     const url = (i: number) => `https://hooks.example.com/limit/${i}`;
     for (let i = 0; i < 49; i += 1) {
       expect((await post(key, { url: url(i), event: 'order.paid' })).status).toBe(201);
     }
-    const paused = await register(gateway.url, key, url(49), 'order.paid');
-    const pause = await call(`${gateway.url}/config/webhooks/${paused.id}/`, {
+    const paused = await register(t.url, key, url(49), 'order.paid');
+    const pause = await call(`${t.url}/config/webhooks/${paused.id}/`, {
       method: 'PATCH',
       key,
       body: { status: 'DISABLED' },
@@ -127,13 +120,11 @@ describe('webhook registration', () => {
     expect((await post(key, { url: url(0), event: 'order.paid' })).status).toBe(201);
     expect((await post(key, { url: url(49), event: 'order.paid' })).status).toBe(201);
     // The other environment has its own fifty.
-    const live = await createKey(gateway.service, { environment: 'live', email });
+    const live = await t.newKey({ environment: 'live', email });
     expect((await post(live.key, { url: url(50), event: 'order.paid' })).status).toBe(201);
     // A deletion frees a place.
-    const list = WebhookList.parse(
-      (await call(`${gateway.url}/config/webhooks/?limit=1`, { key })).body.data,
-    );
-    const del = await call(`${gateway.url}/config/webhooks/${list.results[0]?.id}/`, {
+    const list = WebhookList.parse((await call(`${t.url}/config/webhooks/?limit=1`, { key })).body.data);
+    const del = await call(`${t.url}/config/webhooks/${list.results[0]?.id}/`, {
       method: 'DELETE',
       key,
     });
@@ -143,7 +134,7 @@ describe('webhook registration', () => {
   });
 
   it('counts concurrent registrations one at a time: never more than 50', async () => {
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     for (let i = 0; i < 45; i += 1) {
       expect(
         (await post(key, { url: `https://hooks.example.com/race/${i}`, event: 'order.paid' })).status,
@@ -161,8 +152,8 @@ describe('webhook registration', () => {
     let cursor: string | null = null;
     do {
       const page = WebhookList.parse(
-        (await call(`${gateway.url}/config/webhooks/?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key }))
-          .body.data,
+        (await call(`${t.url}/config/webhooks/?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { key })).body
+          .data,
       );
       count += page.results.length;
       cursor = page.next_cursor;
@@ -171,20 +162,20 @@ describe('webhook registration', () => {
   });
 
   it('refuses an unknown event and a malformed URL with the field named', async () => {
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     const res = await post(key, { url: 'not a url', event: 'order.teleported' });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.data as object).sort()).toEqual(['event', 'url']);
   });
 
   it('keeps webhooks per seller (403) and per environment (404)', async () => {
-    const a = await createKey(gateway.service);
-    const hook = await register(gateway.url, a.key, 'https://hooks.example.com/mine', 'order.paid');
-    const b = await createKey(gateway.service);
-    expect((await call(`${gateway.url}/config/webhooks/${hook.id}/`, { key: b.key })).status).toBe(403);
-    const live = await createKey(gateway.service, { email: a.email, environment: 'live' });
-    expect((await call(`${gateway.url}/config/webhooks/${hook.id}/`, { key: live.key })).status).toBe(404);
-    expect((await call(`${gateway.url}/config/webhooks/${randomUUID()}/`, { key: a.key })).status).toBe(404);
+    const a = await t.newKey();
+    const hook = await register(t.url, a.key, 'https://hooks.example.com/mine', 'order.paid');
+    const b = await t.newKey();
+    expect((await call(`${t.url}/config/webhooks/${hook.id}/`, { key: b.key })).status).toBe(403);
+    const live = await t.newKey({ email: a.email, environment: 'live' });
+    expect((await call(`${t.url}/config/webhooks/${hook.id}/`, { key: live.key })).status).toBe(404);
+    expect((await call(`${t.url}/config/webhooks/${randomUUID()}/`, { key: a.key })).status).toBe(404);
   });
 });
 
@@ -205,21 +196,21 @@ describe('webhook targets (SSRF guard)', () => {
     ['a name with one private answer among public ones', 'https://mixed.example.com/x'],
     ['a name resolving to CGNAT', 'https://cgnat.example.com/x'],
   ])('refuses %s for a live webhook', async (_name, url) => {
-    const live = await createKey(gateway.service, { environment: 'live' });
+    const live = await t.newKey({ environment: 'live' });
     const res = await post(live.key, { url, event: 'order.paid' });
     expect(res.status).toBe(400);
     expect(res.body.data).toEqual({ url: [expect.any(String)] });
   });
 
   it('says only that a forbidden target is not allowed: no address, range or DNS answer', async () => {
-    const live = await createKey(gateway.service, { environment: 'live' });
+    const live = await t.newKey({ environment: 'live' });
     for (const url of ['https://internal.example.com/x', 'https://10.0.0.1/x', 'https://localhost/x']) {
       const res = await post(live.key, { url, event: 'order.paid' });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'validation_error', data: { url: [LIVE_REFUSAL] } });
       expect(res.text).not.toMatch(/10\.|127\.|private|loopback|resolve/i);
     }
-    const order = await call(`${gateway.url}/sellers/orders/`, {
+    const order = await call(`${t.url}/sellers/orders/`, {
       method: 'POST',
       key: live.key,
       body: {
@@ -234,7 +225,7 @@ describe('webhook targets (SSRF guard)', () => {
   });
 
   it('tells a test key refused a loopback target how to receive webhooks locally', async () => {
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     const res = await post(key, { url: 'http://127.0.0.1:4242/', event: 'order.paid' });
     expect(res.status).toBe(400);
     expect(res.body.data).toEqual({ url: [TEST_REFUSAL] });
@@ -243,7 +234,7 @@ describe('webhook targets (SSRF guard)', () => {
   });
 
   it('accepts a public https target and a name that does not resolve yet (checked again at delivery)', async () => {
-    const live = await createKey(gateway.service, { environment: 'live' });
+    const live = await t.newKey({ environment: 'live' });
     expect((await post(live.key, { url: 'https://hooks.example.com/ok', event: 'order.paid' })).status).toBe(
       201,
     );
@@ -253,25 +244,25 @@ describe('webhook targets (SSRF guard)', () => {
   });
 
   it('lets test webhooks use http but not private targets unless the operator allows them', async () => {
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     expect((await post(key, { url: 'http://hooks.example.com/t', event: 'order.paid' })).status).toBe(201);
     expect((await post(key, { url: 'http://127.0.0.1:9/t', event: 'order.paid' })).status).toBe(400);
   });
 
   it('checks the postback_url of live orders the same way', async () => {
-    const live = await createKey(gateway.service, { environment: 'live' });
+    const live = await t.newKey({ environment: 'live' });
     const body = {
       customer: { name: 'Ana', tax_id: '52998224725', email: 'ana@example.com' },
       payment: { gross_amount: 100 },
     };
-    const res = await call(`${gateway.url}/sellers/orders/`, {
+    const res = await call(`${t.url}/sellers/orders/`, {
       method: 'POST',
       key: live.key,
       body: { ...body, postback_url: 'https://10.0.0.8/cb' },
     });
     expect(res.status).toBe(400);
     expect(res.body.data).toEqual({ postback_url: [expect.any(String)] });
-    const http = await call(`${gateway.url}/sellers/orders/`, {
+    const http = await call(`${t.url}/sellers/orders/`, {
       method: 'POST',
       key: live.key,
       body: { ...body, postback_url: 'http://hooks.example.com/cb' },
@@ -280,15 +271,15 @@ describe('webhook targets (SSRF guard)', () => {
   });
 
   it('checks the target again at every delivery: a name that now resolves to a private address is refused', async () => {
-    const live = await createKey(gateway.service, { environment: 'live' });
+    const live = await t.newKey({ environment: 'live' });
     hosts['rebind.example.com'] = ['93.184.216.34'];
-    const hook = await register(gateway.url, live.key, 'https://rebind.example.com/hook', 'order.created');
+    const hook = await register(t.url, live.key, 'https://rebind.example.com/hook', 'order.created');
     // DNS changes after registration (DNS rebinding): the delivery must not connect.
     hosts['rebind.example.com'] = ['10.9.9.9'];
-    await placeOrder(gateway.url, live.key);
+    await placeOrder(t.url, live.key);
     const [delivery] = await waitFor(
       async () => {
-        const list = await deliveries(gateway.url, live.key, hook.id);
+        const list = await deliveries(t.url, live.key, hook.id);
         return list[0]?.attempts.length ? list : null;
       },
       { what: 'a refused attempt' },

@@ -1,28 +1,14 @@
 import { Client } from 'pg';
 import { Webhook, WebhookList } from '@seller-api/contracts';
 import { verifyWebhook } from '@seller-api/webhook-verify';
-import { startReceiver, type ReceivedHook, type Reply } from '../support/receiver';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import type { ReceivedHook } from '../support/receiver';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { deliveries, placeOrder, register } from './helpers';
 
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-// Each test sets how its own path answers.
-const replies = new Map<string, (hook: ReceivedHook) => Reply>();
-
-beforeAll(async () => {
-  system = await startSystem({ WEBHOOK_RETRY_SCHEDULE: '30ms' });
-  gateway = await system.startGateway();
-  receiver = await startReceiver(
-    (hook) => replies.get(hook.path.split('?')[0] ?? '')?.(hook) ?? { status: 200 },
-  );
-});
-afterAll(async () => {
-  await system.stop();
-  await receiver.close();
-});
+// Each test routes a receiver path of its own.
+const t = useSystem({ env: { WEBHOOK_RETRY_SCHEDULE: '30ms' }, receiver: true });
 
 const FAILING = 15_001;
 const IN_FLIGHT = 15_002;
@@ -30,7 +16,7 @@ const amountOf = (hook: ReceivedHook) =>
   (hook.body.data.order as { gross_amount?: number } | undefined)?.gross_amount;
 const orderOf = (hook: ReceivedHook) => (hook.body.data.order as { uuid?: string } | undefined)?.uuid;
 const hitsFor = (path: string, order: string) =>
-  receiver.received.filter((h) => h.path === path && orderOf(h) === order);
+  t.receiver.received.filter((h) => h.path === path && orderOf(h) === order);
 
 /** Whether `hook` carries a valid signature of `secret` (and not only of another). */
 function signedWith(hook: ReceivedHook, secret: string): boolean {
@@ -48,41 +34,40 @@ describe('rotating a webhook (the same url and event registered again)', () => {
     // Each order's deliveries answer by its amount: delivered, failing until dead, or in flight (the
     // first attempt's answer comes late).
     let deadFixed = false;
-    replies.set(path, (hook) => {
+    t.receiver.route(path, (hook) => {
       const amount = amountOf(hook);
       if (amount === FAILING) return { status: deadFixed ? 200 : 500 };
       if (amount === IN_FLIGHT && hook.body.delivery_attempt === 1) return { status: 503, delayMs: 1_500 };
       return { status: 200 };
     });
-    const { key } = await createKey(gateway.service);
-    const old = await register(gateway.url, key, `${receiver.url}${path}`);
+    const { key } = await t.newKey();
+    const old = await register(t.url, key, `${t.receiver.url}${path}`);
 
     // Delivered before the rotation: stays in the retired webhook's history.
-    const before = await placeOrder(gateway.url, key);
+    const before = await placeOrder(t.url, key);
     const [delivered] = await waitFor(
       async () => {
-        const list = await deliveries(gateway.url, key, old.id, '?status=delivered');
+        const list = await deliveries(t.url, key, old.id, '?status=delivered');
         return list.length ? list : null;
       },
       { what: 'a delivered delivery' },
     );
     // Dead before the rotation.
-    const failing = await placeOrder(gateway.url, key, { payment: { gross_amount: FAILING } });
-    await waitFor(
-      async () => (await deliveries(gateway.url, key, old.id, '?status=dead')).length === 1 || null,
-      { what: 'a dead delivery' },
-    );
+    const failing = await placeOrder(t.url, key, { payment: { gross_amount: FAILING } });
+    await waitFor(async () => (await deliveries(t.url, key, old.id, '?status=dead')).length === 1 || null, {
+      what: 'a dead delivery',
+    });
     // Pending and leased at the rotation: its first attempt waits for its answer.
-    const inFlightOrder = await placeOrder(gateway.url, key, { payment: { gross_amount: IN_FLIGHT } });
+    const inFlightOrder = await placeOrder(t.url, key, { payment: { gross_amount: IN_FLIGHT } });
     const firstAttempt = await waitFor(() => hitsFor(path, inFlightOrder)[0], {
       what: 'the first attempt in flight',
     });
     expect(signedWith(firstAttempt, old.secret)).toBe(true);
 
-    const rotated = await register(gateway.url, key, `${receiver.url}${path}`);
+    const rotated = await register(t.url, key, `${t.receiver.url}${path}`);
     // The rotation committed while that attempt was still waiting for its answer: the delivery moved
     // leased, with no attempt recorded yet; the dead one moved too.
-    const movedNow = await deliveries(gateway.url, key, rotated.id);
+    const movedNow = await deliveries(t.url, key, rotated.id);
     expect(movedNow.map((d) => [d.status, d.attempts.length])).toEqual([
       ['pending', 0],
       ['dead', 8],
@@ -93,7 +78,7 @@ describe('rotating a webhook (the same url and event registered again)', () => {
     // new secret, once.
     const moved = await waitFor(
       async () => {
-        const list = await deliveries(gateway.url, key, rotated.id, '?status=delivered');
+        const list = await deliveries(t.url, key, rotated.id, '?status=delivered');
         return list.find((d) => d.attempts.length === 2);
       },
       { what: 'the in-flight delivery retried and delivered under the new webhook' },
@@ -108,11 +93,11 @@ describe('rotating a webhook (the same url and event registered again)', () => {
     );
 
     // The dead delivery is the new webhook's, and is re-sent from there with the new secret.
-    const [dead] = await deliveries(gateway.url, key, rotated.id, '?status=dead');
+    const [dead] = await deliveries(t.url, key, rotated.id, '?status=dead');
     expect(dead?.attempts).toHaveLength(8);
     expect(hitsFor(path, failing).length).toBe(8);
     deadFixed = true;
-    const resend = await call(`${gateway.url}/config/webhooks/${rotated.id}/deliveries/${dead?.id}/resend/`, {
+    const resend = await call(`${t.url}/config/webhooks/${rotated.id}/deliveries/${dead?.id}/resend/`, {
       method: 'POST',
       key,
     });
@@ -121,66 +106,64 @@ describe('rotating a webhook (the same url and event registered again)', () => {
     expect(ninth.body.delivery_attempt).toBe(9);
     expect(signedWith(ninth, rotated.secret)).toBe(true);
     await waitFor(
-      async () => (await deliveries(gateway.url, key, rotated.id, '?status=delivered')).length === 2 || null,
+      async () => (await deliveries(t.url, key, rotated.id, '?status=delivered')).length === 2 || null,
       { what: 'the resent delivery delivered' },
     );
 
     // The retired webhook: read with RETIRED, its delivered history listed, nothing else.
-    const read = await call(`${gateway.url}/config/webhooks/${old.id}/`, { key });
+    const read = await call(`${t.url}/config/webhooks/${old.id}/`, { key });
     expect(read.status).toBe(200);
     expect(Webhook.strict().parse(read.body.data)).toMatchObject({ id: old.id, status: 'RETIRED' });
-    const history = await deliveries(gateway.url, key, old.id);
+    const history = await deliveries(t.url, key, old.id);
     expect(history.map((d) => d.id)).toEqual([delivered?.id]);
     expect(hitsFor(path, before)).toHaveLength(1);
     // Read-only: changes and re-sends go to the webhook that replaced it.
     const refused = [
-      await call(`${gateway.url}/config/webhooks/${old.id}/`, {
+      await call(`${t.url}/config/webhooks/${old.id}/`, {
         method: 'PATCH',
         key,
         body: { status: 'DISABLED' },
       }),
-      await call(`${gateway.url}/config/webhooks/${old.id}/`, { method: 'DELETE', key }),
-      await call(`${gateway.url}/config/webhooks/${old.id}/deliveries/${delivered?.id}/resend/`, {
+      await call(`${t.url}/config/webhooks/${old.id}/`, { method: 'DELETE', key }),
+      await call(`${t.url}/config/webhooks/${old.id}/deliveries/${delivered?.id}/resend/`, {
         method: 'POST',
         key,
       }),
-      await call(`${gateway.url}/config/webhooks/${old.id}/deliveries/resend/`, {
+      await call(`${t.url}/config/webhooks/${old.id}/deliveries/resend/`, {
         method: 'POST',
         key,
         body: { status: 'dead' },
       }),
     ];
     expect(refused.map((r) => [r.status, r.body.code])).toEqual(Array(4).fill([409, 'conflict']));
-    expect((await call(`${gateway.url}/config/webhooks/${old.id}/`, { key })).body.data).toMatchObject({
+    expect((await call(`${t.url}/config/webhooks/${old.id}/`, { key })).body.data).toMatchObject({
       status: 'RETIRED',
     });
     // The list shows the live registrations only.
-    const list = WebhookList.parse((await call(`${gateway.url}/config/webhooks/`, { key })).body.data);
+    const list = WebhookList.parse((await call(`${t.url}/config/webhooks/`, { key })).body.data);
     expect(list.results.map((w) => w.id)).toEqual([rotated.id]);
   });
 
   it('keeps a rotated-away webhook with another seller (403) and environment (404) as before', async () => {
-    const a = await createKey(gateway.service);
-    const old = await register(gateway.url, a.key, `${receiver.url}/rotated-scope`);
-    await register(gateway.url, a.key, `${receiver.url}/rotated-scope`);
-    const b = await createKey(gateway.service);
-    const live = await createKey(gateway.service, { email: a.email, environment: 'live' });
-    expect((await call(`${gateway.url}/config/webhooks/${old.id}/`, { key: b.key })).status).toBe(403);
-    expect((await call(`${gateway.url}/config/webhooks/${old.id}/deliveries/`, { key: b.key })).status).toBe(
-      403,
-    );
-    expect((await call(`${gateway.url}/config/webhooks/${old.id}/`, { key: live.key })).status).toBe(404);
+    const a = await t.newKey();
+    const old = await register(t.url, a.key, `${t.receiver.url}/rotated-scope`);
+    await register(t.url, a.key, `${t.receiver.url}/rotated-scope`);
+    const b = await t.newKey();
+    const live = await t.newKey({ email: a.email, environment: 'live' });
+    expect((await call(`${t.url}/config/webhooks/${old.id}/`, { key: b.key })).status).toBe(403);
+    expect((await call(`${t.url}/config/webhooks/${old.id}/deliveries/`, { key: b.key })).status).toBe(403);
+    expect((await call(`${t.url}/config/webhooks/${old.id}/`, { key: live.key })).status).toBe(404);
   });
   it('moves deliveries even when an outcome batch deadlocks with the move: the move is tried again', async () => {
     const path = '/rotating-deadlock';
-    replies.set(path, () => ({ status: 500 }));
-    const { key } = await createKey(gateway.service);
-    const old = await register(gateway.url, key, `${receiver.url}${path}`);
-    await placeOrder(gateway.url, key);
-    await placeOrder(gateway.url, key);
+    t.receiver.route(path, () => ({ status: 500 }));
+    const { key } = await t.newKey();
+    const old = await register(t.url, key, `${t.receiver.url}${path}`);
+    await placeOrder(t.url, key);
+    await placeOrder(t.url, key);
     const dead = await waitFor(
       async () => {
-        const list = await deliveries(gateway.url, key, old.id, '?status=dead');
+        const list = await deliveries(t.url, key, old.id, '?status=dead');
         return list.length === 2 ? list : null;
       },
       { what: 'two dead deliveries' },
@@ -189,13 +172,13 @@ describe('rotating a webhook (the same url and event registered again)', () => {
     // Another writer (an outcome batch, say) holds the second row and then asks for the first, which the
     // move locked first: a deadlock. This side waits longer before checking, so PostgreSQL cancels the
     // move's statement.
-    const other = new Client({ connectionString: system.env.DATABASE_URL });
+    const other = new Client({ connectionString: t.env.DATABASE_URL });
     await other.connect();
     try {
       await other.query('begin');
       await other.query("set local deadlock_timeout = '20s'");
       await other.query('update webhooks.deliveries set attempts = attempts where id = $1', [second]);
-      const rotating = register(gateway.url, key, `${receiver.url}${path}`);
+      const rotating = register(t.url, key, `${t.receiver.url}${path}`);
       await waitFor(
         async () => {
           // Activity statistics are read once per transaction unless cleared.
@@ -211,9 +194,9 @@ describe('rotating a webhook (the same url and event registered again)', () => {
       await other.query('update webhooks.deliveries set attempts = attempts where id = $1', [first]);
       await other.query('commit');
       const rotated = await rotating;
-      const moved = await deliveries(gateway.url, key, rotated.id, '?status=dead');
+      const moved = await deliveries(t.url, key, rotated.id, '?status=dead');
       expect(moved.map((d) => d.id).sort()).toEqual([first, second]);
-      expect(await deliveries(gateway.url, key, old.id)).toEqual([]);
+      expect(await deliveries(t.url, key, old.id)).toEqual([]);
     } finally {
       await other.query('rollback').catch(() => undefined);
       await other.end();

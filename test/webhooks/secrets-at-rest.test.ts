@@ -6,8 +6,8 @@ import { generateSecret } from '../../services/webhook-dispatcher/src/domain/reg
 import { SecretBox, keyId, parseSecretsKey } from '../../services/webhook-dispatcher/src/domain/secret-box';
 import { sealSecrets } from '../../services/webhook-dispatcher/src/jobs/seal-secrets';
 import { WEBHOOK_SECRETS_KEY } from '../support/env';
-import { startReceiver } from '../support/receiver';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { placeOrder, register } from './helpers';
 
@@ -22,24 +22,15 @@ const box = new SecretBox(currentKey, previousKey);
 const oldBox = new SecretBox(previousKey);
 const logger = createLogger('secrets-at-rest-test', 'silent');
 
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-beforeAll(async () => {
-  system = await startSystem({
+const t = useSystem({
+  env: {
     WEBHOOK_SECRETS_KEY: currentKey.toString('base64'),
     WEBHOOK_SECRETS_KEY_PREVIOUS: WEBHOOK_SECRETS_KEY,
-  });
-  gateway = await system.startGateway();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await system.stop();
-  await receiver.close();
+  },
+  receiver: true,
 });
 
-const sql = () => system.dispatcher.runtime.sql;
+const sql = () => t.system.dispatcher.runtime.sql;
 
 async function storedSecret(id: string) {
   const [row] = await sql().query<{ secret: string | null; secret_sealed: string | null }>(
@@ -53,7 +44,7 @@ async function storedSecret(id: string) {
 async function deliveredSignedWith(order: string, path: string, secret: string) {
   const hit = await waitFor(
     () =>
-      receiver.received.find(
+      t.receiver.received.find(
         (h) => h.path === path && (h.body.data.order as { uuid?: string } | undefined)?.uuid === order,
       ) ?? null,
     { what: `delivery to ${path}` },
@@ -63,8 +54,8 @@ async function deliveredSignedWith(order: string, path: string, secret: string) 
 
 describe('webhook secrets at rest', () => {
   it('stores a new secret sealed with the current key only, and signs with it', async () => {
-    const { key } = await createKey(gateway.service);
-    const hook = await register(gateway.url, key, `${receiver.url}/sealed`, 'order.created');
+    const { key } = await t.newKey();
+    const hook = await register(t.url, key, `${t.receiver.url}/sealed`, 'order.created');
     const row = await storedSecret(hook.id);
     expect(row?.secret).toBeNull();
     expect(row?.secret_sealed).toMatch(new RegExp(`^v1:${keyId(currentKey)}:[A-Za-z0-9_-]+$`));
@@ -72,19 +63,19 @@ describe('webhook secrets at rest', () => {
     expect(box.open(row?.secret_sealed as string, hook.id)).toBe(hook.secret);
     // Bound to its webhook: it does not open as another's.
     expect(() => box.open(row?.secret_sealed as string, 'another-id')).toThrow();
-    await deliveredSignedWith(await placeOrder(gateway.url, key), '/sealed', hook.secret);
+    await deliveredSignedWith(await placeOrder(t.url, key), '/sealed', hook.secret);
   });
 
   it('signs with a clear secret of before, and the job seals it and clears the clear copy', async () => {
-    const { key } = await createKey(gateway.service);
-    const hook = await register(gateway.url, key, `${receiver.url}/legacy`, 'order.created');
+    const { key } = await t.newKey();
+    const hook = await register(t.url, key, `${t.receiver.url}/legacy`, 'order.created');
     // A row as the release before wrote it.
     const legacy = generateSecret();
     await sql().query('update webhooks.webhooks set secret = $2, secret_sealed = null where id = $1', [
       hook.id,
       legacy,
     ]);
-    await deliveredSignedWith(await placeOrder(gateway.url, key), '/legacy', legacy);
+    await deliveredSignedWith(await placeOrder(t.url, key), '/legacy', legacy);
 
     const { sealed } = await sealSecrets(sql(), box, logger);
     expect(sealed).toBeGreaterThanOrEqual(1);
@@ -92,18 +83,18 @@ describe('webhook secrets at rest', () => {
     expect(row?.secret).toBeNull();
     expect(box.isCurrent(row?.secret_sealed as string)).toBe(true);
     expect(box.open(row?.secret_sealed as string, hook.id)).toBe(legacy);
-    await deliveredSignedWith(await placeOrder(gateway.url, key), '/legacy', legacy);
+    await deliveredSignedWith(await placeOrder(t.url, key), '/legacy', legacy);
   });
 
   it('opens secrets sealed with the previous key, and the job seals them again with the current one', async () => {
-    const { key } = await createKey(gateway.service);
-    const hook = await register(gateway.url, key, `${receiver.url}/previous`, 'order.created');
+    const { key } = await t.newKey();
+    const hook = await register(t.url, key, `${t.receiver.url}/previous`, 'order.created');
     const secret = box.open((await storedSecret(hook.id))?.secret_sealed as string, hook.id);
     await sql().query('update webhooks.webhooks set secret_sealed = $2 where id = $1', [
       hook.id,
       oldBox.seal(secret, hook.id),
     ]);
-    await deliveredSignedWith(await placeOrder(gateway.url, key), '/previous', secret);
+    await deliveredSignedWith(await placeOrder(t.url, key), '/previous', secret);
 
     await sealSecrets(sql(), box, logger);
     const row = await storedSecret(hook.id);
@@ -113,16 +104,16 @@ describe('webhook secrets at rest', () => {
   });
 
   it('records a failed attempt, sends nothing, for a secret sealed with a key it does not hold', async () => {
-    const { key } = await createKey(gateway.service);
-    const hook = await register(gateway.url, key, `${receiver.url}/unknown-key`, 'order.created');
+    const { key } = await t.newKey();
+    const hook = await register(t.url, key, `${t.receiver.url}/unknown-key`, 'order.created');
     await sql().query('update webhooks.webhooks set secret_sealed = $2 where id = $1', [
       hook.id,
       new SecretBox(randomBytes(32)).seal('whsec_x', hook.id),
     ]);
-    const order = await placeOrder(gateway.url, key);
+    const order = await placeOrder(t.url, key);
     const attempts = await waitFor(
       async () => {
-        const res = await call(`${gateway.url}/config/webhooks/${hook.id}/deliveries/`, { key });
+        const res = await call(`${t.url}/config/webhooks/${hook.id}/deliveries/`, { key });
         const [delivery] = (res.body.data as { results: Array<{ attempts: Array<{ error: string }> }> })
           .results;
         return delivery && delivery.attempts.length > 0 ? delivery.attempts : null;
@@ -131,7 +122,7 @@ describe('webhook secrets at rest', () => {
     );
     expect(attempts[0]?.error).toBe('Signing secret unavailable');
     expect(
-      receiver.received.filter(
+      t.receiver.received.filter(
         (h) => h.path === '/unknown-key' && (h.body.data.order as { uuid?: string }).uuid === order,
       ),
     ).toEqual([]);
@@ -140,14 +131,14 @@ describe('webhook secrets at rest', () => {
 
 describe('the stored answer of a keyed registration', () => {
   it('holds no clear secret, and a replay answers the same secret', async () => {
-    const { key } = await createKey(gateway.service);
+    const { key } = await t.newKey();
     const idempotencyKey = `register-${randomBytes(6).toString('hex')}`;
     const request = () =>
-      call(`${gateway.url}/config/webhooks/`, {
+      call(`${t.url}/config/webhooks/`, {
         method: 'POST',
         key,
         headers: { 'idempotency-key': idempotencyKey },
-        body: { url: `${receiver.url}/keyed`, event: 'order.paid' },
+        body: { url: `${t.receiver.url}/keyed`, event: 'order.paid' },
       });
     const first = await request();
     expect(first.status).toBe(201);
@@ -169,20 +160,20 @@ describe('the stored answer of a keyed registration', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(first.text);
     // One registration: the replay made no second webhook.
-    const list = await call(`${gateway.url}/config/webhooks/`, { key });
+    const list = await call(`${t.url}/config/webhooks/`, { key });
     expect((list.body.data as { results: unknown[] }).results).toHaveLength(1);
   });
 
   it('a secret rotation under a key is kept sealed too', async () => {
-    const { key } = await createKey(gateway.service);
-    await register(gateway.url, key, `${receiver.url}/rotate-keyed`, 'order.paid');
+    const { key } = await t.newKey();
+    await register(t.url, key, `${t.receiver.url}/rotate-keyed`, 'order.paid');
     const idempotencyKey = `rotate-${randomBytes(6).toString('hex')}`;
     const rotate = () =>
-      call(`${gateway.url}/config/webhooks/`, {
+      call(`${t.url}/config/webhooks/`, {
         method: 'POST',
         key,
         headers: { 'idempotency-key': idempotencyKey },
-        body: { url: `${receiver.url}/rotate-keyed`, event: 'order.paid' },
+        body: { url: `${t.receiver.url}/rotate-keyed`, event: 'order.paid' },
       });
     const first = await rotate();
     expect(first.status).toBe(201);

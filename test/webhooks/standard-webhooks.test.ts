@@ -3,8 +3,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { verifyWebhook } from '@seller-api/webhook-verify';
-import { startReceiver, type ReceivedHook } from '../support/receiver';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { type ReceivedHook } from '../support/receiver';
+import { call } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { placeOrder, register } from './helpers';
 
@@ -13,19 +14,7 @@ import { placeOrder, register } from './helpers';
  * and `svix` read the webhook-id, webhook-timestamp and webhook-signature headers and take the secret as
  * it was shown at registration.
  */
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await system.stop();
-  await receiver.close();
-});
+const t = useSystem({ receiver: true });
 
 /** The headers as the libraries take them: one string each. */
 function flat(headers: IncomingHttpHeaders): Record<string, string> {
@@ -38,15 +27,15 @@ function flat(headers: IncomingHttpHeaders): Record<string, string> {
 
 /** Registers a webhook for order.paid at `path`, pays an order, and returns the webhook and its delivery. */
 async function paidDelivery(path: string, secretOf?: (webhookId: string) => Promise<string>) {
-  const { key } = await createKey(gateway.service);
-  const hook = await register(gateway.url, key, `${receiver.url}${path}`, 'order.paid');
+  const { key } = await t.newKey();
+  const hook = await register(t.url, key, `${t.receiver.url}${path}`, 'order.paid');
   const secret = secretOf ? await secretOf(hook.id) : hook.secret;
-  const order = await placeOrder(gateway.url, key);
-  const paid = await call(`${gateway.url}/sandbox/orders/${order}/pay/`, { method: 'POST', key });
+  const order = await placeOrder(t.url, key);
+  const paid = await call(`${t.url}/sandbox/orders/${order}/pay/`, { method: 'POST', key });
   expect(paid.status).toBe(200);
   const hit: ReceivedHook = await waitFor(
     () =>
-      receiver.received.find(
+      t.receiver.received.find(
         (h) => h.path === path && (h.body.data.order as { uuid?: string } | undefined)?.uuid === order,
       ),
     { what: 'the order.paid delivery' },
@@ -88,7 +77,7 @@ it('signs with a secret issued in base64url, which the libraries verify once wri
   while (!/[-_]/.test(encoded)) encoded = randomBytes(32).toString('base64url');
   const oldSecret = `whsec_${encoded}`;
   const { hit } = await paidDelivery('/old-secret', async (webhookId) => {
-    await system.dispatcher.runtime.orm.em
+    await t.system.dispatcher.runtime.orm.em
       .fork()
       .execute(`update webhooks.webhooks set secret = ? where id = ?`, [oldSecret, webhookId]);
     return oldSecret;

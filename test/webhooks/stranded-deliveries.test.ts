@@ -1,29 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { verifyWebhook } from '@seller-api/webhook-verify';
 import { moveStrandedDeliveries } from '../../services/webhook-dispatcher/src/db/webhooks';
-import { startReceiver } from '../support/receiver';
-import { createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { deliveries, register } from './helpers';
 
-let system: System;
-let gateway: RunningGateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let db: Client;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  receiver = await startReceiver(() => ({ status: 200 }));
-  db = new Client({ connectionString: system.env.DATABASE_URL });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-  await system.stop();
-  await receiver.close();
-});
+const t = useSystem({ receiver: true, db: true });
 
 /**
  * A pending delivery stored on `webhookId` as a fan-out that read the subscribers just before a
@@ -31,7 +13,7 @@ afterAll(async () => {
  */
 async function strandOn(webhookId: string, sellerId: string, url: string): Promise<string> {
   const eventId = `evt_stranded${randomUUID().replaceAll('-', '')}`;
-  await db.query(
+  await t.db.query(
     `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url,
        signed, payload, occurred_at, status, next_attempt_at, created_at)
      values ($1, $2, $3, null, $4, 'test', 'order.created', $5, true, $6, now(), 'pending', now(), now())`,
@@ -42,16 +24,16 @@ async function strandOn(webhookId: string, sellerId: string, url: string): Promi
 
 describe('a delivery stored on a webhook a rotation had just retired', () => {
   it('moves to the successor and goes out signed with its secret', async () => {
-    const { key, sellerId } = await createKey(gateway.service);
-    const target = `${receiver.url}/stranded`;
-    const old = await register(gateway.url, key, target);
-    const successor = await register(gateway.url, key, target);
+    const { key, sellerId } = await t.newKey();
+    const target = `${t.receiver.url}/stranded`;
+    const old = await register(t.url, key, target);
+    const successor = await register(t.url, key, target);
     const eventId = await strandOn(old.id, sellerId!, target);
 
     // The dispatcher's own job may move it first: either way it ends on the successor.
-    await moveStrandedDeliveries(system.dispatcher.runtime.sql);
+    await moveStrandedDeliveries(t.system.dispatcher.runtime.sql);
     const hook = await waitFor(
-      () => receiver.received.find((h) => h.headers['x-webhook-event-id'] === eventId),
+      () => t.receiver.received.find((h) => h.headers['x-webhook-event-id'] === eventId),
       {
         what: 'the stranded delivery sent',
       },
@@ -61,27 +43,25 @@ describe('a delivery stored on a webhook a rotation had just retired', () => {
     ).not.toThrow();
     const moved = await waitFor(
       async () =>
-        (await deliveries(gateway.url, key, successor.id, '?status=delivered')).find(
-          (d) => d.event_id === eventId,
-        ),
+        (await deliveries(t.url, key, successor.id, '?status=delivered')).find((d) => d.event_id === eventId),
       { what: 'the moved delivery delivered under the successor' },
     );
     expect(moved.attempts).toHaveLength(1);
-    expect(await deliveries(gateway.url, key, old.id, '?status=pending')).toEqual([]);
+    expect(await deliveries(t.url, key, old.id, '?status=pending')).toEqual([]);
   });
 
   it('leaves the webhooks retired long ago alone', async () => {
-    const { key, sellerId } = await createKey(gateway.service);
-    const target = `${receiver.url}/retired-long-ago`;
-    const old = await register(gateway.url, key, target);
-    await register(gateway.url, key, target);
-    await db.query(`update webhooks.webhooks set updated_at = now() - interval '1 day' where id = $1`, [
+    const { key, sellerId } = await t.newKey();
+    const target = `${t.receiver.url}/retired-long-ago`;
+    const old = await register(t.url, key, target);
+    await register(t.url, key, target);
+    await t.db.query(`update webhooks.webhooks set updated_at = now() - interval '1 day' where id = $1`, [
       old.id,
     ]);
     const eventId = await strandOn(old.id, sellerId!, target);
 
-    await moveStrandedDeliveries(system.dispatcher.runtime.sql);
-    const left = await db.query<{ webhook_id: string }>(
+    await moveStrandedDeliveries(t.system.dispatcher.runtime.sql);
+    const left = await t.db.query<{ webhook_id: string }>(
       'select webhook_id from webhooks.deliveries where event_id = $1',
       [eventId],
     );

@@ -1,23 +1,20 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import { useSystem } from '../support/use-system';
 import { waitFor } from '../support/wait';
 import { deliveries, placeOrder, register } from './helpers';
 
 const TIMEOUT_MS = 400;
 
-let system: System;
-let gateway: RunningGateway;
+// A long retry delay: each delivery's first attempt is the one looked at.
+const t = useSystem({
+  env: { WEBHOOK_ATTEMPT_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_RETRY_SCHEDULE: '60s' },
+});
+// Its own server, not the receiver: these answers stop half-way, which a receiver's reply cannot.
 let server: http.Server;
 let base: string;
 
 beforeAll(async () => {
-  // A long retry delay: each delivery's first attempt is the one looked at.
-  system = await startSystem({
-    WEBHOOK_ATTEMPT_TIMEOUT_MS: String(TIMEOUT_MS),
-    WEBHOOK_RETRY_SCHEDULE: '60s',
-  });
-  gateway = await system.startGateway();
   server = http.createServer((req, res) => {
     req.resume();
     // /hang never answers; /drip sends its headers and a first piece of body, then nothing more.
@@ -28,23 +25,22 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  await system.stop();
+  t.cleanup(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
 });
 
 describe('attempt timeout', () => {
   it('cuts an attempt off at WEBHOOK_ATTEMPT_TIMEOUT_MS, before the answer and in the middle of its body', async () => {
-    const { key } = await createKey(gateway.service);
-    const hang = await register(gateway.url, key, `${base}/hang`);
-    const drip = await register(gateway.url, key, `${base}/drip`);
-    await placeOrder(gateway.url, key);
+    const { key } = await t.newKey();
+    const hang = await register(t.url, key, `${base}/hang`);
+    const drip = await register(t.url, key, `${base}/drip`);
+    await placeOrder(t.url, key);
     const firstAttempt = async (hook: typeof hang) => {
       const [delivery] = await waitFor(
         async () => {
-          const list = await deliveries(gateway.url, key, hook.id);
+          const list = await deliveries(t.url, key, hook.id);
           return list[0]?.attempts.length ? list : null;
         },
         { what: `the first attempt to ${hook.url}` },

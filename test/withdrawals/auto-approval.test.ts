@@ -5,20 +5,15 @@ import {
   fund,
   newSeller,
   readWithdrawal,
-  startHarness,
+  useHarness,
   statusBecomes,
   withdraw,
   SALE_NET,
-  type Harness,
 } from './helpers';
 
 /** WITHDRAWAL_AUTO_APPROVE_BELOW: small withdrawals go to the PSP without an operator. */
-let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness({ WITHDRAWAL_AUTO_APPROVE_BELOW: '1000', WITHDRAWAL_MIN_AMOUNT: '50' });
-});
-afterAll(() => h.stop());
+const h = useHarness({ WITHDRAWAL_AUTO_APPROVE_BELOW: '1000', WITHDRAWAL_MIN_AMOUNT: '50' });
 
 const KEY = { pix_key: 'seller@example.com', pix_key_type: 'email' };
 

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { Balance, Withdrawal, type Environment } from '@seller-api/contracts';
 import { createOrder, standaloneOrder } from '../orders/fixtures';
-import { captureEvents } from '../support/events';
-import { call, createKey, startSystem, type RunningGateway, type System } from '../support/system';
+import type { captureEvents } from '../support/events';
+import { call, createKey, type RunningGateway, type System } from '../support/system';
+import { useSystem, type SystemHandles, type UseSystemOptions } from '../support/use-system';
 import { waitFor } from '../support/wait';
 
 /** 15000 gross at the default fee (399 bps): what the seller is credited for one sale. */
@@ -16,55 +17,60 @@ export interface Seller {
   email: string;
 }
 
-export interface Harness {
+/** What the helpers below use of a file's system (useHarness). */
+export interface HarnessHandles {
   system: System;
   gateway: RunningGateway;
   events: Awaited<ReturnType<typeof captureEvents>>;
-  stop(): Promise<void>;
 }
 
-/** The five services, a gateway and a capture of everything published on `withdrawals.events`. */
-export async function startHarness(
-  overrides: Record<string, string> = {},
-  options: Parameters<typeof startSystem>[2] = {},
-): Promise<Harness> {
-  const system = await startSystem(overrides, undefined, options);
-  const gateway = await system.startGateway();
-  const events = await captureEvents(
-    system.env.AMQP_URL as string,
-    system.env.AMQP_NAMESPACE as string,
-    'withdrawals.events',
-    'withdrawal.*',
-  );
-  return {
-    system,
-    gateway,
-    events,
-    async stop() {
-      await events.close();
-      await system.stop();
+/**
+ * The file's system (useSystem's handles) and a capture of everything published on
+ * `withdrawals.events` from before its first test; read inside tests and hooks.
+ */
+export function useHarness(
+  env: UseSystemOptions['env'] = {},
+  options: Omit<UseSystemOptions, 'env'> = {},
+): SystemHandles & HarnessHandles {
+  const t = useSystem({ ...options, env });
+  let events: HarnessHandles['events'] | undefined;
+  beforeAll(async () => {
+    events = await t.captureEvents('withdrawals.events', 'withdrawal.*');
+  });
+  // useSystem's getters, and one more.
+  return Object.create(t, {
+    events: {
+      get() {
+        if (!events)
+          throw new Error('useHarness: the events are captured in a beforeAll; read them in a test');
+        return events;
+      },
     },
-  };
+  }) as SystemHandles & HarnessHandles;
 }
 
-export async function newSeller(h: Harness, environment: Environment = 'test'): Promise<Seller> {
+export async function newSeller(h: HarnessHandles, environment: Environment = 'test'): Promise<Seller> {
   const { key, sellerId, email } = await createKey(h.gateway.service, { environment });
   if (!sellerId) throw new Error('a seller key has a seller');
   return { key, sellerId, email };
 }
 
-export async function newOperator(h: Harness, environment: Environment = 'test'): Promise<string> {
+export async function newOperator(h: HarnessHandles, environment: Environment = 'test'): Promise<string> {
   return (await createKey(h.gateway.service, { environment, role: 'operator' })).key;
 }
 
-export async function balance(h: Harness, key: string): Promise<Balance> {
+export async function balance(h: HarnessHandles, key: string): Promise<Balance> {
   const res = await call(`${h.gateway.url}/finance/balance/`, { key });
   if (res.status !== 200) throw new Error(`balance: ${res.status} ${res.text}`);
   return Balance.parse(res.body.data);
 }
 
 /** Waits until the ledger (fed asynchronously by payments' events) shows `expected`. */
-export async function balanceBecomes(h: Harness, key: string, expected: Partial<Balance>): Promise<Balance> {
+export async function balanceBecomes(
+  h: HarnessHandles,
+  key: string,
+  expected: Partial<Balance>,
+): Promise<Balance> {
   let last: Balance | null = null;
   try {
     return await waitFor(
@@ -79,20 +85,20 @@ export async function balanceBecomes(h: Harness, key: string, expected: Partial<
   }
 }
 
-export async function newOrder(h: Harness, key: string, gross = SALE_GROSS): Promise<string> {
+export async function newOrder(h: HarnessHandles, key: string, gross = SALE_GROSS): Promise<string> {
   const res = await createOrder(h.gateway.url, key, standaloneOrder({ payment: { gross_amount: gross } }));
   if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
   return (res.body.data as { uuid: string }).uuid;
 }
 
 /** A sandbox route or seller action on an order (pay, med, med/resolve, chargeback, refund). */
-export async function act(h: Harness, key: string, path: string, body?: unknown): Promise<void> {
+export async function act(h: HarnessHandles, key: string, path: string, body?: unknown): Promise<void> {
   const res = await call(`${h.gateway.url}${path}`, { method: 'POST', key, body });
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
 }
 
 /** A paid sale of `gross`; resolves once the ledger shows the credit on top of what was there. */
-export async function fund(h: Harness, seller: Seller, gross = SALE_GROSS): Promise<string> {
+export async function fund(h: HarnessHandles, seller: Seller, gross = SALE_GROSS): Promise<string> {
   const before = await balance(h, seller.key);
   const uuid = await newOrder(h, seller.key, gross);
   const order = await call(`${h.gateway.url}/sellers/orders/${uuid}/`, { key: seller.key });
@@ -102,13 +108,13 @@ export async function fund(h: Harness, seller: Seller, gross = SALE_GROSS): Prom
   return uuid;
 }
 
-export function requestWithdrawal(h: Harness, key: string, body: unknown) {
+export function requestWithdrawal(h: HarnessHandles, key: string, body: unknown) {
   return call(`${h.gateway.url}/finance/withdrawals/`, { method: 'POST', key, body });
 }
 
 /** A withdrawal that must be accepted; returns it as the API shows it. */
 export async function withdraw(
-  h: Harness,
+  h: HarnessHandles,
   key: string,
   body: { amount: number; pix_key: string; pix_key_type: string },
 ): Promise<Withdrawal> {
@@ -117,14 +123,14 @@ export async function withdraw(
   return Withdrawal.parse(res.body.data);
 }
 
-export async function readWithdrawal(h: Harness, key: string, uuid: string): Promise<Withdrawal> {
+export async function readWithdrawal(h: HarnessHandles, key: string, uuid: string): Promise<Withdrawal> {
   const res = await call(`${h.gateway.url}/finance/withdrawals/${uuid}/`, { key });
   if (res.status !== 200) throw new Error(`read: ${res.status} ${res.text}`);
   return Withdrawal.parse(res.body.data);
 }
 
 export async function statusBecomes(
-  h: Harness,
+  h: HarnessHandles,
   key: string,
   uuid: string,
   status: string,
@@ -139,7 +145,7 @@ export async function statusBecomes(
 }
 
 /** The withdrawal.* messages of one withdrawal, once `names` have all arrived. */
-export async function eventsOf(h: Harness, uuid: string, names: string[]) {
+export async function eventsOf(h: HarnessHandles, uuid: string, names: string[]) {
   const of = (m: { payload: Record<string, unknown> }) =>
     (m.payload.withdrawal as { uuid?: string } | undefined)?.uuid === uuid;
   await waitFor(() => names.every((name) => h.events.messages.some((m) => of(m) && m.routingKey === name)), {
@@ -150,7 +156,7 @@ export async function eventsOf(h: Harness, uuid: string, names: string[]) {
 
 /** An operator route: GET for the list, POST (empty body unless given) for a decision. */
 export const ops = (
-  h: Harness,
+  h: HarnessHandles,
   key: string,
   path: string,
   options: {
@@ -219,5 +225,5 @@ export async function publishSale(
   return orderId;
 }
 
-export const publishLiveSale = (h: Harness, seller: Seller, net: number) =>
+export const publishLiveSale = (h: HarnessHandles, seller: Seller, net: number) =>
   publishSale(h.system.env, { sellerId: seller.sellerId, environment: 'live', name: seller.email }, net);

@@ -2,22 +2,16 @@ import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { queueNames } from '@seller-api/service-kit';
 import { waitFor } from '../support/wait';
-import { balance, balanceBecomes, newSeller, startHarness, type Harness } from './helpers';
+import { balance, balanceBecomes, newSeller, useHarness } from './helpers';
 
 /**
  * The ledger consumer writes what arrives together as one batch (services/withdrawals/src/events/
  * payments.ts): bursts of payments' messages, from several sellers, with duplicates and a message it
  * must refuse, published at once so that they meet in batches.
  */
-let h: Harness;
 const db = () => h.system.withdrawals.runtime.orm.em.fork();
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const h = useHarness();
 
 interface Message {
   routingKey: string;

@@ -10,9 +10,8 @@ import {
   newOrder,
   newSeller,
   publishSale,
-  startHarness,
+  useHarness,
   SALE_NET,
-  type Harness,
 } from './helpers';
 
 /**
@@ -20,18 +19,14 @@ import {
  * broker's retry queue and come back with the queue's routing key: they must still be applied, by the
  * name they were published under, and a message nobody can name is parked, never acked.
  */
-let h: Harness;
+const h = useHarness();
 let fault: Awaited<ReturnType<typeof consumerFault>>;
 const db = () => h.system.withdrawals.runtime.orm.em.fork();
 
 beforeAll(async () => {
-  // The retry queue sends a failed message back after this delay.
-  h = await startHarness();
   fault = await consumerFault(db, 'withdrawals', 'withdrawals.ledger');
-});
-afterAll(async () => {
-  await fault.off();
-  await h.stop();
+  // Off before the services stop: it reads the withdrawals database.
+  h.cleanup(() => fault.off());
 });
 
 async function creditEntries(orderId: string): Promise<number> {

@@ -11,31 +11,26 @@ import {
   newOrder,
   newSeller,
   requestWithdrawal,
-  startHarness,
+  useHarness,
   withdraw,
   SALE_NET,
-  type Harness,
 } from './helpers';
 
 /**
  * The ledger fed by payments' events, end to end: real orders paid, refunded, disputed and charged
  * back through the sandbox, the balance read through the gateway until the asynchronous feed shows it.
  */
-let h: Harness;
+const h = useHarness();
 let payments: Awaited<ReturnType<typeof captureEvents>>;
 
 beforeAll(async () => {
-  h = await startHarness();
   payments = await captureEvents(
     h.system.env.AMQP_URL as string,
     h.system.env.AMQP_NAMESPACE as string,
     'payments.events',
   );
 });
-afterAll(async () => {
-  await payments.close();
-  await h.stop();
-});
+afterAll(() => payments.close());
 
 // The services share one database per test file (one schema each), so any runtime's pool reads the journal.
 const db = () => h.system.payments.runtime.orm.em.fork();

@@ -11,15 +11,13 @@ import {
   ops,
   publishLiveSale,
   readWithdrawal,
-  startHarness,
+  useHarness,
   statusBecomes,
   withdraw,
   SALE_NET,
-  type Harness,
 } from './helpers';
 
 /** Operators' decisions, payouts through the sandbox PSP and the events of every status. */
-let h: Harness;
 let operator: string;
 
 const RANDOM_KEY = '7d9f2c1a-4b3e-4f6a-9c2d-1e8b5a3f6d40';
@@ -30,11 +28,10 @@ const STATUS_OF: Record<string, string> = {
   'withdrawal.paid': 'PAID',
 };
 
+const h = useHarness();
 beforeAll(async () => {
-  h = await startHarness();
   operator = await newOperator(h);
 });
-afterAll(() => h.stop());
 
 describe('approval and payout', () => {
   it('approves: APPROVED, then PROCESSING and PAID from the PSP, each with its event; the hold is paid out', async () => {

@@ -7,10 +7,9 @@ import {
   ops,
   requestWithdrawal,
   statusBecomes,
-  startHarness,
+  useHarness,
   withdraw,
   SALE_NET,
-  type Harness,
   type Seller,
 } from './helpers';
 
@@ -19,19 +18,17 @@ import {
  * controls"), through the gateway with the payout worker running: what the caps let through is paid
  * without an operator, the rest waits with its reasons.
  */
-let h: Harness;
 let operator: string;
 
+const h = useHarness({
+  WITHDRAWAL_AUTO_APPROVE_BELOW: '1000',
+  WITHDRAWAL_MIN_AMOUNT: '50',
+  WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT: '3',
+  WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT: '2000',
+});
 beforeAll(async () => {
-  h = await startHarness({
-    WITHDRAWAL_AUTO_APPROVE_BELOW: '1000',
-    WITHDRAWAL_MIN_AMOUNT: '50',
-    WITHDRAWAL_AUTO_APPROVE_DAILY_COUNT: '3',
-    WITHDRAWAL_AUTO_APPROVE_DAILY_AMOUNT: '2000',
-  });
   operator = await newOperator(h);
 });
-afterAll(() => h.stop());
 
 const KEY = { pix_key: 'seller@example.com', pix_key_type: 'email' };
 

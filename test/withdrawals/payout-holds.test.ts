@@ -19,10 +19,9 @@ import {
   ops,
   readWithdrawal,
   requestWithdrawal,
-  startHarness,
+  useHarness,
   withdraw,
   SALE_NET,
-  type Harness,
   type Seller,
 } from './helpers';
 
@@ -32,23 +31,21 @@ import {
  * worker of this system is stopped: the test moves payouts itself (autoApprove, claimPayouts,
  * completePayout, the worker's own steps), so an APPROVED withdrawal stays so until it does.
  */
-let h: Harness;
 let operator: string;
 
 const RULES: PayoutRules = { autoApproveBelow: 1000, retryAfterMs: 60_000 };
 const KEY = { pix_key: 'seller@example.com', pix_key_type: 'email' };
 const em = () => h.system.withdrawals.runtime.orm.em.fork();
 
+const h = useHarness({
+  WITHDRAWAL_AUTO_APPROVE_BELOW: '1000',
+  WITHDRAWAL_MIN_AMOUNT: '50',
+  WITHDRAWAL_NEW_PIX_KEY_REVIEW: 'true',
+});
 beforeAll(async () => {
-  h = await startHarness({
-    WITHDRAWAL_AUTO_APPROVE_BELOW: '1000',
-    WITHDRAWAL_MIN_AMOUNT: '50',
-    WITHDRAWAL_NEW_PIX_KEY_REVIEW: 'true',
-  });
   await h.system.withdrawals.payouts.stop();
   operator = await newOperator(h);
 });
-afterAll(() => h.stop());
 
 async function opsView(uuid: string, key = operator): Promise<OperatorWithdrawal> {
   const res = await ops(h, key, `${uuid}/`);

@@ -29,9 +29,8 @@ import {
   fund,
   newOrder,
   newSeller,
-  startHarness,
+  useHarness,
   SALE_NET,
-  type Harness,
   type Seller,
 } from './helpers';
 
@@ -42,11 +41,10 @@ import {
  * events' own path, exactly once, and reports what it cannot heal.
  */
 const env = testEnv();
-let h: Harness;
-let payments: Awaited<ReturnType<typeof captureEvents>>;
 
+// A new database each run, dropped before the services start: checkpoints, findings and the journal
+// (append-only) start empty.
 beforeAll(async () => {
-  // A new database each run: checkpoints, findings and the journal (append-only) start empty.
   const admin = new URL(env.DATABASE_URL as string);
   const name = decodeURIComponent(admin.pathname.slice(1));
   admin.pathname = '/postgres';
@@ -54,17 +52,17 @@ beforeAll(async () => {
   await client.connect();
   await client.query(`drop database if exists "${name}" with (force)`);
   await client.end();
-  h = await startHarness({ RECONCILE_GRACE_MS: '0' });
+});
+const h = useHarness({ RECONCILE_GRACE_MS: '0' });
+let payments: Awaited<ReturnType<typeof captureEvents>>;
+beforeAll(async () => {
   payments = await captureEvents(
     h.system.env.AMQP_URL as string,
     h.system.env.AMQP_NAMESPACE as string,
     'payments.events',
   );
-}, 60_000);
-afterAll(async () => {
-  await payments?.close();
-  await h?.stop();
 });
+afterAll(() => payments?.close());
 
 const db = () => h.system.withdrawals.runtime.orm.em.fork();
 

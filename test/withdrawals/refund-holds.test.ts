@@ -12,11 +12,10 @@ import {
   balance,
   fund,
   newSeller,
-  startHarness,
+  useHarness,
   withdraw,
   SALE_GROSS,
   SALE_NET,
-  type Harness,
   type Seller,
 } from './helpers';
 
@@ -25,16 +24,14 @@ import {
  * the reserved net when orders crashes after the reservation, when several attempts share one hold,
  * when payments refunds, and when a MED opens meanwhile.
  */
-let h: Harness;
 
 const FEE = SALE_GROSS - SALE_NET;
 const RANDOM_KEY = '7d9f2c1a-4b3e-4f6a-9c2d-1e8b5a3f6d40';
 
+const h = useHarness({ RECONCILE_GRACE_MS: '0' });
 beforeAll(async () => {
   // RECONCILE_GRACE_MS 0: every hold is old enough for the sweep, which runs when a test asks.
-  h = await startHarness({ RECONCILE_GRACE_MS: '0' });
 });
-afterAll(() => h.stop());
 
 const identityOf = (seller: Seller): Identity => ({
   user_id: randomUUID(),

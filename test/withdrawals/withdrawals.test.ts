@@ -15,26 +15,23 @@ import {
   ops,
   readWithdrawal,
   requestWithdrawal,
-  startHarness,
+  useHarness,
   statusBecomes,
   withdraw,
   SALE_NET,
-  type Harness,
   type Seller,
 } from './helpers';
 
 /** The seller's side: requesting, reading and listing withdrawals, and what is refused. */
-let h: Harness;
 let rich: Seller;
 
 const RANDOM_KEY = '7d9f2c1a-4b3e-4f6a-9c2d-1e8b5a3f6d40';
 
+const h = useHarness();
 beforeAll(async () => {
-  h = await startHarness();
   rich = await newSeller(h);
   for (let i = 0; i < 3; i += 1) await fund(h, rich);
 });
-afterAll(() => h.stop());
 
 describe('requesting a withdrawal', () => {
   it('answers 201 PENDING with the key masked, holds the amount at once and emits withdrawal.requested', async () => {
