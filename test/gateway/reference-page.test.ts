@@ -1,24 +1,11 @@
-import type { Browser } from 'playwright-core';
-import { launchChromium, screenshot } from '../panel/browser';
-import { startSystem, type RunningGateway, type System } from '../support/system';
+import { screenshot } from '../panel/browser';
+import { useSystem } from '../support/use-system';
 
 // The reference page in a real browser: Swagger UI must draw every operation and webhook of the OpenAPI document
 // under the page's Content-Security-Policy, with nothing fetched from anywhere but the gateway.
 jest.setTimeout(120_000);
 
-let system: System;
-let gateway: RunningGateway;
-let browser: Browser;
-
-beforeAll(async () => {
-  system = await startSystem();
-  gateway = await system.startGateway();
-  browser = await launchChromium();
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await system?.stop();
-});
+const t = useSystem({ browser: true });
 
 /** In the page: each block's method and path (a webhook's name), as `POST /sellers/orders/`. */
 const RENDERED_OPERATIONS = `[...document.querySelectorAll('.opblock')].map((block) => {
@@ -31,8 +18,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'tr
 
 describe('the API reference page in Chromium', () => {
   it('renders every operation of the document, with no CSP violation and no request off this origin', async () => {
-    const origin = new URL(gateway.url).origin;
-    const spec = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as {
+    const origin = new URL(t.gateway.url).origin;
+    const spec = (await (await fetch(`${t.gateway.url}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;
       webhooks?: Record<string, Record<string, unknown>>;
     };
@@ -45,7 +32,7 @@ describe('the API reference page in Chromium', () => {
     );
     expect(operations.length).toBeGreaterThan(20);
 
-    const page = await browser.newPage();
+    const page = await t.browser.newPage();
     const requests: string[] = [];
     const problems: string[] = [];
     page.on('request', (request) => requests.push(request.url()));

@@ -138,20 +138,24 @@ export function useSystem(options: UseSystemOptions = {}): SystemHandles {
         resolve: options.resolve,
         separateKeys: options.separateKeys,
       });
-      const [main, hooks, chromium] = await Promise.all([
+      // Each is kept as soon as it is up, so that afterAll closes it even if another failed to start.
+      const [main] = await Promise.all([
         options.gateway === false
           ? undefined
           : system.startGateway(typeof options.gateway === 'function' ? options.gateway() : options.gateway),
-        options.receiver ? startReceiver() : undefined,
-        options.browser ? lazy.browser().launchChromium() : undefined,
+        options.receiver ? startReceiver().then((started) => (receiver = started)) : undefined,
+        options.browser
+          ? lazy
+              .browser()
+              .launchChromium()
+              .then((started) => (browser = started))
+          : undefined,
       ]);
       if (options.db) {
         db = new Client({ connectionString: system.env.DATABASE_URL });
         await db.connect();
       }
       gateway = main;
-      receiver = hooks;
-      browser = chromium;
       if (receiver && typeof options.receiver === 'object') {
         for (const [path, responder] of Object.entries(options.receiver.routes))
           receiver.route(path, responder);
@@ -173,12 +177,23 @@ export function useSystem(options: UseSystemOptions = {}): SystemHandles {
   );
 
   afterAll(async () => {
-    for (const work of cleanups.reverse()) await work();
-    await browser?.close();
-    await receiver?.close();
-    await db?.end();
-    await system?.stop();
-    await psp?.close();
+    // Every step runs whatever an earlier one threw: a file's failed clean-up must not leave its
+    // services running (they share the machine's databases and queues with the next files).
+    const failures: unknown[] = [];
+    const step = async (work: () => Promise<unknown> | unknown) => {
+      try {
+        await work();
+      } catch (err) {
+        failures.push(err);
+      }
+    };
+    for (const work of cleanups.reverse()) await step(work);
+    await step(() => browser?.close());
+    await step(() => receiver?.close());
+    await step(() => db?.end());
+    await step(() => system?.stop());
+    await step(() => psp?.close());
+    if (failures.length > 0) throw failures[0];
   });
 
   return {

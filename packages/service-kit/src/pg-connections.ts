@@ -23,8 +23,11 @@ export interface PgClient {
 
 export interface PgConnections {
   acquire(): Promise<PgClient>;
-  /** Gives back what `acquire` handed out; a transaction's connection stays with its transaction. */
-  release(client: PgClient): Promise<void>;
+  /**
+   * Gives back what `acquire` handed out; a transaction's connection stays with its transaction.
+   * `broken`: the connection may be in an unknown state (a failed rollback), so it is closed instead.
+   */
+  release(client: PgClient, broken?: boolean): Promise<void>;
 }
 
 /**
@@ -41,9 +44,16 @@ export function pgConnections(source: MikroORM | EntityManager): PgConnections {
     // Kept once had: after `orm.close()` it is ended and refuses, where asking again would reconnect.
     let pool: Promise<Pool> | undefined;
     return {
-      acquire: async () => (await (pool ??= connection.getNativeClient())).connect() as Promise<PgClient>,
-      release: async (client) => {
-        (client as unknown as PoolClient).release();
+      acquire: async () => {
+        // A failed first ask is not kept: the next acquire asks again.
+        pool ??= connection.getNativeClient().catch((err: unknown) => {
+          pool = undefined;
+          throw err;
+        });
+        return (await pool).connect() as Promise<PgClient>;
+      },
+      release: async (client, broken) => {
+        (client as unknown as PoolClient).release(broken === true ? true : undefined);
       },
     };
   }

@@ -99,6 +99,7 @@ export function sqlOf(orm: MikroORM): Sql {
       const connection = await connections.acquire();
       const query: SqlQuery = async <Q extends object>(text: string, values: unknown[] = []) =>
         rowsOfResult(await connection.query(statement(text, values))) as Q[];
+      let broken = false;
       try {
         // No parameters, so pg sends a simple query, which may hold several statements. If the
         // opening statement fails, the transaction it opened is rolled back like any other failure.
@@ -106,11 +107,14 @@ export function sqlOf(orm: MikroORM): Sql {
         await query('commit');
         return value;
       } catch (err) {
-        // A connection that cannot roll back is broken: pg reports it and the pool discards it.
-        await connection.query('rollback').catch(() => undefined);
+        // A connection that cannot roll back may still be inside the transaction: it is closed rather
+        // than given back to the pool.
+        await connection.query('rollback').catch(() => {
+          broken = true;
+        });
         throw err;
       } finally {
-        await connections.release(connection);
+        await connections.release(connection, broken);
       }
     },
     table(entity) {

@@ -1,5 +1,5 @@
 // Tracing first: it must patch express and pg before they are loaded.
-import { startTracing } from '@seller-api/service-kit/tracing';
+import { startTracing, stopTracing } from '@seller-api/service-kit/tracing';
 startTracing('orders');
 
 import { ConfigError, handleSignals } from '@seller-api/service-kit';
@@ -9,7 +9,8 @@ import { startOrders } from './service';
 async function main(): Promise<void> {
   const config = loadOrdersConfig();
   const service = await startOrders(config);
-  handleSignals(service.runtime.logger, service.stop, config.SHUTDOWN_TIMEOUT_MS);
+  // The spans still buffered are sent once the service has stopped.
+  handleSignals(service.runtime.logger, () => service.stop().then(stopTracing), config.SHUTDOWN_TIMEOUT_MS);
 }
 
 main().catch((err: unknown) => {
