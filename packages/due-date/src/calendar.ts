@@ -1,4 +1,4 @@
-import Holidays from 'date-holidays';
+import type Holidays from 'date-holidays';
 import { addDays, dayNumber, fromDayNumber, isIsoDate, isWeekend, type IsoDate } from './dates';
 
 // Business days for due-date charges (docs/pix.md, "Holidays"): a day is a business day unless it is a
@@ -137,6 +137,15 @@ class HolidayCalendar implements BusinessCalendar {
 const calendars = new Map<string, BusinessCalendar>();
 
 /**
+ * date-holidays, loaded with the first calendar asked for: its data (every country's) costs a process
+ * about 33 MB, which a service importing this package for its other functions need not pay.
+ */
+let holidaysClass: typeof Holidays | undefined;
+const loadHolidays = (): typeof Holidays =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, on purpose
+  (holidaysClass ??= require('date-holidays') as typeof Holidays);
+
+/**
  * The business-day calendar of Brazil: national holidays, plus a state's, plus a municipality's where
  * the data has them. Throws a RangeError for a place that does not exist (see calendarPlaceProblem).
  * Calendars are kept and shared: each holds the holidays of the years it was asked about.
@@ -150,6 +159,7 @@ export function brazilCalendar(place: CalendarPlace = {}): BusinessCalendar {
   let calendar = calendars.get(id);
   if (!calendar) {
     const region = place.municipality ? MUNICIPALITIES_WITH_HOLIDAYS[place.municipality]?.region : undefined;
+    const Holidays = loadHolidays();
     const source =
       state === undefined
         ? new Holidays('BR')
