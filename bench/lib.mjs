@@ -529,6 +529,16 @@ export function nthCpf(n) {
 }
 
 /** The body of every order: one physical item, a customer with a CPF and an address. */
+/** The product every bench sells (POST /sellers/products/). */
+export const PRODUCT_BODY = {
+  name: 'Camiseta',
+  price: 5000,
+  type: 'PHYSICAL',
+  images: ['https://cdn.example.com/camiseta.png'],
+  commission_unit_amount: 500,
+  producer_name: 'Produtora X',
+};
+
 export function orderBody(productId, taxId = CPF) {
   return {
     customer: {

@@ -30,6 +30,7 @@ import {
   load,
   nthCpf,
   orderBody,
+  PRODUCT_BODY,
   preflight,
   printCpuTable,
   printLogSummary,
@@ -72,14 +73,7 @@ async function createProduct(apiUrl, key) {
   const res = await api(`${apiUrl}/sellers/products/`, {
     key,
     method: 'POST',
-    body: {
-      name: 'Camiseta',
-      price: 5000,
-      type: 'PHYSICAL',
-      images: ['https://cdn.example.com/camiseta.png'],
-      commission_unit_amount: 500,
-      producer_name: 'Produtora X',
-    },
+    body: PRODUCT_BODY,
   });
   const id = res.json?.data?.uuid;
   if (res.status !== 201 || !id) {

@@ -31,6 +31,7 @@ import {
   freePort,
   load,
   orderBody,
+  PRODUCT_BODY,
   percentile,
   preflight,
   printTable,
@@ -238,14 +239,7 @@ async function makeSeller(cluster, apiUrl, receiverPorts, index) {
     key,
     method: 'POST',
     timeoutMs,
-    body: {
-      name: 'Camiseta',
-      price: 5000,
-      type: 'PHYSICAL',
-      images: ['https://cdn.example.com/camiseta.png'],
-      commission_unit_amount: 500,
-      producer_name: 'Produtora X',
-    },
+    body: PRODUCT_BODY,
   });
   if (product.status !== 201) throw new Error(`creating a product: ${product.status} ${product.text}`);
   for (const [event, port] of [

@@ -1,5 +1,5 @@
 // Set-up: a product, and the throughput webhooks, checked with one order end to end.
-import { orderBody } from '../lib.mjs';
+import { PRODUCT_BODY, orderBody } from '../lib.mjs';
 import { DESTINATIONS } from './settings.mjs';
 
 export async function setUp({
@@ -12,14 +12,7 @@ export async function setUp({
   nextCpf,
   throughputPorts,
 }) {
-  const product = await expect(201, 'POST', '/sellers/products/', {
-    name: 'Camiseta',
-    price: 5000,
-    type: 'PHYSICAL',
-    images: ['https://cdn.example.com/camiseta.png'],
-    commission_unit_amount: 500,
-    producer_name: 'Produtora X',
-  });
+  const product = await expect(201, 'POST', '/sellers/products/', PRODUCT_BODY);
   const productId = product.data.uuid;
 
   const throughputHooks = [];
