@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { PspPixNotification } from '@seller-api/contracts';
 import { addDays, amountDue, brazilCalendar, todayInSaoPaulo, type DueDateTerms } from '@seller-api/due-date';
 import {
@@ -12,7 +11,8 @@ import {
   type DueDateChargeInput,
 } from '../../services/payments/src/clients/bacen-api-pix-cobv';
 import { buildDynamicBrCode, parseBrCode } from '../../services/payments/src/domain/brcode';
-import { PspError } from '../../services/payments/src/domain/psp';
+
+import { txid, rejection } from '../support/api-pix';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { CobvPaymentRefused } from '../support/psp-simulator-cobv';
 import { startReceiver } from '../support/receiver';
@@ -56,14 +56,6 @@ function adapter(overrides: Partial<BacenApiPixOptions> = {}): BacenApiPixAdapte
   return made;
 }
 
-function txid(): string {
-  return randomBytes(32)
-    .toString('base64')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .padEnd(35, 'x')
-    .slice(0, 35);
-}
-
 /** Every part: fine, interest, rebate and a discount tier, due in 20 days. */
 const TERMS: DueDateTerms = {
   due_date: addDays(today, 20),
@@ -84,15 +76,6 @@ function input(overrides: Partial<DueDateChargeInput> = {}): DueDateChargeInput 
     description: 'Fatura 42',
     ...overrides,
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<PspError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof PspError)) throw new Error(`expected a PspError, got ${String(err)}`);
-  return err;
 }
 
 describe('bacen-api-pix due-date charges', () => {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
@@ -14,7 +13,8 @@ import {
   isPspNotificationAuthorized,
 } from '../../services/payments/src/http/psp-senders';
 import { parseBrCode } from '../../services/payments/src/domain/brcode';
-import { PspError, type PspChargeInput } from '../../services/payments/src/domain/psp';
+import type { PspChargeInput } from '../../services/payments/src/domain/psp';
+import { txid, rejection } from '../support/api-pix';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 import { startReceiver } from '../support/receiver';
 import { waitFor } from '../support/wait';
@@ -50,15 +50,6 @@ function adapter(overrides: Partial<BacenApiPixOptions> = {}): BacenApiPixAdapte
   return made;
 }
 
-/** API Pix txids: 26 to 35 letters and digits. */
-function txid(): string {
-  return randomBytes(32)
-    .toString('base64')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .padEnd(35, 'x')
-    .slice(0, 35);
-}
-
 function charge(overrides: Partial<PspChargeInput> = {}): PspChargeInput {
   return {
     txid: txid(),
@@ -68,15 +59,6 @@ function charge(overrides: Partial<PspChargeInput> = {}): PspChargeInput {
     debtorDocument: '52998224725',
     ...overrides,
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<PspError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof PspError)) throw new Error(`expected a PspError, got ${String(err)}`);
-  return err;
 }
 
 async function freePort(): Promise<number> {

@@ -18,6 +18,7 @@ import {
   verifyCobvPayloadJws,
   type LocationPayloadProblem,
 } from '../../services/payments/src/clients/location-payload';
+import { txid } from '../support/api-pix';
 import { startPspSimulator, type PspSimulator } from '../support/psp-simulator';
 
 // The location of a due-date charge as a payer's bank reads it, against the PSP simulator: the JWS and
@@ -56,14 +57,6 @@ afterAll(async () => {
   await psp.close();
   await sim.close();
 });
-
-function txid(): string {
-  return randomBytes(32)
-    .toString('base64')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .padEnd(35, 'x')
-    .slice(0, 35);
-}
 
 async function created(terms: DueDateTerms = TERMS): Promise<{ txid: string; location: string }> {
   const id = txid();
