@@ -3,21 +3,21 @@ import { addDays, todayInSaoPaulo, type DueDateTerms } from '@seller-api/due-dat
 import {
   API_PIX_CHARGE_AND_DUE_DATE_SCOPES,
   bacenApiPix,
-  type BacenApiPixAdapter,
 } from '../../services/payments/src/clients/bacen-api-pix';
 import type { DueDateChargeInput } from '../../services/payments/src/clients/bacen-api-pix-cobv';
 import { buildDynamicBrCode, parseBrCode } from '../../services/payments/src/domain/brcode';
 import { startPspSimulator } from '../support/psp-simulator';
 import {
-  API_BASE,
   SPEC_DEFECTS,
   SPEC_PATH,
   checkRequest,
   checkTokenRequest,
+  conformanceAdapter,
   type Captured,
   describeErrors,
   loadSpec,
   responseExamples,
+  rowRecorder,
   startCaptureServer,
   type ConformanceRow,
   type Operation,
@@ -181,26 +181,8 @@ export async function runCobvConformance(file = SPEC_PATH): Promise<CobvConforma
   const server = await startCaptureServer();
   const rows: ConformanceRow[] = [];
   const failures: string[] = [];
-  const psp: BacenApiPixAdapter = bacenApiPix({
-    apiUrl: `${server.url}${API_BASE}`,
-    tokenUrl: `${server.url}/oauth/token`,
-    clientId: 'conformance',
-    clientSecret: 'conformance-secret',
-    scopes: API_PIX_CHARGE_AND_DUE_DATE_SCOPES,
-    pixKey: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
-    merchantName: 'Loja Conformidade',
-    merchantCity: 'Brasilia',
-    timeoutMs: 5000,
-  });
-  const row = (operation: string, requests: number, examples: number, problems: string[]) => {
-    rows.push({
-      operation,
-      requests,
-      examples,
-      result: problems.length === 0 ? 'ok' : `FAIL (${problems.length})`,
-    });
-    failures.push(...problems.map((p) => `${operation}: ${p}`));
-  };
+  const psp = conformanceAdapter(server.url, API_PIX_CHARGE_AND_DUE_DATE_SCOPES);
+  const row = rowRecorder(rows, failures);
   const apiRequests = (from: number) => server.requests.slice(from).filter((r) => r.path !== '/oauth/token');
   const location = 'pix.example.com/qr/c2/cobv/9d36b84fc70b478fb95c12729b90ca25';
   const example = responseExamples(spec, COBV_PUT, '201');

@@ -10,6 +10,7 @@ import {
   API_PIX_CHARGE_SCOPES,
   bacenApiPix,
   type BacenApiPixAdapter,
+  type BacenApiPixOptions,
 } from '../../services/payments/src/clients/bacen-api-pix';
 import { parseBrCode } from '../../services/payments/src/domain/brcode';
 import type { PspChargeInput, PspRefund } from '../../services/payments/src/domain/psp';
@@ -445,25 +446,27 @@ function chargeInputs(now: number): PspChargeInput[] {
   ];
 }
 
-export async function runApiPixConformance(file = SPEC_PATH): Promise<ConformanceReport> {
-  const spec = loadSpec(file);
-  const server = await startCaptureServer();
-  const seen = new Set<string>();
-  const rows: ConformanceRow[] = [];
-  const failures: string[] = [];
-  const psp: BacenApiPixAdapter = bacenApiPix({
-    apiUrl: `${server.url}${API_BASE}`,
-    tokenUrl: `${server.url}/oauth/token`,
+/** The adapter under test, pointed at a capture server. */
+export function conformanceAdapter(
+  serverUrl: string,
+  scopes: BacenApiPixOptions['scopes'],
+): BacenApiPixAdapter {
+  return bacenApiPix({
+    apiUrl: `${serverUrl}${API_BASE}`,
+    tokenUrl: `${serverUrl}/oauth/token`,
     clientId: 'conformance',
     clientSecret: 'conformance-secret',
-    scopes: API_PIX_CHARGE_SCOPES,
+    scopes,
     pixKey: '7d9f0335-8dcc-4054-9bf9-0dbd61d36906',
     merchantName: 'Loja Conformidade',
     merchantCity: 'Brasilia',
     timeoutMs: 5000,
   });
+}
 
-  const row = (operation: string, requests: number, examples: number, problems: string[]) => {
+/** Adds an operation's row to the table, and its problems to the failures. */
+export function rowRecorder(rows: ConformanceRow[], failures: string[]) {
+  return (operation: string, requests: number, examples: number, problems: string[]): void => {
     rows.push({
       operation,
       requests,
@@ -472,6 +475,16 @@ export async function runApiPixConformance(file = SPEC_PATH): Promise<Conformanc
     });
     failures.push(...problems.map((p) => `${operation}: ${p}`));
   };
+}
+
+export async function runApiPixConformance(file = SPEC_PATH): Promise<ConformanceReport> {
+  const spec = loadSpec(file);
+  const server = await startCaptureServer();
+  const seen = new Set<string>();
+  const rows: ConformanceRow[] = [];
+  const failures: string[] = [];
+  const psp = conformanceAdapter(server.url, API_PIX_CHARGE_SCOPES);
+  const row = rowRecorder(rows, failures);
   /** Runs one call, returning its value or the problem it raised. */
   const attempt = async <T>(
     what: string,
