@@ -9,45 +9,30 @@ import {
   refundAlreadyAsked,
   type Moved,
 } from './lifecycle';
+import { newCharge } from './charges';
 
 const NOW = new Date('2026-11-28T12:00:00Z');
 
+/** A new PENDING charge as the service makes it (newCharge), with `fields` changed. */
 function charge(fields: Partial<Transaction> = {}): Transaction {
-  return {
+  const made = newCharge({
     id: '282c4123-0a8d-4e04-9a59-b50fcf3d0b8e',
-    orderId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
-    sellerId: 'b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e',
-    environment: 'test',
-    sellerName: 'Loja',
-    status: 'CREATED',
-    method: 'PIX',
+    owner: { sellerId: 'b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e', environment: 'test', sellerName: 'Loja' },
+    input: {
+      order_uuid: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+      gross_amount: 10_000,
+      expires_at: '2026-11-29T12:00:00Z',
+      seller_name: null,
+      debtor_name: null,
+      debtor_document: null,
+    },
     txid: 'T'.repeat(26),
     copyAndPaste: '000201',
-    grossAmount: 10_000,
-    feeAmount: 349,
-    netAmount: 9_651,
     expiresAt: new Date('2026-11-29T12:00:00Z'),
-    createdAt: new Date('2026-11-28T10:00:00Z'),
-    approvedAt: null,
-    refundedAt: null,
-    endToEndId: null,
-    debtorName: null,
-    debtorDocument: null,
-    chargeStatus: 'PENDING',
-    version: 0,
-    statusChangedAt: null,
-    refundAskedAt: null,
-    refundAskKey: null,
-    refundStatus: null,
-    refundAttempt: 0,
-    refundRequestedAt: null,
-    refundUpdatedAt: null,
-    refundReason: null,
-    refundHoldSeq: 0,
-    refundCheckAt: null,
-    refundChecks: 0,
-    ...fields,
-  };
+    fee: { fee_amount: 349, net_amount: 9_651 },
+    now: new Date('2026-11-28T10:00:00Z'),
+  });
+  return { ...made, ...fields };
 }
 
 const paid = (fields: Partial<Transaction> = {}) =>

@@ -1,4 +1,5 @@
-import type { Sql, SqlQuery } from '@seller-api/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { inTransaction, sqlInTransaction, type Sql, type SqlQuery } from '@seller-api/service-kit';
 import { ownerKey, type FundsOwner } from '../domain/balance';
 import {
   ACCOUNTS,
@@ -24,6 +25,23 @@ export async function lockSellerFunds(sql: Sql, owner: FundsOwner): Promise<void
     owner.sellerId,
     owner.environment,
   ]);
+}
+
+/**
+ * Runs `work` in a transaction that holds the seller's lock from its first statement: `tx` for the
+ * ORM, `inTx` for hand-written statements on the same connection.
+ */
+export function underSellerLock<T>(
+  em: EntityManager,
+  sql: Sql,
+  owner: FundsOwner,
+  work: (tx: EntityManager, inTx: Sql) => Promise<T>,
+): Promise<T> {
+  return inTransaction(em, async (tx) => {
+    const inTx = sqlInTransaction(sql, tx);
+    await lockSellerFunds(inTx, owner);
+    return work(tx, inTx);
+  });
 }
 
 /**

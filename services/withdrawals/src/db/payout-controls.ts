@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment, PixKeyType } from '@seller-api/contracts';
-import { conflict, inTransaction, sqlInTransaction, type Sql } from '@seller-api/service-kit';
+import { conflict, type Sql } from '@seller-api/service-kit';
 import type { FundsOwner } from '../domain/balance';
 import type { AutoApprovalUsage } from '../domain/payout-controls';
-import { lockSellerFunds } from './balances';
+import { underSellerLock } from './balances';
 
 /**
  * The payout controls' reads and writes (docs/finance.md, "Payout controls"): the automatic approvals
@@ -179,9 +179,7 @@ export async function suspendSeller(
   by: { userId: string; reason: string },
   now: () => Date = () => new Date(),
 ): Promise<SuspensionRow> {
-  return inTransaction(em, async (tx) => {
-    const inTx = sqlInTransaction(sql, tx);
-    await lockSellerFunds(inTx, owner);
+  return underSellerLock(em, sql, owner, async (_tx, inTx) => {
     const current = await activeSuspension(inTx, owner);
     if (current) {
       throw conflict(
@@ -209,9 +207,7 @@ export async function unsuspendSeller(
   by: { userId: string; reason: string },
   now: () => Date = () => new Date(),
 ): Promise<SuspensionRow> {
-  return inTransaction(em, async (tx) => {
-    const inTx = sqlInTransaction(sql, tx);
-    await lockSellerFunds(inTx, owner);
+  return underSellerLock(em, sql, owner, async (_tx, inTx) => {
     const id = await liftSuspension(inTx, owner, {
       liftedAt: now(),
       liftedBy: by.userId,

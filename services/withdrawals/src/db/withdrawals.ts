@@ -11,7 +11,6 @@ import {
   assertOwned,
   callerOrFork,
   conflict,
-  inTransaction,
   notFound,
   olderThan,
   page,
@@ -34,7 +33,7 @@ import {
   type WithdrawalRules,
 } from '../domain/withdrawals';
 import { enqueueWithdrawalEvent } from '../events/payloads';
-import { availableOf, lockSellerFunds } from './balances';
+import { availableOf, underSellerLock } from './balances';
 import { WithdrawalSchema, type WithdrawalRow } from './entities';
 import { postEntries } from './journal';
 import {
@@ -67,9 +66,7 @@ export async function requestWithdrawal(
 ): Promise<WithdrawalRow> {
   const input = parseWithdrawalRequest(body, rules.minAmount);
   const owner = { sellerId: scope.sellerId, environment: scope.environment };
-  return inTransaction(em, async (tx) => {
-    const inTx = sqlInTransaction(sql, tx);
-    await lockSellerFunds(inTx, owner);
+  return underSellerLock(em, sql, owner, async (tx, inTx) => {
     // Under the lock: a suspension committed before is seen, and one made after waits for this request.
     const suspension = await activeSuspension(inTx, owner);
     if (suspension) throw suspendedError(suspension);
@@ -170,10 +167,8 @@ export async function decideWithdrawal(
   );
   if (!found) throw notFound('Withdrawal not found.');
   const owner = { sellerId: found.sellerId, environment: found.environment };
-  return inTransaction(em, async (tx) => {
-    const inTx = sqlInTransaction(sql, tx);
-    // The seller's lock first, then the row: the order every writer of this seller's money follows.
-    await lockSellerFunds(inTx, owner);
+  // The seller's lock first, then the row: the order every writer of this seller's money follows.
+  return underSellerLock(em, sql, owner, async (tx, inTx) => {
     const w = await tx.findOneOrFail(WithdrawalSchema, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const move = moveWithdrawal(w.status, decision.action, w.amount);
     if (!move.ok) throw conflict(move.message);
@@ -268,9 +263,7 @@ export async function completePayout(
 ): Promise<WithdrawalRow | null> {
   if (outcome.status === 'processing') return null;
   const owner = { sellerId: claimed.sellerId, environment: claimed.environment };
-  return em.fork().transactional(async (tx) => {
-    const inTx = sqlInTransaction(sql, tx);
-    await lockSellerFunds(inTx, owner);
+  return underSellerLock(em.fork(), sql, owner, async (tx, inTx) => {
     const w = await tx.findOneOrFail(
       WithdrawalSchema,
       { id: claimed.id },
