@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_AMOUNT, cents, dataResponse, date, withinDateRange } from './common';
-import { MESSAGES, dueDateMessage, message } from './messages';
+import { MESSAGES, message } from './messages';
 import { strictInput } from './strict';
 
 // ---------------------------------------------------------------------------------------------------
@@ -8,8 +8,8 @@ import { strictInput } from './strict';
 // date carries, and what is owed on a day. Amounts are integer cents, rates integer basis points
 // (1 % = 100). The schema checks every rule API Pix sets on the terms alone and reports each broken
 // field at once; the rules that need the charge's amount or today's date are dueDateAmountIssues and
-// dueDateClockIssues, for the route that knows them. Nothing reads these yet: create-order refuses
-// `payment.due_date` (an unknown field) until due-date charges work end to end.
+// dueDateClockIssues, for the route that knows them. Create-order takes the terms in its `payment`
+// (orders.ts OrderPaymentInput).
 // ---------------------------------------------------------------------------------------------------
 
 /** 100 % in basis points: a rebate or a discount stays below it, a fine or an interest rate at most. */
@@ -54,7 +54,7 @@ function checkFieldsOfType(
   const every = new Set([...Object.values(fields).flat(), ...Object.values(optional).flat()]);
   for (const field of every)
     if (!allowed.has(field) && raw[field] !== undefined)
-      ctx.addIssue({ code: 'custom', path: [field], message: dueDateMessage('notWithType', { type }) });
+      ctx.addIssue({ code: 'custom', path: [field], message: message('notWithType', { type }) });
 }
 
 const onAnyObject = { when: (payload: { value: unknown }) => isRecord(payload.value) };
@@ -169,16 +169,34 @@ export const DueDateDiscountInput = z
         ctx.addIssue({
           code: 'custom',
           path: ['tiers', index, 'until'],
-          message: dueDateMessage('tierDateAscending'),
+          message: message('tierDateAscending'),
         });
       if (typeof tier.value === 'number' && typeof before.value === 'number' && !(tier.value < before.value))
         ctx.addIssue({
           code: 'custom',
           path: ['tiers', index, 'value'],
-          message: dueDateMessage('tierValueDescending'),
+          message: message('tierValueDescending'),
         });
     });
   }, onAnyObject);
+
+/**
+ * Whose holidays count as non-business days: national by default; a state (`SP`) adds its own, a
+ * municipality (IBGE code, API Pix's `codMun`) its state's and its own where the data has them. That
+ * the state exists and the municipality is in it is checked by the service (the due-date package's
+ * calendarPlaceProblem), with the other rules.
+ */
+export const CalendarPlaceInput = z
+  .object({
+    state: z.string().regex(/^[A-Z]{2}$/, { error: MESSAGES.state }).optional(),
+    municipality: z
+      .string()
+      .regex(/^\d{7}$/, { error: 'Must be a 7-digit IBGE municipality code.' })
+      .optional()
+      .meta({ description: "IBGE code, 7 digits (São Paulo: 3550308)" }),
+  })
+  .meta({ description: 'The place whose holidays count; national holidays when absent' });
+export type CalendarPlaceInput = z.infer<typeof CalendarPlaceInput>;
 
 /** The fields of due-date terms, to extend another object with (create-order's `payment`). */
 export const DUE_DATE_TERMS_SHAPE = {
@@ -192,7 +210,11 @@ export const DUE_DATE_TERMS_SHAPE = {
   interest: DueDateInterestInput.nullable().optional(),
   rebate: DueDateRebateInput.nullable().optional(),
   discount: DueDateDiscountInput.nullable().optional(),
+  calendar: CalendarPlaceInput.nullable().optional(),
 };
+
+/** The fields of the terms besides `due_date` (each refused without it: orders.ts). */
+export const DUE_DATE_SIBLINGS = ['days_after_due', 'fine', 'interest', 'rebate', 'discount', 'calendar'] as const;
 
 /**
  * The rules between fields of the terms: each discount tier's date on or before `due_date`. Runs
@@ -211,7 +233,7 @@ export function addDueDateTermsIssues(raw: unknown, ctx: Ctx, path: (string | nu
       ctx.addIssue({
         code: 'custom',
         path: [...path, 'discount', 'tiers', index, 'until'],
-        message: dueDateMessage('tierAfterDueDate'),
+        message: message('tierAfterDueDate'),
       });
   });
 }
@@ -227,6 +249,7 @@ export type DueDateTermsOutput = {
     | { type: 'fixed_until' | 'percent_until'; tiers: { until: string; value: number }[] }
     | { type: 'amount_per_day_early' | 'percent_per_day_early'; value: number; days: 'calendar' | 'business' }
     | null;
+  calendar?: { state?: string; municipality?: string } | null;
 };
 
 type Parsed = z.output<z.ZodObject<typeof DUE_DATE_TERMS_SHAPE>>;
@@ -241,6 +264,7 @@ export function dueDateTermsOutput(terms: Parsed): DueDateTermsOutput {
   if (terms.fine !== undefined) out.fine = terms.fine && fixedOrPercent(terms.fine);
   if (terms.rebate !== undefined) out.rebate = terms.rebate && fixedOrPercent(terms.rebate);
   if (terms.interest !== undefined) out.interest = terms.interest;
+  if (terms.calendar !== undefined) out.calendar = terms.calendar;
   if (terms.discount !== undefined) {
     const discount = terms.discount;
     out.discount =
@@ -270,7 +294,7 @@ export type DueDateTermsInput = z.input<typeof DueDateTermsSchema>;
  */
 export function dueDateAmountIssues(terms: DueDateTermsOutput, amount: number): Issue[] {
   const issues: Issue[] = [];
-  const below = dueDateMessage('belowAmount', { amount });
+  const below = message('belowAmount', { amount });
   const rebate = terms.rebate;
   if (rebate?.type === 'fixed' && rebate.amount >= amount)
     issues.push({ path: ['rebate', 'amount'], message: below });
@@ -336,7 +360,7 @@ function roundedPercent(amount: number, bps: number): number {
 
 /** The rule against the clock: the due date is today or later in São Paulo (`today`, YYYY-MM-DD). */
 export function dueDateClockIssues(terms: Pick<DueDateTermsOutput, 'due_date'>, today: string): Issue[] {
-  return terms.due_date < today ? [{ path: ['due_date'], message: dueDateMessage('dueDatePast') }] : [];
+  return terms.due_date < today ? [{ path: ['due_date'], message: message('dueDatePast') }] : [];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -377,3 +401,90 @@ export const AmountDueDetail = z.object({
 export type AmountDueDetail = z.infer<typeof AmountDueDetail>;
 export const AmountDueResponse = dataResponse(AmountDueDetail);
 export type AmountDueResponse = z.infer<typeof AmountDueResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// The terms as stored and passed between services, the amount a payment paid, the sandbox's pay body
+// ---------------------------------------------------------------------------------------------------
+
+const fixedOrPercent = z.union([
+  z.object({ type: z.literal('fixed'), amount: cents }),
+  z.object({ type: z.literal('percent'), rate: cents }),
+]);
+
+/**
+ * Checked terms (DueDateTermsOutput) as orders stores them and sends them to payments with the charge,
+ * and as the order detail and the order events show them: every field present, null when unset.
+ */
+export const DueDateTermsRecord = z.object({
+  due_date: date,
+  days_after_due: z.int().min(0).max(MAX_DAYS_AFTER_DUE),
+  fine: fixedOrPercent.nullable(),
+  interest: z
+    .object({ type: z.enum(INTEREST_TYPES), value: cents, days: DayCount })
+    .nullable(),
+  rebate: fixedOrPercent.nullable(),
+  discount: z
+    .union([
+      z.object({
+        type: z.enum(['fixed_until', 'percent_until']),
+        tiers: z.array(z.object({ until: date, value: cents })),
+      }),
+      z.object({ type: z.enum(['amount_per_day_early', 'percent_per_day_early']), value: cents, days: DayCount }),
+    ])
+    .nullable(),
+  calendar: z
+    .object({ state: z.string().optional(), municipality: z.string().optional() })
+    .nullable()
+    .meta({ description: 'The place whose holidays count; null: national holidays' }),
+});
+export type DueDateTermsRecord = z.infer<typeof DueDateTermsRecord>;
+
+/** The checked terms with every field present (null when unset), as DueDateTermsRecord has them. */
+export function dueDateTermsRecord(terms: DueDateTermsOutput): DueDateTermsRecord {
+  return {
+    due_date: terms.due_date,
+    days_after_due: terms.days_after_due,
+    fine: terms.fine ?? null,
+    interest: terms.interest ?? null,
+    rebate: terms.rebate ?? null,
+    discount: terms.discount ?? null,
+    calendar: terms.calendar && (terms.calendar.state || terms.calendar.municipality) ? terms.calendar : null,
+  };
+}
+
+/**
+ * `payment.due_date` of the order detail and `order.due_date` of order events: the terms and the dates
+ * they give. null for an order paid by an immediate charge.
+ */
+export const OrderDueDateDetail = DueDateTermsRecord.extend({
+  effective_due_date: date.meta({ description: 'The due date, or the next business day when it is not one' }),
+  last_payable_date: date.meta({ description: 'The last day the charge can be paid; after it the order expires' }),
+  overdue: z.boolean().meta({
+    description: 'PENDING and today (São Paulo) is after effective_due_date; order.overdue was sent once',
+  }),
+});
+export type OrderDueDateDetail = z.infer<typeof OrderDueDateDetail>;
+
+/**
+ * What a payment paid: the amount, the day (São Paulo) it was priced for, and its components. For an
+ * immediate charge the components are the amount and zeros.
+ */
+export const AmountPaid = z.object({
+  amount: cents.meta({ description: 'The amount paid, in cents: original - rebate - discount + fine + interest' }),
+  date: date.meta({ description: 'The day in São Paulo the payment was made (or, in the sandbox, made as if on)' }),
+  components: AmountDueComponents,
+});
+export type AmountPaid = z.infer<typeof AmountPaid>;
+
+/**
+ * `POST /sandbox/orders/{uuid}/pay/` body, optional: pay as if on `date` (default today in São Paulo),
+ * `amount` cents (default what is owed that day). Another amount, or a date the charge cannot be paid
+ * on, is refused as the PSP would refuse it (409) and the order stays as it was.
+ */
+export const SandboxPayRequest = strictInput(
+  z.object({
+    date: dueDate.optional().meta({ description: 'YYYY-MM-DD; default today in São Paulo' }),
+    amount: z.int().min(1).max(MAX_AMOUNT).optional().meta({ description: 'Cents; default what is owed on date' }),
+  }),
+);
+export type SandboxPayRequest = z.infer<typeof SandboxPayRequest>;

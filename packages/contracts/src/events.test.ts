@@ -39,16 +39,16 @@ const orderPaid = {
 };
 
 describe('event names', () => {
-  it('lists the 19 events of the catalogue, once each', () => {
-    expect(EVENT_NAMES).toHaveLength(19);
-    expect(new Set(EVENT_NAMES).size).toBe(19);
+  it('lists the 20 events of the catalogue, once each', () => {
+    expect(EVENT_NAMES).toHaveLength(20);
+    expect(new Set(EVENT_NAMES).size).toBe(20);
     expect(EVENT_NAMES).toContain('payment.pix_qr_code_created');
     expect(OrderEvents.CANCELLED).toBe('order.cancelled');
     expect(WithdrawalEvents.PAID).toBe('withdrawal.paid');
   });
 
-  it('sends postback URLs the 8 order and order_item events only', () => {
-    expect(POSTBACK_EVENTS).toHaveLength(8);
+  it('sends postback URLs the 9 order and order_item events only', () => {
+    expect(POSTBACK_EVENTS).toHaveLength(9);
     expect(POSTBACK_EVENTS.every((name) => /^order(_item)?\./.test(name))).toBe(true);
     expect(isPostbackEvent('order_item.delivered')).toBe(true);
     expect(isPostbackEvent('payment.approved')).toBe(false);

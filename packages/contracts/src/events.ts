@@ -3,6 +3,7 @@ import { PixKeyType, TaxIdType, cents, datetime, uuid } from './common';
 import { OrderStatus, ShippingStatus } from './orders';
 import { PaymentMethod, TransactionStatus } from './payments';
 import { WithdrawalStatus } from './finance';
+import { AmountPaid, AmountDueComponents, OrderDueDateDetail } from './due-date';
 
 // ---------------------------------------------------------------------------------------------------
 // Names (docs/events.md, "Catalogue")
@@ -15,6 +16,8 @@ export const OrderEvents = {
   CANCELLED: 'order.cancelled',
   REFUNDED: 'order.refunded',
   CHARGEBACK: 'order.chargeback',
+  // A due-date charge not paid by its effective due date: sent once, the day after (docs/events.md).
+  OVERDUE: 'order.overdue',
 } as const;
 
 export const OrderItemEvents = {
@@ -39,7 +42,7 @@ export const WithdrawalEvents = {
   CANCELED: 'withdrawal.canceled',
 } as const;
 
-/** The 19 public events, in catalogue order. */
+/** The 20 public events, in catalogue order. */
 export const EVENT_NAMES = [
   OrderEvents.CREATED,
   OrderEvents.PAID,
@@ -47,6 +50,7 @@ export const EVENT_NAMES = [
   OrderEvents.CANCELLED,
   OrderEvents.REFUNDED,
   OrderEvents.CHARGEBACK,
+  OrderEvents.OVERDUE,
   OrderItemEvents.SHIPPED,
   OrderItemEvents.DELIVERED,
   PaymentEvents.PIX_QR_CODE_CREATED,
@@ -64,7 +68,7 @@ export const EVENT_NAMES = [
 export const EventName = z.enum(EVENT_NAMES);
 export type EventName = z.infer<typeof EventName>;
 
-/** The 8 order events a per-order `postback_url` receives (docs/webhooks.md). */
+/** The 9 order events a per-order `postback_url` receives (docs/webhooks.md). */
 export const POSTBACK_EVENTS = [
   OrderEvents.CREATED,
   OrderEvents.PAID,
@@ -72,6 +76,7 @@ export const POSTBACK_EVENTS = [
   OrderEvents.CANCELLED,
   OrderEvents.REFUNDED,
   OrderEvents.CHARGEBACK,
+  OrderEvents.OVERDUE,
   OrderItemEvents.SHIPPED,
   OrderItemEvents.DELIVERED,
 ] as const;
@@ -101,6 +106,14 @@ export const OrderEventData = z.object({
     net_amount: cents,
     created_at: datetime,
     paid_at: datetime.nullable(),
+    // Absent from an orders service of an earlier release; null for an immediate charge.
+    due_date: OrderDueDateDetail.nullable().optional().meta({
+      description: 'A due-date charge\'s terms and dates; null for an immediate charge',
+    }),
+    // Absent from an orders service of an earlier release; null until paid.
+    amount_paid: AmountPaid.nullable().optional().meta({
+      description: 'What the payment paid, with its components; fee_amount and net_amount are of it',
+    }),
   }),
   seller: SellerRef,
   // Absent when the sale did not come through an affiliate, as parties.affiliate (docs/orders.md).
@@ -170,9 +183,18 @@ export const PaymentPixQrCodeCreatedData = z.object({
 });
 export type PaymentPixQrCodeCreatedData = z.infer<typeof PaymentPixQrCodeCreatedData>;
 
-/** payment.approved as docs/events.md shows it. */
+/**
+ * payment.approved as docs/events.md shows it. gross_amount is the amount paid, which for a due-date
+ * charge is the order's amount with its rebate, discount, fine and interest (`components`).
+ */
 export const PaymentApprovedData = z.object({
-  transaction: TransactionBase.extend({ approved_at: datetime }),
+  transaction: TransactionBase.extend({
+    approved_at: datetime,
+    // Absent from a payments service of an earlier release.
+    components: AmountDueComponents.optional().meta({
+      description: 'What gross_amount is made of: original - rebate - discount + fine + interest',
+    }),
+  }),
   order: OrderRef,
   seller: SellerRef,
 });
@@ -243,6 +265,7 @@ export const EVENT_PAYLOADS = {
   'order.cancelled': OrderEventData,
   'order.refunded': OrderEventData,
   'order.chargeback': OrderEventData,
+  'order.overdue': OrderEventData,
   'order_item.shipped': OrderItemShippedData,
   'order_item.delivered': OrderItemDeliveredData,
   'payment.pix_qr_code_created': PaymentPixQrCodeCreatedData,

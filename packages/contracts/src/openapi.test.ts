@@ -7,6 +7,7 @@ const EXPECTED = [
   'GET /sellers/orders/',
   'GET /sellers/orders/summary/',
   'GET /sellers/orders/{uuid}/',
+  'GET /sellers/orders/{uuid}/amount-due/',
   'PATCH /sellers/orders/{uuid}/tracking/',
   'POST /sellers/orders/{uuid}/cancel/',
   'POST /sellers/orders/{uuid}/refund/',

@@ -19,6 +19,17 @@ import {
 import { OrderStatus } from './order-status';
 import { PaymentMethod, PixCharge, RefundStatus } from './payments';
 import { MESSAGES, message } from './messages';
+import {
+  AmountPaid,
+  DEFAULT_DAYS_AFTER_DUE,
+  DUE_DATE_SIBLINGS,
+  DUE_DATE_TERMS_SHAPE,
+  OrderDueDateDetail,
+  addDueDateTermsIssues,
+  dueDateTermsOutput,
+  dueDateTermsRecord,
+  type DueDateTermsRecord,
+} from './due-date';
 import { cleanTaxId, isRepeated, isValidCnpj, isValidCpf, taxIdTypeOf } from './taxid';
 import { isTimeZone, timeZoneName, timeZoneOffsetMs } from './time-zones';
 
@@ -182,8 +193,53 @@ export const OrderPaymentInput = z.object({
   expiration_date: dateOrDatetimeInput.optional(),
   debtor_name: text.optional(),
   debtor_document: taxIdInput.optional(),
+  // A due-date charge (docs/pix.md, "Due-date charges"): due_date and its terms, instead of
+  // expiration_date; debtor_name and debtor_document required with it (CreateOrderRequest).
+  ...DUE_DATE_TERMS_SHAPE,
+  due_date: DUE_DATE_TERMS_SHAPE.due_date.optional(),
+  days_after_due: DUE_DATE_TERMS_SHAPE.days_after_due.removeDefault().optional().meta({
+    description: 'With due_date: payable for this many days after the effective due date; default 30, at most 365',
+  }),
 });
 export type OrderPaymentInput = z.infer<typeof OrderPaymentInput>;
+
+type IssueSink = Parameters<typeof addDueDateTermsIssues>[1];
+
+/**
+ * The rules between a payment's fields for a due-date charge: due_date is not taken with
+ * expiration_date (both named), needs debtor_name and debtor_document, and its siblings need it; the
+ * terms' own cross-field rules (addDueDateTermsIssues). Reads the raw payment: runs over a body whose
+ * other parts failed, so every problem comes back at once.
+ */
+function addPaymentDueDateIssues(payment: Record<string, unknown>, ctx: IssueSink): void {
+  const issue = (field: string, text: string) =>
+    ctx.addIssue({ code: 'custom', path: ['payment', field], message: text });
+  if (payment.due_date === undefined) {
+    for (const field of DUE_DATE_SIBLINGS)
+      if (payment[field] !== undefined) issue(field, message('onlyWithField', { field: 'due_date' }));
+    return;
+  }
+  if (payment.expiration_date !== undefined) {
+    issue('expiration_date', message('notWithField', { field: 'due_date' }));
+    issue('due_date', message('notWithField', { field: 'expiration_date' }));
+  }
+  for (const field of ['debtor_name', 'debtor_document'])
+    if (payment[field] === undefined || payment[field] === null)
+      issue(field, message('requiredWithField', { field: 'due_date' }));
+  addDueDateTermsIssues(payment, ctx, ['payment']);
+}
+
+/** The due-date terms of a checked payment, every field present; null for an immediate charge. */
+export function dueDateTermsOfPayment(payment: OrderPaymentInput): DueDateTermsRecord | null {
+  if (payment.due_date === undefined) return null;
+  return dueDateTermsRecord(
+    dueDateTermsOutput({
+      ...payment,
+      due_date: payment.due_date,
+      days_after_due: payment.days_after_due ?? DEFAULT_DAYS_AFTER_DUE,
+    }),
+  );
+}
 
 export const GROSS_AMOUNT_REQUIRED_MESSAGE = MESSAGES.grossAmountRequired;
 
@@ -218,6 +274,7 @@ export const CreateOrderRequest = strictInput(
             message: GROSS_AMOUNT_REQUIRED_MESSAGE,
           });
         }
+        addPaymentDueDateIssues(raw.payment, ctx);
       },
       { when: (payload) => isRecord(payload.value) },
     ),
@@ -319,6 +376,21 @@ export const OrderPaymentDetail = z.object({
   status: PaymentStatus,
   // When a PENDING order becomes EXPIRED (an addition to the detail's payment block).
   expires_at: datetime,
+  // Always sent; read as null from an orders service of the previous release (rolling upgrades).
+  due_date: OrderDueDateDetail.nullable()
+    .default(null)
+    .meta({
+      description:
+        'The terms and dates of a due-date charge (docs/pix.md, "Due-date charges"); null for an ' +
+        'immediate charge. expires_at is the end of last_payable_date in São Paulo',
+    }),
+  amount_paid: AmountPaid.nullable()
+    .default(null)
+    .meta({
+      description:
+        'What the payment paid, with its components; null until paid. fee_amount and net_amount are ' +
+        'of this amount',
+    }),
   // Always sent; read as null from an orders service of the previous release (rolling upgrades).
   refund: OrderRefundDetail.nullable()
     .default(null)

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_AMOUNT, datetimeInput, uuid } from './common';
 import { OrderStatus } from './order-status';
+import { AmountPaid, DueDateTermsRecord } from './due-date';
 
 /** Payment transaction statuses (docs/pix.md, "The money status of an order"). */
 export const TransactionStatus = z.enum(['CREATED', 'APPROVED', 'REFUNDED']);
@@ -129,6 +130,11 @@ export const CreateChargeRequest = z.object({
   seller_name: z.string().nullable(),
   debtor_name: z.string().nullable(),
   debtor_document: z.string().nullable(),
+  /**
+   * The terms of a due-date charge (API Pix `cobv`); null or absent for an immediate one. `expires_at`
+   * is then the end of the last payable date in São Paulo.
+   */
+  due_date: DueDateTermsRecord.nullable().optional(),
 });
 export type CreateChargeRequest = z.infer<typeof CreateChargeRequest>;
 
@@ -242,6 +248,14 @@ export const ChargeState = z.object({
    * status, published as `internal.charge.<status>`. Absent from a payments of an earlier release.
    */
   refund: ChargeRefund.nullable().optional(),
+  /**
+   * What the payment paid and its components, set with PAID; fee_amount and net_amount are of it
+   * (for a due-date charge the amount paid is not the order's). Absent from a payments of an earlier
+   * release, and null before payment.
+   */
+  amount_paid: AmountPaid.nullable().optional(),
+  fee_amount: z.int().min(0).optional(),
+  net_amount: z.int().optional(),
 });
 export type ChargeState = z.infer<typeof ChargeState>;
 

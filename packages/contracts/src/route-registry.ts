@@ -19,6 +19,7 @@ import {
   WithdrawalSuspensionResponse,
 } from './finance';
 import { OperatorWithdrawalListResponse, OperatorWithdrawalResponse } from './panel';
+import { AmountDueQuery, AmountDueResponse, SandboxPayRequest } from './due-date';
 import {
   CreateOrderRequest,
   CreateOrderResponse,
@@ -117,7 +118,13 @@ const conflict: ResponseDoc = {
   schema: ErrorBody,
 };
 
-function sandboxRoute(action: string, operationId: string, summary: string, body?: z.ZodType): RouteDoc {
+function sandboxRoute(
+  action: string,
+  operationId: string,
+  summary: string,
+  body?: z.ZodType,
+  extra: Pick<RouteDoc, 'description' | 'bodyRequired'> = {},
+): RouteDoc {
   return {
     method: 'post',
     path: `/sandbox/orders/{uuid}/${action}/`,
@@ -127,6 +134,7 @@ function sandboxRoute(action: string, operationId: string, summary: string, body
     auth: true,
     params: OrderPathParams,
     ...(body ? { body, bodyRequired: true } : {}),
+    ...extra,
     responses: { 200: ok(MessageResponse), 409: conflict },
   };
 }
@@ -186,6 +194,26 @@ export const routes: RouteDoc[] = [
     auth: true,
     params: OrderPathParams,
     responses: { 200: ok(OrderDetailResponse) },
+  },
+  {
+    method: 'get',
+    path: '/sellers/orders/{uuid}/amount-due/',
+    operationId: 'getOrderAmountDue',
+    summary: 'What a due-date charge costs on a day',
+    description:
+      'For an order with a due-date charge: its effective due date, last payable date, whether `date` ' +
+      '(default today in São Paulo) is payable, and each component of what is owed that day. A date ' +
+      'after the last payable date answers 200 with payable false. The same computation decides what a ' +
+      'payment must be (docs/pix.md, "Due-date charges"). An order paid by an immediate charge answers ' +
+      '409.',
+    tag: 'Orders',
+    auth: true,
+    params: OrderPathParams,
+    query: AmountDueQuery,
+    responses: {
+      200: ok(AmountDueResponse),
+      409: { description: 'The order has no due-date charge', schema: ErrorBody },
+    },
   },
   {
     method: 'patch',
@@ -326,7 +354,14 @@ export const routes: RouteDoc[] = [
     responses: { 200: ok(AffiliateListResponse) },
   },
   // Sandbox
-  sandboxRoute('pay', 'sandboxPayOrder', 'Pay a test order as the PSP would'),
+  sandboxRoute('pay', 'sandboxPayOrder', 'Pay a test order as the PSP would', SandboxPayRequest, {
+    bodyRequired: false,
+    description:
+      'Pays the order as a payer would, by default today and the amount owed. For a due-date charge, ' +
+      '`date` pays as if on that day (a late payment with its fine and interest, an early one with its ' +
+      'discount); an `amount` other than what is owed that day, or a date the charge cannot be paid on, ' +
+      'is refused as the PSP would refuse it (409) and the order stays as it was.',
+  }),
   sandboxRoute('expire', 'sandboxExpireOrder', 'Expire a pending test order'),
   sandboxRoute('med', 'sandboxOpenMed', 'Open a PIX special return (MED) on a paid test order'),
   sandboxRoute('med/resolve', 'sandboxResolveMed', 'Decide an open MED', MedResolveRequest),

@@ -89,6 +89,9 @@ export function presentOrderDetail(order: OrderRow, items: OrderItemRow[], now =
       status: PAYMENT_STATUS_OF_ORDER[order.status],
       expires_at: order.expiresAt.toISOString(),
       refund: presentRefund(order),
+      // Wired by the due-date work (issue 37): the order row does not keep them yet.
+      due_date: null,
+      amount_paid: null,
     },
     parties: {
       ...(order.producerName ? { producer: { name: order.producerName } } : {}),
