@@ -235,10 +235,7 @@ describe('DueDateTermsSchema', () => {
       'discount.tiers.1.until': [MESSAGES.tierDateAscending],
       'discount.tiers.1.value': [MESSAGES.tierValueDescending],
       'discount.tiers.2.until': [MESSAGES.tierDateAscending],
-      'discount.tiers.2.value': [
-        message('lessThan', { maximum: 10_000 }),
-        MESSAGES.tierValueDescending,
-      ],
+      'discount.tiers.2.value': [message('lessThan', { maximum: 10_000 }), MESSAGES.tierValueDescending],
     });
   });
 
@@ -362,9 +359,7 @@ describe('the rules against the amount and the clock', () => {
   });
 
   it('fills the amount into its message', () => {
-    expect(message('belowAmount', { amount: 100 })).toBe(
-      'Must come to less than the amount (100 cents).',
-    );
+    expect(message('belowAmount', { amount: 100 })).toBe('Must come to less than the amount (100 cents).');
   });
 });
 

@@ -188,12 +188,15 @@ export const DueDateDiscountInput = z
  */
 export const CalendarPlaceInput = z
   .object({
-    state: z.string().regex(/^[A-Z]{2}$/, { error: MESSAGES.state }).optional(),
+    state: z
+      .string()
+      .regex(/^[A-Z]{2}$/, { error: MESSAGES.state })
+      .optional(),
     municipality: z
       .string()
       .regex(/^\d{7}$/, { error: 'Must be a 7-digit IBGE municipality code.' })
       .optional()
-      .meta({ description: "IBGE code, 7 digits (São Paulo: 3550308)" }),
+      .meta({ description: 'IBGE code, 7 digits (São Paulo: 3550308)' }),
   })
   .meta({ description: 'The place whose holidays count; national holidays when absent' });
 export type CalendarPlaceInput = z.infer<typeof CalendarPlaceInput>;
@@ -214,7 +217,14 @@ export const DUE_DATE_TERMS_SHAPE = {
 };
 
 /** The fields of the terms besides `due_date` (each refused without it: orders.ts). */
-export const DUE_DATE_SIBLINGS = ['days_after_due', 'fine', 'interest', 'rebate', 'discount', 'calendar'] as const;
+export const DUE_DATE_SIBLINGS = [
+  'days_after_due',
+  'fine',
+  'interest',
+  'rebate',
+  'discount',
+  'calendar',
+] as const;
 
 /**
  * The rules between fields of the terms: each discount tier's date on or before `due_date`. Runs
@@ -419,9 +429,7 @@ export const DueDateTermsRecord = z.object({
   due_date: date,
   days_after_due: z.int().min(0).max(MAX_DAYS_AFTER_DUE),
   fine: fixedOrPercent.nullable(),
-  interest: z
-    .object({ type: z.enum(INTEREST_TYPES), value: cents, days: DayCount })
-    .nullable(),
+  interest: z.object({ type: z.enum(INTEREST_TYPES), value: cents, days: DayCount }).nullable(),
   rebate: fixedOrPercent.nullable(),
   discount: z
     .union([
@@ -429,7 +437,11 @@ export const DueDateTermsRecord = z.object({
         type: z.enum(['fixed_until', 'percent_until']),
         tiers: z.array(z.object({ until: date, value: cents })),
       }),
-      z.object({ type: z.enum(['amount_per_day_early', 'percent_per_day_early']), value: cents, days: DayCount }),
+      z.object({
+        type: z.enum(['amount_per_day_early', 'percent_per_day_early']),
+        value: cents,
+        days: DayCount,
+      }),
     ])
     .nullable(),
   calendar: z
@@ -458,7 +470,9 @@ export function dueDateTermsRecord(terms: DueDateTermsOutput): DueDateTermsRecor
  */
 export const OrderDueDateDetail = DueDateTermsRecord.extend({
   effective_due_date: date.meta({ description: 'The due date, or the next business day when it is not one' }),
-  last_payable_date: date.meta({ description: 'The last day the charge can be paid; after it the order expires' }),
+  last_payable_date: date.meta({
+    description: 'The last day the charge can be paid; after it the order expires',
+  }),
   overdue: z.boolean().meta({
     description: 'PENDING and today (São Paulo) is after effective_due_date; order.overdue was sent once',
   }),
@@ -470,8 +484,12 @@ export type OrderDueDateDetail = z.infer<typeof OrderDueDateDetail>;
  * immediate charge the components are the amount and zeros.
  */
 export const AmountPaid = z.object({
-  amount: cents.meta({ description: 'The amount paid, in cents: original - rebate - discount + fine + interest' }),
-  date: date.meta({ description: 'The day in São Paulo the payment was made (or, in the sandbox, made as if on)' }),
+  amount: cents.meta({
+    description: 'The amount paid, in cents: original - rebate - discount + fine + interest',
+  }),
+  date: date.meta({
+    description: 'The day in São Paulo the payment was made (or, in the sandbox, made as if on)',
+  }),
   components: AmountDueComponents,
 });
 export type AmountPaid = z.infer<typeof AmountPaid>;
@@ -484,7 +502,12 @@ export type AmountPaid = z.infer<typeof AmountPaid>;
 export const SandboxPayRequest = strictInput(
   z.object({
     date: dueDate.optional().meta({ description: 'YYYY-MM-DD; default today in São Paulo' }),
-    amount: z.int().min(1).max(MAX_AMOUNT).optional().meta({ description: 'Cents; default what is owed on date' }),
+    amount: z
+      .int()
+      .min(1)
+      .max(MAX_AMOUNT)
+      .optional()
+      .meta({ description: 'Cents; default what is owed on date' }),
   }),
 );
 export type SandboxPayRequest = z.infer<typeof SandboxPayRequest>;

@@ -108,7 +108,7 @@ export const OrderEventData = z.object({
     paid_at: datetime.nullable(),
     // Absent from an orders service of an earlier release; null for an immediate charge.
     due_date: OrderDueDateDetail.nullable().optional().meta({
-      description: 'A due-date charge\'s terms and dates; null for an immediate charge',
+      description: "A due-date charge's terms and dates; null for an immediate charge",
     }),
     // Absent from an orders service of an earlier release; null until paid.
     amount_paid: AmountPaid.nullable().optional().meta({

@@ -198,7 +198,8 @@ export const OrderPaymentInput = z.object({
   ...DUE_DATE_TERMS_SHAPE,
   due_date: DUE_DATE_TERMS_SHAPE.due_date.optional(),
   days_after_due: DUE_DATE_TERMS_SHAPE.days_after_due.removeDefault().optional().meta({
-    description: 'With due_date: payable for this many days after the effective due date; default 30, at most 365',
+    description:
+      'With due_date: payable for this many days after the effective due date; default 30, at most 365',
   }),
 });
 export type OrderPaymentInput = z.infer<typeof OrderPaymentInput>;

@@ -6,7 +6,17 @@ import {
   fixedCalendar,
   nextBusinessDay,
 } from './calendar';
-import { addDays, dayNumber, daysBetween, fromDayNumber, isIsoDate, todayInSaoPaulo, weekday } from './dates';
+import {
+  addDays,
+  dayNumber,
+  daysBetween,
+  fromDayNumber,
+  isIsoDate,
+  payableUntil,
+  startOfDayInSaoPaulo,
+  todayInSaoPaulo,
+  weekday,
+} from './dates';
 
 describe('dates', () => {
   it('reads only real YYYY-MM-DD dates', () => {
@@ -37,6 +47,16 @@ describe('dates', () => {
     // 02:00 UTC is 23:00 the day before in São Paulo (UTC-3).
     expect(todayInSaoPaulo(new Date('2025-09-11T02:00:00Z'))).toBe('2025-09-10');
     expect(todayInSaoPaulo(new Date('2025-09-11T03:00:00Z'))).toBe('2025-09-11');
+  });
+
+  it('ends a payable day at the next midnight in São Paulo', () => {
+    expect(startOfDayInSaoPaulo('2025-09-10').toISOString()).toBe('2025-09-10T03:00:00.000Z');
+    expect(payableUntil('2025-12-31').toISOString()).toBe('2026-01-01T03:00:00.000Z');
+    // The last instant of the day is still that day in São Paulo; the end is the next one's.
+    const end = payableUntil('2025-09-10');
+    expect(todayInSaoPaulo(new Date(end.getTime() - 1))).toBe('2025-09-10');
+    expect(todayInSaoPaulo(end)).toBe('2025-09-11');
+    expect(() => startOfDayInSaoPaulo('2025-02-30')).toThrow(RangeError);
   });
 });
 

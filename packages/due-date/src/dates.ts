@@ -75,3 +75,17 @@ export function todayInSaoPaulo(now: Date = new Date()): IsoDate {
     day: '2-digit',
   }).format(now);
 }
+
+/**
+ * The instant a day starts in São Paulo. Brazil has kept UTC-3 all year since 2019 (no daylight
+ * saving), and every due date the API takes is today or later, so the offset is fixed.
+ */
+export function startOfDayInSaoPaulo(date: IsoDate): Date {
+  dayNumber(date);
+  return new Date(`${date}T03:00:00.000Z`);
+}
+
+/** When a charge payable through `lastPayable` (a São Paulo day) stops being payable: the next midnight. */
+export function payableUntil(lastPayable: IsoDate): Date {
+  return startOfDayInSaoPaulo(addDays(lastPayable, 1));
+}

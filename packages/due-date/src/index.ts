@@ -6,6 +6,8 @@ export {
   isIsoDate,
   isWeekend,
   todayInSaoPaulo,
+  startOfDayInSaoPaulo,
+  payableUntil,
   weekday,
   type IsoDate,
 } from './dates';
