@@ -39,7 +39,12 @@ export type MessageHandler = (message: ConsumeMessage) => Promise<void>;
 
 /** The three queues of one topology queue: where it is consumed, where failures wait, where they park. */
 export interface BrokerOptions {
-  url: string;
+  /**
+   * The broker's address, or the addresses of a cluster's nodes (a list, or one string with the URLs
+   * separated by commas, as AMQP_URL takes them): each connection goes to the next one after the
+   * address that failed or closed, so a node's loss moves the service to a surviving node.
+   */
+  url: string | readonly string[];
   namespace: string;
   logger: Logger;
   topology: Topology;
@@ -47,6 +52,22 @@ export interface BrokerOptions {
   reconnectDelayMs?: number;
   /** How often classic queues of an earlier build are looked for and emptied (classic-upgrade.ts). */
   classicUpgradeIntervalMs?: number;
+}
+
+/** The addresses of `url`: a list, or URLs separated by commas; blanks dropped. */
+export function brokerAddresses(url: string | readonly string[]): string[] {
+  const list = typeof url === 'string' ? url.split(',') : [...url];
+  return list.map((one) => one.trim()).filter((one) => one.length > 0);
+}
+
+/** host:port of a broker URL, for logs (the URL carries credentials). */
+function nodeOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'amqps:' ? '5671' : '5672')}`;
+  } catch {
+    return 'unparsable address';
+  }
 }
 
 /**
@@ -70,10 +91,22 @@ export class Broker extends EventEmitter {
   private attempt = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
   private upgrade: ClassicQueueUpgrade | null = null;
+  private readonly addresses: readonly string[];
+  /** Index in `addresses` of the node to connect to next. */
+  private nextAddress = 0;
 
   constructor(private readonly options: BrokerOptions) {
     super();
+    this.addresses = brokerAddresses(options.url);
+    if (this.addresses.length === 0) throw new Error('Broker: no address to connect to');
   }
+
+  /** The node connected to (host:port, never the credentials), or null. */
+  connectedTo(): string | null {
+    return this.connection ? this.current : null;
+  }
+
+  private current = '';
 
   name(logical: string): string {
     return `${this.options.namespace}${logical}`;
@@ -115,8 +148,10 @@ export class Broker extends EventEmitter {
   private async doConnect(): Promise<void> {
     if (this.closing) return;
     let connection: ChannelModel | null = null;
+    const url = this.addresses[this.nextAddress % this.addresses.length] as string;
+    const node = nodeOf(url);
     try {
-      connection = await amqp.connect(this.options.url, { timeout: 5_000 });
+      connection = await amqp.connect(url, { timeout: 5_000 });
       connection.on('error', (err: Error) =>
         this.options.logger.warn({ err: err.message }, 'amqp connection error'),
       );
@@ -128,6 +163,7 @@ export class Broker extends EventEmitter {
       );
       await this.declare(publisher, connection);
       this.connection = connection;
+      this.current = node;
       this.publisher = publisher;
       this.upgrade?.stop();
       this.upgrade = new ClassicQueueUpgrade(this, connection, {
@@ -137,11 +173,15 @@ export class Broker extends EventEmitter {
       });
       for (const [queue, handler] of this.consumers) await this.startConsumer(queue, handler);
       this.attempt = 0;
-      this.options.logger.info('connected to RabbitMQ');
+      this.options.logger.info({ broker: node }, 'connected to RabbitMQ');
       this.emit('connected');
     } catch (err) {
-      this.options.logger.warn({ err: (err as Error).message }, 'cannot connect to RabbitMQ, will retry');
+      this.options.logger.warn(
+        { err: (err as Error).message, broker: node },
+        'cannot connect to RabbitMQ, will retry',
+      );
       if (connection) await connection.close().catch(() => undefined);
+      this.nextAddress += 1;
       this.scheduleReconnect();
       throw err;
     }
@@ -153,6 +193,8 @@ export class Broker extends EventEmitter {
     this.publisher = null;
     this.upgrade?.stop();
     this.upgrade = null;
+    // The node went away (stopped, partitioned, restarted): the next connection tries another first.
+    this.nextAddress += 1;
     this.emit('disconnected');
     if (!this.closing) {
       this.options.logger.warn('RabbitMQ connection closed, reconnecting');

@@ -67,6 +67,13 @@ describe('loadConfig', () => {
     expect((error as ConfigError).problems).toHaveLength(6);
   });
 
+  it("takes a cluster's nodes in AMQP_URL, separated by commas, and refuses what is not amqp", () => {
+    const nodes = 'amqp://u:p@rabbit-0:5672, amqp://u:p@rabbit-1:5672,amqps://u:p@rabbit-2:5671';
+    expect(loadConfig(shape, { AMQP_URL: nodes }).AMQP_URL).toBe(nodes);
+    for (const bad of ['http://rabbit:5672', 'amqp://a:5672,,x', 'amqp://a:5672,postgres://b'])
+      expect(() => loadConfig(shape, { AMQP_URL: bad })).toThrow(/AMQP_URL: Must be one amqp/);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig(shape, { PORT: '' }).PORT).toBe(3001);
   });

@@ -91,12 +91,26 @@ const CALLEE_SECRET = /^[A-Z][A-Z0-9]*_INTERNAL_SECRET$/;
 /** The previous release's secret of a service this one calls (see CALLEE_SECRET). */
 export const calleeSecret = legacySecret;
 
+function amqpAddressesValid(value: string): boolean {
+  const list = value.split(',').map((one) => one.trim());
+  return list.every((one) => URL.canParse(one) && /^amqps?:$/.test(new URL(one).protocol));
+}
+
 /** Variables every service reads. Defaults point at the local servers on their standard ports. */
 export const commonEnv = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/seller_api'),
-  AMQP_URL: z.url().default('amqp://guest:guest@127.0.0.1:5672'),
+  /**
+   * The broker, or a cluster's nodes as URLs separated by commas: a service connects to one and moves
+   * to the next when it fails (docs/messaging.md, "A cluster").
+   */
+  AMQP_URL: z
+    .string()
+    .default('amqp://guest:guest@127.0.0.1:5672')
+    .refine((value) => amqpAddressesValid(value), {
+      error: 'Must be one amqp:// or amqps:// URL, or several separated by commas',
+    }),
   /** Prefix of every exchange and queue name, so parallel test workers never share topology. */
   AMQP_NAMESPACE: z
     .string()
