@@ -1,5 +1,5 @@
-// The system under test, started from its build as separate processes (two gateways, two
-// dispatchers), and the local servers it depends on. A service can be killed (SIGKILL) and started
+// The system under test, started from its build as separate processes (by default two replicas of
+// every service), and the local servers it depends on. A service can be killed (SIGKILL) and started
 // again with the same environment and port; PostgreSQL, RabbitMQ and Redis are stopped and started
 // with the commands of this machine, each one replaceable through an environment variable.
 /* global fetch, AbortSignal */
@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SERVICES, serviceUrls, startWaves } from '../scripts/stack.cjs';
+import { startBalancer } from './balancer.mjs';
 
 const require = createRequire(import.meta.url);
 const amqp = require('amqplib');
@@ -90,15 +91,29 @@ export function servers() {
   };
 }
 
+/** Ports given out this run: a service keeps its port across its restarts. */
+const given = new Set();
+
+/**
+ * A free port below the kernel's ephemeral range (32768 and up on Linux): a killed service's port
+ * must still be free when it starts again, and a port in that range can meanwhile be taken as the
+ * local end of any outgoing connection (then the restart fails with EADDRINUSE).
+ */
 async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+  for (let tries = 0; tries < 200; tries += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (given.has(port)) continue;
+    const free = await new Promise((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) {
+      given.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free port between 20000 and 32000');
 }
 
 async function waitReady(name, url, timeoutMs = 90_000) {
@@ -149,19 +164,57 @@ export async function deleteQueues(amqpUrl, namespace) {
   }
 }
 
+/** How each service's replicas are named: `orders`, or `orders-1`, `orders-2`... */
+const SHORT = { 'webhook-dispatcher': 'dispatcher' };
+// The gateway and the dispatcher are always numbered, one replica or more (the benches read them so).
+const ALWAYS_NUMBERED = new Set(['gateway', 'webhook-dispatcher']);
+
 /**
- * The services: orders, payments, withdrawals, two dispatchers, two gateways (`replicas: 1`: one of
- * each, as `npm start` runs them). Logs go to one file per process under `logDir`, kept after the run.
- * `nodeArgs` go before each child's script (a bench's `--cpu-prof`).
+ * The replicas of each service: a number for all of them, or `{service: n}` with `default` for the
+ * others. `topology` ("2", "1", "orders=3,payments=2", "default=1,gateway=2") is the harness's option.
+ */
+export function parseTopology(topology) {
+  const counts = Object.fromEntries(SERVICES.map((s) => [s.name, 2]));
+  const set = (name, value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > 4) throw new Error(`topology: ${name} needs 1 to 4 replicas`);
+    if (name === 'default') for (const s of SERVICES) counts[s.name] = n;
+    else if (name in counts) counts[name] = n;
+    else throw new Error(`topology: no service "${name}" (${Object.keys(counts).join(', ')})`);
+  };
+  if (typeof topology === 'object') for (const [name, value] of Object.entries(topology)) set(name, value);
+  else if (typeof topology === 'number') set('default', topology);
+  else if (/^\d+$/.test(String(topology))) set('default', topology);
+  else {
+    const parts = String(topology)
+      .split(',')
+      .map((part) => part.trim().split('='));
+    // `default` first, whatever its place, so a service named beside it keeps its own count.
+    for (const [name, value] of parts.filter(([name]) => name === 'default')) set(name, value);
+    for (const [name, value] of parts.filter(([name]) => name !== 'default')) set(name, value);
+  }
+  return counts;
+}
+
+/** The names of a service's replicas under `counts`. */
+export function replicaNames(service, counts) {
+  const n = counts[service];
+  const short = SHORT[service] ?? service;
+  if (n === 1 && !ALWAYS_NUMBERED.has(service)) return [service];
+  return Array.from({ length: n }, (_, i) => `${short}-${i + 1}`);
+}
+
+/**
+ * The services, each as `replicas` says (parseTopology: a number for all, or per service; `1` is one
+ * of each, as `npm start` runs them). A service with several replicas is reached by the others through
+ * a balancer in front of them (balancer.mjs), as a deployment's Service; the gateways are called by the
+ * client directly, each by its own URL. Logs go to one file per process under `logDir`, kept after the
+ * run. `nodeArgs` go before each child's script (a bench's `--cpu-prof`).
  */
 export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] }) {
   mkdirSync(logDir, { recursive: true });
-  const numbered = Array.from({ length: replicas }, (_, i) => i + 1);
-  // The services of scripts/stack.cjs; the dispatcher and the gateway run as replicas (a kill of one
-  // must not stop webhooks or the API), each under its own name.
-  const REPLICATED = { 'webhook-dispatcher': 'dispatcher', gateway: 'gateway' };
-  const namesOf = (service) =>
-    REPLICATED[service] ? numbered.map((i) => `${REPLICATED[service]}-${i}`) : [service];
+  const counts = parseTopology(replicas);
+  const namesOf = (service) => replicaNames(service, counts);
   const specs = SERVICES.flatMap((s) =>
     namesOf(s.name).map((name) => ({ name, service: s.name, main: s.main })),
   );
@@ -178,8 +231,16 @@ export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] })
     });
   }
   const url = (name) => `http://127.0.0.1:${procs.get(name).port}`;
-  // A replicated service is reached at its first replica.
-  const shared = { ...env, ...serviceUrls((service) => url(namesOf(service)[0])) };
+  const balancers = new Map();
+  for (const s of SERVICES) {
+    const names = namesOf(s.name);
+    if (names.length > 1 && s.name !== 'gateway')
+      balancers.set(s.name, await startBalancer(names.map((name) => procs.get(name).port)));
+  }
+  // A service of one replica is reached at it; a replicated one through its balancer.
+  const serviceUrl = (service) =>
+    balancers.has(service) ? `http://127.0.0.1:${balancers.get(service).port}` : url(namesOf(service)[0]);
+  const shared = { ...env, ...serviceUrls(serviceUrl) };
   const envOf = (p) => ({ ...shared, PORT: String(p.port), METRICS_PORT: String(p.metricsPort) });
   let stopping = false;
   const exits = [];
@@ -215,6 +276,9 @@ export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] })
   const gateways = namesOf('gateway');
   return {
     url,
+    counts,
+    /** The replicas of a service, by name. */
+    replicasOf: namesOf,
     gatewayUrls: gateways.map((g) => `${url(g)}/api/v1`),
     envOf: (name) => envOf(procs.get(name)),
     /** Each running process's name and pid (for a bench reading /proc). */
@@ -240,6 +304,7 @@ export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] })
       for (const p of running) p.child.kill('SIGTERM');
       await Promise.race([exited, sleep(15_000)]);
       for (const p of running) p.child?.kill('SIGKILL');
+      for (const balancer of balancers.values()) await balancer.close();
     },
   };
 }

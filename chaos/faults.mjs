@@ -3,16 +3,20 @@
 // load. The default is the whole catalogue in this order.
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** name -> what it does; `down` is how long the process or server stays away (seconds). */
+/**
+ * name -> what it does; `down` is how long the process or server stays away (seconds). A kill stops
+ * one replica of its service, the first: with two or more, the others carry the load meanwhile, and
+ * the first is the one whose periodic jobs run (it started first and took their locks).
+ */
 export const FAULTS = {
-  'kill-orders': { kind: 'kill', target: 'orders', down: 6 },
-  'kill-payments': { kind: 'kill', target: 'payments', down: 6 },
-  'kill-dispatcher': { kind: 'kill', target: 'dispatcher-1', down: 6 },
+  'kill-orders': { kind: 'kill', service: 'orders', down: 6 },
+  'kill-payments': { kind: 'kill', service: 'payments', down: 6 },
+  'kill-dispatcher': { kind: 'kill', service: 'webhook-dispatcher', down: 6 },
   'rabbitmq-restart': { kind: 'rabbitmq', down: 12 },
-  'kill-withdrawals': { kind: 'kill', target: 'withdrawals', down: 6 },
+  'kill-withdrawals': { kind: 'kill', service: 'withdrawals', down: 6 },
   'pg-restart': { kind: 'postgres' },
   'redis-down': { kind: 'redis', down: 9 },
-  'kill-gateway': { kind: 'kill', target: 'gateway-1', down: 6 },
+  'kill-gateway': { kind: 'kill', service: 'gateway', down: 6 },
 };
 
 /** The schedule of `spec` ("all", or names with optional @seconds) over a load of `duration` s. */
@@ -45,13 +49,15 @@ function parse(spec) {
 /** Runs one fault to its end (the process or server back); logs what it did and when. */
 export async function inject(fault, { cluster, servers, log }) {
   switch (fault.kind) {
-    case 'kill':
-      log(`SIGKILL ${fault.target}`);
-      cluster.kill(fault.target);
+    case 'kill': {
+      const [target] = cluster.replicasOf(fault.service);
+      log(`SIGKILL ${target}`);
+      cluster.kill(target);
       await sleep(fault.down * 1000);
-      await cluster.restart(fault.target);
-      log(`${fault.target} back`);
+      await cluster.restart(target);
+      log(`${target} back`);
       return;
+    }
     case 'rabbitmq':
       log('RabbitMQ stop_app');
       await servers.stopRabbit();

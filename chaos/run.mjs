@@ -16,6 +16,7 @@ import {
   resetState,
   servers,
   shell,
+  parseTopology,
   startCluster,
 } from './cluster.mjs';
 import { collect, computeChecks, settled } from './checks.mjs';
@@ -24,7 +25,7 @@ import { reconcile } from './reconcile.mjs';
 import { startReceiver } from './receiver.mjs';
 
 const USAGE = `usage: npm run chaos -- [--faults all|<name>[@<second>],...] [--duration <s>] [--rate <orders/s>]
-                       [--sellers <n>] [--settle <s>]`;
+                       [--sellers <n>] [--settle <s>] [--topology <n>|<service>=<n>,...]`;
 
 function options() {
   const { values } = parseArgs({
@@ -34,6 +35,8 @@ function options() {
       rate: { type: 'string', default: process.env.CHAOS_RATE ?? '15' },
       sellers: { type: 'string', default: process.env.CHAOS_SELLERS ?? '3' },
       settle: { type: 'string', default: process.env.CHAOS_SETTLE ?? '240' },
+      // Replicas of every service (a number), or per service (`default=1,orders=2`); see cluster.mjs.
+      topology: { type: 'string', default: process.env.CHAOS_TOPOLOGY ?? '2' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -54,6 +57,7 @@ function options() {
     sellers: int('sellers', 1, 50),
     settle: int('settle', 10, 3600),
     faults: values.faults === 'none' ? [] : schedule(values.faults, duration),
+    topology: parseTopology(values.topology),
   };
 }
 
@@ -113,8 +117,13 @@ async function main() {
     `run ${runId}: ${opts.duration} s at ${opts.rate} orders/s, ${opts.sellers} sellers; logs in ${logDir}`,
   );
   log(`faults: ${opts.faults.map((f) => `${f.name}@${f.at}s`).join(', ') || 'none'}`);
+  log(
+    `replicas: ${Object.entries(opts.topology)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(', ')}`,
+  );
   await resetState({ database, amqpUrl: env.AMQP_URL, namespace: env.AMQP_NAMESPACE });
-  const cluster = await startCluster({ env, logDir });
+  const cluster = await startCluster({ env, logDir, replicas: opts.topology });
   const receiver = await startReceiver();
   const client = new Client(cluster.gatewayUrls, { giveUpAfterMs: 200_000 });
   try {
@@ -144,7 +153,7 @@ async function main() {
       state = await collect({ client, sellers, outcome, receiver, databaseUrl: env.DATABASE_URL });
     }
     log(settled(state) ? 'settled' : `not settled after ${opts.settle} s: checking what is there`);
-    const reconciliation = await reconcile(cluster.envOf('withdrawals'), runStart);
+    const reconciliation = await reconcile(cluster.envOf(cluster.replicasOf('withdrawals')[0]), runStart);
     const rows = computeChecks(state, { reconciliation, exits: cluster.unexpectedExits() });
     printReport(rows, client, outcome);
     return rows.every((row) => row.ok) ? 0 : 1;
