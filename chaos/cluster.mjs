@@ -209,9 +209,10 @@ export function replicaNames(service, counts) {
  * of each, as `npm start` runs them). A service with several replicas is reached by the others through
  * a balancer in front of them (balancer.mjs), as a deployment's Service; the gateways are called by the
  * client directly, each by its own URL. Logs go to one file per process under `logDir`, kept after the
- * run. `nodeArgs` go before each child's script (a bench's `--cpu-prof`).
+ * run. `nodeArgs` go before each child's script (a bench's `--cpu-prof`); `envFor(i)` adds variables
+ * of the i-th process (its own broker address list).
  */
-export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] }) {
+export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [], envFor }) {
   mkdirSync(logDir, { recursive: true });
   const counts = parseTopology(replicas);
   const namesOf = (service) => replicaNames(service, counts);
@@ -219,7 +220,7 @@ export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] })
     namesOf(s.name).map((name) => ({ name, service: s.name, main: s.main })),
   );
   const procs = new Map();
-  for (const spec of specs) {
+  for (const [index, spec] of specs.entries()) {
     const main = path.join(ROOT, spec.main);
     if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
     procs.set(spec.name, {
@@ -227,6 +228,7 @@ export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] })
       main,
       port: await freePort(),
       metricsPort: await freePort(),
+      own: envFor?.(index) ?? {},
       child: null,
     });
   }
@@ -241,7 +243,7 @@ export async function startCluster({ env, logDir, replicas = 2, nodeArgs = [] })
   const serviceUrl = (service) =>
     balancers.has(service) ? `http://127.0.0.1:${balancers.get(service).port}` : url(namesOf(service)[0]);
   const shared = { ...env, ...serviceUrls(serviceUrl) };
-  const envOf = (p) => ({ ...shared, PORT: String(p.port), METRICS_PORT: String(p.metricsPort) });
+  const envOf = (p) => ({ ...shared, ...p.own, PORT: String(p.port), METRICS_PORT: String(p.metricsPort) });
   let stopping = false;
   const exits = [];
 

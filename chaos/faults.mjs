@@ -17,11 +17,23 @@ export const FAULTS = {
   'pg-restart': { kind: 'postgres' },
   'redis-down': { kind: 'redis', down: 9 },
   'kill-gateway': { kind: 'kill', service: 'gateway', down: 6 },
+  // With `--rabbitmq cluster` only (rabbitmq-cluster.mjs): one node of three out of the cluster.
+  'rabbitmq-node-stop': { kind: 'rabbitmq-node', node: 'last', down: 20, cluster: true },
+  'rabbitmq-leader-stop': { kind: 'rabbitmq-node', node: 'ledger-leader', down: 20, cluster: true },
 };
 
-/** The schedule of `spec` ("all", or names with optional @seconds) over a load of `duration` s. */
-export function schedule(spec, duration) {
-  const names = spec === 'all' ? Object.keys(FAULTS).map((name) => ({ name })) : parse(spec);
+/** The queue whose leader `rabbitmq-leader-stop` stops: the ledger's, where sales become balance. */
+export const LEDGER_QUEUE = 'withdrawals.ledger.quorum';
+
+/**
+ * The schedule of `spec` ("all", or names with optional @seconds) over a load of `duration` s; "all"
+ * has the cluster's faults when `cluster` is set.
+ */
+export function schedule(spec, duration, { cluster = false } = {}) {
+  const all = Object.keys(FAULTS).filter((name) => cluster || !FAULTS[name].cluster);
+  const names = spec === 'all' ? all.map((name) => ({ name })) : parse(spec);
+  for (const { name } of names)
+    if (FAULTS[name].cluster && !cluster) throw new Error(`fault "${name}" needs --rabbitmq cluster`);
   const untimed = names.filter((f) => f.at === undefined);
   // Evenly between 8 s in and 15 s before the end, so the last fault's recovery is under load too.
   const span = Math.max(1, duration - 23);
@@ -47,7 +59,7 @@ function parse(spec) {
 }
 
 /** Runs one fault to its end (the process or server back); logs what it did and when. */
-export async function inject(fault, { cluster, servers, log }) {
+export async function inject(fault, { cluster, servers, rabbit, namespace, log }) {
   switch (fault.kind) {
     case 'kill': {
       const [target] = cluster.replicasOf(fault.service);
@@ -59,12 +71,33 @@ export async function inject(fault, { cluster, servers, log }) {
       return;
     }
     case 'rabbitmq':
+      if (rabbit) {
+        // The whole cluster: every node out, then back in the reverse order.
+        log('RabbitMQ cluster: stop_app on every node');
+        for (const node of rabbit.nodes) await rabbit.stopNode(node);
+        await sleep(fault.down * 1000);
+        for (const node of [...rabbit.nodes].reverse()) await rabbit.startNode(node);
+        log('RabbitMQ cluster back');
+        return;
+      }
       log('RabbitMQ stop_app');
       await servers.stopRabbit();
       await sleep(fault.down * 1000);
       await servers.startRabbit();
       log('RabbitMQ start_app done');
       return;
+    case 'rabbitmq-node': {
+      const node =
+        fault.node === 'ledger-leader'
+          ? await rabbit.leaderOf(`${namespace}${LEDGER_QUEUE}`)
+          : rabbit.nodes[rabbit.nodes.length - 1];
+      log(`RabbitMQ stop_app on ${node}${fault.node === 'ledger-leader' ? ' (leads the ledger queue)' : ''}`);
+      await rabbit.stopNode(node);
+      await sleep(fault.down * 1000);
+      await rabbit.startNode(node);
+      log(`${node} back in the cluster`);
+      return;
+    }
     case 'postgres':
       log('PostgreSQL restart');
       await servers.restartPostgres();

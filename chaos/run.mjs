@@ -22,10 +22,12 @@ import {
 import { collect, computeChecks, settled } from './checks.mjs';
 import { inject, schedule } from './faults.mjs';
 import { reconcile } from './reconcile.mjs';
+import { startRabbitCluster } from './rabbitmq-cluster.mjs';
 import { startReceiver } from './receiver.mjs';
 
 const USAGE = `usage: npm run chaos -- [--faults all|<name>[@<second>],...] [--duration <s>] [--rate <orders/s>]
-                       [--sellers <n>] [--settle <s>] [--topology <n>|<service>=<n>,...]`;
+                       [--sellers <n>] [--settle <s>] [--topology <n>|<service>=<n>,...]
+                       [--rabbitmq single|cluster]`;
 
 function options() {
   const { values } = parseArgs({
@@ -37,6 +39,8 @@ function options() {
       settle: { type: 'string', default: process.env.CHAOS_SETTLE ?? '240' },
       // Replicas of every service (a number), or per service (`default=1,orders=2`); see cluster.mjs.
       topology: { type: 'string', default: process.env.CHAOS_TOPOLOGY ?? '2' },
+      // `cluster`: a local three-node RabbitMQ cluster instead of the machine's broker.
+      rabbitmq: { type: 'string', default: process.env.CHAOS_RABBITMQ ?? 'single' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -51,12 +55,16 @@ function options() {
     return n;
   };
   const duration = int('duration', 20, 3600);
+  if (!['single', 'cluster'].includes(values.rabbitmq))
+    throw new Error('--rabbitmq must be single or cluster');
+  const cluster = values.rabbitmq === 'cluster';
   return {
+    rabbitCluster: cluster,
     duration,
     rate: int('rate', 1, 200),
     sellers: int('sellers', 1, 50),
     settle: int('settle', 10, 3600),
-    faults: values.faults === 'none' ? [] : schedule(values.faults, duration),
+    faults: values.faults === 'none' ? [] : schedule(values.faults, duration, { cluster }),
     topology: parseTopology(values.topology),
   };
 }
@@ -122,8 +130,19 @@ async function main() {
       .map(([s, n]) => `${s} ${n}`)
       .join(', ')}`,
   );
+  const rabbit = opts.rabbitCluster ? await startRabbitCluster(path.join(logDir, 'rabbitmq')) : null;
+  if (rabbit) {
+    log(`RabbitMQ cluster up: ${rabbit.nodes.join(', ')}`);
+    env.AMQP_URL = rabbit.urls[0];
+  }
   await resetState({ database, amqpUrl: env.AMQP_URL, namespace: env.AMQP_NAMESPACE });
-  const cluster = await startCluster({ env, logDir, replicas: opts.topology });
+  const cluster = await startCluster({
+    env,
+    logDir,
+    replicas: opts.topology,
+    // Each process gets every node, from a different first one: connections and queue leaders spread.
+    envFor: rabbit ? (i) => ({ AMQP_URL: rabbit.amqpUrlFor(i) }) : undefined,
+  });
   const receiver = await startReceiver();
   const client = new Client(cluster.gatewayUrls, { giveUpAfterMs: 200_000 });
   try {
@@ -141,7 +160,16 @@ async function main() {
     }
     log('system up; load starts');
     const runStart = new Date();
-    const outcome = await drive({ opts, client, sellers, cluster, local, runId });
+    const outcome = await drive({
+      opts,
+      client,
+      sellers,
+      cluster,
+      local,
+      rabbit,
+      namespace: env.AMQP_NAMESPACE,
+      runId,
+    });
     log(
       `load done: ${outcome.orders.length} orders asked, ${outcome.orders.filter((o) => o.refunded).length} refunds asked, ${outcome.withdrawals.length} withdrawals asked`,
     );
@@ -161,11 +189,12 @@ async function main() {
     await receiver.close();
     await cluster.stop();
     await deleteQueues(env.AMQP_URL, env.AMQP_NAMESPACE).catch(() => undefined);
+    await rabbit?.stop();
   }
 }
 
 /** Load and faults at once; resolves when the load is over and every client call has finished. */
-async function drive({ opts, client, sellers, cluster, local, runId }) {
+async function drive({ opts, client, sellers, cluster, local, rabbit, namespace, runId }) {
   const start = Date.now();
   const end = start + opts.duration * 1000;
   const orders = [];
@@ -179,6 +208,8 @@ async function drive({ opts, client, sellers, cluster, local, runId }) {
       await inject(fault, {
         cluster,
         servers: local,
+        rabbit,
+        namespace,
         log: (text) => {
           faultLog.push(text);
           log(`fault: ${text}`);
