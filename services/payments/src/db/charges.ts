@@ -233,7 +233,7 @@ async function askDueDateCharge(
     throw badRequest(message, { [DUE_DATE_FIELD]: [message] });
   }
   const problem = dueDateTermsProblem(input.gross_amount, input.due_date);
-  if (problem) throw badRequest('Invalid due-date terms.', { [DUE_DATE_FIELD]: [problem] });
+  if (problem) throw badRequest(`Invalid due-date terms: ${problem}`, { [DUE_DATE_FIELD]: [problem] });
   if (!input.debtor_name || !input.debtor_document) {
     const message = 'A due-date charge needs the debtor name and document.';
     throw badRequest(message, { [DUE_DATE_FIELD]: [message] });
