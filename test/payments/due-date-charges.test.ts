@@ -356,7 +356,7 @@ describe('due-date charges at an API Pix PSP', () => {
     expect(charge.copy_and_paste).toBe(cobv?.pixCopiaECola);
     expect(parseBrCode(charge.copy_and_paste).fields['54']).toBeUndefined();
     // The token asked for the cobv scopes.
-    const token = t.psp.requests.find((r) => r.path.endsWith('/token') || r.path.includes('oauth'));
+    const token = t.psp.requests.find((r) => r.path === '/oauth/token');
     expect(new URLSearchParams(token?.body).get('scope')).toContain('cobv.write');
 
     const day = addDays(owed(body.due_date, body.due_date.due_date).effective_due_date, 2);
