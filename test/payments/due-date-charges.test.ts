@@ -221,6 +221,14 @@ describe('due-date charges in the sandbox', () => {
       ...feeOf(92_000),
     });
     await expectPaid(body.order_uuid, 92_000, due.components, today());
+    // Read back from the row by a later move: the same amount paid.
+    const med = await act(who, body.order_uuid, 'sandbox-med');
+    expect(med.status).toBe(200);
+    expect(ChargeState.parse(med.body.data)).toMatchObject({
+      status: 'MED',
+      amount_paid: { amount: 92_000, date: today(), components: due.components },
+      ...feeOf(92_000),
+    });
   });
 
   it('pays on time and late as if on the day asked, with the fine and interest of that day', async () => {
@@ -244,7 +252,12 @@ describe('due-date charges in the sandbox', () => {
     await expectPaid(late.order_uuid, lateDue.final, lateDue.components, lateDay);
 
     // The ledger's reconciliation reads the amount paid.
-    const operator: Identity = { user_id: randomUUID(), seller_id: null, environment: 'test', role: 'operator' };
+    const operator: Identity = {
+      user_id: randomUUID(),
+      seller_id: null,
+      environment: 'test',
+      role: 'operator',
+    };
     const path = `/internal/transactions/?environment=test&changed_after=${encodeURIComponent(
       new Date(Date.now() - 60_000).toISOString(),
     )}&limit=500`;
@@ -252,7 +265,9 @@ describe('due-date charges in the sandbox', () => {
       headers: signIdentity(RECONCILER, operator, 'GET', path),
     });
     expect(list.status).toBe(200);
-    const listed = (list.body.data as { results: unknown[] }).results.map((r) => ReconciliationCharge.parse(r));
+    const listed = (list.body.data as { results: unknown[] }).results.map((r) =>
+      ReconciliationCharge.parse(r),
+    );
     expect(listed.find((c) => c.order_uuid === late.order_uuid)).toMatchObject({
       gross_amount: lateDue.final,
       ...feeOf(lateDue.final),
@@ -336,7 +351,12 @@ describe('due-date charges in the sandbox', () => {
     const body = dueDateCharge(terms(), { expires_at: new Date(Date.now() + 500).toISOString() });
     await create(who, body);
     const state = ChargeState.parse(await eventOf(body.order_uuid, 'internal.charge.expired'));
-    expect(state).toMatchObject({ status: 'EXPIRED', amount_paid: null, fee_amount: 3990, net_amount: 96_010 });
+    expect(state).toMatchObject({
+      status: 'EXPIRED',
+      amount_paid: null,
+      fee_amount: 3990,
+      net_amount: 96_010,
+    });
   });
 });
 

@@ -96,7 +96,9 @@ describe('the PSP of each environment', () => {
         res.writeHead(req.url === '/oauth/token' ? 200 : 201, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify(
-            req.url === '/oauth/token' ? { access_token: 't', expires_in: 60 } : { location: 'psp.example/qr/1' },
+            req.url === '/oauth/token'
+              ? { access_token: 't', expires_in: 60 }
+              : { location: 'psp.example/qr/1' },
           ),
         );
       });

@@ -168,7 +168,10 @@ export async function recordPayment(
         const priced = priceDueDatePayment({ ...t, dueDateTerms: t.dueDateTerms }, payment);
         if (!priced.payable) {
           // Paid after its last payable day (the expiry has not run yet): refunded like any late one.
-          await record('late', `paid on ${priced.day}, after the last payable date ${priced.lastPayableDate}`);
+          await record(
+            'late',
+            `paid on ${priced.day}, after the last payable date ${priced.lastPayableDate}`,
+          );
           return { outcome: 'late' as const, state: currentState(t), refund: t };
         }
         if (priced.ours !== payment.amountCents) differs.value = { ours: priced.ours, day: priced.day };

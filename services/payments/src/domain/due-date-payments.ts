@@ -31,7 +31,8 @@ export function owedOn(original: number, terms: DueDateTermsRecord, day: IsoDate
 }
 
 /** The last day a due-date charge can be paid. */
-export const lastPayableOf = (terms: DueDateTermsRecord): IsoDate => lastPayableDate(terms, calendarOf(terms));
+export const lastPayableOf = (terms: DueDateTermsRecord): IsoDate =>
+  lastPayableDate(terms, calendarOf(terms));
 
 /**
  * Why terms cannot price a charge of `original` cents (a place without a calendar, a rebate not below
@@ -73,8 +74,7 @@ export function paidComponents(
   owed: Extract<AmountDue, { payable: true }>,
   notified: AmountDueComponents | null,
 ): AmountDueComponents {
-  if (notified && totalOf(notified) === paid && Object.values(notified).every((v) => v >= 0))
-    return notified;
+  if (notified && totalOf(notified) === paid && Object.values(notified).every((v) => v >= 0)) return notified;
   const c = { ...owed.components };
   const difference = paid - owed.final;
   if (owed.overdue) {

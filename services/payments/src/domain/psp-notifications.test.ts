@@ -22,7 +22,7 @@ describe('endToEndIdOf', () => {
 });
 
 describe('componentsOf', () => {
-  it("reads componentesValor as cents, a part left out as zero", () => {
+  it('reads componentesValor as cents, a part left out as zero', () => {
     expect(
       componentsOf({
         valor: '970.58',
@@ -34,9 +34,9 @@ describe('componentsOf', () => {
         },
       }),
     ).toEqual({ original: 100_000, rebate: 5000, discount: 0, fine: 1900, interest: 158 });
-    expect(componentsOf({ componentesValor: { original: { valor: '10.00' }, desconto: { valor: '1.00' } } })).toEqual(
-      { original: 1000, rebate: 0, discount: 100, fine: 0, interest: 0 },
-    );
+    expect(
+      componentsOf({ componentesValor: { original: { valor: '10.00' }, desconto: { valor: '1.00' } } }),
+    ).toEqual({ original: 1000, rebate: 0, discount: 100, fine: 0, interest: 0 });
   });
 
   it('gives null for none, or for components it cannot read, never throwing', () => {

@@ -249,7 +249,8 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       if (action.startsWith('sandbox-') && owner.environment !== 'test')
         throw forbidden('Sandbox actions are for test keys only.');
       // The sandbox pays as if on a date, an amount (orders forwards the seller's body as it is).
-      const payAsked = what === 'pay' ? parseOrThrow(SandboxPayRequest, req.body ?? {}, 'Invalid payment.') : null;
+      const payAsked =
+        what === 'pay' ? parseOrThrow(SandboxPayRequest, req.body ?? {}, 'Invalid payment.') : null;
       // A due-date charge at a remote PSP is removed there first, outside any transaction: no row is
       // locked while the PSP answers (its removal is idempotent: a retry after a failure below is safe).
       if (what === 'cancel') await removeDueDateChargeAtPsp(runtime.orm.em, owner, uuid, deps.lifecycle);
