@@ -424,6 +424,44 @@ describe('due-date charges at an API Pix PSP', () => {
     expect(await counted()).toBe(before + 1);
   });
 
+  it('refunds a payment the PSP reports for a day after the last payable date; the charge stays PENDING', async () => {
+    const who = identity('live');
+    const body = dueDateCharge(terms({ days_after_due: 0 }));
+    const charge = await create(who, body);
+    const last = lastPayableDate(body.due_date, calendar);
+    const endToEndId = t.psp.newEndToEndId();
+    const delivery = await t.psp.notify(
+      {
+        pix: [
+          {
+            endToEndId,
+            txid: charge.txid,
+            valor: '950.00',
+            horario: `${addDays(last, 1)}T15:00:00.000Z`,
+          },
+        ],
+      },
+      webhook(),
+    );
+    expect(delivery.status).toBe(200);
+    expect(JSON.parse(delivery.body)).toMatchObject({ data: { outcomes: ['late'] } });
+    expect((await row(body.order_uuid)).charge_status).toBe('PENDING');
+    // Given back to the payer at the PSP that reported it.
+    await waitFor(
+      () =>
+        t.psp.requests.some((r) => r.method === 'PUT' && r.path.startsWith(`/pix/${endToEndId}/devolucao/`)),
+      { what: 'refund of the late payment asked' },
+    );
+    const recorded = await t.db.query(
+      `select outcome, detail from payments.psp_payments where end_to_end_id = $1`,
+      [endToEndId],
+    );
+    expect(recorded.rows[0]).toMatchObject({
+      outcome: expect.stringMatching(/^(late|refunded)$/),
+      detail: `paid on ${addDays(last, 1)}, after the last payable date ${last}`,
+    });
+  });
+
   it('removes the charge at the PSP when cancelled; a PSP outage or a charge paid there leave it PENDING', async () => {
     const who = identity('live');
     const outage = dueDateCharge();
