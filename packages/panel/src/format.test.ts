@@ -1,4 +1,4 @@
-import { bucketLabel, count, localText, money, parseReais, utcText } from './format';
+import { bucketLabel, count, localText, money, parseReais, percent, utcText } from './format';
 
 describe('parseReais', () => {
   it.each([
@@ -23,6 +23,20 @@ describe('money and counts', () => {
     expect(money(123456).replace(/\s/g, ' ')).toBe('R$ 1.234,56');
     expect(money(0).replace(/\s/g, ' ')).toBe('R$ 0,00');
     expect(count(1234567)).toBe('1.234.567');
+  });
+});
+
+describe('percent', () => {
+  it.each([
+    [200, '2%'],
+    [250, '2,5%'],
+    [3, '0,03%'],
+    [1, '0,01%'],
+    [7, '0,07%'],
+    [10_000, '100%'],
+    [12_345, '123,45%'],
+  ])('shows %d basis points as %s', (bps, text) => {
+    expect(percent(bps)).toBe(text);
   });
 });
 

@@ -3,6 +3,11 @@ const BRL = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' 
 /** Integer cents to "R$ 1.234,56". */
 export const money = (cents: number) => BRL.format(cents / 100);
 
+const PERCENT = new Intl.NumberFormat('pt-BR', { style: 'percent', maximumFractionDigits: 2 });
+
+/** Integer basis points (1 % = 100, docs/pix.md "Due-date charges") to "2%", "2,5%", "0,03%". */
+export const percent = (bps: number) => PERCENT.format(bps / 10_000);
+
 /** A count with Brazilian digit grouping: "1.234". */
 export const count = (n: number) => n.toLocaleString('pt-BR');
 

@@ -1,16 +1,20 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import {
+  AmountDueResponse,
   DeliveryListResponse,
   DeliveryStatus,
   MessageResponse,
   OrderDetailResponse,
   PixCharge,
   dataResponse,
+  type AmountPaid,
   type OrderDetail,
+  type OrderDueDateDetail,
   type OrderRefundDetail,
   type WebhookDelivery,
 } from '@seller-api/contracts';
 import { apiPath, perform, request } from '../api';
+import { componentRows, dueDateRules } from '../due-date';
 import { money } from '../format';
 import { href } from '../router';
 import { useActions, useIdempotencyKey, useListState, useLoad, useSubmit } from '../hooks';
@@ -86,6 +90,8 @@ function Detail({ order: o, onRefunded }: { order: OrderDetail; onRefunded: () =
           </dd>
         </dl>
       </section>
+      {p.due_date ? <DueDate uuid={o.uuid} status={p.status} terms={p.due_date} /> : null}
+      {p.amount_paid ? <AmountPaidSection paid={p.amount_paid} /> : null}
       <Refund order={o} onRefunded={onRefunded} />
       {p.status === 'PENDING' ? <PixQrCode uuid={o.uuid} /> : null}
       <section aria-labelledby="items">
@@ -154,6 +160,116 @@ function Detail({ order: o, onRefunded }: { order: OrderDetail; onRefunded: () =
         </dl>
       </section>
     </>
+  );
+}
+
+/** A component list: the original amount and what was taken off or added (due-date.ts componentRows). */
+function Components({ rows }: { rows: ReturnType<typeof componentRows> }) {
+  return (
+    <>
+      {rows.map((r) => (
+        <Pair key={r.label} label={r.label}>
+          {r.text}
+        </Pair>
+      ))}
+    </>
+  );
+}
+
+function Pair({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </>
+  );
+}
+
+/**
+ * A due-date charge (docs/pix.md, "Due-date charges"): its dates, its rules in words, whether it is
+ * overdue, and, while it is PENDING, what is owed today as orders computes it (the amount-due route,
+ * the same computation that decides what a payment must be).
+ */
+function DueDate({
+  uuid,
+  status,
+  terms: d,
+}: {
+  uuid: string;
+  status: OrderDetail['payment']['status'];
+  terms: OrderDueDateDetail;
+}) {
+  return (
+    <section aria-labelledby="due-date">
+      <h2 id="due-date">Due date</h2>
+      {d.overdue ? (
+        <p className="warning">
+          <strong className="badge">Overdue</strong> Not paid by the effective due date,{' '}
+          {d.effective_due_date}. It can still be paid until {d.last_payable_date}
+          {d.fine || d.interest ? ', with the fine and interest of the rules below' : ''}.
+        </p>
+      ) : null}
+      <dl className="pairs">
+        <Pair label="Due date">{d.due_date}</Pair>
+        {d.effective_due_date !== d.due_date ? (
+          <Pair label="Effective due date">{d.effective_due_date} (the due date is not a business day)</Pair>
+        ) : null}
+        <Pair label="Last payable date">{d.last_payable_date}</Pair>
+      </dl>
+      <h3 id="due-date-rules">Rules</h3>
+      <ul aria-labelledby="due-date-rules">
+        {dueDateRules(d).map((rule) => (
+          <li key={rule}>{rule}</li>
+        ))}
+      </ul>
+      {status === 'PENDING' ? <AmountDue uuid={uuid} /> : null}
+    </section>
+  );
+}
+
+/** What is owed today (São Paulo), or that the charge can no longer be paid. */
+function AmountDue({ uuid }: { uuid: string }) {
+  const due = useLoad(
+    () => request(AmountDueResponse, apiPath(`/sellers/orders/${uuid}/amount-due/`)),
+    [uuid],
+  );
+  const a = due.data?.data;
+  return (
+    <>
+      <h3 id="owed-today">Owed today</h3>
+      <ErrorMessage>{due.error}</ErrorMessage>
+      {due.loading && !a ? <Status>Loading what is owed today…</Status> : null}
+      {a && !a.payable ? (
+        <p>
+          <strong>No longer payable</strong>: the last payable date was {a.last_payable_date}. The order
+          expires.
+        </p>
+      ) : null}
+      {a?.payable && a.components && a.final !== null ? (
+        <dl className="pairs" aria-labelledby="owed-today">
+          <Pair label="Date">{a.date}</Pair>
+          {a.overdue ? <Pair label="Days late">{a.days_late}</Pair> : null}
+          <Components rows={componentRows(a.components)} />
+          <Pair label="Total owed">
+            <strong>{money(a.final)}</strong>
+          </Pair>
+        </dl>
+      ) : null}
+    </>
+  );
+}
+
+/** What the payment paid, the day it was priced for, and what the amount is made of. */
+function AmountPaidSection({ paid }: { paid: AmountPaid }) {
+  return (
+    <section aria-labelledby="amount-paid">
+      <h2 id="amount-paid">Amount paid</h2>
+      <dl className="pairs">
+        <Pair label="Amount paid">{money(paid.amount)}</Pair>
+        <Pair label="Paid on (São Paulo)">{paid.date}</Pair>
+        <Components rows={componentRows(paid.components)} />
+      </dl>
+    </section>
   );
 }
 

@@ -6,6 +6,8 @@ describe('routing table', () => {
     ['/sellers/orders', 'orders'],
     ['/sellers/orders/3f1c2a4e-1b2c-4d3e-9f00-112233445566/', 'orders'],
     ['/sellers/orders/3f1c2a4e-1b2c-4d3e-9f00-112233445566/refund/', 'orders'],
+    // A due-date charge's amount due is orders' (docs/pix.md, "Due-date charges").
+    ['/sellers/orders/3f1c2a4e-1b2c-4d3e-9f00-112233445566/amount-due/', 'orders'],
     ['/sellers/orders/3f1c2a4e-1b2c-4d3e-9f00-112233445566/postback-deliveries/', 'webhooks'],
     ['/sellers/orders/3f1c2a4e-1b2c-4d3e-9f00-112233445566/postback-deliveries', 'webhooks'],
     ['/sellers/orders/abc/postback-deliveries/def/resend/', 'webhooks'],
@@ -47,6 +49,10 @@ describe('routing table', () => {
     expect(routeTemplate('GET', '/sellers/orders/summary')).toBe('/sellers/orders/summary/');
     expect(routeTemplate('GET', '/config/webhooks/health/')).toBe('/config/webhooks/health/');
     expect(routeTemplate('GET', `/sellers/orders/${id}/`)).toBe('/sellers/orders/:uuid/');
+    expect(routeTemplate('GET', `/sellers/orders/${id}/amount-due/`)).toBe(
+      '/sellers/orders/:uuid/amount-due/',
+    );
+    expect(routeTemplate('POST', `/sellers/orders/${id}/amount-due/`)).toBeNull();
     expect(routeTemplate('GET', `/config/webhooks/${id}/`)).toBe('/config/webhooks/:id/');
     expect(routeTemplate('PATCH', '/config/webhooks/health/')).toBe('/config/webhooks/:id/');
     expect(routeTemplate('GET', '/events/evt_0123456789abcdefghijABCD')).toBe('/events/:id/');

@@ -23,7 +23,7 @@ export interface IncomingEvent {
   environment: Environment;
   occurredAt: Date;
   data: unknown;
-  /** The order's per-order webhook, for the 8 order events (docs/webhooks.md). */
+  /** The order's per-order webhook, for the 9 order events (POSTBACK_EVENTS; docs/webhooks.md). */
   postbackUrl: string | null;
   orderId: string | null;
   /** The consumer span's W3C trace context: each attempt's POST joins the event's trace. */

@@ -91,6 +91,56 @@ describe('order funds', () => {
     expect(kinds(entries)).toEqual(['payment_credited', 'payment_reversed']);
   });
 
+  describe('a due-date charge paid with other amounts than it was made with (docs/pix.md)', () => {
+    // The QR code event has the charge as made; payment.approved and internal.charge.paid the payment,
+    // here with a fine and interest.
+    const PAID_AMOUNTS: SaleAmounts = { gross: 15345, fee: 612, net: 14733 };
+    const paidApproved: OrderMessage = { kind: 'payment', status: 'PAID', amounts: PAID_AMOUNTS };
+    const paidCharge = (version: number): OrderMessage => ({
+      kind: 'charge',
+      status: 'PAID',
+      version,
+      amounts: PAID_AMOUNTS,
+    });
+    const totals = (entries: Entry[]) => totalsOf(entries.flatMap((e) => e.lines));
+
+    it.each([
+      ['created, approved, charge', [created, paidApproved, paidCharge(1)]],
+      ['created, charge, approved', [created, paidCharge(1), paidApproved]],
+      ['approved, created, charge', [paidApproved, created, paidCharge(1)]],
+      ['charge, created, approved', [paidCharge(1), created, paidApproved]],
+      ['charge, approved, created', [paidCharge(1), paidApproved, created]],
+      ['created twice around the approval', [created, paidApproved, created, paidCharge(1), created]],
+      ['created, approved, with a charge of an earlier release', [created, paidApproved, charge('PAID', 1)]],
+    ])('credits the net of the payment once: %s', (_name, messages) => {
+      const { funds, entries } = run(messages);
+      expect(kinds(entries)).toEqual(['payment_credited']);
+      expect(totals(entries)[ACCOUNTS.SELLER_AVAILABLE]).toBe(14733);
+      expect(totals(entries)[ACCOUNTS.PLATFORM_FEES]).toBe(612);
+      expect(totals(entries)[ACCOUNTS.PSP_SETTLEMENT]).toBe(-15345);
+      expect(funds).toMatchObject({ amounts: PAID_AMOUNTS, position: 'AVAILABLE' });
+    });
+
+    it('reverses the net it credited on a refund', () => {
+      const { entries } = run([
+        created,
+        paidApproved,
+        paidCharge(1),
+        paidCharge(2),
+        { ...refunded, amounts: PAID_AMOUNTS },
+      ]);
+      expect(kinds(entries)).toEqual(['payment_credited', 'payment_reversed']);
+      expect(totals(entries)[ACCOUNTS.SELLER_AVAILABLE]).toBe(0);
+      expect(totals(entries)[ACCOUNTS.PSP_SETTLEMENT]).toBe(0);
+    });
+
+    it('keeps the amounts money was posted with: a later, different figure is not posted over', () => {
+      const { funds, entries } = run([paidApproved, paidCharge(1), { ...approved }]);
+      expect(kinds(entries)).toEqual(['payment_credited']);
+      expect(funds.amounts).toEqual(PAID_AMOUNTS);
+    });
+  });
+
   it('posts nothing for a charge that expired or was cancelled', () => {
     expect(run([created, charge('EXPIRED', 1)]).entries).toEqual([]);
     expect(run([created, charge('CANCELLED', 1)]).entries).toEqual([]);

@@ -14,9 +14,13 @@ import {
  * entries it returns, in one transaction.
  *
  * Two kinds of message feed it, and neither is trusted to arrive in order:
- * - the public `payment.*` events carry the amounts (gross, fee, net), fixed when the charge was made;
+ * - the public `payment.*` events carry the amounts (gross, fee, net): `payment.pix_qr_code_created`
+ *   those of the charge as made, `payment.approved` and `payment.refunded` those of the payment. They
+ *   differ for a due-date charge paid with a discount, fine or interest (docs/pix.md, "Due-date
+ *   charges"): the amounts of the payment win over the charge's as long as nothing was posted;
  * - the internal `internal.charge.<status>` messages carry the charge status with a version that grows
- *   with every change, so a late, older one is recognised and ignored.
+ *   with every change, so a late, older one is recognised and ignored; from a paid charge they carry
+ *   the amounts of the payment too (absent from a payments of an earlier release).
  *
  * The record converges: each message updates what is known, then the journal is moved from its
  * position to the one the newest known status asks for. Approval is signalled twice (payment.approved
@@ -46,10 +50,19 @@ export interface OrderFunds {
 export const NEW_ORDER_FUNDS: OrderFunds = { amounts: null, status: null, version: null, position: 'NONE' };
 
 export type OrderMessage =
-  /** A public payment event: the amounts, and the status the event implies (without a version). */
+  /**
+   * A public payment event: the amounts, and the status the event implies (without a version). PENDING
+   * (the QR code event) carries the charge's amounts, PAID and REFUNDED those of the payment.
+   */
   | { kind: 'payment'; status: 'PENDING' | 'PAID' | 'REFUNDED'; amounts: SaleAmounts }
-  /** An internal charge state. */
-  | { kind: 'charge'; status: ChargeStatus; version: number };
+  /** An internal charge state; `amounts`: those of the payment, once the charge was paid. */
+  | { kind: 'charge'; status: ChargeStatus; version: number; amounts?: SaleAmounts };
+
+/** The amounts of the payment a message carries, if any (not those of the charge as made). */
+function paidAmountsOf(message: OrderMessage): SaleAmounts | null {
+  if (message.kind === 'charge') return message.amounts ?? null;
+  return message.status === 'PENDING' ? null : message.amounts;
+}
 
 /** No charge leaves these statuses (services/payments/src/domain/charge-state.ts). */
 const TERMINAL: ReadonlySet<ChargeStatus> = new Set(['REFUNDED', 'CHARGEBACK', 'EXPIRED', 'CANCELLED']);
@@ -82,8 +95,12 @@ function supersedes(
 /** Merges a message into what is known, without touching the journal position. */
 export function observe(funds: OrderFunds, message: OrderMessage): OrderFunds {
   const next = { ...funds };
-  // The amounts never change for a charge, so the first event that carries them is enough.
-  if (message.kind === 'payment' && next.amounts === null) next.amounts = { ...message.amounts };
+  const paid = paidAmountsOf(message);
+  // The payment's amounts replace the charge's (a due-date charge's differ) until money was posted
+  // with them. Once posted, the journal keeps what it posted: a later, different figure is left for the
+  // reconciliation to report (amounts_differ), never posted over.
+  if (paid !== null && funds.position === 'NONE') next.amounts = { ...paid };
+  else if (message.kind === 'payment' && next.amounts === null) next.amounts = { ...message.amounts };
   const incoming = { status: message.status, version: message.kind === 'charge' ? message.version : null };
   if (supersedes(funds, incoming)) {
     next.status = incoming.status;

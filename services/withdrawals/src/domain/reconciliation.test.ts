@@ -127,18 +127,53 @@ describe('checkCharge: a refund in flight (REFUND_HELD)', () => {
   });
 });
 
+describe('checkCharge: a due-date charge paid with other amounts than it was made with', () => {
+  // docs/pix.md "Due-date charges": payments' transaction holds the amounts of the payment (here a
+  // fine and interest), the QR code event those of the charge as made.
+  const PAID_AMOUNTS: SaleAmounts = { gross: 15345, fee: 612, net: 14733 };
+  const created: OrderMessage = { kind: 'payment', status: 'PENDING', amounts: AMOUNTS };
+
+  it('heals a ledger that only saw the QR code event: the replay credits the net of the payment', () => {
+    const ledger = ledgerAfter(created);
+    const paid = charge('PAID', 1, PAID_AMOUNTS);
+    expect(checkCharge(paid, ledger)).toEqual({
+      verdict: 'behind',
+      reason: 'short',
+      entries: ['payment_credited'],
+      reaches: 'AVAILABLE',
+    });
+    let funds = ledger.funds;
+    const posted: Entry[] = [];
+    for (const m of replayOf(paid)) {
+      const applied = applyOrderMessage(funds, m);
+      funds = applied.funds;
+      posted.push(...applied.entries);
+    }
+    expect(totalsOf(posted.flatMap((e) => e.lines))[ACCOUNTS.SELLER_AVAILABLE]).toBe(14733);
+    expect(checkReplayed(paid, { owner: OWNER, funds })).toEqual({ verdict: 'in_step' });
+  });
+
+  it('is in step with a ledger that took payment.approved after the QR code event', () => {
+    const ledger = ledgerAfter(
+      created,
+      { kind: 'payment', status: 'PAID', amounts: PAID_AMOUNTS },
+      internal('PAID', 1),
+    );
+    expect(checkCharge(charge('PAID', 1, PAID_AMOUNTS), ledger)).toEqual({ verdict: 'in_step' });
+  });
+});
+
 describe('checkCharge: what a replay cannot heal', () => {
   it('the order under another seller or environment', () => {
     const other = { owner: { ...OWNER, environment: 'live' as const }, funds: ledgerAfter(approved).funds };
     expect(checkCharge(charge('PAID', 1), other)).toMatchObject({ verdict: 'mismatch', kind: 'other_owner' });
   });
 
-  it('amounts that differ, even before anything was posted', () => {
-    const ledger = ledgerAfter({
-      kind: 'payment',
-      status: 'PENDING',
-      amounts: { gross: 15000, fee: 600, net: 14400 },
-    });
+  it('amounts that differ from those money was posted with', () => {
+    const ledger = ledgerAfter(
+      { kind: 'payment', status: 'PAID', amounts: { gross: 15000, fee: 600, net: 14400 } },
+      internal('PAID', 1),
+    );
     expect(checkCharge(charge('PAID', 1), ledger)).toEqual({
       verdict: 'mismatch',
       kind: 'amounts_differ',

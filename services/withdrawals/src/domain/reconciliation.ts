@@ -69,12 +69,14 @@ export interface LedgerOrder {
 /**
  * The messages that tell the ledger what payments knows, in the order they are applied: the amounts, as
  * a payment event implying no more than PENDING (so it never outranks a status the ledger already has),
- * then the status with its version, as `internal.charge.<status>` carries it.
+ * then the status with its version, as `internal.charge.<status>` carries it. The charge was paid, so
+ * its amounts are those of the payment: they replace the charge's as made (a due-date charge's differ)
+ * while the ledger has posted nothing.
  */
 export function replayOf(charge: PaidCharge): OrderMessage[] {
   return [
     { kind: 'payment', status: 'PENDING', amounts: charge.amounts },
-    { kind: 'charge', status: charge.status, version: charge.version },
+    { kind: 'charge', status: charge.status, version: charge.version, amounts: charge.amounts },
   ];
 }
 
@@ -134,7 +136,9 @@ export function checkCharge(charge: PaidCharge, ledger: LedgerOrder | null): Cha
     };
   }
   const funds = ledger?.funds ?? NEW_ORDER_FUNDS;
-  if (funds.amounts !== null && !sameAmounts(funds.amounts, charge.amounts)) {
+  // Amounts nothing was posted with are the charge's as made, which the payment's replace (a due-date
+  // charge's differ): the replay heals those. Amounts money was posted with are never replaced.
+  if (funds.amounts !== null && funds.position !== 'NONE' && !sameAmounts(funds.amounts, charge.amounts)) {
     return {
       verdict: 'mismatch',
       kind: 'amounts_differ',

@@ -52,9 +52,18 @@ export function readOrderMessage(message: IncomingMessage): {
   if (name.startsWith(CHARGE_PREFIX)) {
     const state = readMessagePart(ChargeState, payload, name);
     const refund = state.refund;
+    // The payment's amounts, once paid: a due-date charge's differ from the charge's (order-funds.ts).
+    const { amount_paid: paid, fee_amount: fee, net_amount: net } = state;
+    const amounts =
+      paid && fee !== undefined && net !== undefined ? { gross: paid.amount, fee, net } : undefined;
     return {
       orderId: state.order_uuid,
-      message: { kind: 'charge', status: state.status, version: state.version },
+      message: {
+        kind: 'charge',
+        status: state.status,
+        version: state.version,
+        ...(amounts ? { amounts } : {}),
+      },
       releasesRefund: refund?.status === 'FAILED' ? refund.hold_seq : null,
     };
   }
