@@ -2,11 +2,12 @@ import {
   Charge,
   ChargeState,
   CreateChargesResponse,
+  ERROR_STATUS,
+  ErrorCode,
   MAX_CHARGES_PER_BATCH,
   type ChargeAction,
   type CreateChargeRequest,
   type CreateChargesRequest,
-  type ErrorCode,
   type Identity,
 } from '@seller-api/contracts';
 import {
@@ -108,7 +109,7 @@ export class PaymentsClient {
     const results = parsed?.success ? parsed.data.data.results : null;
     if (!results || results.length !== calls.length) return calls.map(() => ({ error: unavailable() }));
     return results.map((result) =>
-      'charge' in result ? { charge: result.charge } : { error: unavailable() },
+      'charge' in result ? { charge: result.charge } : { error: refusalOr503(result) },
     );
   }
 
@@ -121,6 +122,8 @@ export class PaymentsClient {
     injectTraceContext(headers);
     // The very bytes its signed identity was made for (createCharge).
     const answer = await this.post(PATH, headers, JSON.stringify(call.charge));
+    if (answer && answer.status >= 400 && answer.status < 500)
+      return { error: refusalOr503({ status: answer.status, ...dataOf(answer.text) }) };
     if (answer?.status !== 200 && answer?.status !== 201) return { error: unavailable() };
     const parsed = Charge.safeParse(dataOf(answer.text)?.data);
     return parsed.success ? { charge: parsed.data } : { error: unavailable() };
@@ -161,6 +164,8 @@ export class PaymentsClient {
     keyed: IdempotentRequest | null = null,
     /** A refund's ledger hold (withdrawals' hold_seq), for payments to record with the ask. */
     holdSeq?: number,
+    /** The action's JSON body (a sandbox payment's date and amount); none when absent. */
+    payload?: object,
   ): Promise<{ message: string; state: ChargeState | null; replayed: boolean }> {
     const path = `/internal/charges/${orderId}/${action}/${holdSeq === undefined ? '' : `?hold_seq=${holdSeq}`}`;
     let status: number;
@@ -170,9 +175,11 @@ export class PaymentsClient {
     // Payments keeps the key with the change, scoped to the public route and body; the signature
     // covers it, so a captured call cannot be replayed under another key.
     const forwarded = keyed ? forwardedIdempotency(keyed) : {};
+    const sent = payload === undefined ? null : JSON.stringify(payload);
     const headers: Record<string, string> = {
-      ...signIdentity(this.callKey, identity, 'POST', path, null, forwarded),
+      ...signIdentity(this.callKey, identity, 'POST', path, sent, forwarded),
       ...forwarded,
+      ...(sent === null ? {} : { 'content-type': 'application/json' }),
     };
     injectTraceContext(headers);
     try {
@@ -180,6 +187,7 @@ export class PaymentsClient {
         path,
         method: 'POST',
         headers,
+        ...(sent === null ? {} : { body: sent }),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),
@@ -244,6 +252,27 @@ export class ActionNotApplied extends HttpError {
     super(status, code, message, undefined, headers);
     this.name = 'ActionNotApplied';
   }
+}
+
+/** Payments' refusals of a charge that the client can act on; anything else is payments' trouble. */
+const PASSED_REFUSALS: ReadonlySet<number> = new Set([400, 403, 409, 422]);
+
+/**
+ * Payments refused to make the charge (a due-date charge it does not take, for one): the client gets
+ * that 4xx as it is, its code and message, and nothing was made. Anything else, or an answer that does
+ * not read as a refusal, is a 503.
+ */
+function refusalOr503(result: { status: number; code?: unknown; message?: unknown }): HttpError {
+  const code = ErrorCode.safeParse(result.code);
+  if (
+    !PASSED_REFUSALS.has(result.status) ||
+    !code.success ||
+    ERROR_STATUS[code.data] !== result.status ||
+    code.data === 'idempotency_conflict' ||
+    typeof result.message !== 'string'
+  )
+    return unavailable();
+  return new HttpError(result.status, code.data, result.message);
 }
 
 const unavailable = () =>

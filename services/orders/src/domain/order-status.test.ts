@@ -91,6 +91,10 @@ describe('mirrorChargeState', () => {
     customerEmail: 'maria@example.com',
     postbackUrl: null,
     chargeVersion: 1,
+    dueDateTerms: null,
+    effectiveDueDate: null,
+    lastPayableDate: null,
+    amountPaid: null,
     items: [
       {
         productId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
