@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   MESSAGES,
   CreateOrderRequest,
+  DUE_DATE_SIBLINGS,
+  DUE_DATE_TERMS_SHAPE,
   OrderEvents,
   OrderPaymentInput,
   dueDateAmountIssues,
@@ -169,13 +171,17 @@ function checkDueDateAgainstClock(payment: Record<string, unknown>, errors: Fiel
 }
 
 /**
- * The checked due-date terms of a request's payment, whatever else of the body failed; null for an
- * immediate charge or a payment the schema refuses.
+ * The due-date terms of a request's payment as far as they are well formed, whatever else of the body
+ * failed: each term its own schema refuses is left out (its problems are the schema's to report), so
+ * the amount rules still check the others. null for an immediate charge or a malformed due date.
  */
 function dueDateTermsOfBody(body: unknown): DueDateTermsRecord | null {
   const payment = isRecord(body) ? body.payment : undefined;
   if (!isRecord(payment) || payment.due_date === undefined) return null;
-  const parsed = OrderPaymentInput.safeParse(payment);
+  const terms: Record<string, unknown> = { due_date: payment.due_date };
+  for (const field of DUE_DATE_SIBLINGS)
+    if (DUE_DATE_TERMS_SHAPE[field].safeParse(payment[field]).success) terms[field] = payment[field];
+  const parsed = OrderPaymentInput.safeParse(terms);
   return parsed.success ? dueDateTermsOfPayment(parsed.data) : null;
 }
 
