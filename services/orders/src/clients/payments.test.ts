@@ -72,6 +72,31 @@ describe('payments client', () => {
     expect((await failure(client.act(identity, charge.order_uuid, 'cancel'))).status).toBe(503);
   });
 
+  it("passes payments' refusal of a charge on as it is (a due-date charge it does not take)", async () => {
+    answer = {
+      status: 200,
+      body: JSON.stringify({
+        message: 'Charges processed.',
+        data: { results: [{ status: 403, code: 'forbidden', message: 'Due-date charges are not enabled.' }] },
+      }),
+    };
+    const err = await failure(client.createCharge(identity, charge));
+    expect(err).toMatchObject({ status: 403, code: 'forbidden', message: 'Due-date charges are not enabled.' });
+  });
+
+  it.each([
+    { status: 500, code: 'internal_error', message: 'Internal server error.' },
+    { status: 401, code: 'unauthorized', message: 'Bad signature.' },
+    { status: 409, code: 'forbidden', message: 'A code that does not go with its status.' },
+    { status: 409, code: 'idempotency_conflict', message: 'Not the client’s key.' },
+  ])("answers 503 to a charge result that is payments' own trouble ($status $code)", async (result) => {
+    answer = {
+      status: 200,
+      body: JSON.stringify({ message: 'Charges processed.', data: { results: [result] } }),
+    };
+    expect((await failure(client.createCharge(identity, charge))).status).toBe(503);
+  });
+
   it("passes payments' refusals on with their message", async () => {
     answer = { status: 409, body: '{"message":"This order is PAID.","code":"conflict"}' };
     const err = await failure(client.act(identity, charge.order_uuid, 'cancel'));
