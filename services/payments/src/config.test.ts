@@ -42,6 +42,17 @@ describe('payments in production', () => {
 });
 
 describe('payments configuration', () => {
+  it('turns due-date charges at a PSP on per environment, off by default', () => {
+    expect(loadPaymentsConfig({})).toMatchObject({
+      PIX_DUE_DATE_CHARGES: false,
+      PIX_DUE_DATE_CHARGES_TEST: false,
+    });
+    expect(
+      loadPaymentsConfig({ PIX_DUE_DATE_CHARGES: 'true', PIX_DUE_DATE_CHARGES_TEST: '0' }),
+    ).toMatchObject({ PIX_DUE_DATE_CHARGES: true, PIX_DUE_DATE_CHARGES_TEST: false });
+    expect(configError({ PIX_DUE_DATE_CHARGES: 'maybe' })).toContain('PIX_DUE_DATE_CHARGES');
+  });
+
   it('defaults to the sandbox PSP, its key and merchant, and a 399 bps fee', () => {
     const config = loadPaymentsConfig({});
     expect(config).toMatchObject({

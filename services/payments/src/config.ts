@@ -54,6 +54,14 @@ export const paymentsEnv = {
   /** The test environment's PSP: the sandbox, or a PSP's homologation endpoint (the PSP_TEST_ group). */
   PIX_PSP_TEST: z.enum(PIX_PSPS).default('sandbox'),
   /**
+   * Due-date charges (API Pix `cobv`, docs/pix.md "Due-date charges") at the live environment's PSP:
+   * with bacen-api-pix its token then asks the `cobv.*` scopes too, which a PSP client registered
+   * without them may refuse, so they are off until the PSP offers them. The sandbox always makes them.
+   */
+  PIX_DUE_DATE_CHARGES: env.bool.default(false),
+  /** The same for the test environment's PSP (PIX_PSP_TEST). */
+  PIX_DUE_DATE_CHARGES_TEST: env.bool.default(false),
+  /**
    * Live receiving key: written into static BR Codes (field 26/01) by the sandbox, or the key
    * registered with the PSP (`chave` of a cob). Printable ASCII, at most 77 characters.
    */

@@ -7,7 +7,8 @@ export type PaymentMetrics = ReturnType<typeof createPaymentMetrics>;
  * The payments dashboard: charges entering each status (paid, expired, refunded, ...) and their gross
  * amounts, refunds entering each state at the PSP (refund_processing, refund_failed, ...), recorded by
  * the lifecycle once the move's transaction has committed; and the refund checks (jobs/refund-checks.ts):
- * look-ups by what the PSP answered, and the refunds still open past the alert's threshold.
+ * look-ups by what the PSP answered, and the refunds still open past the alert's threshold; due-date
+ * payments whose PSP priced their day otherwise than we do (docs/pix.md "Due-date charges").
  */
 export function createPaymentMetrics(metrics: Metrics) {
   const moved = countWithAmount(metrics, {
@@ -32,7 +33,14 @@ export function createPaymentMetrics(metrics: Metrics) {
     help: 'PSP reports that a refund booked as REFUNDED was not made (booked by an earlier release); check each with the PSP',
     registers: [metrics.registry],
   });
+  const dueDateDifferences = new Counter({
+    name: 'payments_due_date_amount_differences_total',
+    help: "Due-date payments whose PSP amount differs from ours for their day (the PSP's is applied)",
+    labelNames: ['environment'] as const,
+    registers: [metrics.registry],
+  });
   return {
+    dueDateAmountDifference: (environment: string) => dueDateDifferences.inc({ environment }),
     refundContradicted: () => contradicted.inc(),
     chargeMoved: (status: string, grossAmountCents: number) => moved(status.toLowerCase(), grossAmountCents),
     refundChecked: (outcome: string) => checked.inc({ outcome }),

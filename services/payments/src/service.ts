@@ -42,6 +42,7 @@ export async function startPayments(
     sql: runtime.sql,
     logger: runtime.logger,
     metrics,
+    fees: { bps: config.PLATFORM_FEE_BPS, fixedAmount: config.PLATFORM_FEE_FIXED_AMOUNT },
     refundChecks: { baseMs: config.REFUND_CHECK_BASE_MS, maxMs: config.REFUND_CHECK_MAX_MS },
   };
   const routeDeps = {

@@ -7,12 +7,19 @@ import {
   type PspFetch,
 } from '@seller-api/api-pix';
 import { z } from 'zod';
-import { API_PIX_DUE_DATE_SCOPES, dueDateCharges, type DueDateCharges } from './bacen-api-pix-cobv';
+import {
+  API_PIX_DUE_DATE_SCOPES,
+  DueDateChargePaidError,
+  dueDateCharges,
+  type DueDateCharges,
+} from './bacen-api-pix-cobv';
 import { buildDynamicBrCode, formatAmountCents, parseBrCode } from '../domain/brcode';
 import {
   PspError,
   type PspAdapter,
   type PspChargeInput,
+  type PspDueDateCancel,
+  type PspDueDateChargeInput,
   type PspRefund,
   type PspRefundInput,
   type PspRefundRef,
@@ -41,9 +48,9 @@ export type { PspFetch };
 
 /**
  * The OAuth2 scopes the charge adapter asks for: immediate charges (`cob.*`) and refunds of received Pix
- * (`pix.*`). Due-date charges' scopes (`API_PIX_DUE_DATE_SCOPES`, bacen-api-pix-cobv.ts) are not asked
- * for while the API does not offer due-date charges: a PSP client registered without them may refuse
- * a token that asks for them, which would stop immediate charges too.
+ * (`pix.*`). Due-date charges' scopes (`API_PIX_DUE_DATE_SCOPES`, bacen-api-pix-cobv.ts) are asked
+ * for only when due-date charges are enabled for the PSP (PIX_DUE_DATE_CHARGES): a PSP client registered
+ * without them may refuse a token that asks for them, which would stop immediate charges too.
  */
 export const API_PIX_CHARGE_SCOPES = ['cob.write', 'cob.read', 'pix.write', 'pix.read'] as const;
 
@@ -62,6 +69,11 @@ export interface BacenApiPixOptions extends ApiPixClientOptions {
    */
   merchantName: string;
   merchantCity: string;
+  /**
+   * Offer due-date charges through the adapter (createDueDateCharge, cancelDueDateCharge): only when
+   * the token asks the `cobv.*` scopes too (API_PIX_CHARGE_AND_DUE_DATE_SCOPES; PIX_DUE_DATE_CHARGES).
+   */
+  dueDateCharges?: boolean;
 }
 
 export interface BacenApiPixAdapter extends PspAdapter {
@@ -108,6 +120,7 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
   const now = options.now ?? (() => new Date());
   const client = apiPixClient(options);
   const call = client.call;
+  const dueDate = dueDateCharges(client, options);
 
   return {
     name: 'bacen-api-pix',
@@ -199,7 +212,26 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
       return refundOutcome(`GET ${path}`, res.json, ref.refundId);
     },
 
-    dueDate: dueDateCharges(client, options),
+    dueDate,
+
+    // `PUT /cobv/{txid}` with our txid; the code is the PSP's dynamic one (no amount in it).
+    ...(options.dueDateCharges
+      ? {
+          async createDueDateCharge(input: PspDueDateChargeInput) {
+            const made = await dueDate.create(input);
+            return { copyAndPaste: made.copyAndPaste, location: made.location };
+          },
+          async cancelDueDateCharge(txid: string): Promise<PspDueDateCancel> {
+            try {
+              await dueDate.cancel(txid);
+              return 'removed';
+            } catch (err) {
+              if (err instanceof DueDateChargePaidError) return 'paid';
+              throw err;
+            }
+          },
+        }
+      : {}),
 
     close: () => client.close(),
   };

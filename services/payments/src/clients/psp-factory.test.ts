@@ -67,6 +67,54 @@ describe('the PSP of each environment', () => {
     );
   });
 
+  it('offers due-date charges at a PSP only with PIX_DUE_DATE_CHARGES(_TEST), in the sandbox always', () => {
+    const off = build({ ...LIVE, ...HOMOLOGATION });
+    expect(off.live.createDueDateCharge).toBeUndefined();
+    expect(off.live.cancelDueDateCharge).toBeUndefined();
+    expect(off.test.createDueDateCharge).toBeUndefined();
+    const on = build({
+      ...LIVE,
+      ...HOMOLOGATION,
+      PIX_DUE_DATE_CHARGES: 'true',
+      PIX_DUE_DATE_CHARGES_TEST: 'false',
+    });
+    expect(on.live.createDueDateCharge).toEqual(expect.any(Function));
+    expect(on.live.cancelDueDateCharge).toEqual(expect.any(Function));
+    expect(on.test.createDueDateCharge).toBeUndefined();
+    const sandbox = build({});
+    expect(sandbox.live.createDueDateCharge).toEqual(expect.any(Function));
+    expect(sandbox.test.cancelDueDateCharge).toEqual(expect.any(Function));
+  });
+
+  it('asks the cobv scopes too when due-date charges are on', async () => {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push(body);
+        res.writeHead(req.url === '/oauth/token' ? 200 : 201, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify(
+            req.url === '/oauth/token' ? { access_token: 't', expires_in: 60 } : { location: 'psp.example/qr/1' },
+          ),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const psps = build({ ...LIVE, PSP_API_URL: url, PIX_DUE_DATE_CHARGES: 'true' });
+      await psps.live.createCharge({ ...charge, txid: 'B'.repeat(35) });
+      expect(new URLSearchParams(seen[0]).get('scope')).toBe(
+        'cob.write cob.read pix.write pix.read cobv.write cobv.read',
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it("asks the PSP for the charge adapter's scopes and writes the merchant into a code built from location", async () => {
     const seen: { path: string; body: string }[] = [];
     const server = http.createServer((req, res) => {

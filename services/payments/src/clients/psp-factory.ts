@@ -2,7 +2,7 @@ import { apiPixEnvNames, readClientCertificate } from '@seller-api/api-pix';
 import { ConfigError } from '@seller-api/service-kit';
 import type { PaymentsConfig, PixPspName } from '../config';
 import { sandboxPsp, type PspAdapter, type PspAdapters } from '../domain/psp';
-import { API_PIX_CHARGE_SCOPES, bacenApiPix } from './bacen-api-pix';
+import { API_PIX_CHARGE_AND_DUE_DATE_SCOPES, API_PIX_CHARGE_SCOPES, bacenApiPix } from './bacen-api-pix';
 
 /** One environment's adapter settings, read from its own variables. */
 interface PspSettings {
@@ -19,6 +19,8 @@ interface PspSettings {
   certFile: string | undefined;
   keyFile: string | undefined;
   timeoutMs: number;
+  /** PIX_DUE_DATE_CHARGES(_TEST): the PSP makes due-date charges (the sandbox always does). */
+  dueDateCharges: boolean;
 }
 
 /**
@@ -40,6 +42,7 @@ export function pspsFromConfig(config: PaymentsConfig): PspAdapters {
     certFile: config.PSP_TLS_CERT_FILE,
     keyFile: config.PSP_TLS_KEY_FILE,
     timeoutMs: config.PSP_TIMEOUT_MS,
+    dueDateCharges: config.PIX_DUE_DATE_CHARGES,
   });
   const test = pspFromSettings(config, {
     name: config.PIX_PSP_TEST,
@@ -53,6 +56,7 @@ export function pspsFromConfig(config: PaymentsConfig): PspAdapters {
     certFile: config.PSP_TEST_TLS_CERT_FILE,
     keyFile: config.PSP_TEST_TLS_KEY_FILE,
     timeoutMs: config.PSP_TEST_TIMEOUT_MS,
+    dueDateCharges: config.PIX_DUE_DATE_CHARGES_TEST,
   });
   return { live, test };
 }
@@ -88,7 +92,9 @@ function pspFromSettings(config: PaymentsConfig, settings: PspSettings): PspAdap
         tokenUrl,
         clientId,
         clientSecret,
-        scopes: API_PIX_CHARGE_SCOPES,
+        // The cobv scopes only when asked for: a client registered without them may be refused a token.
+        scopes: settings.dueDateCharges ? API_PIX_CHARGE_AND_DUE_DATE_SCOPES : API_PIX_CHARGE_SCOPES,
+        dueDateCharges: settings.dueDateCharges,
         pixKey: settings.pixKey,
         merchantName: config.PIX_MERCHANT_NAME,
         merchantCity: config.PIX_MERCHANT_CITY,

@@ -7,14 +7,18 @@ import {
   type Charge,
   type ChargeState,
   type CreateChargeRequest,
+  type DueDateTermsRecord,
   type RefundStatus,
 } from '@seller-api/contracts';
 import {
+  HttpError,
+  badRequest,
   callerOrFork,
   conflict,
   enqueue,
   inTransaction,
   outboxRow,
+  serviceUnavailable,
   sqlInTransaction,
   type Sql,
 } from '@seller-api/service-kit';
@@ -40,10 +44,19 @@ import {
   refundAlreadyAsked,
   setRefund,
   type ChargeChange,
+  type FeeSettings,
   type LifecycleDeps,
   type Moved,
 } from '../domain/lifecycle';
-import { pspFor, type PspAdapters } from '../domain/psp';
+import { dueDateTermsProblem } from '../domain/due-date-payments';
+import {
+  PspError,
+  pspFor,
+  type PspAdapter,
+  type PspAdapters,
+  type PspCharge,
+  type PspDueDateCancel,
+} from '../domain/psp';
 import { currentAttempt, reasonText, refundIdFor } from '../domain/refund-state';
 import { newTxid } from '../domain/txid';
 import { EXCHANGE } from '../events/topology';
@@ -55,8 +68,11 @@ import { TransactionSchema, type ChargeStatus, type Transaction } from './entiti
  * messages it causes in the same transaction (domain/lifecycle.ts decides them).
  */
 
-/** What the charge flows need: the lifecycle's, and the service's plain statements. */
-export type ChargeStoreDeps = LifecycleDeps & { sql: Sql };
+/**
+ * What the charge flows need: the lifecycle's, the service's plain statements, and the fee settings a
+ * due-date payment's fee is computed with.
+ */
+export type ChargeStoreDeps = LifecycleDeps & { sql: Sql; fees: FeeSettings };
 
 /**
  * `sql`'s statements where `em` runs: in its transaction when it is in one (a keyed request's), else
@@ -150,13 +166,15 @@ export async function createCharge(
   const expiresAt = new Date(input.expires_at);
   const fee = computeFee(input.gross_amount, deps.feeBps, deps.feeFixedAmount);
   // Asked before the database transaction opens, so no connection waits on the PSP.
-  const psp = await adapter.createCharge({
-    txid,
-    amountCents: input.gross_amount,
-    expiresAt,
-    debtorName: input.debtor_name,
-    debtorDocument: input.debtor_document,
-  });
+  const psp = input.due_date
+    ? await askDueDateCharge(adapter, { ...input, due_date: input.due_date }, txid)
+    : await adapter.createCharge({
+        txid,
+        amountCents: input.gross_amount,
+        expiresAt,
+        debtorName: input.debtor_name,
+        debtorDocument: input.debtor_document,
+      });
   const transaction = newCharge({
     id: randomUUID(),
     owner,
@@ -197,6 +215,44 @@ export async function createCharge(
   return { transaction, created: true, charge };
 }
 
+/** Where a due-date charge's refusals name the field: the order's, which orders passes on as it is. */
+const DUE_DATE_FIELD = 'payment.due_date';
+
+/**
+ * A due-date charge at the environment's PSP (docs/pix.md "Due-date charges"): refused with a 400 on
+ * the order's field when the PSP is not set up for them or the terms cannot price the charge; the
+ * PSP's failure as 503 (it may work later) or 502 (it refused the charge), never a 500.
+ */
+async function askDueDateCharge(
+  adapter: PspAdapter,
+  input: CreateChargeRequest & { due_date: DueDateTermsRecord },
+  txid: string,
+): Promise<PspCharge> {
+  if (!adapter.createDueDateCharge) {
+    const message = 'Due-date charges are not available in this environment.';
+    throw badRequest(message, { [DUE_DATE_FIELD]: [message] });
+  }
+  const problem = dueDateTermsProblem(input.gross_amount, input.due_date);
+  if (problem) throw badRequest(`Invalid due-date terms: ${problem}`, { [DUE_DATE_FIELD]: [problem] });
+  if (!input.debtor_name || !input.debtor_document) {
+    const message = 'A due-date charge needs the debtor name and document.';
+    throw badRequest(message, { [DUE_DATE_FIELD]: [message] });
+  }
+  try {
+    return await adapter.createDueDateCharge({
+      txid,
+      amountCents: input.gross_amount,
+      terms: input.due_date,
+      debtorName: input.debtor_name,
+      debtorDocument: input.debtor_document,
+    });
+  } catch (err) {
+    if (!(err instanceof PspError)) throw err;
+    if (err.retryable) throw serviceUnavailable('The PSP could not make the charge; retry the request.');
+    throw new HttpError(502, 'bad_gateway', `The PSP refused the due-date charge: ${err.message}`);
+  }
+}
+
 /** An existing charge, returned as it is. */
 function answered(transaction: Transaction): ChargeResult {
   return { transaction, created: false, charge: toCharge(transaction) };
@@ -217,6 +273,43 @@ export async function findCharge(
   orderId: string,
 ): Promise<Transaction> {
   return owned(await callerOrFork(em).findOne(TransactionSchema, { orderId }), owner);
+}
+
+/**
+ * Before a seller's cancel of a PENDING due-date charge: removes it at its PSP (API Pix `PATCH
+ * /cobv/{txid}`, status REMOVIDA_PELO_USUARIO_RECEBEDOR), so no payer can pay it any more; then the
+ * caller cancels it here as any charge. Asked on no locked row and in no transaction, as charges are
+ * made: no connection waits on the PSP. Removing again is fine (a retry after the cancel here failed).
+ * Refuses, leaving everything as it was: 409 when the PSP has it paid (its notification records the
+ * payment), 503 when the PSP could not be asked, 502 when it refused.
+ */
+export async function removeDueDateChargeAtPsp(
+  em: EntityManager,
+  owner: ChargeOwner,
+  orderId: string,
+  deps: LifecycleDeps,
+): Promise<void> {
+  const t = owned(await em.fork().findOne(TransactionSchema, { orderId }), owner);
+  if (t.dueDateTerms === null || t.chargeStatus !== 'PENDING') return;
+  const adapter = pspFor(deps.psps, t.environment);
+  if (!adapter.cancelDueDateCharge) return;
+  let outcome: PspDueDateCancel;
+  try {
+    outcome = await adapter.cancelDueDateCharge(t.txid);
+  } catch (err) {
+    if (!(err instanceof PspError)) throw err;
+    deps.logger.warn(
+      { err: err.message, psp: adapter.name, psp_status: err.status, retryable: err.retryable },
+      'PSP removal of a due-date charge failed; the charge is unchanged',
+    );
+    if (err.retryable)
+      throw serviceUnavailable(
+        'The PSP could not be asked to remove the charge; the order is unchanged. Retry the request.',
+      );
+    throw new HttpError(502, 'bad_gateway', 'The PSP refused to remove the charge; the order is unchanged.');
+  }
+  if (outcome === 'paid')
+    throw conflict('The charge is already paid at the PSP and cannot be cancelled; the order is unchanged.');
 }
 
 /**

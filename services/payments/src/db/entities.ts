@@ -1,6 +1,8 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
 import type {
+  AmountDueComponents,
   ChargeState,
+  DueDateTermsRecord,
   Environment,
   PaymentMethod,
   RefundStatus,
@@ -57,6 +59,15 @@ export interface Transaction {
   /** When to look the refund up at the PSP next; null when its end is known (or nothing was asked). */
   refundCheckAt: Date | null;
   refundChecks: number;
+  /** The terms of a due-date charge (API Pix `cobv`); null for an immediate charge. */
+  dueDateTerms: DueDateTermsRecord | null;
+  /**
+   * Once paid: what `grossAmount` (then the amount paid) is made of; null before payment. For an
+   * immediate charge, the amount and zeros.
+   */
+  amountComponents: AmountDueComponents | null;
+  /** Once paid: the day in São Paulo the payment was priced for (YYYY-MM-DD); null before. */
+  paidOn: string | null;
 }
 
 const cents = () => ({ type: new BigIntType('number'), columnType: 'bigint' });
@@ -98,6 +109,9 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     refundHoldSeq: { type: new BigIntType('number'), columnType: 'bigint', default: 0 },
     refundCheckAt: { ...timestamp, nullable: true },
     refundChecks: { type: 'integer', default: 0 },
+    dueDateTerms: { type: 'json', columnType: 'jsonb', nullable: true },
+    amountComponents: { type: 'json', columnType: 'jsonb', nullable: true },
+    paidOn: { type: 'string', columnType: 'date', nullable: true },
   },
 });
 

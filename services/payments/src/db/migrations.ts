@@ -173,6 +173,20 @@ class Migration20261212RefundAskKey extends Migration {
   }
 }
 
+/**
+ * Due-date charges (API Pix `cobv`, docs/pix.md "Due-date charges"): the terms the charge was made
+ * with (null for an immediate charge), and, once paid, what the amount paid is made of and the day in
+ * São Paulo it was priced for. Nullable and additive: the previous release ignores them.
+ */
+class Migration20261214DueDateCharges extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table payments.transactions
+      add column if not exists due_date_terms jsonb,
+      add column if not exists amount_components jsonb,
+      add column if not exists paid_on date`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261124Transactions', class: Migration20261124Transactions },
@@ -183,4 +197,5 @@ export const migrations = [
   { name: 'Migration20261208RefundAsked', class: Migration20261208RefundAsked },
   { name: 'Migration20261210RefundOutcomes', class: Migration20261210RefundOutcomes },
   { name: 'Migration20261212RefundAskKey', class: Migration20261212RefundAskKey },
+  { name: 'Migration20261214DueDateCharges', class: Migration20261214DueDateCharges },
 ];

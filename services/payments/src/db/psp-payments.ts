@@ -3,11 +3,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChargeState } from '@seller-api/contracts';
 import { inTransaction, sqlInTransaction, type Sql } from '@seller-api/service-kit';
 import { refundsLatePayment } from '../domain/charge-state';
+import { dayOf, immediateComponents, priceDueDatePayment } from '../domain/due-date-payments';
 import {
   currentState,
   lateRefundId,
   recordMoves,
+  settlePayment,
   type Moved,
+  type SettledPayment,
   type PaymentOutcome,
   type PixPayment,
   type RecordedPayment,
@@ -126,6 +129,8 @@ export async function recordPayment(
   if (payment.txid === null) return recordWithoutTxid(em, payment, deps);
   const txid = payment.txid;
   const moved: Moved = [];
+  // A due-date payment whose amount is not ours for its day (the PSP's wins): logged once committed.
+  const differs: { value: { ours: number; day: string } | null } = { value: null };
   const result = await inTransaction(em, async (tx) => {
     // The charge first, locked: one of the other environment is checked before anything is recorded
     // (recording the end-to-end id first would let a notification of the test PSP, or the sandbox, take
@@ -148,11 +153,28 @@ export async function recordPayment(
       await record('unknown_txid');
       return { outcome: 'unknown_txid' as const, state: null, refund: null };
     }
-    if (payment.amountCents !== t.grossAmount) {
+    // An immediate charge takes its amount only; a due-date charge, what its PSP took (docs/pix.md).
+    if (t.dueDateTerms === null && payment.amountCents !== t.grossAmount) {
       await record('amount_mismatch', `expected ${t.grossAmount}, received ${payment.amountCents}`);
       return { outcome: 'amount_mismatch' as const, state: currentState(t), refund: null };
     }
     if (t.chargeStatus === 'PENDING') {
+      let settled: SettledPayment = {
+        amount: payment.amountCents,
+        components: immediateComponents(payment.amountCents),
+        day: payment.day ?? dayOf(payment.paidAt),
+      };
+      if (t.dueDateTerms !== null) {
+        const priced = priceDueDatePayment({ ...t, dueDateTerms: t.dueDateTerms }, payment);
+        if (!priced.payable) {
+          // Paid after its last payable day (the expiry has not run yet): refunded like any late one.
+          await record('late', `paid on ${priced.day}, after the last payable date ${priced.lastPayableDate}`);
+          return { outcome: 'late' as const, state: currentState(t), refund: t };
+        }
+        if (priced.ours !== payment.amountCents) differs.value = { ours: priced.ours, day: priced.day };
+        settled = { amount: payment.amountCents, components: priced.components, day: priced.day };
+      }
+      settlePayment(t, settled, deps.fees);
       t.endToEndId = payment.endToEndId;
       t.approvedAt = payment.paidAt;
       const state = commitMove(tx, t, 'PAID', deps.now?.() ?? new Date(), moved);
@@ -163,6 +185,20 @@ export async function recordPayment(
     return { outcome, state: currentState(t), refund: t };
   });
   recordMoves(deps, moved);
+  const difference = differs.value;
+  if (difference !== null) {
+    deps.logger.warn(
+      {
+        txid: payment.txid,
+        end_to_end_id: payment.endToEndId,
+        day: difference.day,
+        psp_amount: payment.amountCents,
+        our_amount: difference.ours,
+      },
+      "due-date payment's amount differs from ours for its day; the PSP's applied",
+    );
+    deps.metrics?.dueDateAmountDifference(payment.environment);
+  }
   if (result.outcome === 'unknown_txid' || result.outcome === 'amount_mismatch') {
     deps.logger.warn(
       { txid: payment.txid, outcome: result.outcome },

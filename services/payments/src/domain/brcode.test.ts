@@ -108,6 +108,19 @@ describe('buildStaticBrCode', () => {
     });
   });
 
+  it('leaves field 54 out without an amount, still a valid code public parsers accept', () => {
+    const { amountCents: _amount, ...withoutAmount } = staticInput;
+    const code = buildStaticBrCode(withoutAmount);
+    expect(code).toContain('5204000053039865802BR5913Fulano de Tal');
+    const parsed = parseBrCode(code);
+    expect(parsed.valid).toBe(true);
+    expect(parsed.fields['54']).toBeUndefined();
+    expect(parsed.fields['62']).toEqual({ '05': 'ORDER123' });
+    const pix = parsePixOrFail(code);
+    if (!isStaticPix(pix)) throw new Error('expected a static Pix');
+    expect(pix).toMatchObject({ pixKey: staticInput.pixKey, transactionAmount: 0, txid: 'ORDER123' });
+  });
+
   it('is accepted by pix-utils with the same key, amount, name, city and txid', () => {
     const pix = parsePixOrFail(buildStaticBrCode({ ...staticInput, description: 'Pedido 123' }));
     if (!isStaticPix(pix)) throw new Error('expected a static Pix');

@@ -15,7 +15,8 @@ const CRC_HEADER = '6304';
 
 export interface StaticBrCodeInput {
   pixKey: string;
-  amountCents: number;
+  /** Absent: no field 54, the payer's app asks the amount (the sandbox's due-date charges). */
+  amountCents?: number;
   merchantName: string;
   merchantCity: string;
   txid: string;
@@ -125,7 +126,7 @@ export function buildStaticBrCode(input: StaticBrCodeInput): string {
       tlv('26', account) +
       tlv('52', '0000') +
       tlv('53', '986') +
-      tlv('54', formatAmountCents(input.amountCents)) +
+      (input.amountCents === undefined ? '' : tlv('54', formatAmountCents(input.amountCents))) +
       merchantFields(input.merchantName, input.merchantCity) +
       tlv('62', tlv('05', normaliseStaticTxid(input.txid))),
   );

@@ -74,6 +74,9 @@ export function newCharge({
     refundHoldSeq: 0,
     refundCheckAt: null,
     refundChecks: 0,
+    dueDateTerms: input.due_date ?? null,
+    amountComponents: null,
+    paidOn: null,
   };
 }
 

@@ -5,6 +5,7 @@ import {
   PaymentEvents,
   PaymentRefundFailedData,
   PaymentRefundedData,
+  type AmountDueComponents,
   type Environment,
   type PspPaymentOutcome,
   type RefundStatus,
@@ -15,6 +16,8 @@ import { eventHeaders, type ChargeOwner } from './charges';
 import { PspError, type PspAdapter, type PspAdapters, type PspRefund, type PspRefundInput } from './psp';
 import { currentAttempt, refundRefusal, refundView } from './refund-state';
 import type { PaymentMetrics } from '../metrics';
+import { amountPaidOf, immediateComponents } from './due-date-payments';
+import { computeFee } from './fees';
 
 /*
  * The rules of a charge's life, over the locked row as plain data: what a move or a refund's change
@@ -59,6 +62,9 @@ function chargeState(t: Transaction, previous: ChargeStatus | null): ChargeState
     paid_at: iso(t.approvedAt),
     changed_at: (t.statusChangedAt ?? t.createdAt).toISOString(),
     refund: refundView(t),
+    amount_paid: amountPaidOf(t),
+    fee_amount: t.feeAmount,
+    net_amount: t.netAmount,
   });
 }
 
@@ -298,6 +304,38 @@ export interface RefundReportInput {
   reason: string | null;
 }
 
+/** The platform fee settings (PLATFORM_FEE_BPS, PLATFORM_FEE_FIXED_AMOUNT), as createCharge takes them. */
+export interface FeeSettings {
+  bps: number;
+  fixedAmount: number;
+}
+
+/** What a payment paid, as recordPayment decided it: the amount, its components and its day. */
+export interface SettledPayment {
+  amount: number;
+  components: AmountDueComponents;
+  /** YYYY-MM-DD in São Paulo. */
+  day: string;
+}
+
+/**
+ * Writes what the payment paid on the locked row, before it moves to PAID: the day and components;
+ * for a due-date charge the gross amount becomes the amount paid and the fee and net are computed on
+ * it (docs/pix.md "Due-date charges"). An immediate charge was paid its amount: its fee stands.
+ */
+export function settlePayment(t: Transaction, paid: SettledPayment, fees: FeeSettings): void {
+  t.paidOn = paid.day;
+  if (t.dueDateTerms === null) {
+    t.amountComponents = immediateComponents(t.grossAmount);
+    return;
+  }
+  t.amountComponents = paid.components;
+  t.grossAmount = paid.amount;
+  const fee = computeFee(paid.amount, fees.bps, fees.fixedAmount);
+  t.feeAmount = fee.fee_amount;
+  t.netAmount = fee.net_amount;
+}
+
 export interface PixPayment {
   /**
    * Whose PSP reports it: the live PSP's notifications pay live charges only; the homologation PSP's
@@ -309,6 +347,16 @@ export interface PixPayment {
   endToEndId: string;
   amountCents: number;
   paidAt: Date;
+  /**
+   * What the PSP says the amount is made of (a notification's `componentesValor`); null or absent when
+   * it did not say (db/psp-payments.ts checks they add up before using them).
+   */
+  components?: AmountDueComponents | null;
+  /**
+   * The day in São Paulo the payment is priced for: the sandbox pay's date asked; absent for a PSP's
+   * notification, whose day is that of `paidAt` (its `horario`).
+   */
+  day?: string;
 }
 
 /** What became of a notified payment (contracts' PspPaymentOutcome, answered to the PSP). */
@@ -334,6 +382,7 @@ function approvedData(t: Transaction): PaymentApprovedData {
       fee_amount: t.feeAmount,
       net_amount: t.netAmount,
       approved_at: iso(t.approvedAt),
+      components: amountPaidOf(t)?.components ?? immediateComponents(t.grossAmount),
     },
     order: { uuid: t.orderId, status: 'PAID' },
     seller: { name: t.sellerName ?? '' },

@@ -1,4 +1,5 @@
-import type { PspRefundOutcome, RefundStatus } from '@seller-api/contracts';
+import type { AmountDueComponents, PspRefundOutcome, RefundStatus } from '@seller-api/contracts';
+import { z } from 'zod';
 
 /*
  * One item of an API Pix notification (`POST /api/v1/psp/webhook/pix`, docs/payments.md): a payment
@@ -25,4 +26,34 @@ export function endToEndIdOf(item: unknown): string | null {
   if (typeof item !== 'object' || item === null) return null;
   const value = (item as Record<string, unknown>).endToEndId;
   return typeof value === 'string' ? value.slice(0, 64) : null;
+}
+
+// API Pix `componentesValor` of a received Pix: each part `{valor: "12.34"}`, all optional.
+const Part = z.looseObject({ valor: z.string().regex(/^\d{1,10}\.\d{2}$/) }).optional();
+const ComponentesValor = z.looseObject({
+  original: Part,
+  multa: Part,
+  juros: Part,
+  abatimento: Part,
+  desconto: Part,
+});
+
+/**
+ * What the item says its amount is made of (a due-date charge's payment), read loosely: null when it
+ * sent none, or none we can read (then ours are used: db/psp-payments.ts). Whether they add up to the
+ * amount is the caller's check.
+ */
+export function componentsOf(item: unknown): AmountDueComponents | null {
+  if (typeof item !== 'object' || item === null) return null;
+  const parsed = ComponentesValor.safeParse((item as Record<string, unknown>).componentesValor);
+  if (!parsed.success || parsed.data.original === undefined) return null;
+  const cents = (part: { valor: string } | undefined) => (part ? reaisToCents(part.valor) : 0);
+  const parts = parsed.data;
+  return {
+    original: cents(parts.original),
+    rebate: cents(parts.abatimento),
+    discount: cents(parts.desconto),
+    fine: cents(parts.multa),
+    interest: cents(parts.juros),
+  };
 }

@@ -1,5 +1,5 @@
 import { PspError } from '@seller-api/api-pix';
-import type { Environment } from '@seller-api/contracts';
+import type { DueDateTermsRecord, Environment } from '@seller-api/contracts';
 import { buildStaticBrCode } from './brcode';
 
 /** What the payments service asks of a PSP when it creates a charge. */
@@ -20,6 +20,24 @@ export interface PspCharge {
   /** The PSP's payload location for a dynamic BR Code; null for a static one. */
   location: string | null;
 }
+
+/** A due-date charge (API Pix `cobv`): the original amount and its terms; the debtor is required. */
+export interface PspDueDateChargeInput {
+  /** Ours, `txidLength` of the adapter long, as for an immediate charge. */
+  txid: string;
+  /** The original amount, in cents: what is owed on any day follows from the terms. */
+  amountCents: number;
+  terms: DueDateTermsRecord;
+  debtorName: string;
+  debtorDocument: string;
+  description?: string | null;
+}
+
+/**
+ * What cancelling a due-date charge at the PSP came to: `removed` (now or before: a retry is fine), or
+ * `paid`, when the PSP has it paid and will not remove it (its payment notification is on its way).
+ */
+export type PspDueDateCancel = 'removed' | 'paid';
 
 export interface PspRefundInput {
   /** The payment's end-to-end id, from the PSP's notification. */
@@ -75,6 +93,17 @@ export interface PspAdapter {
    * has no refund with that id. Rejects with PspError when the PSP cannot be asked.
    */
   lookupRefund(ref: PspRefundRef): Promise<PspRefund | null>;
+  /**
+   * Due-date charges (docs/pix.md "Due-date charges"); absent when the PSP is not set up for them
+   * (PIX_DUE_DATE_CHARGES), so a due-date charge asked of it is refused before any call. The BR Code
+   * carries no amount: what is owed depends on the day. Rejects with PspError as createCharge does.
+   */
+  createDueDateCharge?(input: PspDueDateChargeInput): Promise<PspCharge>;
+  /**
+   * Removes a due-date charge the seller cancelled, so no payer can pay it any more (idempotent).
+   * Rejects with PspError when the PSP could not be asked or refused otherwise.
+   */
+  cancelDueDateCharge?(txid: string): Promise<PspDueDateCancel>;
   /** Closes the adapter's connections, after the last call. */
   close?(): Promise<void>;
 }
@@ -137,6 +166,21 @@ export function sandboxPsp(options: SandboxPspOptions): PspAdapter {
         txid: input.txid,
       });
       return { copyAndPaste, location: null };
+    },
+    // Our txid and no amount (field 54 left out): no money moves without the sandbox pay route, which
+    // prices the day asked.
+    async createDueDateCharge(input) {
+      const copyAndPaste = buildStaticBrCode({
+        pixKey: options.pixKey,
+        merchantName: options.merchantName,
+        merchantCity: options.merchantCity,
+        txid: input.txid,
+      });
+      return { copyAndPaste, location: null };
+    },
+    // Nothing at any PSP: the static code was only ever paid through the sandbox pay route.
+    async cancelDueDateCharge() {
+      return 'removed';
     },
     async refund() {
       return { status: options.refunds === 'processing' ? 'PROCESSING' : 'REFUNDED', reason: null };

@@ -3,7 +3,7 @@ import { PspPixPayment, type Environment, type PspPaymentOutcome } from '@seller
 import type { ChargeStoreDeps } from '../db/charges';
 import { confirmPayment } from '../db/psp-payments';
 import { settleRefund } from '../db/refunds';
-import { REFUND_STATUS_OF, endToEndIdOf, reaisToCents } from '../domain/psp-notifications';
+import { REFUND_STATUS_OF, componentsOf, endToEndIdOf, reaisToCents } from '../domain/psp-notifications';
 
 /**
  * Applies one notified item for the PSP of `environment`: the payment first (recorded once per
@@ -36,6 +36,7 @@ export async function applyNotifiedPix(
       endToEndId: pix.endToEndId,
       amountCents: reaisToCents(pix.valor),
       paidAt: new Date(pix.horario),
+      components: componentsOf(item),
     },
     deps,
   );

@@ -4,6 +4,7 @@ import {
   OrderPathParams,
   PspPixNotification,
   ReconciliationChargesQuery,
+  SandboxPayRequest,
   type ChargeResult,
   type Environment,
   type Identity,
@@ -20,6 +21,7 @@ import {
   parseQueryOrThrow,
   route,
   sendAnswer,
+  conflict,
   serviceUnavailable,
   unauthorized,
   verifySignedIdentity,
@@ -31,12 +33,20 @@ import { PAYMENTS_ACCESS } from './callers';
 import type { Express, Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { pspOnly, type PspSenders } from './psp-senders';
-import { actOnCharge, createCharge, findCharge, type ChargeDeps, type ChargeStoreDeps } from '../db/charges';
+import {
+  actOnCharge,
+  createCharge,
+  findCharge,
+  removeDueDateChargeAtPsp,
+  type ChargeDeps,
+  type ChargeStoreDeps,
+} from '../db/charges';
 import { listPaidCharges } from '../db/paid-charges';
 import { recordPayment } from '../db/psp-payments';
 import { noteRefundAsked, noteRefundHold, recordRefundRefused } from '../db/refunds';
 import { toCharge, type ChargeOwner } from '../domain/charges';
 import type { ChargeAction } from '../domain/charge-state';
+import { sandboxPayment } from '../domain/due-date-payments';
 import { RefundRefused, newEndToEndId } from '../domain/lifecycle';
 import { applyNotifiedPix } from './psp-notifications';
 
@@ -238,6 +248,11 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
       const what = ACTIONS[action] ?? 'cancel';
       if (action.startsWith('sandbox-') && owner.environment !== 'test')
         throw forbidden('Sandbox actions are for test keys only.');
+      // The sandbox pays as if on a date, an amount (orders forwards the seller's body as it is).
+      const payAsked = what === 'pay' ? parseOrThrow(SandboxPayRequest, req.body ?? {}, 'Invalid payment.') : null;
+      // A due-date charge at a remote PSP is removed there first, outside any transaction: no row is
+      // locked while the PSP answers (its removal is idempotent: a retry after a failure below is safe).
+      if (what === 'cancel') await removeDueDateChargeAtPsp(runtime.orm.em, owner, uuid, deps.lifecycle);
       let refundHold: number | null = null;
       if (what === 'refund') {
         // A keyed refund that already finished is answered as it was, and asks nothing: noting an ask
@@ -272,14 +287,19 @@ export function mountRoutes(app: Express, runtime: Runtime, deps: RouteDeps): Pl
             // The sandbox pays the way a PSP notification would, through the very same code.
             const charge = await findCharge(tx, owner, uuid);
             const now = new Date();
+            // What the PSP would take on the day asked (docs/pix.md "Sandbox"); else refused, nothing paid.
+            const pay = sandboxPayment(charge, { date: payAsked?.date, amount: payAsked?.amount }, now);
+            if (!pay.ok) throw conflict(pay.message);
             const recorded = await recordPayment(
               tx,
               {
                 environment: owner.environment,
                 txid: charge.txid,
                 endToEndId: newEndToEndId(now),
-                amountCents: charge.grossAmount,
+                amountCents: pay.amount,
                 paidAt: now,
+                components: pay.components,
+                day: pay.day,
               },
               deps.lifecycle,
             );
