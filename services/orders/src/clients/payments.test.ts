@@ -84,6 +84,33 @@ describe('payments client', () => {
     expect(err).toMatchObject({ status: 403, code: 'forbidden', message: 'Due-date charges are not enabled.' });
   });
 
+  it('names payment.due_date on a 400 refusal of a due-date charge', async () => {
+    const refusal = 'Due-date charges are not available in this environment.';
+    answer = {
+      status: 200,
+      body: JSON.stringify({
+        message: 'Charges processed.',
+        data: { results: [{ status: 400, code: 'validation_error', message: refusal }] },
+      }),
+    };
+    const dueDate = {
+      due_date: '2030-01-01',
+      days_after_due: 30,
+      fine: null,
+      interest: null,
+      rebate: null,
+      discount: null,
+      calendar: null,
+    };
+    const err = await failure(client.createCharge(identity, { ...charge, due_date: dueDate }));
+    expect(err).toMatchObject({
+      status: 400,
+      code: 'validation_error',
+      message: refusal,
+      data: { 'payment.due_date': [refusal] },
+    });
+  });
+
   it.each([
     { status: 500, code: 'internal_error', message: 'Internal server error.' },
     { status: 401, code: 'unauthorized', message: 'Bad signature.' },

@@ -25,6 +25,7 @@ import {
   type CallKey,
 } from '@seller-api/service-kit';
 import { Pool } from 'undici';
+import { z } from 'zod';
 
 const PATH = '/internal/charges/';
 const BATCH_PATH = '/internal/charges/batch/';
@@ -108,8 +109,8 @@ export class PaymentsClient {
     const parsed = answer?.status === 200 ? CreateChargesResponse.safeParse(dataOf(answer.text)) : null;
     const results = parsed?.success ? parsed.data.data.results : null;
     if (!results || results.length !== calls.length) return calls.map(() => ({ error: unavailable() }));
-    return results.map((result) =>
-      'charge' in result ? { charge: result.charge } : { error: refusalOr503(result) },
+    return results.map((result, i) =>
+      'charge' in result ? { charge: result.charge } : { error: refusalOr503(result, calls[i]?.charge) },
     );
   }
 
@@ -123,7 +124,7 @@ export class PaymentsClient {
     // The very bytes its signed identity was made for (createCharge).
     const answer = await this.post(PATH, headers, JSON.stringify(call.charge));
     if (answer && answer.status >= 400 && answer.status < 500)
-      return { error: refusalOr503({ status: answer.status, ...dataOf(answer.text) }) };
+      return { error: refusalOr503({ status: answer.status, ...dataOf(answer.text) }, call.charge) };
     if (answer?.status !== 200 && answer?.status !== 201) return { error: unavailable() };
     const parsed = Charge.safeParse(dataOf(answer.text)?.data);
     return parsed.success ? { charge: parsed.data } : { error: unavailable() };
@@ -262,7 +263,10 @@ const PASSED_REFUSALS: ReadonlySet<number> = new Set([400, 403, 409, 422]);
  * that 4xx as it is, its code and message, and nothing was made. Anything else, or an answer that does
  * not read as a refusal, is a 503.
  */
-function refusalOr503(result: { status: number; code?: unknown; message?: unknown }): HttpError {
+function refusalOr503(
+  result: { status: number; code?: unknown; message?: unknown; data?: unknown },
+  request: CreateChargeRequest | undefined,
+): HttpError {
   const code = ErrorCode.safeParse(result.code);
   if (
     !PASSED_REFUSALS.has(result.status) ||
@@ -272,8 +276,19 @@ function refusalOr503(result: { status: number; code?: unknown; message?: unknow
     typeof result.message !== 'string'
   )
     return unavailable();
-  return new HttpError(result.status, code.data, result.message);
+  if (code.data !== 'validation_error') return new HttpError(result.status, code.data, result.message);
+  // A 400 names its fields (docs/errors.md); a batch's result carries none, and the one rule payments
+  // checks of a well-formed request is whether it takes due-date charges.
+  const fields = FieldErrorsOf.safeParse(result.data);
+  const data = fields.success
+    ? fields.data
+    : request?.due_date
+      ? { 'payment.due_date': [result.message] }
+      : undefined;
+  return new HttpError(400, 'validation_error', result.message, data);
 }
+
+const FieldErrorsOf = z.record(z.string(), z.array(z.string()).min(1));
 
 const unavailable = () =>
   serviceUnavailable(
