@@ -72,7 +72,11 @@ const amountDueOn = (uuid: string, query = '', as = key) =>
   call(`${t.url}/sellers/orders/${uuid}/amount-due/${query}`, { key: as });
 
 const pay = (uuid: string, body?: unknown) =>
-  call(`${t.url}/sandbox/orders/${uuid}/pay/`, { method: 'POST', key, ...(body === undefined ? {} : { body }) });
+  call(`${t.url}/sandbox/orders/${uuid}/pay/`, {
+    method: 'POST',
+    key,
+    ...(body === undefined ? {} : { body }),
+  });
 
 const errorsOf = (res: { body: Record<string, unknown> }) => res.body.data as Record<string, string[]>;
 
@@ -217,9 +221,7 @@ describe('create a due-date order', () => {
     );
     expect(place.status).toBe(400);
     expect(errorsOf(place)).toEqual({
-      'payment.calendar': [
-        message('calendarPlace', { problem: 'Municipality 3550308 is in SP, not RJ' }),
-      ],
+      'payment.calendar': [message('calendarPlace', { problem: 'Municipality 3550308 is in SP, not RJ' })],
     });
   });
 });

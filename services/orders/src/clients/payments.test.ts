@@ -72,16 +72,16 @@ describe('payments client', () => {
     expect((await failure(client.act(identity, charge.order_uuid, 'cancel'))).status).toBe(503);
   });
 
-  it("passes payments' refusal of a charge on as it is (a due-date charge it does not take)", async () => {
+  it("passes payments' 400 refusal of a charge on with its message", async () => {
     answer = {
       status: 200,
       body: JSON.stringify({
         message: 'Charges processed.',
-        data: { results: [{ status: 403, code: 'forbidden', message: 'Due-date charges are not enabled.' }] },
+        data: { results: [{ status: 400, code: 'validation_error', message: 'Not taken.' }] },
       }),
     };
     const err = await failure(client.createCharge(identity, charge));
-    expect(err).toMatchObject({ status: 403, code: 'forbidden', message: 'Due-date charges are not enabled.' });
+    expect(err).toMatchObject({ status: 400, code: 'validation_error', message: 'Not taken.' });
   });
 
   it('names payment.due_date on a 400 refusal of a due-date charge', async () => {
@@ -114,8 +114,9 @@ describe('payments client', () => {
   it.each([
     { status: 500, code: 'internal_error', message: 'Internal server error.' },
     { status: 401, code: 'unauthorized', message: 'Bad signature.' },
-    { status: 409, code: 'forbidden', message: 'A code that does not go with its status.' },
-    { status: 409, code: 'idempotency_conflict', message: 'Not the client’s key.' },
+    { status: 400, code: 'conflict', message: 'A code that does not go with its status.' },
+    { status: 409, code: 'conflict', message: 'Another seller holds this order id.' },
+    { status: 403, code: 'forbidden', message: 'Not this caller.' },
   ])("answers 503 to a charge result that is payments' own trouble ($status $code)", async (result) => {
     answer = {
       status: 200,

@@ -2,12 +2,11 @@ import {
   Charge,
   ChargeState,
   CreateChargesResponse,
-  ERROR_STATUS,
-  ErrorCode,
   MAX_CHARGES_PER_BATCH,
   type ChargeAction,
   type CreateChargeRequest,
   type CreateChargesRequest,
+  type ErrorCode,
   type Identity,
 } from '@seller-api/contracts';
 import {
@@ -255,28 +254,17 @@ export class ActionNotApplied extends HttpError {
   }
 }
 
-/** Payments' refusals of a charge that the client can act on; anything else is payments' trouble. */
-const PASSED_REFUSALS: ReadonlySet<number> = new Set([400, 403, 409, 422]);
-
 /**
- * Payments refused to make the charge (a due-date charge it does not take, for one): the client gets
- * that 4xx as it is, its code and message, and nothing was made. Anything else, or an answer that does
- * not read as a refusal, is a 503.
+ * Payments refused to make the charge for what the request asked (a due-date charge its PSP does not
+ * take): the client gets that 400 with its message, and nothing was made. Any other answer (a 409 for
+ * an order id another seller holds, a signature refused...) is the platform's trouble: a 503.
  */
 function refusalOr503(
   result: { status: number; code?: unknown; message?: unknown; data?: unknown },
   request: CreateChargeRequest | undefined,
 ): HttpError {
-  const code = ErrorCode.safeParse(result.code);
-  if (
-    !PASSED_REFUSALS.has(result.status) ||
-    !code.success ||
-    ERROR_STATUS[code.data] !== result.status ||
-    code.data === 'idempotency_conflict' ||
-    typeof result.message !== 'string'
-  )
+  if (result.status !== 400 || result.code !== 'validation_error' || typeof result.message !== 'string')
     return unavailable();
-  if (code.data !== 'validation_error') return new HttpError(result.status, code.data, result.message);
   // A 400 names its fields (docs/errors.md); a batch's result carries none, and the one rule payments
   // checks of a well-formed request is whether it takes due-date charges.
   const fields = FieldErrorsOf.safeParse(result.data);

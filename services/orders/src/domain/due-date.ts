@@ -43,10 +43,7 @@ export function dueDatesOf(terms: DueDateTermsRecord): {
 }
 
 /** The due-date columns of an order. */
-export type DueDateOrder = Pick<
-  OrderRow,
-  'status' | 'dueDateTerms' | 'effectiveDueDate' | 'lastPayableDate'
->;
+export type DueDateOrder = Pick<OrderRow, 'status' | 'dueDateTerms' | 'effectiveDueDate' | 'lastPayableDate'>;
 
 /** Overdue: still PENDING, and today in São Paulo is after the effective due date. */
 export function isOverdue(order: DueDateOrder, today: string): boolean {

@@ -156,7 +156,13 @@ describe('mirrorChargeState', () => {
     );
     expect(paid?.order).toMatchObject({ grossAmount: 100000, feeAmount: 3873, netAmount: 93185, amountPaid });
     expect(paid?.event?.payload).toMatchObject({
-      order: { gross_amount: 100000, fee_amount: 3873, net_amount: 93185, amount_paid: amountPaid, due_date: null },
+      order: {
+        gross_amount: 100000,
+        fee_amount: 3873,
+        net_amount: 93185,
+        amount_paid: amountPaid,
+        due_date: null,
+      },
     });
     // A later state without them (a refund's, from a payments of an earlier release) forgets nothing.
     const refunded = mirrorChargeState(
