@@ -29,7 +29,7 @@ import { CNPJ, createOrder, customer } from './fixtures';
  * on a given day. Through the gateway, payments, PostgreSQL and RabbitMQ.
  */
 
-const t = useSystem({ seller: true, db: true, env: { OVERDUE_INTERVAL_MS: '100' } });
+const t = useSystem({ seller: true, db: true, receiver: true, env: { OVERDUE_INTERVAL_MS: '100' } });
 let key: string;
 beforeAll(() => {
   key = t.seller.key;
@@ -318,7 +318,10 @@ describe('order.overdue', () => {
 
   it('is sent once for a PENDING order past its effective due date, never for a paid one', async () => {
     const events = await t.captureEvents('orders.events', 'order.overdue');
-    const late = await created(dueDateOrder({ due_date: today(), discount: null }));
+    const late = await created({
+      ...dueDateOrder({ due_date: today(), discount: null }),
+      postback_url: `${t.receiver.url}/overdue`,
+    });
     const paid = await created(dueDateOrder({ due_date: today(), discount: null }));
     expect((await pay(paid.uuid)).status).toBe(200);
     await waitFor(async () => (await detail(paid.uuid)).payment.status === 'PAID', { what: 'paid' });
@@ -334,6 +337,12 @@ describe('order.overdue', () => {
     expect(data.order.due_date).toMatchObject({ due_date: today(), overdue: true });
     expect(event?.headers).toMatchObject({ 'x-order-uuid': late.uuid, 'x-seller-id': t.seller.sellerId });
     expect((await detail(late.uuid)).payment.due_date?.overdue).toBe(true);
+    // The dispatcher posts it to the order's postback_url like the other order events.
+    const postback = await waitFor(
+      () => t.receiver.at('/overdue').find((hook) => hook.body.event === 'order.overdue'),
+      { what: 'the order.overdue postback' },
+    );
+    expect(postback.body.data).toMatchObject({ order: { uuid: late.uuid, status: 'PENDING' } });
     // A later order's event means the job has run again since: the first got no second one.
     const sentinel = await created(dueDateOrder({ due_date: today(), discount: null }));
     await pastDue(sentinel.uuid);
