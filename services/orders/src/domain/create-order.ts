@@ -20,6 +20,7 @@ import {
   type Environment,
   type TaxIdType,
 } from '@seller-api/contracts';
+import { calendarPlaceProblem, isIsoDate, todayInSaoPaulo, type CalendarPlace } from '@seller-api/due-date';
 import {
   badRequest,
   checkTarget,
@@ -31,7 +32,6 @@ import {
 import type { AffiliateRow, OrderItemRow, OrderRow, ProductRow } from '../db/entities';
 import { EXCHANGE } from '../events/topology';
 import { orderEventData, orderHeaders } from '../events/payloads';
-import { calendarPlaceProblem, isIsoDate, todayInSaoPaulo, type CalendarPlace } from '@seller-api/due-date';
 import { resolveExpiration } from './dates';
 import { dueDatesOf } from './due-date';
 import { priceOrder, type FieldErrors, type OrderAmounts, type PricedLine } from './pricing';
@@ -272,7 +272,9 @@ async function validateOrder(
     addAmountIssues(priced.errors, terms, payment.gross_amount);
     throw badRequest('Invalid order.', priced.errors);
   }
-  if (!terms) {
+  // The terms as the whole request's schema gave them (the same as `terms` once every rule passed).
+  const checked = dueDateTermsOfPayment(input.payment);
+  if (!checked) {
     return {
       input,
       affiliateName: data.affiliateName,
@@ -282,15 +284,15 @@ async function validateOrder(
     };
   }
   const amountErrors: FieldErrors = {};
-  addAmountIssues(amountErrors, terms, priced.amounts.grossAmount);
+  addAmountIssues(amountErrors, checked, priced.amounts.grossAmount);
   if (Object.keys(amountErrors).length > 0) throw badRequest('Invalid order.', amountErrors);
   // The charge stays payable to the end of its last payable day in São Paulo (docs/pix.md).
-  const { expiresAt, ...dates } = dueDatesOf(terms);
+  const { expiresAt, ...dates } = dueDatesOf(checked);
   return {
     input,
     affiliateName: data.affiliateName,
     expiresAt,
-    dueDate: { terms, ...dates },
+    dueDate: { terms: checked, ...dates },
     ...priced,
   };
 }
