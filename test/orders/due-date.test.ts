@@ -414,6 +414,38 @@ describe('sandbox payment on a day', () => {
     expect(data.order.due_date).toMatchObject({ due_date: DUE, overdue: false });
   });
 
+  it('counts the amount paid, its fee and its net in the summary', async () => {
+    const seller = (await t.newKey()).key;
+    const res = await createOrder(t.url, seller, dueDateOrder());
+    expect(res.status).toBe(201);
+    const { uuid } = CreatedOrder.parse(res.body.data);
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    expect(
+      (
+        await call(`${t.url}/sandbox/orders/${uuid}/pay/`, {
+          method: 'POST',
+          key: seller,
+          body: { date: addDays(DUE, 5) },
+        })
+      ).status,
+    ).toBe(200);
+    const paid = OrderDetail.parse(
+      (await call(`${t.url}/sellers/orders/${uuid}/`, { key: seller })).body.data,
+    ).payment;
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    const summary = await call(
+      `${t.url}/sellers/orders/summary/?${new URLSearchParams({ from, to, granularity: 'day' })}`,
+      { key: seller },
+    );
+    expect(summary.status).toBe(200);
+    expect((summary.body.data as { totals: Record<string, number> }).totals).toMatchObject({
+      orders_paid: 1,
+      amount_paid: 97058,
+      fees: paid.fee_amount,
+      net: paid.net_amount,
+    });
+  });
+
   it('pays with no body, or an empty one, on today for what is owed', async () => {
     const order = await created(dueDateOrder());
     const res = await pay(order.uuid, {});
