@@ -414,7 +414,7 @@ describe('sandbox payment on a day', () => {
     expect(data.order.due_date).toMatchObject({ due_date: DUE, overdue: false });
   });
 
-  it('counts the amount paid, its fee and its net in the summary', async () => {
+  it('counts the amount paid in the summary, and a refund takes the net of it from the balance', async () => {
     const seller = (await t.newKey()).key;
     const res = await createOrder(t.url, seller, dueDateOrder());
     expect(res.status).toBe(201);
@@ -444,6 +444,33 @@ describe('sandbox payment on a day', () => {
       fees: paid.fee_amount,
       net: paid.net_amount,
     });
+    // The ledger credits the net of what was paid; the refund's hold takes exactly that, and gives
+    // back what was paid.
+    const available = () =>
+      waitFor(
+        async () => {
+          const balance = await call(`${t.url}/finance/balance/`, { key: seller });
+          const amount = (balance.body.data as { available_amount: number }).available_amount;
+          return amount === paid.net_amount ? amount : null;
+        },
+        // Polled slowly: the key's requests per minute are limited.
+        { what: 'the net of the amount paid in the available balance', intervalMs: 200 },
+      );
+    await available();
+    const refund = await call(`${t.url}/sellers/orders/${uuid}/refund/`, { method: 'POST', key: seller });
+    expect(refund.status).toBe(200);
+    const refunded = await waitFor(
+      async () => {
+        const order = OrderDetail.parse(
+          (await call(`${t.url}/sellers/orders/${uuid}/`, { key: seller })).body.data,
+        );
+        return order.payment.status === 'REFUNDED' ? order : null;
+      },
+      { what: 'the order refunded', intervalMs: 200 },
+    );
+    expect(refunded.payment.refund).toMatchObject({ status: 'REFUNDED', amount: 97058 });
+    const after = await call(`${t.url}/finance/balance/`, { key: seller });
+    expect(after.body.data).toMatchObject({ available_amount: 0 });
   });
 
   it('pays with no body, or an empty one, on today for what is owed', async () => {
