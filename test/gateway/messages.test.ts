@@ -12,7 +12,8 @@ import { checkTarget, type TargetPolicy } from '@seller-api/service-kit';
 import { documentedMessages, isDocumentedMessage, matchesTemplate } from '../../fuzz/verdict';
 import { call, requestWithHost } from '../support/system';
 import { useSystem } from '../support/use-system';
-import { address, createOrder, createProduct, customer, standaloneOrder } from '../orders/fixtures';
+import { addDays, todayInSaoPaulo } from '@seller-api/due-date';
+import { CNPJ, address, createOrder, createProduct, customer, standaloneOrder } from '../orders/fixtures';
 
 // docs/errors.md, "Messages", is the reference list of a validation error's messages. Each one is
 // produced here by a real request (through the gateway, for every rule a route has), and every message
@@ -52,6 +53,16 @@ const send = (method: string, path: string, body: unknown, as = key) =>
 const withdraw = (body: Record<string, unknown>) => send('POST', '/finance/withdrawals/', body);
 const summary = (query: string) => get(`/sellers/orders/summary/?${query}`);
 const days = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString();
+// A due date far enough ahead for discount tiers before it, today or later whenever the test runs.
+const FUTURE = addDays(todayInSaoPaulo(), 40);
+const dueDate = (payment: Record<string, unknown>) =>
+  orderWith({
+    gross_amount: 5000,
+    debtor_name: 'Empresa Compradora Ltda',
+    debtor_document: CNPJ,
+    due_date: FUTURE,
+    ...payment,
+  });
 
 /** What node:http answers to bytes that are not HTTP: the server's own 400, read off the socket. */
 function rawExchange(bytes: string): Promise<Answer> {
@@ -319,6 +330,71 @@ const ROWS: Row[] = [
     MESSAGES.computedAmountTooSmall,
     'payment.gross_amount',
     () => orderWith({ discount_amount: 100 }, { items: [{ product_uuid: priceless, quantity: 1 }] }),
+  ],
+  // Due-date charges (docs/pix.md, "Due-date charges").
+  [
+    message('notWithType', { type: 'fixed' }),
+    'payment.fine.rate',
+    () => dueDate({ fine: { type: 'fixed', amount: 100, rate: 200 } }),
+  ],
+  [
+    MESSAGES.tierDateAscending,
+    'payment.discount.tiers.1.until',
+    () =>
+      dueDate({
+        discount: {
+          type: 'fixed_until',
+          tiers: [
+            { until: addDays(FUTURE, -2), value: 300 },
+            { until: addDays(FUTURE, -3), value: 200 },
+          ],
+        },
+      }),
+  ],
+  [
+    MESSAGES.tierValueDescending,
+    'payment.discount.tiers.1.value',
+    () =>
+      dueDate({
+        discount: {
+          type: 'fixed_until',
+          tiers: [
+            { until: addDays(FUTURE, -3), value: 200 },
+            { until: addDays(FUTURE, -2), value: 300 },
+          ],
+        },
+      }),
+  ],
+  [
+    MESSAGES.tierAfterDueDate,
+    'payment.discount.tiers.0.until',
+    () => dueDate({ discount: { type: 'fixed_until', tiers: [{ until: addDays(FUTURE, 1), value: 100 }] } }),
+  ],
+  [
+    message('belowAmount', { amount: 5000 }),
+    'payment.rebate.amount',
+    () => dueDate({ rebate: { type: 'fixed', amount: 5000 } }),
+  ],
+  [MESSAGES.dueDatePast, 'payment.due_date', () => dueDate({ due_date: '2020-01-02' })],
+  [
+    message('notWithField', { field: 'due_date' }),
+    'payment.expiration_date',
+    () => dueDate({ expiration_date: days(2) }),
+  ],
+  [
+    message('requiredWithField', { field: 'due_date' }),
+    'payment.debtor_document',
+    () => dueDate({ debtor_document: undefined }),
+  ],
+  [
+    message('onlyWithField', { field: 'due_date' }),
+    'payment.days_after_due',
+    () => orderWith({ gross_amount: 5000, days_after_due: 3 }),
+  ],
+  [
+    message('calendarPlace', { problem: 'Unknown state: "XX"' }),
+    'payment.calendar',
+    () => dueDate({ calendar: { state: 'XX' } }),
   ],
   [
     MESSAGES.trackingNeedsItems,

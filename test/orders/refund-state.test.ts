@@ -315,7 +315,18 @@ describe('the refund of an order, as payments reports it', () => {
     expect(paidData.items).toEqual(createdData.items);
     expect(paidData.seller).toEqual(createdData.seller);
     expect(paidData.customer).toEqual(createdData.customer);
-    expect(paidData.order).toEqual({ ...createdData.order, status: 'PAID', paid_at: expect.any(String) });
+    const gross = createdData.order?.gross_amount as number;
+    expect(paidData.order).toEqual({
+      ...createdData.order,
+      status: 'PAID',
+      paid_at: expect.any(String),
+      // An immediate charge pays its amount, with no due-date components (docs/pix.md).
+      amount_paid: {
+        amount: gross,
+        date: expect.any(String),
+        components: { original: gross, rebate: 0, discount: 0, fine: 0, interest: 0 },
+      },
+    });
     expect(paid?.headers).toMatchObject({ 'x-seller-id': sellerId, 'x-environment': 'test' });
   });
 

@@ -54,3 +54,21 @@ describe('local webhook targets', () => {
     ]);
   });
 });
+
+describe('the overdue job', () => {
+  it('runs every minute by default, or as OVERDUE_INTERVAL_MS says', () => {
+    expect(loadOrdersConfig({}).OVERDUE_INTERVAL_MS).toBe(60_000);
+    expect(loadOrdersConfig({ OVERDUE_INTERVAL_MS: '250' }).OVERDUE_INTERVAL_MS).toBe(250);
+  });
+
+  it.each(['0', '-1', '1.5', 'soon'])('refuses OVERDUE_INTERVAL_MS=%s, naming it', (value) => {
+    let error: unknown;
+    try {
+      loadOrdersConfig({ OVERDUE_INTERVAL_MS: value });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems.map((p) => p.split(':')[0])).toEqual(['OVERDUE_INTERVAL_MS']);
+  });
+});

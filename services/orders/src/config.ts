@@ -16,6 +16,11 @@ export const ordersEnv = {
   WITHDRAWALS_INTERNAL_SECRET: calleeSecret(),
   /** How long a refund waits for that reservation before answering 503. */
   WITHDRAWALS_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /**
+   * How often the job looks for PENDING due-date orders past their effective due date, to send their
+   * order.overdue (jobs/overdue.ts; docs/pix.md, "Due-date charges").
+   */
+  OVERDUE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   /** `true` lets `test` orders name loopback and private postback URLs (as for webhooks). */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool.default(false),
   /** `true` lets `test` orders name loopback postback URLs; `npm start` sets it (docs/webhooks.md). */

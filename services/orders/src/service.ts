@@ -16,6 +16,7 @@ import { chargeStateHandler } from './events/charges';
 import { mountRoutes } from './http/routes';
 import { PaymentsClient } from './clients/payments';
 import { RefundHoldsClient } from './clients/refund-holds';
+import { startOverdueNotices } from './jobs/overdue';
 
 export interface OrdersService {
   runtime: Runtime;
@@ -61,10 +62,16 @@ export async function startOrders(
       }),
   });
   await runtime.broker.consume(CHARGES_QUEUE, chargeStateHandler(runtime));
+  const overdue = startOverdueNotices(runtime, config.OVERDUE_INTERVAL_MS);
   const address = server.address();
   return {
     runtime,
     port: typeof address === 'object' && address ? address.port : config.PORT,
-    stop: () => runtime.stop(async () => void (await Promise.all([payments.close(), holds.close()]))),
+    stop: () =>
+      runtime.stop(async () => {
+        // The job first: a run in progress finishes its transaction before the pools close.
+        await overdue.stop();
+        await Promise.all([payments.close(), holds.close()]);
+      }),
   };
 }

@@ -72,6 +72,59 @@ describe('payments client', () => {
     expect((await failure(client.act(identity, charge.order_uuid, 'cancel'))).status).toBe(503);
   });
 
+  it("passes payments' 400 refusal of a charge on with its message", async () => {
+    answer = {
+      status: 200,
+      body: JSON.stringify({
+        message: 'Charges processed.',
+        data: { results: [{ status: 400, code: 'validation_error', message: 'Not taken.' }] },
+      }),
+    };
+    const err = await failure(client.createCharge(identity, charge));
+    expect(err).toMatchObject({ status: 400, code: 'validation_error', message: 'Not taken.' });
+  });
+
+  it('names payment.due_date on a 400 refusal of a due-date charge', async () => {
+    const refusal = 'Due-date charges are not available in this environment.';
+    answer = {
+      status: 200,
+      body: JSON.stringify({
+        message: 'Charges processed.',
+        data: { results: [{ status: 400, code: 'validation_error', message: refusal }] },
+      }),
+    };
+    const dueDate = {
+      due_date: '2030-01-01',
+      days_after_due: 30,
+      fine: null,
+      interest: null,
+      rebate: null,
+      discount: null,
+      calendar: null,
+    };
+    const err = await failure(client.createCharge(identity, { ...charge, due_date: dueDate }));
+    expect(err).toMatchObject({
+      status: 400,
+      code: 'validation_error',
+      message: refusal,
+      data: { 'payment.due_date': [refusal] },
+    });
+  });
+
+  it.each([
+    { status: 500, code: 'internal_error', message: 'Internal server error.' },
+    { status: 401, code: 'unauthorized', message: 'Bad signature.' },
+    { status: 400, code: 'conflict', message: 'A code that does not go with its status.' },
+    { status: 409, code: 'conflict', message: 'Another seller holds this order id.' },
+    { status: 403, code: 'forbidden', message: 'Not this caller.' },
+  ])("answers 503 to a charge result that is payments' own trouble ($status $code)", async (result) => {
+    answer = {
+      status: 200,
+      body: JSON.stringify({ message: 'Charges processed.', data: { results: [result] } }),
+    };
+    expect((await failure(client.createCharge(identity, charge))).status).toBe(503);
+  });
+
   it("passes payments' refusals on with their message", async () => {
     answer = { status: 409, body: '{"message":"This order is PAID.","code":"conflict"}' };
     const err = await failure(client.act(identity, charge.order_uuid, 'cancel'));

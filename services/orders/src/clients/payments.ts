@@ -24,6 +24,7 @@ import {
   type CallKey,
 } from '@seller-api/service-kit';
 import { Pool } from 'undici';
+import { z } from 'zod';
 
 const PATH = '/internal/charges/';
 const BATCH_PATH = '/internal/charges/batch/';
@@ -107,8 +108,8 @@ export class PaymentsClient {
     const parsed = answer?.status === 200 ? CreateChargesResponse.safeParse(dataOf(answer.text)) : null;
     const results = parsed?.success ? parsed.data.data.results : null;
     if (!results || results.length !== calls.length) return calls.map(() => ({ error: unavailable() }));
-    return results.map((result) =>
-      'charge' in result ? { charge: result.charge } : { error: unavailable() },
+    return results.map((result, i) =>
+      'charge' in result ? { charge: result.charge } : { error: refusalOr503(result, calls[i]?.charge) },
     );
   }
 
@@ -121,6 +122,8 @@ export class PaymentsClient {
     injectTraceContext(headers);
     // The very bytes its signed identity was made for (createCharge).
     const answer = await this.post(PATH, headers, JSON.stringify(call.charge));
+    if (answer && answer.status >= 400 && answer.status < 500)
+      return { error: refusalOr503({ status: answer.status, ...dataOf(answer.text) }, call.charge) };
     if (answer?.status !== 200 && answer?.status !== 201) return { error: unavailable() };
     const parsed = Charge.safeParse(dataOf(answer.text)?.data);
     return parsed.success ? { charge: parsed.data } : { error: unavailable() };
@@ -161,6 +164,8 @@ export class PaymentsClient {
     keyed: IdempotentRequest | null = null,
     /** A refund's ledger hold (withdrawals' hold_seq), for payments to record with the ask. */
     holdSeq?: number,
+    /** The action's JSON body (a sandbox payment's date and amount); none when absent. */
+    payload?: object,
   ): Promise<{ message: string; state: ChargeState | null; replayed: boolean }> {
     const path = `/internal/charges/${orderId}/${action}/${holdSeq === undefined ? '' : `?hold_seq=${holdSeq}`}`;
     let status: number;
@@ -170,9 +175,11 @@ export class PaymentsClient {
     // Payments keeps the key with the change, scoped to the public route and body; the signature
     // covers it, so a captured call cannot be replayed under another key.
     const forwarded = keyed ? forwardedIdempotency(keyed) : {};
+    const sent = payload === undefined ? null : JSON.stringify(payload);
     const headers: Record<string, string> = {
-      ...signIdentity(this.callKey, identity, 'POST', path, null, forwarded),
+      ...signIdentity(this.callKey, identity, 'POST', path, sent, forwarded),
       ...forwarded,
+      ...(sent === null ? {} : { 'content-type': 'application/json' }),
     };
     injectTraceContext(headers);
     try {
@@ -180,6 +187,7 @@ export class PaymentsClient {
         path,
         method: 'POST',
         headers,
+        ...(sent === null ? {} : { body: sent }),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         signal: AbortSignal.timeout(this.timeoutMs),
@@ -245,6 +253,30 @@ export class ActionNotApplied extends HttpError {
     this.name = 'ActionNotApplied';
   }
 }
+
+/**
+ * Payments refused to make the charge for what the request asked (a due-date charge its PSP does not
+ * take): the client gets that 400 with its message, and nothing was made. Any other answer (a 409 for
+ * an order id another seller holds, a signature refused...) is the platform's trouble: a 503.
+ */
+function refusalOr503(
+  result: { status: number; code?: unknown; message?: unknown; data?: unknown },
+  request: CreateChargeRequest | undefined,
+): HttpError {
+  if (result.status !== 400 || result.code !== 'validation_error' || typeof result.message !== 'string')
+    return unavailable();
+  // A 400 names its fields (docs/errors.md); a batch's result carries none, and the one rule payments
+  // checks of a well-formed request is whether it takes due-date charges.
+  const fields = FieldErrorsOf.safeParse(result.data);
+  const data = fields.success
+    ? fields.data
+    : request?.due_date
+      ? { 'payment.due_date': [result.message] }
+      : undefined;
+  return new HttpError(400, 'validation_error', result.message, data);
+}
+
+const FieldErrorsOf = z.record(z.string(), z.array(z.string()).min(1));
 
 const unavailable = () =>
   serviceUnavailable(

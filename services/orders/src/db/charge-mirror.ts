@@ -94,7 +94,7 @@ export async function orderOwner(
 }
 
 // Amounts are bigint columns: as float8 they arrive as numbers (integer cents, far below 2^53).
-const READ_ORDER = `select o.id, o.seller_id as "sellerId", o.environment, o.seller_name as "sellerName",
+export const MIRRORED_COLUMNS = `o.id, o.seller_id as "sellerId", o.environment, o.seller_name as "sellerName",
        o.status, o.method, o.gross_amount::float8 as "grossAmount",
        o.shipping_amount::float8 as "shippingAmount", o.discount_amount::float8 as "discountAmount",
        o.fee_amount::float8 as "feeAmount", o.net_amount::float8 as "netAmount", o.created_at as "createdAt",
@@ -104,21 +104,29 @@ const READ_ORDER = `select o.id, o.seller_id as "sellerId", o.environment, o.sel
        o.charge_version as "chargeVersion", o.refund_status as "refundStatus",
        o.refund_attempt as "refundAttempt", o.refund_amount::float8 as "refundAmount",
        o.refund_requested_at as "refundRequestedAt", o.refund_updated_at as "refundUpdatedAt",
-       o.refund_failure_reason as "refundFailureReason",
+       o.refund_failure_reason as "refundFailureReason", o.due_date_terms as "dueDateTerms",
+       to_char(o.effective_due_date, 'YYYY-MM-DD') as "effectiveDueDate",
+       to_char(o.last_payable_date, 'YYYY-MM-DD') as "lastPayableDate", o.amount_paid as "amountPaid",
        coalesce((select json_agg(json_build_object('productId', i.product_id, 'name', i.name,
                   'quantity', i.quantity, 'price', i.price, 'lineTotalAmount', i.line_total_amount)
                   order by i.position)
-                  from orders.order_items i where i.order_id = o.id), '[]'::json) as items
-  from orders.orders o where o.id = $1`;
+                  from orders.order_items i where i.order_id = o.id), '[]'::json) as items`;
+const READ_ORDER = `select ${MIRRORED_COLUMNS} from orders.orders o where o.id = $1`;
 
 type Stamp = 'createdAt' | 'paidAt' | 'refundRequestedAt' | 'refundUpdatedAt';
 // The ORM's pool hands timestamps over as text.
 const date = (value: string | null) => (value === null ? null : new Date(value));
+/** A row of MIRRORED_COLUMNS as the pool hands it over. */
+export type MirroredRow = Omit<MirroredOrder, Stamp> & Record<Stamp, string | null>;
 
 /** The order as the mirror reads it, with its items; null when there is none. */
 async function readMirroredOrder(query: SqlQuery, orderId: string): Promise<MirroredOrder | null> {
-  const [row] = await query<Omit<MirroredOrder, Stamp> & Record<Stamp, string | null>>(READ_ORDER, [orderId]);
-  if (!row) return null;
+  const [row] = await query<MirroredRow>(READ_ORDER, [orderId]);
+  return row ? mirroredOrderOf(row) : null;
+}
+
+/** A row of MIRRORED_COLUMNS, its timestamps read. */
+export function mirroredOrderOf(row: MirroredRow): MirroredOrder {
   return {
     ...row,
     createdAt: new Date(row.createdAt as string),
@@ -133,7 +141,7 @@ async function readMirroredOrder(query: SqlQuery, orderId: string): Promise<Mirr
 // the version read, so nothing written meanwhile can be overwritten.
 const WRITE_MIRROR = `update orders.orders set status = $2, paid_at = $3, charge_version = $4, refund_status = $5,
        refund_attempt = $6, refund_amount = $7, refund_requested_at = $8, refund_updated_at = $9,
-       refund_failure_reason = $10
+       refund_failure_reason = $10, fee_amount = $12, net_amount = $13, amount_paid = $14::jsonb
  where id = $1 and charge_version = $11 returning id`;
 
 /**
@@ -159,9 +167,12 @@ async function writeMirror(
     order.refundUpdatedAt,
     order.refundFailureReason,
     readVersion,
+    order.feeAmount,
+    order.netAmount,
+    order.amountPaid === null ? null : JSON.stringify(order.amountPaid),
   ];
   if (!event) return (await query(WRITE_MIRROR, values)).length > 0;
-  const outbox = insertPart(sql, rowsOf(OutboxMessageSchema, [event]), 12);
+  const outbox = insertPart(sql, rowsOf(OutboxMessageSchema, [event]), 15);
   const rows = await query(
     `with u as (${WRITE_MIRROR}), o as (${outbox.text} where exists (select 1 from u)) select id from u`,
     [...values, outbox.value],

@@ -1,6 +1,8 @@
 import { BigIntType, EntitySchema } from '@mikro-orm/core';
 import type {
   AddressInput,
+  AmountPaid,
+  DueDateTermsRecord,
   Environment,
   OrderStatus,
   PaymentMethod,
@@ -116,6 +118,16 @@ export interface OrderRow {
   refundRequestedAt: Date | null;
   refundUpdatedAt: Date | null;
   refundFailureReason: string | null;
+  /** The terms of a due-date charge (docs/pix.md, "Due-date charges"); null for an immediate one. */
+  dueDateTerms: DueDateTermsRecord | null;
+  /** YYYY-MM-DD in São Paulo: the due date, or the next business day; null for an immediate charge. */
+  effectiveDueDate: string | null;
+  /** YYYY-MM-DD in São Paulo: the last day the charge can be paid; null for an immediate charge. */
+  lastPayableDate: string | null;
+  /** When order.overdue was queued (jobs/overdue.ts): it is sent once. */
+  overdueNotifiedAt: Date | null;
+  /** What the payment paid, as payments reported it on PAID; null before (or on older rows). */
+  amountPaid: AmountPaid | null;
 }
 
 export const OrderSchema = new EntitySchema<OrderRow>({
@@ -167,6 +179,11 @@ export const OrderSchema = new EntitySchema<OrderRow>({
     refundRequestedAt: timestamp(true),
     refundUpdatedAt: timestamp(true),
     refundFailureReason: { type: 'string', nullable: true },
+    dueDateTerms: { type: 'json', nullable: true },
+    effectiveDueDate: { type: 'string', columnType: 'date', nullable: true },
+    lastPayableDate: { type: 'string', columnType: 'date', nullable: true },
+    overdueNotifiedAt: timestamp(true),
+    amountPaid: { type: 'json', nullable: true },
   },
 });
 

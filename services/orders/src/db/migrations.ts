@@ -226,6 +226,29 @@ class Migration20261228PixQrImage extends Migration {
   }
 }
 
+/**
+ * Due-date charges (docs/pix.md, "Due-date charges"): the terms and the dates they give, when
+ * order.overdue was queued (jobs/overdue.ts), and what the payment paid (its amount, day and
+ * components, as payments reports it). Nullable, without defaults: adding them changes the catalogue
+ * only, and a running previous release writes immediate orders without them. The overdue job's index
+ * holds only the due-date orders still waiting for their order.overdue; on a large table, build it
+ * beforehand with `create index concurrently` under this name (docs/deploy.md), as for
+ * Migration20261216SearchAndSummary.
+ */
+class Migration20270105DueDate extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table orders.orders
+      add column due_date_terms jsonb,
+      add column effective_due_date date,
+      add column last_payable_date date,
+      add column overdue_notified_at timestamptz(3),
+      add column amount_paid jsonb`);
+    this.addSql(
+      `create index if not exists orders_overdue_idx on orders.orders (effective_due_date) where effective_due_date is not null and overdue_notified_at is null and status = 'PENDING'`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Orders', class: Migration20261123Orders },
@@ -235,4 +258,5 @@ export const migrations = [
   { name: 'Migration20261216SearchAndSummary', class: Migration20261216SearchAndSummary },
   { name: 'Migration20261218RefundState', class: Migration20261218RefundState },
   { name: 'Migration20261228PixQrImage', class: Migration20261228PixQrImage },
+  { name: 'Migration20270105DueDate', class: Migration20270105DueDate },
 ];

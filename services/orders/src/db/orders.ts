@@ -136,7 +136,9 @@ const summaryStatement = (starts: string) => `
   paid as (
     select width_bucket(o.paid_at, e.starts) as i,
            count(*) as paid,
-           sum(o.gross_amount) as amount_paid,
+           -- What was paid: fee and net are of the amount paid (a due-date charge's differs from its
+           -- gross, docs/pix.md), and add up to it; both are in orders_paid_idx.
+           sum(o.fee_amount + o.net_amount) as amount_paid,
            sum(o.fee_amount) as fees,
            sum(o.net_amount) as net
       from orders.orders o cross join edges e

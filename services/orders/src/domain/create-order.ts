@@ -2,16 +2,25 @@ import { randomUUID } from 'node:crypto';
 import {
   MESSAGES,
   CreateOrderRequest,
+  DUE_DATE_SIBLINGS,
+  DUE_DATE_TERMS_SHAPE,
   OrderEvents,
+  OrderPaymentInput,
+  dueDateAmountIssues,
+  dueDateClockIssues,
+  dueDateTermsOfPayment,
   formatAddress,
+  message,
   safeParseRequest,
   zodIssuesToFieldErrors,
   type AddressInput,
   type Charge,
   type CreateChargeRequest,
+  type DueDateTermsRecord,
   type Environment,
   type TaxIdType,
 } from '@seller-api/contracts';
+import { calendarPlaceProblem, isIsoDate, todayInSaoPaulo, type CalendarPlace } from '@seller-api/due-date';
 import {
   badRequest,
   checkTarget,
@@ -24,6 +33,7 @@ import type { AffiliateRow, OrderItemRow, OrderRow, ProductRow } from '../db/ent
 import { EXCHANGE } from '../events/topology';
 import { orderEventData, orderHeaders } from '../events/payloads';
 import { resolveExpiration } from './dates';
+import { dueDatesOf } from './due-date';
 import { priceOrder, type FieldErrors, type OrderAmounts, type PricedLine } from './pricing';
 
 /** What a new order's rules read of the seller's records (db/products.ts sellerRecords). */
@@ -129,7 +139,9 @@ async function checkAgainstData(
   }
   const payment = isRecord(raw.payment) ? raw.payment : {};
   let expiresAt: Date | null = null;
-  if (!errors['payment.expiration_date']) {
+  // A due-date charge's end comes from its terms (validateOrder); its clock and place rules are here.
+  if (payment.due_date !== undefined) checkDueDateAgainstClock(payment, errors, now);
+  else if (!errors['payment.expiration_date']) {
     const expiration = resolveExpiration(
       typeof payment.expiration_date === 'string' ? payment.expiration_date : undefined,
       now,
@@ -138,6 +150,46 @@ async function checkAgainstData(
     else expiresAt = expiration.expiresAt;
   }
   return { products, affiliateName, expiresAt };
+}
+
+/**
+ * The rules of due-date terms that need the clock or the holiday data (docs/pix.md, "Due-date
+ * charges"): the due date is today or later in São Paulo, and the calendar's place exists. Each runs
+ * only over a field the schema found well formed, so a field gets one message per problem.
+ */
+function checkDueDateAgainstClock(payment: Record<string, unknown>, errors: FieldErrors, now: Date): void {
+  const due = payment.due_date;
+  if (typeof due === 'string' && isIsoDate(due))
+    for (const issue of dueDateClockIssues({ due_date: due }, todayInSaoPaulo(now)))
+      addError(errors, ['payment', ...issue.path].join('.'), issue.message);
+  const place = payment.calendar;
+  const placeChecked = Object.keys(errors).some((field) => field.startsWith('payment.calendar'));
+  if (isRecord(place) && !placeChecked) {
+    const problem = calendarPlaceProblem(place as CalendarPlace);
+    if (problem) addError(errors, 'payment.calendar', message('calendarPlace', { problem }));
+  }
+}
+
+/**
+ * The due-date terms of a request's payment as far as they are well formed, whatever else of the body
+ * failed: each term its own schema refuses is left out (its problems are the schema's to report), so
+ * the amount rules still check the others. null for an immediate charge or a malformed due date.
+ */
+function dueDateTermsOfBody(body: unknown): DueDateTermsRecord | null {
+  const payment = isRecord(body) ? body.payment : undefined;
+  if (!isRecord(payment) || payment.due_date === undefined) return null;
+  const terms: Record<string, unknown> = { due_date: payment.due_date };
+  for (const field of DUE_DATE_SIBLINGS)
+    if (DUE_DATE_TERMS_SHAPE[field].safeParse(payment[field]).success) terms[field] = payment[field];
+  const parsed = OrderPaymentInput.safeParse(terms);
+  return parsed.success ? dueDateTermsOfPayment(parsed.data) : null;
+}
+
+/** The rules of the terms against the charge's amount (a rebate or discount below it), on `payment.`. */
+function addAmountIssues(errors: FieldErrors, terms: DueDateTermsRecord | null, amount: unknown): void {
+  if (!terms || typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1) return;
+  for (const issue of dueDateAmountIssues(terms, amount))
+    addError(errors, ['payment', ...issue.path].join('.'), issue.message);
 }
 
 /** An order checked, priced and charged, ready to be stored (db/order-writes.ts storeOrder). */
@@ -151,6 +203,8 @@ interface ValidOrder {
   input: CreateOrderRequest;
   affiliateName: string | null;
   expiresAt: Date;
+  /** A due-date charge's terms and the dates they give; null for an immediate charge. */
+  dueDate: { terms: DueDateTermsRecord; effectiveDueDate: string; lastPayableDate: string } | null;
   lines: PricedLine[];
   amounts: OrderAmounts;
 }
@@ -176,6 +230,8 @@ export async function prepareOrder(
     seller_name: scope.sellerName,
     debtor_name: payment.debtor_name ?? null,
     debtor_document: payment.debtor_document ?? null,
+    // Sent only for a due-date charge: an immediate one's request is as it always was.
+    ...(valid.dueDate ? { due_date: valid.dueDate.terms } : {}),
   });
   const order = orderRow(scope, orderId, valid, charge, now);
   return {
@@ -195,8 +251,13 @@ async function validateOrder(
   const parsed = safeParseRequest(CreateOrderRequest, body);
   const errors: FieldErrors = parsed.success ? {} : zodIssuesToFieldErrors(parsed.error);
   const data = await checkAgainstData(records, scope, body, errors, now, deps);
-  if (!parsed.success || Object.keys(errors).length > 0 || !data.expiresAt)
+  const terms = dueDateTermsOfBody(body);
+  const payment = isRecord(body) && isRecord(body.payment) ? body.payment : {};
+  if (!parsed.success || Object.keys(errors).length > 0 || (!terms && !data.expiresAt)) {
+    // The amount rules too when the amount is known without pricing (a standalone charge's).
+    addAmountIssues(errors, terms, payment.gross_amount);
     throw badRequest('Invalid order.', errors);
+  }
   const input = parsed.data;
   const priced = priceOrder({
     lines: input.items.map((item) => ({
@@ -207,15 +268,40 @@ async function validateOrder(
     shippingAmount: input.payment.shipping_amount,
     discountAmount: input.payment.discount_amount,
   });
-  if ('errors' in priced) throw badRequest('Invalid order.', priced.errors);
-  return { input, affiliateName: data.affiliateName, expiresAt: data.expiresAt, ...priced };
+  if ('errors' in priced) {
+    addAmountIssues(priced.errors, terms, payment.gross_amount);
+    throw badRequest('Invalid order.', priced.errors);
+  }
+  // The terms as the whole request's schema gave them (the same as `terms` once every rule passed).
+  const checked = dueDateTermsOfPayment(input.payment);
+  if (!checked) {
+    return {
+      input,
+      affiliateName: data.affiliateName,
+      expiresAt: data.expiresAt as Date,
+      dueDate: null,
+      ...priced,
+    };
+  }
+  const amountErrors: FieldErrors = {};
+  addAmountIssues(amountErrors, checked, priced.amounts.grossAmount);
+  if (Object.keys(amountErrors).length > 0) throw badRequest('Invalid order.', amountErrors);
+  // The charge stays payable to the end of its last payable day in São Paulo (docs/pix.md).
+  const { expiresAt, ...dates } = dueDatesOf(checked);
+  return {
+    input,
+    affiliateName: data.affiliateName,
+    expiresAt,
+    dueDate: { terms: checked, ...dates },
+    ...priced,
+  };
 }
 
 /** The order's row; its customer's id comes from the customer's upsert, in the order's own statement. */
 function orderRow(
   scope: Scope,
   orderId: string,
-  { input, affiliateName, lines, amounts }: ValidOrder,
+  { input, affiliateName, lines, amounts, dueDate }: ValidOrder,
   charge: Charge,
   now: Date,
 ): Omit<OrderRow, 'customerId'> {
@@ -262,6 +348,11 @@ function orderRow(
     refundRequestedAt: null,
     refundUpdatedAt: null,
     refundFailureReason: null,
+    dueDateTerms: dueDate?.terms ?? null,
+    effectiveDueDate: dueDate?.effectiveDueDate ?? null,
+    lastPayableDate: dueDate?.lastPayableDate ?? null,
+    overdueNotifiedAt: null,
+    amountPaid: null,
   };
 }
 

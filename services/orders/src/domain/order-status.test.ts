@@ -91,6 +91,10 @@ describe('mirrorChargeState', () => {
     customerEmail: 'maria@example.com',
     postbackUrl: null,
     chargeVersion: 1,
+    dueDateTerms: null,
+    effectiveDueDate: null,
+    lastPayableDate: null,
+    amountPaid: null,
     items: [
       {
         productId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
@@ -138,6 +142,40 @@ describe('mirrorChargeState', () => {
     expect(before).toMatchObject({ status: 'PENDING', chargeVersion: 1, paidAt: null });
     const paidBefore = new Date('2026-06-15T11:30:00.000Z');
     expect(mirrorChargeState(order({ paidAt: paidBefore }), state())?.order.paidAt).toEqual(paidBefore);
+  });
+
+  it('keeps what the payment paid, with fee and net of it, and order.paid carries them', () => {
+    const amountPaid = {
+      amount: 97058,
+      date: '2027-09-13',
+      components: { original: 100000, rebate: 5000, discount: 0, fine: 1900, interest: 158 },
+    };
+    const paid = mirrorChargeState(
+      order({ grossAmount: 100000, feeAmount: 3990, netAmount: 96010 }),
+      state({ amount_paid: amountPaid, fee_amount: 3873, net_amount: 93185 }),
+    );
+    expect(paid?.order).toMatchObject({ grossAmount: 100000, feeAmount: 3873, netAmount: 93185, amountPaid });
+    expect(paid?.event?.payload).toMatchObject({
+      order: {
+        gross_amount: 100000,
+        fee_amount: 3873,
+        net_amount: 93185,
+        amount_paid: amountPaid,
+        due_date: null,
+      },
+    });
+    // A later state without them (a refund's, from a payments of an earlier release) forgets nothing.
+    const refunded = mirrorChargeState(
+      paid?.order as MirroredOrder,
+      state({ status: 'REFUNDED', previous_status: 'PAID', version: 3 }),
+    );
+    expect(refunded?.order).toMatchObject({ feeAmount: 3873, netAmount: 93185, amountPaid });
+    // Before payment payments' fee and net are the order's own: nothing to copy.
+    const pending = mirrorChargeState(
+      order(),
+      state({ status: 'CANCELLED', amount_paid: null, fee_amount: 1, net_amount: 2 }),
+    );
+    expect(pending?.order).toMatchObject({ feeAmount: 750, netAmount: 14250, amountPaid: null });
   });
 
   it('emits nothing for a refund that changes alone, nor for a MED rejected back to PAID', () => {

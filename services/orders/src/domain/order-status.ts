@@ -40,6 +40,25 @@ export function mirrorRefund(order: OrderRefund, refund: ChargeRefund | null | u
   order.refundFailureReason = refund.failure_reason;
 }
 
+/**
+ * Copies what the payment paid onto the order (docs/pix.md, "Due-date charges"): its amount, day and
+ * components, and the fee and net of that amount, which payments recomputes at payment. A state
+ * without them (before payment, or from a payments of an earlier release) leaves what the order has:
+ * an amount paid once reported is never forgotten by a later state that does not carry it.
+ */
+export function mirrorAmountPaid(
+  order: Pick<OrderRow, 'amountPaid' | 'feeAmount' | 'netAmount'>,
+  state: ChargeState,
+): void {
+  // Before payment payments' fee and net are those of the order's amount, which the order has.
+  if (!state.amount_paid) return;
+  order.amountPaid = state.amount_paid;
+  if (state.fee_amount !== undefined && state.net_amount !== undefined) {
+    order.feeAmount = state.fee_amount;
+    order.netAmount = state.net_amount;
+  }
+}
+
 /** An order as the mirror of its charge state reads and writes it (db/charge-mirror.ts). */
 export type MirroredOrder = EventOrder &
   OrderRefund &
@@ -61,9 +80,13 @@ export function mirrorChargeState(
   if (state.version <= order.chargeVersion) return null;
   const next: MirroredOrder = { ...order, chargeVersion: state.version };
   mirrorRefund(next, state.refund);
-  if (order.status === state.status) return { order: next, event: null };
+  if (order.status === state.status) {
+    mirrorAmountPaid(next, state);
+    return { order: next, event: null };
+  }
   next.status = state.status;
   if (state.status === 'PAID' && !next.paidAt && state.paid_at) next.paidAt = new Date(state.paid_at);
+  mirrorAmountPaid(next, state);
   const event = EVENT_OF[state.status];
   const repeatOfPaid = state.status === 'PAID' && order.status === 'MED';
   if (!event || repeatOfPaid) return { order: next, event: null };
@@ -75,6 +98,19 @@ export function mirrorChargeState(
       payload: orderEventData(next, next.items),
       headers: orderHeaders(next),
     },
+  };
+}
+
+/**
+ * order.overdue of a PENDING due-date order past its effective due date (jobs/overdue.ts): the order
+ * as it is, `due_date.overdue` true, with the headers of every order event.
+ */
+export function overdueEvent(order: MirroredOrder, now: Date): OutgoingMessage {
+  return {
+    exchange: EXCHANGE,
+    routingKey: OrderEvents.OVERDUE,
+    payload: orderEventData(order, order.items, now),
+    headers: orderHeaders(order),
   };
 }
 

@@ -33,7 +33,7 @@ export interface RefundDeps {
 /** What a refund reads of the order, the seller's own (db/orders.ts findOwnedOrder). */
 export type RefundedOrder = Pick<
   OrderRow,
-  'status' | 'grossAmount' | 'feeAmount' | 'netAmount' | 'chargeVersion'
+  'status' | 'grossAmount' | 'feeAmount' | 'netAmount' | 'chargeVersion' | 'amountPaid'
 >;
 
 /**
@@ -53,7 +53,9 @@ export async function refundOrder(
   keyed: IdempotentRequest | null,
 ): Promise<{ state: ChargeState | null; replayed: boolean }> {
   const hold = await deps.holds.hold(identity, orderId, {
-    gross_amount: order.grossAmount,
+    // What the payer paid goes back (a due-date charge's amount paid, not the order's amount); fee
+    // and net were mirrored of it at payment (domain/order-status.ts mirrorAmountPaid).
+    gross_amount: order.amountPaid?.amount ?? order.grossAmount,
     fee_amount: order.feeAmount,
     net_amount: order.netAmount,
     charge_status: order.status,

@@ -52,6 +52,11 @@ const order = (): OrderRow => ({
   refundRequestedAt: null,
   refundUpdatedAt: null,
   refundFailureReason: null,
+  dueDateTerms: null,
+  effectiveDueDate: null,
+  lastPayableDate: null,
+  overdueNotifiedAt: null,
+  amountPaid: null,
 });
 
 const item = (position: number, overrides: Partial<OrderItemRow> = {}): OrderItemRow => ({

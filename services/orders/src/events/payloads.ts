@@ -7,6 +7,7 @@ import {
   type OrderItemEvents,
 } from '@seller-api/contracts';
 import type { OrderItemRow, OrderRow } from '../db/entities';
+import { orderDueDate } from '../domain/due-date';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -32,6 +33,10 @@ export type EventOrder = Pick<
   | 'customerTaxIdType'
   | 'customerEmail'
   | 'postbackUrl'
+  | 'dueDateTerms'
+  | 'effectiveDueDate'
+  | 'lastPayableDate'
+  | 'amountPaid'
 >;
 
 /** What an order.* event says of each item. */
@@ -41,7 +46,7 @@ export type EventItem = Pick<OrderItemRow, 'productId' | 'name' | 'quantity' | '
  * The `data` of every order.* event (docs/events.md): what the webhook body will carry, masked, with
  * no internal ids. Parsed with the contract so a drift fails here, not at a receiver.
  */
-export function orderEventData(order: EventOrder, items: EventItem[]): OrderEventData {
+export function orderEventData(order: EventOrder, items: EventItem[], now = new Date()): OrderEventData {
   return OrderEventData.parse({
     order: {
       uuid: order.id,
@@ -54,6 +59,9 @@ export function orderEventData(order: EventOrder, items: EventItem[]): OrderEven
       net_amount: order.netAmount,
       created_at: order.createdAt.toISOString(),
       paid_at: iso(order.paidAt),
+      // Always sent, null when not applicable (an immediate charge; not paid yet).
+      due_date: orderDueDate(order, now),
+      amount_paid: order.amountPaid ?? null,
     },
     seller: { name: order.sellerName ?? '' },
     ...(order.affiliateName ? { affiliate: { name: order.affiliateName } } : {}),

@@ -18,6 +18,7 @@ export const ORDERS_ACCESS: AccessTable = {
         'GET /sellers/orders/',
         'GET /sellers/orders/summary/',
         'GET /sellers/orders/:uuid/',
+        'GET /sellers/orders/:uuid/amount-due/',
         'PATCH /sellers/orders/:uuid/tracking/',
         'POST /sellers/orders/:uuid/cancel/',
         'POST /sellers/orders/:uuid/refund/',

@@ -1,4 +1,9 @@
-import { MedResolveRequest, type ChargeAction, type ChargeState } from '@seller-api/contracts';
+import {
+  MedResolveRequest,
+  SandboxPayRequest,
+  type ChargeAction,
+  type ChargeState,
+} from '@seller-api/contracts';
 import {
   IDEMPOTENT_REPLAYED_HEADER,
   assertOwned,
@@ -72,7 +77,22 @@ export function mountChargeActionRoutes(app: Express, { runtime, payments, holds
       await answer(res, refunded, refundMessage(refunded.state));
     }),
   );
-  action('/sandbox/orders/:uuid/pay/', 'sandbox-pay', 'Payment simulated.');
+  // Pays as if on `date`, `amount` cents (docs/pix.md, "Sandbox"): checked here, decided by payments,
+  // which refuses (409) what the PSP would refuse. No body, or an empty one: today, what is owed.
+  app.post(
+    '/sandbox/orders/:uuid/pay/',
+    route(async (req, res) => {
+      const identity = identityOf(req);
+      const scope = sellerScope(req);
+      const id = orderIdOf(req);
+      const pay = parseOrThrow(SandboxPayRequest, req.body ?? {}, 'Invalid payment.');
+      assertOwned(await orderOwner(runtime.sql, id), scope, 'Order');
+      // Forwarded only when it says something: a payments of the previous release takes no body.
+      const body = Object.keys(pay).length > 0 ? pay : undefined;
+      const paid = await payments.act(identity, id, 'sandbox-pay', keyedRequest(req), undefined, body);
+      await answer(res, paid, 'Payment simulated.');
+    }),
+  );
   action('/sandbox/orders/:uuid/expire/', 'sandbox-expire', 'Expiry simulated.');
   action('/sandbox/orders/:uuid/med/', 'sandbox-med', 'MED opened.');
   action('/sandbox/orders/:uuid/chargeback/', 'sandbox-chargeback', 'Chargeback opened.');

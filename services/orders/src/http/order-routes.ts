@@ -1,4 +1,5 @@
 import {
+  AmountDueQuery,
   OrderListQuery,
   OrderPathParams,
   OrderSummaryQuery,
@@ -6,7 +7,8 @@ import {
 } from '@seller-api/contracts';
 import { parseOrThrow, parseQueryOrThrow, route, sellerScope, type Runtime } from '@seller-api/service-kit';
 import type { Express, Request } from 'express';
-import { getOrder, listOrders, summarizeOrders, updateTracking } from '../db/orders';
+import { findOwnedOrder, getOrder, listOrders, summarizeOrders, updateTracking } from '../db/orders';
+import { amountDueOf } from '../domain/due-date';
 import { presentOrderDetail, presentOrderListItem } from './presenters';
 import { listRecordsRoute } from './seller-records';
 
@@ -42,6 +44,16 @@ export function mountOrderRoutes(app: Express, runtime: Runtime): void {
     route(async (req, res) => {
       const { order, items } = await getOrder(em(), sellerScope(req), orderIdOf(req));
       res.json({ message: 'Order retrieved.', data: presentOrderDetail(order, items) });
+    }),
+  );
+  // What a due-date charge costs on a day (docs/pix.md, "Due-date charges"); 409 for an immediate one.
+  app.get(
+    '/sellers/orders/:uuid/amount-due/',
+    route(async (req, res) => {
+      const id = orderIdOf(req);
+      const query = parseQueryOrThrow(AmountDueQuery, req.query, 'Invalid query.');
+      const order = await findOwnedOrder(em(), sellerScope(req), id);
+      res.json({ message: 'Amount due retrieved.', data: amountDueOf(order, query.date) });
     }),
   );
   app.patch(

@@ -10,6 +10,7 @@ import {
 } from '@seller-api/contracts';
 import type { AffiliateRow, OrderItemRow, OrderRow, ProductRow } from '../db/entities';
 import type { CreatedOrderResult } from '../domain/create-order';
+import { orderDueDate } from '../domain/due-date';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -89,9 +90,9 @@ export function presentOrderDetail(order: OrderRow, items: OrderItemRow[], now =
       status: PAYMENT_STATUS_OF_ORDER[order.status],
       expires_at: order.expiresAt.toISOString(),
       refund: presentRefund(order),
-      // Wired by the due-date work (issue 37): the order row does not keep them yet.
-      due_date: null,
-      amount_paid: null,
+      // The terms and dates of a due-date charge, overdue as of now (docs/pix.md, "Due-date charges").
+      due_date: orderDueDate(order, now),
+      amount_paid: order.amountPaid ?? null,
     },
     parties: {
       ...(order.producerName ? { producer: { name: order.producerName } } : {}),
