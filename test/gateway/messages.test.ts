@@ -376,6 +376,7 @@ const ROWS: Row[] = [
     () => dueDate({ rebate: { type: 'fixed', amount: 5000 } }),
   ],
   [MESSAGES.dueDatePast, 'payment.due_date', () => dueDate({ due_date: '2020-01-02' })],
+  [message('dueDateTooFar', { years: 10 }), 'payment.due_date', () => dueDate({ due_date: '9999-12-20' })],
   [
     message('notWithField', { field: 'due_date' }),
     'payment.expiration_date',

@@ -358,6 +358,15 @@ describe('the rules against the amount and the clock', () => {
     expect(dueDateClockIssues({ due_date: '2025-09-10' }, '2025-09-10')).toEqual([]);
   });
 
+  it('refuses a due date more than ten years ahead', () => {
+    expect(dueDateClockIssues({ due_date: '2035-09-10' }, '2025-09-10')).toEqual([]);
+    expect(dueDateClockIssues({ due_date: '2035-09-11' }, '2025-09-10')).toEqual([
+      { path: ['due_date'], message: 'Must be at most 10 years from today.' },
+    ]);
+    // The calendar's last years stay out of reach: no last payable date past 9999-12-31.
+    expect(dueDateClockIssues({ due_date: '9999-12-20' }, '2026-11-28')).toHaveLength(1);
+  });
+
   it('fills the amount into its message', () => {
     expect(message('belowAmount', { amount: 100 })).toBe('Must come to less than the amount (100 cents).');
   });

@@ -368,9 +368,19 @@ function roundedPercent(amount: number, bps: number): number {
   return Number(divideHalfUp(BigInt(amount) * BigInt(bps), BigInt(FULL_RATE_BPS)));
 }
 
-/** The rule against the clock: the due date is today or later in São Paulo (`today`, YYYY-MM-DD). */
+/** How far ahead a due date may be: an invoice's horizon, and far from the calendar's year 9999. */
+export const MAX_DUE_DATE_YEARS = 10;
+
+/**
+ * The rules against the clock: the due date is today or later in São Paulo (`today`, YYYY-MM-DD), and
+ * at most MAX_DUE_DATE_YEARS ahead (dates are compared as text: the same day that many years on).
+ */
 export function dueDateClockIssues(terms: Pick<DueDateTermsOutput, 'due_date'>, today: string): Issue[] {
-  return terms.due_date < today ? [{ path: ['due_date'], message: message('dueDatePast') }] : [];
+  if (terms.due_date < today) return [{ path: ['due_date'], message: message('dueDatePast') }];
+  const horizon = `${String(Number(today.slice(0, 4)) + MAX_DUE_DATE_YEARS).padStart(4, '0')}${today.slice(4)}`;
+  if (terms.due_date > horizon)
+    return [{ path: ['due_date'], message: message('dueDateTooFar', { years: MAX_DUE_DATE_YEARS }) }];
+  return [];
 }
 
 // ---------------------------------------------------------------------------------------------------

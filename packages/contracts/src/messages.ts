@@ -90,6 +90,7 @@ export const MESSAGES = {
   tierAfterDueDate: 'Must be on or before due_date.',
   belowAmount: 'Must come to less than the amount ({amount} cents).',
   dueDatePast: 'Must be today or later in São Paulo.',
+  dueDateTooFar: 'Must be at most {years} years from today.',
   notWithField: 'Not accepted with {field}.',
   requiredWithField: 'Required with {field}.',
   onlyWithField: 'Only accepted with {field}.',
