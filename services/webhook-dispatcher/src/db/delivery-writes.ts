@@ -126,7 +126,9 @@ export async function storeFanOut(
 ): Promise<Set<string>> {
   const rows = await sql.query<{ message_id: string }>(STORE_FAN_OUT, [
     consumer,
-    messageIds,
+    // Sorted, as recordProcessedMessages sorts them: two batches holding the same redelivered ids lock
+    // their rows in one order, and never deadlock on each other.
+    [...messageIds].sort(),
     JSON.stringify(
       deliveries.map((d) => ({
         message_id: d.messageId,
