@@ -40,8 +40,8 @@ export async function applyChargeState(
     if (!order) return false;
     const next = mirrorChargeState(order, state);
     if (!next) return false;
-    const event = next.event && outboxRow(next.event);
-    if (await writeMirror(sql, query, order.chargeVersion, next.order, event)) return true;
+    const events = next.events.map((event) => outboxRow(event));
+    if (await writeMirror(sql, query, order.chargeVersion, next.order, events)) return true;
   }
   throw new Error(`order ${state.order_uuid}: its charge version kept changing under the mirror`);
 }
@@ -145,7 +145,7 @@ const WRITE_MIRROR = `update orders.orders set status = $2, paid_at = $3, charge
  where id = $1 and charge_version = $11 returning id`;
 
 /**
- * Writes the mirrored order, and its event when it has one, in one statement, if the order still holds
+ * Writes the mirrored order, and its events when it has any, in one statement, if the order still holds
  * `readVersion`; answers whether it did.
  */
 async function writeMirror(
@@ -153,7 +153,7 @@ async function writeMirror(
   query: SqlQuery,
   readVersion: number,
   order: MirroredOrder,
-  event: OutboxMessage | null,
+  events: OutboxMessage[],
 ): Promise<boolean> {
   const values = [
     order.id,
@@ -171,8 +171,8 @@ async function writeMirror(
     order.netAmount,
     order.amountPaid === null ? null : JSON.stringify(order.amountPaid),
   ];
-  if (!event) return (await query(WRITE_MIRROR, values)).length > 0;
-  const outbox = insertPart(sql, rowsOf(OutboxMessageSchema, [event]), 15);
+  if (events.length === 0) return (await query(WRITE_MIRROR, values)).length > 0;
+  const outbox = insertPart(sql, rowsOf(OutboxMessageSchema, events), 15);
   const rows = await query(
     `with u as (${WRITE_MIRROR}), o as (${outbox.text} where exists (select 1 from u)) select id from u`,
     [...values, outbox.value],

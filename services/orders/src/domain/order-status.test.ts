@@ -130,7 +130,8 @@ describe('mirrorChargeState', () => {
       chargeVersion: 2,
       paidAt: new Date('2026-06-15T12:00:00.000Z'),
     });
-    expect(next?.event).toMatchObject({
+    expect(next?.events).toHaveLength(1);
+    expect(next?.events[0]).toMatchObject({
       routingKey: 'order.paid',
       headers: { 'x-order-uuid': before.id, 'x-seller-id': before.sellerId, 'x-environment': 'test' },
       payload: {
@@ -155,7 +156,7 @@ describe('mirrorChargeState', () => {
       state({ amount_paid: amountPaid, fee_amount: 3873, net_amount: 93185 }),
     );
     expect(paid?.order).toMatchObject({ grossAmount: 100000, feeAmount: 3873, netAmount: 93185, amountPaid });
-    expect(paid?.event?.payload).toMatchObject({
+    expect(paid?.events[0]?.payload).toMatchObject({
       order: {
         gross_amount: 100000,
         fee_amount: 3873,
@@ -180,11 +181,89 @@ describe('mirrorChargeState', () => {
 
   it('emits nothing for a refund that changes alone, nor for a MED rejected back to PAID', () => {
     const refundOnly = mirrorChargeState(order({ status: 'PAID' }), state({ refund: refund() }));
-    expect(refundOnly?.event).toBeNull();
+    expect(refundOnly?.events).toEqual([]);
     expect(refundOnly?.order).toMatchObject({ status: 'PAID', chargeVersion: 2, refundStatus: 'PROCESSING' });
     const backFromMed = mirrorChargeState(order({ status: 'MED' }), state({ previous_status: 'MED' }));
     expect(backFromMed?.order.status).toBe('PAID');
-    expect(backFromMed?.event).toBeNull();
+    expect(backFromMed?.events).toEqual([]);
+  });
+});
+
+describe('mirrorChargeState, states out of order', () => {
+  const base: MirroredOrder = {
+    id: '6f1c2d8e-1b7a-4c55-9a3e-2f0d4b6c8a10',
+    sellerId: '0b5e9c1a-3d2f-4e6b-8a7c-9d1e2f3a4b5c',
+    environment: 'test',
+    sellerName: 'Loja',
+    status: 'PENDING',
+    method: 'PIX',
+    grossAmount: 15000,
+    shippingAmount: 0,
+    discountAmount: 0,
+    feeAmount: 599,
+    netAmount: 14401,
+    createdAt: new Date('2026-06-15T11:00:00.000Z'),
+    paidAt: null,
+    affiliateName: null,
+    customerName: 'Maria',
+    customerTaxId: '52998224725',
+    customerTaxIdType: 'CPF',
+    customerEmail: 'maria@example.com',
+    postbackUrl: null,
+    chargeVersion: 1,
+    dueDateTerms: null,
+    effectiveDueDate: null,
+    lastPayableDate: null,
+    amountPaid: null,
+    items: [],
+    refundStatus: null,
+    refundAttempt: null,
+    refundAmount: null,
+    refundRequestedAt: null,
+    refundUpdatedAt: null,
+    refundFailureReason: null,
+  };
+  const later = (status: 'REFUNDED' | 'MED' | 'CHARGEBACK'): ChargeState => ({
+    order_uuid: base.id,
+    status,
+    previous_status: 'PAID',
+    version: 3,
+    paid_at: '2026-06-15T12:00:00.000Z',
+    changed_at: '2026-06-15T12:05:00.000Z',
+  });
+
+  it.each([
+    ['REFUNDED', ['order.paid', 'order.refunded']],
+    ['CHARGEBACK', ['order.paid', 'order.chargeback']],
+    ['MED', ['order.paid']],
+  ] as const)(
+    'a %s state before the PAID one still pays the order and emits order.paid first',
+    (status, routingKeys) => {
+      const next = mirrorChargeState(base, later(status));
+      expect(next?.order).toMatchObject({ status, paidAt: new Date('2026-06-15T12:00:00.000Z') });
+      expect(next?.events.map((e) => e.routingKey)).toEqual(routingKeys);
+      expect(next?.events[0]?.payload).toMatchObject({
+        order: { status: 'PAID', paid_at: '2026-06-15T12:00:00.000Z' },
+      });
+      // The PAID state arriving after is older: nothing more, no second order.paid.
+      const paid = {
+        ...later(status),
+        status: 'PAID' as const,
+        previous_status: 'PENDING' as const,
+        version: 2,
+      };
+      expect(mirrorChargeState(next?.order as MirroredOrder, paid)).toBeNull();
+    },
+  );
+
+  it('emits no order.paid for an order already paid, nor for a cancel', () => {
+    const paidOrder = { ...base, status: 'PAID' as const, paidAt: new Date('2026-06-15T12:00:00.000Z') };
+    expect(mirrorChargeState(paidOrder, later('REFUNDED'))?.events.map((e) => e.routingKey)).toEqual([
+      'order.refunded',
+    ]);
+    const cancelled = mirrorChargeState(base, { ...later('REFUNDED'), status: 'CANCELLED', paid_at: null });
+    expect(cancelled?.events.map((e) => e.routingKey)).toEqual(['order.cancelled']);
+    expect(cancelled?.order.paidAt).toBeNull();
   });
 });
 

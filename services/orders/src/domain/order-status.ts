@@ -66,39 +66,51 @@ export type MirroredOrder = EventOrder &
     items: EventItem[];
   };
 
+/** The statuses only a paid order reaches: a state of one carries the payment's paid_at. */
+const AFTER_PAYMENT: ReadonlySet<OrderStatus> = new Set(['MED', 'REFUNDED', 'CHARGEBACK']);
+
+function eventOf(order: MirroredOrder, routingKey: string): OutgoingMessage {
+  return {
+    exchange: EXCHANGE,
+    routingKey,
+    payload: orderEventData(order, order.items),
+    headers: orderHeaders(order),
+  };
+}
+
 /**
- * What a charge state makes of the order and the public order.* event it emits: null when its version
- * is not newer than the one the order mirrors (nothing changes). A newer version may change the refund
- * alone (in progress at the PSP, or failed there), with the same status: the refund is mirrored before
- * the status is compared. A MED rejected back to PAID does not emit order.paid again (docs/orders.md,
- * "Order status").
+ * What a charge state makes of the order and the public order.* events it emits, in order: null when
+ * its version is not newer than the one the order mirrors (nothing changes). A newer version may change
+ * the refund alone (in progress at the PSP, or failed there), with the same status: the refund is
+ * mirrored before the status is compared. A MED rejected back to PAID does not emit order.paid again
+ * (docs/orders.md, "Order status"). States can arrive out of order (competing consumers, the relay's
+ * batches): when a later state (refunded, MED, chargeback) comes before PAID, which is then dropped as
+ * older, the order still gets its paid_at and its order.paid, before the later state's event.
  */
 export function mirrorChargeState(
   order: MirroredOrder,
   state: ChargeState,
-): { order: MirroredOrder; event: OutgoingMessage | null } | null {
+): { order: MirroredOrder; events: OutgoingMessage[] } | null {
   if (state.version <= order.chargeVersion) return null;
   const next: MirroredOrder = { ...order, chargeVersion: state.version };
   mirrorRefund(next, state.refund);
   if (order.status === state.status) {
     mirrorAmountPaid(next, state);
-    return { order: next, event: null };
+    return { order: next, events: [] };
   }
   next.status = state.status;
-  if (state.status === 'PAID' && !next.paidAt && state.paid_at) next.paidAt = new Date(state.paid_at);
+  const paidNow = !order.paidAt && state.paid_at !== null;
+  if (paidNow && (state.status === 'PAID' || AFTER_PAYMENT.has(state.status)))
+    next.paidAt = new Date(state.paid_at as string);
   mirrorAmountPaid(next, state);
+  const events: OutgoingMessage[] = [];
+  // The payment this order never mirrored: its order.paid, as the order was once paid.
+  if (paidNow && AFTER_PAYMENT.has(state.status) && order.status === 'PENDING')
+    events.push(eventOf({ ...next, status: 'PAID' }, OrderEvents.PAID));
   const event = EVENT_OF[state.status];
   const repeatOfPaid = state.status === 'PAID' && order.status === 'MED';
-  if (!event || repeatOfPaid) return { order: next, event: null };
-  return {
-    order: next,
-    event: {
-      exchange: EXCHANGE,
-      routingKey: event,
-      payload: orderEventData(next, next.items),
-      headers: orderHeaders(next),
-    },
-  };
+  if (event && !repeatOfPaid) events.push(eventOf(next, event));
+  return { order: next, events };
 }
 
 /**
