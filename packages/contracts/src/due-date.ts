@@ -335,7 +335,7 @@ export function dueDateAmountIssues(terms: DueDateTermsOutput, amount: number): 
  * interest for days_after_due + 7 days late (the last payable date is a business day, and Brazil never
  * has a week without one; business days late are never more than calendar days).
  */
-function mostOwed(terms: DueDateTermsOutput, amount: number): number {
+export function mostOwed(terms: DueDateTermsOutput, amount: number): number {
   const base = BigInt(amount);
   const fine = !terms.fine
     ? 0n

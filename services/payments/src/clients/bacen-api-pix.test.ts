@@ -28,7 +28,12 @@ function altered(code: string, from: string, to: string): string {
 }
 const TOKEN = { status: 200, body: { access_token: 'tok-1', token_type: 'Bearer', expires_in: 3600 } };
 
-function scripted(api: Script, token: Script = () => TOKEN, scopes?: readonly string[]) {
+function scripted(
+  api: Script,
+  token: Script = () => TOKEN,
+  scopes?: readonly string[],
+  dueDateCharges = false,
+) {
   const sent: Sent[] = [];
   const fetchImpl: PspFetch = async (url, init) => {
     const request = { url, method: init.method, headers: init.headers, body: init.body };
@@ -44,6 +49,7 @@ function scripted(api: Script, token: Script = () => TOKEN, scopes?: readonly st
     clientId: 'id',
     clientSecret: 'secret',
     scopes,
+    dueDateCharges,
     pixKey: 'key@example.com',
     merchantName: 'Loja São João',
     merchantCity: 'Recife',
@@ -471,5 +477,36 @@ describe('bacen-api-pix lookupRefund', () => {
     }
     const { psp } = scripted(() => ({ status: 403, body: { title: 'AcessoNegado' } }));
     expect(await rejection(psp.lookupRefund(REF))).toMatchObject({ retryable: false, status: 403 });
+  });
+});
+
+describe('bacen-api-pix cancelDueDateCharge', () => {
+  const COBV_TXID = 'B'.repeat(35);
+  /** The PSP's answer to the PATCH: the charge, in `status`. */
+  const answer = (status: string) => () => ({
+    status: 200,
+    body: {
+      txid: COBV_TXID,
+      revisao: 1,
+      status,
+      calendario: { dataDeVencimento: '2030-02-01', validadeAposVencimento: 30 },
+      valor: { original: '150.00' },
+    },
+  });
+  const cancel = (status: string) => {
+    const { psp } = scripted(answer(status), undefined, undefined, true);
+    if (!psp.cancelDueDateCharge) throw new Error('due-date charges are on in these tests');
+    return psp.cancelDueDateCharge(COBV_TXID);
+  };
+
+  it('is removed only when the PSP answers the charge removed', async () => {
+    await expect(cancel('REMOVIDA_PELO_USUARIO_RECEBEDOR')).resolves.toBe('removed');
+    await expect(cancel('REMOVIDA_PELO_PSP')).resolves.toBe('removed');
+  });
+
+  it('is paid when the PSP answers the PATCH with the charge concluded, and retried when still active', async () => {
+    await expect(cancel('CONCLUIDA')).resolves.toBe('paid');
+    const active = await rejection(cancel('ATIVA'));
+    expect(active.retryable).toBe(true);
   });
 });

@@ -223,8 +223,18 @@ export function bacenApiPix(options: BacenApiPixOptions): BacenApiPixAdapter {
           },
           async cancelDueDateCharge(txid: string): Promise<PspDueDateCancel> {
             try {
-              await dueDate.cancel(txid);
-              return 'removed';
+              // A 2xx names the charge's status: only a removed one is removed (a PSP may answer the
+              // PATCH of a charge paid meanwhile with its CONCLUIDA state).
+              const state = await dueDate.cancel(txid);
+              if (state.status === 'PAID') return 'paid';
+              if (state.status === 'REMOVED_BY_RECEIVER' || state.status === 'REMOVED_BY_PSP')
+                return 'removed';
+              throw new PspError(
+                `PSP answered the removal of ${txid} with the charge still ${state.status}`,
+                {
+                  retryable: true,
+                },
+              );
             } catch (err) {
               if (err instanceof DueDateChargePaidError) return 'paid';
               throw err;

@@ -183,6 +183,7 @@ export async function createCharge(
     copyAndPaste: psp.copyAndPaste,
     expiresAt,
     fee,
+    feeSettings: { bps: deps.feeBps, fixedAmount: deps.feeFixedAmount },
     now,
   });
   // Validated before anything is written: a payload the contract refuses is a bug, not a charge.

@@ -68,6 +68,13 @@ export interface Transaction {
   amountComponents: AmountDueComponents | null;
   /** Once paid: the day in São Paulo the payment was priced for (YYYY-MM-DD); null before. */
   paidOn: string | null;
+  /**
+   * A due-date charge's fee settings when it was made (PLATFORM_FEE_BPS, PLATFORM_FEE_FIXED_AMOUNT):
+   * its fee is computed on the amount paid, maybe years later, at the rate it was sold with. Null for
+   * an immediate charge, whose fee is fixed when it is made.
+   */
+  feeBps: number | null;
+  feeFixedAmount: number | null;
 }
 
 const cents = () => ({ type: new BigIntType('number'), columnType: 'bigint' });
@@ -112,6 +119,8 @@ export const TransactionSchema = new EntitySchema<Transaction>({
     dueDateTerms: { type: 'json', columnType: 'jsonb', nullable: true },
     amountComponents: { type: 'json', columnType: 'jsonb', nullable: true },
     paidOn: { type: 'string', columnType: 'date', nullable: true },
+    feeBps: { type: 'integer', nullable: true },
+    feeFixedAmount: { type: new BigIntType('number'), columnType: 'bigint', nullable: true },
   },
 });
 

@@ -183,7 +183,9 @@ class Migration20261214DueDateCharges extends Migration {
     this.addSql(`alter table payments.transactions
       add column if not exists due_date_terms jsonb,
       add column if not exists amount_components jsonb,
-      add column if not exists paid_on date`);
+      add column if not exists paid_on date,
+      add column if not exists fee_bps integer,
+      add column if not exists fee_fixed_amount bigint`);
   }
 }
 

@@ -3,7 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChargeState } from '@seller-api/contracts';
 import { inTransaction, sqlInTransaction, type Sql } from '@seller-api/service-kit';
 import { refundsLatePayment } from '../domain/charge-state';
-import { dayOf, immediateComponents, priceDueDatePayment } from '../domain/due-date-payments';
+import {
+  dayOf,
+  dueDateAmountBounds,
+  immediateComponents,
+  originalOf,
+  priceDueDatePayment,
+} from '../domain/due-date-payments';
 import {
   currentState,
   lateRefundId,
@@ -173,6 +179,16 @@ export async function recordPayment(
             `paid on ${priced.day}, after the last payable date ${priced.lastPayableDate}`,
           );
           return { outcome: 'late' as const, state: currentState(t), refund: t };
+        }
+        // The PSP's amount wins for a day priced otherwise, not for any amount: outside what the terms
+        // can come to, nothing is applied and an operator decides, as for an immediate charge.
+        const bounds = dueDateAmountBounds(originalOf(t), t.dueDateTerms, dayOf(t.createdAt));
+        if (payment.amountCents < bounds.least || payment.amountCents > bounds.most) {
+          await record(
+            'amount_mismatch',
+            `expected ${priced.ours} on ${priced.day} (between ${bounds.least} and ${bounds.most}), received ${payment.amountCents}`,
+          );
+          return { outcome: 'amount_mismatch' as const, state: currentState(t), refund: null };
         }
         if (priced.ours !== payment.amountCents) differs.value = { ours: priced.ours, day: priced.day };
         settled = { amount: payment.amountCents, components: priced.components, day: priced.day };

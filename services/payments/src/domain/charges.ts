@@ -26,6 +26,8 @@ export interface NewChargeParts {
   copyAndPaste: string;
   expiresAt: Date;
   fee: { fee_amount: number; net_amount: number };
+  /** The fee settings the fee was computed with: kept on a due-date charge, whose fee is of its payment. */
+  feeSettings: { bps: number; fixedAmount: number };
   now: Date;
 }
 
@@ -38,6 +40,7 @@ export function newCharge({
   copyAndPaste,
   expiresAt,
   fee,
+  feeSettings,
   now,
 }: NewChargeParts): Transaction {
   const { fee_amount, net_amount } = fee;
@@ -77,6 +80,8 @@ export function newCharge({
     dueDateTerms: input.due_date ?? null,
     amountComponents: null,
     paidOn: null,
+    feeBps: input.due_date ? feeSettings.bps : null,
+    feeFixedAmount: input.due_date ? feeSettings.fixedAmount : null,
   };
 }
 

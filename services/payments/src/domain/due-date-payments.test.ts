@@ -1,6 +1,7 @@
 import type { DueDateTermsRecord } from '@seller-api/contracts';
 import {
   amountPaidOf,
+  dueDateAmountBounds,
   dueDateTermsProblem,
   owedOn,
   paidComponents,
@@ -59,6 +60,17 @@ describe('paidComponents', () => {
     expect(paidComponents(97_100, payable('2025-09-15'), psp)).toEqual(psp);
   });
 
+  it("takes ours when the PSP's are of another original or rebate, even adding up", () => {
+    const other = { original: 0, rebate: 0, discount: 0, fine: 0, interest: 97_100 };
+    expect(paidComponents(97_100, payable('2025-09-15'), other)).toEqual({
+      original: 100_000,
+      rebate: 5000,
+      discount: 0,
+      fine: 1900,
+      interest: 200,
+    });
+  });
+
   it("puts the difference on interest when late, ours otherwise, when the PSP's do not add up", () => {
     const wrong = { original: 100_000, rebate: 0, discount: 0, fine: 0, interest: 0 };
     expect(paidComponents(97_100, payable('2025-09-15'), wrong)).toEqual({
@@ -85,6 +97,30 @@ describe('paidComponents', () => {
     const high = paidComponents(96_000, payable('2025-09-03'), null);
     expect(high).toEqual({ original: 100_000, rebate: 5000, discount: 0, fine: 0, interest: 1000 });
     expect(totalOf(high)).toBe(96_000);
+  });
+});
+
+describe('dueDateAmountBounds', () => {
+  it('spans the largest discount to what the last payable day and a week more can come to', () => {
+    // Base 95000 less the 3000 tier; at most 100000 + 2 % of it + 1 % a month for 37 days.
+    expect(dueDateAmountBounds(100_000, TERMS, '2025-09-01')).toEqual({ least: 92_000, most: 103_233 });
+    // Every day's price is inside.
+    for (const day of ['2025-09-01', '2025-09-10', '2025-09-11', '2025-10-10']) {
+      const { least, most } = dueDateAmountBounds(100_000, TERMS, '2025-09-01');
+      const owed = payable(day).final;
+      expect({ day, inside: owed >= least && owed <= most }).toEqual({ day, inside: true });
+    }
+  });
+
+  it('counts a per-day discount from the creation day to a week past the due date, never below 1 cent', () => {
+    const perDay: DueDateTermsRecord = {
+      ...TERMS,
+      rebate: null,
+      discount: { type: 'amount_per_day_early', value: 1000, days: 'calendar' },
+    };
+    // 9 days to the due date and 7 more: 16000 off at most.
+    expect(dueDateAmountBounds(100_000, perDay, '2025-09-01').least).toBe(84_000);
+    expect(dueDateAmountBounds(10_000, perDay, '2025-09-01').least).toBe(1);
   });
 });
 

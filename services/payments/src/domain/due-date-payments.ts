@@ -1,6 +1,14 @@
-import type { AmountDueComponents, AmountPaid, DueDateTermsRecord } from '@seller-api/contracts';
 import {
+  mostOwed,
+  type AmountDueComponents,
+  type AmountPaid,
+  type DueDateTermsRecord,
+} from '@seller-api/contracts';
+import {
+  addDays,
   amountDue,
+  percentOf,
+  rebateOf,
   brazilCalendar,
   dayNumber,
   lastPayableDate,
@@ -74,8 +82,18 @@ export function paidComponents(
   owed: Extract<AmountDue, { payable: true }>,
   notified: AmountDueComponents | null,
 ): AmountDueComponents {
-  if (notified && totalOf(notified) === paid && Object.values(notified).every((v) => v >= 0)) return notified;
-  const c = { ...owed.components };
+  // The PSP's parts only when they are of this charge: its original and its rebate, which no day
+  // changes, and adding up to what it took.
+  const ours = owed.components;
+  if (
+    notified &&
+    totalOf(notified) === paid &&
+    Object.values(notified).every((v) => v >= 0) &&
+    notified.original === ours.original &&
+    notified.rebate === ours.rebate
+  )
+    return notified;
+  const c = { ...ours };
   const difference = paid - owed.final;
   if (owed.overdue) {
     c.interest += difference;
@@ -91,6 +109,36 @@ export function paidComponents(
     }
   }
   return c;
+}
+
+/**
+ * The least and the most a PSP may take for a due-date charge of `original` cents, whatever its
+ * calendar (docs/pix.md, "Paying a due-date charge"): the PSP's amount wins only between them. At
+ * least the base less the largest discount the terms can give (a per-day discount counted over the
+ * days from the charge's creation to a week past its due date, as a payer's municipality may move it),
+ * and at least 1 cent; at most the contracts' bound of what it can come to on its last payable date
+ * and a week more. Outside, the payment is not applied: kept for an operator, as an immediate charge's
+ * wrong amount is.
+ */
+export function dueDateAmountBounds(
+  original: number,
+  terms: DueDateTermsRecord,
+  createdDay: IsoDate,
+): { least: number; most: number } {
+  const base = original - rebateOf(original, terms.rebate);
+  const discount = terms.discount;
+  let largest = 0;
+  if (discount && 'tiers' in discount) {
+    const first = discount.tiers[0]?.value ?? 0;
+    largest = discount.type === 'fixed_until' ? first : percentOf(base, first);
+  } else if (discount) {
+    const days = Math.max(0, dayNumber(addDays(terms.due_date, 7)) - dayNumber(createdDay));
+    largest =
+      discount.type === 'amount_per_day_early'
+        ? discount.value * days
+        : percentOf(base, Math.min(discount.value * days, 10_000));
+  }
+  return { least: Math.max(1, base - largest), most: mostOwed(terms, original) };
 }
 
 /** The day in São Paulo of an instant (a payment's `horario`). */

@@ -30,6 +30,7 @@ function charge(fields: Partial<Transaction> = {}): Transaction {
     copyAndPaste: '000201',
     expiresAt: new Date('2026-11-29T12:00:00Z'),
     fee: { fee_amount: 349, net_amount: 9_651 },
+    feeSettings: { bps: 349, fixedAmount: 0 },
     now: new Date('2026-11-28T10:00:00Z'),
   });
   return { ...made, ...fields };

@@ -331,7 +331,8 @@ export function settlePayment(t: Transaction, paid: SettledPayment, fees: FeeSet
   }
   t.amountComponents = paid.components;
   t.grossAmount = paid.amount;
-  const fee = computeFee(paid.amount, fees.bps, fees.fixedAmount);
+  // At the rate the charge was made with, which may have changed since.
+  const fee = computeFee(paid.amount, t.feeBps ?? fees.bps, t.feeFixedAmount ?? fees.fixedAmount);
   t.feeAmount = fee.fee_amount;
   t.netAmount = fee.net_amount;
 }
