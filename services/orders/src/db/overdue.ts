@@ -12,12 +12,13 @@ import { MIRRORED_COLUMNS, mirroredOrderOf, type MirroredRow } from './charge-mi
 /** At most this many orders per transaction of the overdue job. */
 export const OVERDUE_BATCH = 100;
 
-// The PENDING due-date orders whose effective due date is before $1 (today in São Paulo) and whose
-// order.overdue was not queued yet, on orders_overdue_idx. SKIP LOCKED: replicas running the job at
+// The PENDING due-date orders whose effective due date is before $1 (today in São Paulo), still payable
+// today (one past its last payable date is about to expire: order.overdue would tell its payer it can
+// still pay), and whose order.overdue was not queued yet, on orders_overdue_idx. SKIP LOCKED: replicas running the job at
 // once claim different orders, and an order the mirror is changing waits for the next run.
 const CLAIM = `select ${MIRRORED_COLUMNS} from orders.orders o
  where o.status = 'PENDING' and o.effective_due_date is not null and o.effective_due_date < $1::date
-   and o.overdue_notified_at is null
+   and o.last_payable_date >= $1::date and o.overdue_notified_at is null
  order by o.effective_due_date, o.id
  limit $2 for update of o skip locked`;
 

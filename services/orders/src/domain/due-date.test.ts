@@ -57,21 +57,32 @@ describe('due-date orders', () => {
     ).toBeNull();
   });
 
-  it('quotes a day from the order’s creation to a year after its last payable date', () => {
+  it('quotes a day from the order’s creation on; none is payable after the last payable date', () => {
     expect(amountDueOf(order, '2027-09-01')).toMatchObject({ payable: true, final: 1000 });
     expect(amountDueOf(order, '2028-09-13')).toMatchObject({ payable: false, final: null });
+    expect(amountDueOf(order, '9999-12-31')).toMatchObject({
+      payable: false,
+      final: null,
+      last_payable_date: '2027-09-13',
+    });
     expect(thrown(() => amountDueOf(order, '2027-08-31'))).toMatchObject({
       status: 400,
       data: { date: ['Must be at least 2027-09-01.'] },
-    });
-    expect(thrown(() => amountDueOf(order, '2028-09-14'))).toMatchObject({
-      status: 400,
-      data: { date: ['Must be at most 2028-09-13.'] },
     });
     const immediate = { ...order, dueDateTerms: null, effectiveDueDate: null, lastPayableDate: null };
     expect(thrown(() => amountDueOf(immediate, '2027-09-01'))).toMatchObject({
       status: 409,
       code: 'conflict',
     });
+  });
+
+  it('is not payable on any day once the order is no longer PENDING, with its dates', () => {
+    for (const status of ['PAID', 'CANCELLED', 'EXPIRED'] as const)
+      expect(amountDueOf({ ...order, status }, '2027-09-01')).toMatchObject({
+        payable: false,
+        components: null,
+        final: null,
+        effective_due_date: '2027-09-13',
+      });
   });
 });

@@ -5,7 +5,6 @@ import {
   type OrderDueDateDetail,
 } from '@seller-api/contracts';
 import {
-  addDays,
   amountDue,
   brazilCalendar,
   effectiveDueDate,
@@ -66,15 +65,11 @@ export function orderDueDate(order: DueDateOrder, now: Date = new Date()): Order
 }
 
 /**
- * How far from the order a quote may be asked: from the day it was created to a year after its last
- * payable date. Business days are counted one by one, so the window keeps a request's work bounded;
- * past the last payable date every answer is `payable: false` anyway.
- */
-export const AMOUNT_DUE_DAYS_AFTER_LAST = 366;
-
-/**
  * `GET /sellers/orders/{uuid}/amount-due/`: what the order's due-date charge costs on `date` (default
- * today in São Paulo). 409 for an immediate charge; 400 for a date outside the window.
+ * today in São Paulo). 409 for an immediate charge; 400 for a day before the order was created. A day
+ * after the last payable date answers `payable: false` without counting anything (amountDue stops at
+ * the dates), and so does an order no longer PENDING (paid, cancelled, expired...): nothing can be paid
+ * on it, whatever the terms would say.
  */
 export function amountDueOf(
   order: DueDateOrder & Pick<OrderRow, 'grossAmount' | 'createdAt'>,
@@ -86,8 +81,8 @@ export function amountDueOf(
     throw conflict('This order has an immediate charge: only a due-date charge has an amount due by date.');
   const day = date ?? todayInSaoPaulo(now);
   const first = todayInSaoPaulo(order.createdAt);
-  const latest = addDays(order.lastPayableDate, AMOUNT_DUE_DAYS_AFTER_LAST);
   if (day < first) throw badRequest('Invalid query.', { date: [message('minNumber', { minimum: first })] });
-  if (day > latest) throw badRequest('Invalid query.', { date: [message('maxNumber', { maximum: latest })] });
-  return amountDue(order.grossAmount, terms, day, calendarOf(terms));
+  const quote = amountDue(order.grossAmount, terms, day, calendarOf(terms));
+  if (order.status !== 'PENDING') return { ...quote, payable: false, components: null, final: null };
+  return quote;
 }
