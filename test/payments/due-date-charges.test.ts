@@ -424,6 +424,35 @@ describe('due-date charges at an API Pix PSP', () => {
     expect(await counted()).toBe(before + 1);
   });
 
+  it('keeps for an operator an amount no day of the terms can come to, and applies nothing', async () => {
+    const who = identity('live');
+    const body = dueDateCharge();
+    const charge = await create(who, body);
+    const notified = (valor: string) => ({
+      endToEndId: t.psp.newEndToEndId(),
+      txid: charge.txid,
+      valor,
+      horario: new Date().toISOString(),
+    });
+    const [zero, cent, huge] = [notified('0.00'), notified('0.01'), notified('99999999.00')];
+    const delivery = await t.psp.notify({ pix: [zero, cent, huge] }, webhook());
+    expect(delivery.status).toBe(200);
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      data: { outcomes: ['amount_mismatch', 'amount_mismatch', 'amount_mismatch'] },
+    });
+    expect((await row(body.order_uuid)).charge_status).toBe('PENDING');
+    const recorded = await t.db.query<{ outcome: string; detail: string }>(
+      `select outcome, detail from payments.psp_payments where end_to_end_id = any($1) order by amount`,
+      [[zero.endToEndId, cent.endToEndId, huge.endToEndId]],
+    );
+    expect(recorded.rows.map((r) => r.outcome)).toEqual([
+      'amount_mismatch',
+      'amount_mismatch',
+      'amount_mismatch',
+    ]);
+    expect(recorded.rows[1]?.detail).toMatch(/received 1$/);
+  });
+
   it('refunds a payment the PSP reports for a day after the last payable date; the charge stays PENDING', async () => {
     const who = identity('live');
     const body = dueDateCharge(terms({ days_after_due: 0 }));

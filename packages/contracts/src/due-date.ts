@@ -384,7 +384,7 @@ export function dueDateClockIssues(terms: Pick<DueDateTermsOutput, 'due_date'>, 
 }
 
 // ---------------------------------------------------------------------------------------------------
-// What is owed on a day: `GET /sellers/orders/{uuid}/amount-due/?date=YYYY-MM-DD` (not routed yet)
+// What is owed on a day: `GET /sellers/orders/{uuid}/amount-due/?date=YYYY-MM-DD`
 // ---------------------------------------------------------------------------------------------------
 
 /** The query of the amount-due route: the day asked about, default today in São Paulo. */

@@ -596,7 +596,10 @@ export const OrderSummaryBucket = z.object({
   start: datetime.meta({ description: "The bucket's first instant: an hour or a day of the time zone" }),
   orders_created: z.int().min(0),
   orders_paid: z.int().min(0),
-  amount_paid: cents.meta({ description: 'Gross amount of the orders paid in the bucket' }),
+  amount_paid: cents.meta({
+    description:
+      'What the orders paid in the bucket paid: their gross amounts, or for a due-date charge its amount paid',
+  }),
   fees: cents,
   net: cents,
 });
