@@ -180,8 +180,9 @@ export class Broker extends EventEmitter {
         { err: (err as Error).message, broker: node },
         'cannot connect to RabbitMQ, will retry',
       );
+      // A connection already adopted moves on through onClosed when it closes: one step, not two.
+      if (this.connection !== connection) this.nextAddress += 1;
       if (connection) await connection.close().catch(() => undefined);
-      this.nextAddress += 1;
       this.scheduleReconnect();
       throw err;
     }
