@@ -183,7 +183,14 @@ class Migration20261214DueDateCharges extends Migration {
     this.addSql(`alter table payments.transactions
       add column if not exists due_date_terms jsonb,
       add column if not exists amount_components jsonb,
-      add column if not exists paid_on date,
+      add column if not exists paid_on date`);
+  }
+}
+
+/** A due-date charge's fee settings when made: its fee, on the amount paid, keeps that rate. */
+class Migration20261215DueDateFees extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table payments.transactions
       add column if not exists fee_bps integer,
       add column if not exists fee_fixed_amount bigint`);
   }
@@ -200,4 +207,5 @@ export const migrations = [
   { name: 'Migration20261210RefundOutcomes', class: Migration20261210RefundOutcomes },
   { name: 'Migration20261212RefundAskKey', class: Migration20261212RefundAskKey },
   { name: 'Migration20261214DueDateCharges', class: Migration20261214DueDateCharges },
+  { name: 'Migration20261215DueDateFees', class: Migration20261215DueDateFees },
 ];
