@@ -181,7 +181,8 @@ export class Broker extends EventEmitter {
         'cannot connect to RabbitMQ, will retry',
       );
       // A connection already adopted moves on through onClosed when it closes: one step, not two.
-      if (this.connection !== connection) this.nextAddress += 1;
+      const adopted = connection !== null && this.connection === connection;
+      if (!adopted) this.nextAddress += 1;
       if (connection) await connection.close().catch(() => undefined);
       this.scheduleReconnect();
       throw err;
