@@ -16,6 +16,7 @@ import {
   startOfDayInSaoPaulo,
   todayInSaoPaulo,
   weekday,
+  zonedDayInSaoPaulo,
 } from './dates';
 
 describe('dates', () => {
@@ -47,6 +48,22 @@ describe('dates', () => {
     // 02:00 UTC is 23:00 the day before in São Paulo (UTC-3).
     expect(todayInSaoPaulo(new Date('2025-09-11T02:00:00Z'))).toBe('2025-09-10');
     expect(todayInSaoPaulo(new Date('2025-09-11T03:00:00Z'))).toBe('2025-09-11');
+  });
+
+  it('agrees with the time zone database on every hour since 2019 and around its last change', () => {
+    const from = Date.parse('2018-10-01T00:00:00.000Z');
+    const to = Date.parse('2031-01-01T00:00:00.000Z');
+    const hour = 3_600_000;
+    for (let at = from; at < to; at += hour * 7) {
+      const now = new Date(at);
+      expect({ at: now.toISOString(), day: todayInSaoPaulo(now) }).toEqual({
+        at: now.toISOString(),
+        day: zonedDayInSaoPaulo(now),
+      });
+    }
+    // In the last daylight saving time (UTC-2), 01:30 UTC was already the next day.
+    expect(todayInSaoPaulo(new Date('2019-01-10T01:30:00.000Z'))).toBe('2019-01-09');
+    expect(todayInSaoPaulo(new Date('2019-01-10T02:30:00.000Z'))).toBe('2019-01-10');
   });
 
   it('ends a payable day at the next midnight in São Paulo', () => {

@@ -65,15 +65,33 @@ export function isWeekend(date: IsoDate): boolean {
   return day === 0 || day === 6;
 }
 
-/** Today's date in São Paulo, where every due date of the API is a day. */
-export function todayInSaoPaulo(now: Date = new Date()): IsoDate {
-  // en-CA formats as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', {
+/**
+ * Since Brazil's last daylight saving time ended (2019-02-17 02:00 UTC) São Paulo has been UTC-3 all
+ * year: its day is the UTC date three hours earlier. Earlier instants go through the time zone
+ * database, built on first use: a DateTimeFormat with a time zone loads ICU's zone data (about 8 MB of
+ * a process) and costs tens of microseconds to make. calendar.test.ts compares both over years of
+ * instants, so a change of the law (and of the zone data) shows there.
+ */
+const FIXED_OFFSET_SINCE = Date.parse('2019-02-17T02:00:00.000Z');
+const OFFSET_MS = 3 * 3_600_000;
+let zoned: Intl.DateTimeFormat | undefined;
+
+/** The date in São Paulo of an instant, read from the time zone database (en-CA: YYYY-MM-DD). */
+export function zonedDayInSaoPaulo(now: Date): IsoDate {
+  zoned ??= new Intl.DateTimeFormat('en-CA', {
     timeZone: 'America/Sao_Paulo',
     year: 'numeric',
     month: '2-digit',
     day: '2-digit',
-  }).format(now);
+  });
+  return zoned.format(now);
+}
+
+/** Today's date in São Paulo, where every due date of the API is a day. */
+export function todayInSaoPaulo(now: Date = new Date()): IsoDate {
+  const at = now.getTime();
+  if (at >= FIXED_OFFSET_SINCE) return new Date(at - OFFSET_MS).toISOString().slice(0, 10);
+  return zonedDayInSaoPaulo(now);
 }
 
 /**
