@@ -122,6 +122,15 @@ describe('dueDateAmountBounds', () => {
     expect(dueDateAmountBounds(100_000, perDay, '2025-09-01').least).toBe(84_000);
     expect(dueDateAmountBounds(10_000, perDay, '2025-09-01').least).toBe(1);
   });
+
+  it('takes a percent discount of the original, as a PSP reading it so would, with a rebate', () => {
+    const percent: DueDateTermsRecord = {
+      ...TERMS,
+      discount: { type: 'percent_until', tiers: [{ until: '2025-09-05', value: 1000 }] },
+    };
+    // Base 95000; 10 % of the original is 10000: a PSP taking 85000 is inside.
+    expect(dueDateAmountBounds(100_000, percent, '2025-09-01').least).toBe(85_000);
+  });
 });
 
 describe('priceDueDatePayment', () => {

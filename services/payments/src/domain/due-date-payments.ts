@@ -114,9 +114,9 @@ export function paidComponents(
 /**
  * The least and the most a PSP may take for a due-date charge of `original` cents, whatever its
  * calendar (docs/pix.md, "Paying a due-date charge"): the PSP's amount wins only between them. At
- * least the base less the largest discount the terms can give (a per-day discount counted over the
- * days from the charge's creation to a week past its due date, as a payer's municipality may move it),
- * and at least 1 cent; at most the contracts' bound of what it can come to on its last payable date
+ * least the base less the largest discount the terms can give (a percent taken of the original, the
+ * larger reading; a per-day discount counted over the days from the charge's creation to a week past
+ * its due date, as a payer's municipality may move it), and at least 1 cent; at most the contracts' bound of what it can come to on its last payable date
  * and a week more. Outside, the payment is not applied: kept for an operator, as an immediate charge's
  * wrong amount is.
  */
@@ -127,16 +127,17 @@ export function dueDateAmountBounds(
 ): { least: number; most: number } {
   const base = original - rebateOf(original, terms.rebate);
   const discount = terms.discount;
+  // Percents of the original, not of the base: a PSP may read API Pix's rule so, and takes less then.
   let largest = 0;
   if (discount && 'tiers' in discount) {
-    const first = discount.tiers[0]?.value ?? 0;
-    largest = discount.type === 'fixed_until' ? first : percentOf(base, first);
+    const first = Math.max(0, ...discount.tiers.map((tier) => tier.value));
+    largest = discount.type === 'fixed_until' ? first : percentOf(original, first);
   } else if (discount) {
     const days = Math.max(0, dayNumber(addDays(terms.due_date, 7)) - dayNumber(createdDay));
     largest =
       discount.type === 'amount_per_day_early'
         ? discount.value * days
-        : percentOf(base, Math.min(discount.value * days, 10_000));
+        : percentOf(original, Math.min(discount.value * days, 10_000));
   }
   return { least: Math.max(1, base - largest), most: mostOwed(terms, original) };
 }
