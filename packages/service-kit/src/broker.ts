@@ -94,6 +94,8 @@ export class Broker extends EventEmitter {
   private readonly addresses: readonly string[];
   /** Index in `addresses` of the node to connect to next. */
   private nextAddress = 0;
+  /** Connections whose failure has moved nextAddress on: each moves it once, whoever sees it first. */
+  private readonly steppedFrom = new WeakSet<ChannelModel>();
 
   constructor(private readonly options: BrokerOptions) {
     super();
@@ -180,9 +182,9 @@ export class Broker extends EventEmitter {
         { err: (err as Error).message, broker: node },
         'cannot connect to RabbitMQ, will retry',
       );
-      // A connection already adopted moves on through onClosed when it closes: one step, not two.
-      const adopted = connection !== null && this.connection === connection;
-      if (!adopted) this.nextAddress += 1;
+      // An adopted connection's close may have moved on already (amqplib emits it during the failed
+      // call): one step per connection, not two.
+      this.stepFrom(connection);
       if (connection) await connection.close().catch(() => undefined);
       this.scheduleReconnect();
       throw err;
@@ -196,12 +198,21 @@ export class Broker extends EventEmitter {
     this.upgrade?.stop();
     this.upgrade = null;
     // The node went away (stopped, partitioned, restarted): the next connection tries another first.
-    this.nextAddress += 1;
+    this.stepFrom(connection);
     this.emit('disconnected');
     if (!this.closing) {
       this.options.logger.warn('RabbitMQ connection closed, reconnecting');
       this.scheduleReconnect();
     }
+  }
+
+  /** Moves to the next address, once for a given connection (null: one that never opened). */
+  private stepFrom(connection: ChannelModel | null): void {
+    if (connection) {
+      if (this.steppedFrom.has(connection)) return;
+      this.steppedFrom.add(connection);
+    }
+    this.nextAddress += 1;
   }
 
   private scheduleReconnect(): void {

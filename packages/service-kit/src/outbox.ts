@@ -88,9 +88,12 @@ export interface OutgoingMessage {
   id?: string;
 }
 
-/** The outbox row of a message, stamped now and with the active trace. */
-export function outboxRow(message: OutgoingMessage): OutboxMessage {
-  const createdAt = new Date();
+/**
+ * The outbox row of a message, stamped `at` (now) and with the active trace. The relay sends rows in
+ * the order of their stamps: messages of one change that must go out in order get increasing ones.
+ */
+export function outboxRow(message: OutgoingMessage, at: Date = new Date()): OutboxMessage {
+  const createdAt = at;
   // When the change happened, to the millisecond: the webhook envelope's occurred_at.
   const headers: Record<string, string> = { 'x-occurred-at': createdAt.toISOString(), ...message.headers };
   return {

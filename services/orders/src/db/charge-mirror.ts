@@ -40,7 +40,9 @@ export async function applyChargeState(
     if (!order) return false;
     const next = mirrorChargeState(order, state);
     if (!next) return false;
-    const events = next.events.map((event) => outboxRow(event));
+    // A millisecond apart: the relay sends by stamp, so order.paid goes before the state after it.
+    const at = Date.now();
+    const events = next.events.map((event, i) => outboxRow(event, new Date(at + i)));
     if (await writeMirror(sql, query, order.chargeVersion, next.order, events)) return true;
   }
   throw new Error(`order ${state.order_uuid}: its charge version kept changing under the mirror`);
