@@ -69,44 +69,47 @@ describe('mirrorRefund', () => {
   });
 });
 
+/** An order as the mirror reads it: PENDING, version 1, with one item. */
+const mirroredOrder = (overrides: Partial<MirroredOrder> = {}): MirroredOrder => ({
+  id: '6f1c2d8e-1b7a-4c55-9a3e-2f0d4b6c8a10',
+  sellerId: '0b5e9c1a-3d2f-4e6b-8a7c-9d1e2f3a4b5c',
+  environment: 'test',
+  sellerName: 'Loja',
+  status: 'PENDING',
+  method: 'PIX',
+  grossAmount: 15000,
+  shippingAmount: 1000,
+  discountAmount: 0,
+  feeAmount: 750,
+  netAmount: 14250,
+  createdAt: new Date('2026-06-15T11:00:00.000Z'),
+  paidAt: null,
+  affiliateName: null,
+  customerName: 'Maria',
+  customerTaxId: '52998224725',
+  customerTaxIdType: 'CPF',
+  customerEmail: 'maria@example.com',
+  postbackUrl: null,
+  chargeVersion: 1,
+  dueDateTerms: null,
+  effectiveDueDate: null,
+  lastPayableDate: null,
+  amountPaid: null,
+  items: [
+    {
+      productId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+      name: 'Caneca',
+      quantity: 2,
+      price: 7000,
+      lineTotalAmount: 14000,
+    },
+  ],
+  ...none(),
+  ...overrides,
+});
+
 describe('mirrorChargeState', () => {
-  const order = (overrides: Partial<MirroredOrder> = {}): MirroredOrder => ({
-    id: '6f1c2d8e-1b7a-4c55-9a3e-2f0d4b6c8a10',
-    sellerId: '0b5e9c1a-3d2f-4e6b-8a7c-9d1e2f3a4b5c',
-    environment: 'test',
-    sellerName: 'Loja',
-    status: 'PENDING',
-    method: 'PIX',
-    grossAmount: 15000,
-    shippingAmount: 1000,
-    discountAmount: 0,
-    feeAmount: 750,
-    netAmount: 14250,
-    createdAt: new Date('2026-06-15T11:00:00.000Z'),
-    paidAt: null,
-    affiliateName: null,
-    customerName: 'Maria',
-    customerTaxId: '52998224725',
-    customerTaxIdType: 'CPF',
-    customerEmail: 'maria@example.com',
-    postbackUrl: null,
-    chargeVersion: 1,
-    dueDateTerms: null,
-    effectiveDueDate: null,
-    lastPayableDate: null,
-    amountPaid: null,
-    items: [
-      {
-        productId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
-        name: 'Caneca',
-        quantity: 2,
-        price: 7000,
-        lineTotalAmount: 14000,
-      },
-    ],
-    ...none(),
-    ...overrides,
-  });
+  const order = mirroredOrder;
   const state = (overrides: Partial<ChargeState> = {}): ChargeState => ({
     order_uuid: order().id,
     status: 'PAID',
@@ -190,39 +193,7 @@ describe('mirrorChargeState', () => {
 });
 
 describe('mirrorChargeState, states out of order', () => {
-  const base: MirroredOrder = {
-    id: '6f1c2d8e-1b7a-4c55-9a3e-2f0d4b6c8a10',
-    sellerId: '0b5e9c1a-3d2f-4e6b-8a7c-9d1e2f3a4b5c',
-    environment: 'test',
-    sellerName: 'Loja',
-    status: 'PENDING',
-    method: 'PIX',
-    grossAmount: 15000,
-    shippingAmount: 0,
-    discountAmount: 0,
-    feeAmount: 599,
-    netAmount: 14401,
-    createdAt: new Date('2026-06-15T11:00:00.000Z'),
-    paidAt: null,
-    affiliateName: null,
-    customerName: 'Maria',
-    customerTaxId: '52998224725',
-    customerTaxIdType: 'CPF',
-    customerEmail: 'maria@example.com',
-    postbackUrl: null,
-    chargeVersion: 1,
-    dueDateTerms: null,
-    effectiveDueDate: null,
-    lastPayableDate: null,
-    amountPaid: null,
-    items: [],
-    refundStatus: null,
-    refundAttempt: null,
-    refundAmount: null,
-    refundRequestedAt: null,
-    refundUpdatedAt: null,
-    refundFailureReason: null,
-  };
+  const base = mirroredOrder({ items: [] });
   const later = (status: 'REFUNDED' | 'MED' | 'CHARGEBACK'): ChargeState => ({
     order_uuid: base.id,
     status,
