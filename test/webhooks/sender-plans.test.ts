@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import pino from 'pino';
-import type { MikroORM, QueryOptions, Sql } from '@seller-api/service-kit';
+import { sqlOf, type MikroORM, type QueryOptions, type Sql } from '@seller-api/service-kit';
 import { entities } from '../../services/webhook-dispatcher/src/db/entities';
 import { SCHEMA, migrations } from '../../services/webhook-dispatcher/src/db/migrations';
 import {
@@ -11,6 +11,7 @@ import {
 import {
   claimDeliveries,
   claimQuery,
+  handBackDeliveries,
   outcomeQuery,
   recordOutcomes,
 } from '../../services/webhook-dispatcher/src/db/delivery-claims';
@@ -181,4 +182,42 @@ test("the intake's lookup of subscribers, planned at every run, finds a key's we
   expect(plan).toMatch(/Index Scan using webhooks_subscribers_idx on webhooks w/);
   expect(plan).toMatch(/Index Cond: \(\(seller_id = k\.seller_id\)/);
   expect(plan).not.toMatch(/Hash Join/);
+});
+
+test("a late hand-back clears its own claim's lease only, never a later claim's", async () => {
+  const sql = sqlOf(orm);
+  const id = randomUUID();
+  await pool.query(
+    `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url,
+       signed, payload, occurred_at, status, attempts, created_at, next_attempt_at)
+     values ($1::uuid, 'evt_' || md5($1::text), null, gen_random_uuid(), gen_random_uuid(), 'test', 'order.created',
+       'http://127.0.0.1:1/lease', false, '{}', now(), 'pending', 0, now(), now() - interval '1 second')`,
+    [id],
+  );
+  const claimedBy = async () => {
+    const { claimed } = await claimDeliveries(sql, { ...claimRequest, since: '-infinity' });
+    const mine = claimed.find((d) => d.id === id);
+    if (!mine) throw new Error('the delivery was not claimed');
+    return mine;
+  };
+  const leaseNow = async () =>
+    (
+      await pool.query<{ lease: string | null }>(
+        `select lease_until::text as lease from webhooks.deliveries where id = $1`,
+        [id],
+      )
+    ).rows[0]?.lease;
+  const first = await claimedBy();
+  // Its process stalls past the lease; another replica claims the delivery again.
+  await pool.query(`update webhooks.deliveries set lease_until = now() - interval '1 second' where id = $1`, [
+    id,
+  ]);
+  const second = await claimedBy();
+  expect(second.lease).not.toBe(first.lease);
+  // The first process comes back and hands its claim back: the second claim's lease stays.
+  await handBackDeliveries(sql, [first]);
+  expect(await leaseNow()).toBe(second.lease);
+  // The second's own hand-back clears it: due again now.
+  await handBackDeliveries(sql, [second]);
+  expect(await leaseNow()).toBeNull();
 });

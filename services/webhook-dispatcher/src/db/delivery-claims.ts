@@ -46,6 +46,11 @@ export interface ClaimedDelivery {
   attempts: number;
   max_attempts: number;
   trace_context: Record<string, string> | null;
+  /**
+   * The lease's end as the claim wrote it (text: to the microsecond): handing the delivery back clears
+   * this lease only, never a later claim's.
+   */
+  lease: string;
 }
 
 /** What one attempt did, as `webhooks.delivery_attempts` and `webhooks.deliveries` record it. */
@@ -103,7 +108,7 @@ const CLAIM_SQL = `with due as (select * from webhooks.due_window_by_destination
                (select coalesce(w.secret, w.secret_sealed) from webhooks.webhooks w where w.id = d.webhook_id) as secret,
                d.environment, d.payload::text as payload,
                (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
-               d.trace_context, (select count(*) from due)::int as scanned,
+               d.trace_context, d.lease_until::text as lease, (select count(*) from due)::int as scanned,
                (select extract(epoch from min(next_attempt_at)) * 1000 from due)::float8 as window_start_ms`;
 
 /**
@@ -128,8 +133,14 @@ const OUTCOME_SQL = `with v as (
      select v.id, v.attempt, v.started_at, v.duration_ms, v.response_status, v.response_body, v.error
        from v join moved on moved.id = v.id`;
 
-/** Clears leases, so that the deliveries are due again now. */
-const HAND_BACK_SQL = `update webhooks.deliveries set lease_until = null where id = any($1::uuid[])`;
+/**
+ * Clears leases, so that the deliveries are due again now: each only while it holds the lease its claim
+ * wrote. A hand-back late enough for that lease to have run out (a stalled process) must not clear the
+ * lease of another replica's claim since, which would let a third send the same attempt at once.
+ */
+const HAND_BACK_SQL = `update webhooks.deliveries d set lease_until = null
+  from unnest($1::uuid[], $2::text[]) as h(id, lease)
+ where d.id = h.id and d.lease_until = h.lease::timestamptz`;
 
 /** What a claim asks for (domain/claim-plan.ts, ClaimPlan, and where its window starts). */
 export interface ClaimRequest {
@@ -189,6 +200,9 @@ export async function recordOutcomes(sql: Sql, outcomes: AttemptOutcome[]): Prom
 }
 
 /** Clears the leases of `ids`: due again now, for any replica. */
-export async function handBackDeliveries(sql: Sql, ids: string[]): Promise<void> {
-  await sql.query(HAND_BACK_SQL, [ids]);
+export async function handBackDeliveries(
+  sql: Sql,
+  deliveries: ReadonlyArray<Pick<ClaimedDelivery, 'id' | 'lease'>>,
+): Promise<void> {
+  await sql.query(HAND_BACK_SQL, [deliveries.map((d) => d.id), deliveries.map((d) => d.lease)]);
 }

@@ -29,6 +29,7 @@ function delivery(n: number, webhookId: string | null = WEBHOOK) {
     attempts: 0,
     max_attempts: 8,
     trace_context: null,
+    lease: '2026-11-28 12:00:00.123456+00',
     scanned: 1,
     window_start_ms: Date.now(),
   };
@@ -52,7 +53,7 @@ function fakeSql() {
         windows.push(Number(params?.[1]));
         return new Promise((resolve) => claims.push((rows) => resolve(rows)));
       }
-      if (text.startsWith('update webhooks.deliveries set lease_until = null')) {
+      if (text.startsWith('update webhooks.deliveries d set lease_until = null')) {
         handedBack.push((params?.[0] as string[]) ?? []);
       } else if (text.includes('insert into webhooks.delivery_attempts')) {
         for (const o of JSON.parse(String(params?.[0])) as Array<{ id: string }>) attempted.push(o.id);

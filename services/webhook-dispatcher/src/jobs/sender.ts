@@ -357,10 +357,7 @@ export class DeliverySender {
   /** Clears the leases of claimed deliveries this process will not attempt, so that they are due again now. */
   private handBack(deliveries: ClaimedDelivery[]): void {
     if (deliveries.length === 0) return;
-    const releasing = handBackDeliveries(
-      this.options.sql,
-      deliveries.map((d) => d.id),
-    ).catch((err: unknown) =>
+    const releasing = handBackDeliveries(this.options.sql, deliveries).catch((err: unknown) =>
       this.options.logger.warn({ err: (err as Error).message }, 'handing back deliveries failed'),
     );
     this.attempts.add(releasing);
