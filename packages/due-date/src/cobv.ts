@@ -1,4 +1,4 @@
-import type { AmountDue } from './amount';
+import type { AmountComponents, AmountDue } from './amount';
 import type { IsoDate } from './dates';
 import { isIsoDate } from './dates';
 import {
@@ -47,6 +47,11 @@ export type CobvPayloadValor = {
   desconto: string;
   final: string;
 };
+
+/** A received Pix's `componentesValor`: each part `{valor: "12.34"}`, any left out. */
+export type CobvComponentesValor = Partial<
+  Record<'original' | 'multa' | 'juros' | 'abatimento' | 'desconto', { valor: string }>
+>;
 
 const DECIMAL = /^(\d{1,10})\.(\d{2})$/;
 
@@ -201,6 +206,18 @@ function discountFrom(desconto: CobvDesconto): Discount {
     };
   }
   throw new RangeError(`desconto.modalidade must be 1 to 6, not ${modality}`);
+}
+
+/** What a received Pix says its amount is made of, in cents: a part left out is 0. */
+export function fromCobvComponentesValor(parts: CobvComponentesValor): AmountComponents {
+  const cents = (part: { valor: string } | undefined) => (part ? fromCobvDecimal(part.valor) : 0);
+  return {
+    original: cents(parts.original),
+    rebate: cents(parts.abatimento),
+    discount: cents(parts.desconto),
+    fine: cents(parts.multa),
+    interest: cents(parts.juros),
+  };
 }
 
 /**

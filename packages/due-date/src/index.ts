@@ -53,6 +53,7 @@ export {
 export {
   discountModality,
   fromCobvCalendario,
+  fromCobvComponentesValor,
   fromCobvDecimal,
   fromCobvValor,
   interestModality,
@@ -61,6 +62,7 @@ export {
   toCobvPayloadValor,
   toCobvValor,
   type CobvCalendario,
+  type CobvComponentesValor,
   type CobvDesconto,
   type CobvModalityValue,
   type CobvPayloadValor,

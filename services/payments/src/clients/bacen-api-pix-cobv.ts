@@ -1,6 +1,7 @@
 import { clip, cutCodePoints, refusal, type ApiPixClient } from '@seller-api/api-pix';
 import {
   fromCobvCalendario,
+  fromCobvComponentesValor,
   fromCobvDecimal,
   fromCobvValor,
   toCobvCalendario,
@@ -10,6 +11,8 @@ import {
 } from '@seller-api/due-date';
 import { z } from 'zod';
 import { checkDueDateBrCode, dueDateBrCodeOf } from '../domain/cobv-brcode';
+import { immediateComponents, totalOf } from '../domain/due-date-payments';
+import { ComponentesValor } from '../domain/psp-notifications';
 import { PspError } from '../domain/psp';
 
 /*
@@ -102,7 +105,6 @@ const STATUS: Record<string, DueDateChargeStatus> = {
 };
 
 const Money = z.string().regex(/^\d{1,10}\.\d{2}$/);
-const Part = z.looseObject({ valor: Money }).optional();
 const ModalityValue = z.looseObject({ modalidade: z.number().int(), valorPerc: Money });
 // Only what we read of `CobVGerada` / `CobVCompleta`; PSPs add fields.
 const CobvAnswer = z.looseObject({
@@ -135,15 +137,7 @@ const CobvAnswer = z.looseObject({
         endToEndId: z.string(),
         valor: Money,
         horario: z.string(),
-        componentesValor: z
-          .looseObject({
-            original: Part,
-            multa: Part,
-            juros: Part,
-            abatimento: Part,
-            desconto: Part,
-          })
-          .optional(),
+        componentesValor: ComponentesValor.optional(),
       }),
     )
     .optional(),
@@ -300,20 +294,10 @@ function stateOf(what: string, txid: string, cobv: CobvAnswer): DueDateChargeSta
 /** A received Pix with its components; without `componentesValor` it is all `original`. */
 function paymentOf(pix: NonNullable<CobvAnswer['pix']>[number]): DueDateChargePayment {
   const amountCents = fromCobvDecimal(pix.valor);
-  const parts = pix.componentesValor;
-  const cents = (part: { valor: string } | undefined) => (part ? fromCobvDecimal(part.valor) : 0);
-  const components: AmountComponents = parts
-    ? {
-        original: cents(parts.original),
-        rebate: cents(parts.abatimento),
-        discount: cents(parts.desconto),
-        fine: cents(parts.multa),
-        interest: cents(parts.juros),
-      }
-    : { original: amountCents, rebate: 0, discount: 0, fine: 0, interest: 0 };
-  const sum =
-    components.original - components.rebate - components.discount + components.fine + components.interest;
-  if (sum !== amountCents) {
+  const components: AmountComponents = pix.componentesValor
+    ? fromCobvComponentesValor(pix.componentesValor)
+    : immediateComponents(amountCents);
+  if (totalOf(components) !== amountCents) {
     throw new PspError(`Pix ${clip(pix.endToEndId, 40)}: componentesValor do not add up to ${pix.valor}`, {
       retryable: false,
     });

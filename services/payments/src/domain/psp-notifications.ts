@@ -1,4 +1,5 @@
 import type { AmountDueComponents, PspRefundOutcome, RefundStatus } from '@seller-api/contracts';
+import { fromCobvComponentesValor } from '@seller-api/due-date';
 import { z } from 'zod';
 
 /*
@@ -28,9 +29,10 @@ export function endToEndIdOf(item: unknown): string | null {
   return typeof value === 'string' ? value.slice(0, 64) : null;
 }
 
-// API Pix `componentesValor` of a received Pix: each part `{valor: "12.34"}`, all optional.
+// API Pix `componentesValor` of a received Pix: each part `{valor: "12.34"}`, all optional; read in a
+// notification's item and in a cobv's `pix[]` (clients/bacen-api-pix-cobv.ts).
 const Part = z.looseObject({ valor: z.string().regex(/^\d{1,10}\.\d{2}$/) }).optional();
-const ComponentesValor = z.looseObject({
+export const ComponentesValor = z.looseObject({
   original: Part,
   multa: Part,
   juros: Part,
@@ -47,13 +49,5 @@ export function componentsOf(item: unknown): AmountDueComponents | null {
   if (typeof item !== 'object' || item === null) return null;
   const parsed = ComponentesValor.safeParse((item as Record<string, unknown>).componentesValor);
   if (!parsed.success || parsed.data.original === undefined) return null;
-  const cents = (part: { valor: string } | undefined) => (part ? reaisToCents(part.valor) : 0);
-  const parts = parsed.data;
-  return {
-    original: cents(parts.original),
-    rebate: cents(parts.abatimento),
-    discount: cents(parts.desconto),
-    fine: cents(parts.multa),
-    interest: cents(parts.juros),
-  };
+  return fromCobvComponentesValor(parsed.data);
 }
