@@ -7,8 +7,9 @@ import {
   type EventRecord,
   type ValidationErrorBody,
 } from '@seller-api/contracts';
-import { deleteExpiredEvents } from '../../services/webhook-dispatcher/src/db/events';
+import { eventIdOf } from '../../services/webhook-dispatcher/src/domain/events';
 import { INTAKE_QUEUE, SOURCES } from '../../services/webhook-dispatcher/src/events/topology';
+import { keepHistory } from '../../services/webhook-dispatcher/src/jobs/history-retention';
 import { testEnv } from '../support/env';
 import { call, uniqueEmail } from '../support/system';
 import { useSystem } from '../support/use-system';
@@ -378,34 +379,37 @@ describe('recording', () => {
 });
 
 describe('retention', () => {
-  it('deletes the events older than the retention, in batches, and only those', async () => {
+  it('records no event older than the retention, and shows none past it', async () => {
     const { key, sellerId } = (await t.newKey()) as { key: string; sellerId: string };
     const day = 86_400_000;
     const now = Date.now();
-    const ages = [45, 40, 31, 29, 1];
-    await publish(
-      sellerId,
-      ages.map((age) => ({
-        event: 'withdrawal.paid',
-        occurredAt: new Date(now - age * day),
-        data: withdrawalData(randomUUID()),
-      })),
+    const published = [45, 31, 29, 1].map((age) => ({
+      event: 'withdrawal.paid' as const,
+      occurredAt: new Date(now - age * day),
+      data: withdrawalData(randomUUID()),
+      messageId: randomUUID(),
+    }));
+    const ids = new Set<string>(published.map((e) => e.messageId));
+    let handled = 0;
+    const count = (queue: string, outcome: string, id: unknown) => {
+      if (queue === INTAKE_QUEUE && outcome === 'processed' && ids.has(String(id))) handled += 1;
+    };
+    t.system.dispatcher.runtime.broker.on('handled', count);
+    try {
+      await publish(sellerId, published);
+      await waitFor(() => handled >= published.length, { what: 'the published events handled' });
+    } finally {
+      t.system.dispatcher.runtime.broker.off('handled', count);
+    }
+    const { results } = await listEvents(key, '?limit=100');
+    expect(results.map((e) => e.id)).toEqual(
+      published
+        .slice(2)
+        .reverse()
+        .map((e) => eventIdOf(e.messageId)),
     );
-    const before = await waitFor(
-      async () => {
-        const page = await listEvents(key, '?limit=100');
-        return page.results.length === ages.length && page.results;
-      },
-      { what: 'the published events' },
-    );
-
-    // Batches of two: three old events take two full statements and a short one.
-    expect(await deleteExpiredEvents(t.system.dispatcher.runtime.sql, 30, 2)).toBeGreaterThanOrEqual(3);
-    const after = (await listEvents(key, '?limit=100')).results;
-    expect(after.map((e) => e.id)).toEqual(before.slice(0, 2).map((e) => e.id));
-    const gone = await call(`${t.url}/events/${(before[4] as EventRecord).id}/`, { key });
-    expect(gone.status).toBe(404);
-    expect(await deleteExpiredEvents(t.system.dispatcher.runtime.sql, 30, 2)).toBe(0);
+    const old = await call(`${t.url}/events/${eventIdOf(published[0]?.messageId as string)}/`, { key });
+    expect(old.status).toBe(404);
   });
 
   it("runs in every dispatcher, from its start, with that dispatcher's EVENTS_RETENTION_DAYS", async () => {
@@ -426,10 +430,16 @@ describe('retention', () => {
       },
       { what: 'the published events' },
     );
-    await t.system.startDispatcherReplica({ EVENTS_RETENTION_DAYS: '10' });
-    await waitFor(async () => (await listEvents(key)).results.length === 1, {
-      what: 'the 12-day-old event deleted',
-    });
-    expect((await listEvents(key)).results.map((e) => e.id)).toEqual([recent?.id]);
+    try {
+      // Its start drops the days older than 10, the 12-day-old event's with them.
+      await t.system.startDispatcherReplica({ EVENTS_RETENTION_DAYS: '10' });
+      await waitFor(async () => (await listEvents(key)).results.length === 1, {
+        what: 'the 12-day-old event dropped',
+      });
+      expect((await listEvents(key)).results.map((e) => e.id)).toEqual([recent?.id]);
+    } finally {
+      // The other dispatcher's days back, as its next run would make them.
+      await keepHistory(t.system.dispatcher.runtime, { events: 30, deliveries: 90 }, new Date());
+    }
   });
 });

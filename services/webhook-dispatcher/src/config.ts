@@ -57,6 +57,16 @@ export const dispatcherEnv = {
     .min(1)
     .max(3650, { error: 'Must be at most 3650 (ten years)' })
     .default(EVENTS_RETENTION_DAYS_DEFAULT),
+  /**
+   * How long deliveries and their attempts are kept, counted from when they were made; a month of
+   * them goes at once, when its last day is this old (docs/webhooks.md, "History and retention").
+   */
+  DELIVERIES_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(7, { error: 'Must be at least 7: a delivery retries for up to three days' })
+    .max(3650, { error: 'Must be at most 3650 (ten years)' })
+    .default(90),
 };
 
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;

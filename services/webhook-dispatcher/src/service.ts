@@ -17,7 +17,7 @@ import { DeliverySender } from './jobs/sender';
 import { INTAKE_QUEUE, topology } from './events/topology';
 import { mountRoutes } from './http/routes';
 import { SecretBox } from './domain/secret-box';
-import { startEventRetention } from './jobs/event-retention';
+import { startHistoryRetention } from './jobs/history-retention';
 import { startSecretSealing } from './jobs/seal-secrets';
 import { startStrandedMoves } from './jobs/stranded-deliveries';
 
@@ -76,15 +76,19 @@ export async function startDispatcher(
         onRequeued: () => sender.rescan(),
         changing: (id, change) => sender.changing(id, change),
         retired: (id) => sender.changed(id),
+        eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
       }),
   });
-  const intake = intakeHandler(runtime.sql);
+  const intake = intakeHandler(runtime.sql, config.EVENTS_RETENTION_DAYS);
   await runtime.broker.consume(INTAKE_QUEUE, async (message) => {
     await intake(message);
     sender.wake();
   });
   sender.start();
-  const retention = startEventRetention(runtime, config.EVENTS_RETENTION_DAYS);
+  const retention = startHistoryRetention(runtime, {
+    events: config.EVENTS_RETENTION_DAYS,
+    deliveries: config.DELIVERIES_RETENTION_DAYS,
+  });
   const stranded = startStrandedMoves(runtime, () => sender.rescan());
   const sealing = startSecretSealing(runtime.sql, secrets, runtime.logger);
   const address = server.address();

@@ -12,6 +12,7 @@ import { SCHEMA } from './migrations';
 export async function fanOut(
   sql: Sql,
   consumer: string,
+  eventsRetentionDays: number,
   messageIds: string[],
   events: IncomingEvent[],
 ): Promise<Set<string>> {
@@ -19,7 +20,7 @@ export async function fanOut(
   for (const incoming of events) keys.set(subscriptionKey(incoming), incoming);
   const subscribers = await activeSubscribers(sql, [...keys.values()]);
   const { deliveries, recorded } = fanOutRows(events, subscribers);
-  return storeFanOut(sql, consumer, messageIds, deliveries, recorded);
+  return storeFanOut(sql, consumer, eventsRetentionDays, messageIds, deliveries, recorded);
 }
 
 /**
@@ -92,7 +93,9 @@ export interface NewEvent {
 
 // One statement: the batch's message ids recorded as processed, and the deliveries and events of the
 // new ones only, so a redelivered message fans out nothing. Atomic without a transaction around it.
-// An event is recorded once whatever happens (its id comes from its message: domain/events.ts).
+// An event is recorded once whatever happens (its id comes from its message, its occurred_at too:
+// domain/events.ts), and only within the partitions that exist: from the retention's horizon ($5
+// days ago, which a read would not show anyway) to a week ahead (db/partitions.ts makes them ahead).
 const STORE_FAN_OUT = `with ${processedMessagesCte(SCHEMA)},
   stored as (
     insert into webhooks.deliveries
@@ -110,7 +113,8 @@ const STORE_FAN_OUT = `with ${processedMessagesCte(SCHEMA)},
       from json_to_recordset($4::json) as e(message_id text, id text, seller_id uuid, environment text,
              event text, order_id uuid, occurred_at timestamptz, data jsonb, delivery_ids uuid[])
      where e.message_id in (select message_id from fresh)
-    on conflict (id) do nothing)
+       and e.occurred_at >= now() - make_interval(days => $5) and e.occurred_at < now() + interval '7 days'
+    on conflict do nothing)
   select message_id from fresh`;
 
 /**
@@ -120,6 +124,7 @@ const STORE_FAN_OUT = `with ${processedMessagesCte(SCHEMA)},
 export async function storeFanOut(
   sql: Sql,
   consumer: string,
+  eventsRetentionDays: number,
   messageIds: string[],
   deliveries: NewDelivery[],
   events: NewEvent[],
@@ -159,6 +164,7 @@ export async function storeFanOut(
         delivery_ids: e.deliveryIds,
       })),
     ),
+    eventsRetentionDays,
   ]);
   return new Set(rows.map((r) => r.message_id));
 }

@@ -8,15 +8,17 @@ describe('the page statement', () => {
   const cursor = { createdAt: new Date('2026-11-01T00:00:00Z'), id: 'evt_0123456789abcdefghijABCD' };
 
   it('reads one name by its index range, several by one range each, an order by its own index', () => {
-    const one = eventPageQuery(scope, { limit: 10, type: ['order.paid'] }, null);
-    expect(one.text).toContain('e.event = $3');
-    expect(one.values).toEqual([ORDER, 'test', 'order.paid', 11]);
+    const one = eventPageQuery(scope, { limit: 10, type: ['order.paid'] }, null, 30);
+    expect(one.text).toContain('e.event = $4');
+    expect(one.text).toContain('e.occurred_at >= now() - make_interval(days => $3)');
+    expect(one.values).toEqual([ORDER, 'test', 30, 'order.paid', 11]);
 
-    const several = eventPageQuery(scope, { limit: 10, type: ['order.paid', 'order.created'] }, cursor);
-    expect(several.text).toMatch(/unnest\(\$6::text\[\]\) as t\(event\)\s+cross join lateral/);
+    const several = eventPageQuery(scope, { limit: 10, type: ['order.paid', 'order.created'] }, cursor, 30);
+    expect(several.text).toMatch(/unnest\(\$7::text\[\]\) as t\(event\)\s+cross join lateral/);
     expect(several.values).toEqual([
       ORDER,
       'test',
+      30,
       cursor.createdAt,
       cursor.id,
       11,
@@ -27,9 +29,10 @@ describe('the page statement', () => {
       scope,
       { limit: 10, order_uuid: ORDER, type: ['order.paid', 'order.created'] },
       null,
+      30,
     );
-    expect(byOrder.text).toContain('e.order_id = $3::uuid');
-    expect(byOrder.text).toContain('e.event = any($4::text[])');
+    expect(byOrder.text).toContain('e.order_id = $4::uuid');
+    expect(byOrder.text).toContain('e.event = any($5::text[])');
     expect(byOrder.text).not.toContain('lateral (select');
   });
 });

@@ -19,6 +19,9 @@ const PRESENTED = `p.id, p.seller_id, p.environment, p.event, p.occurred_at, p.d
               from unnest(p.delivery_ids) with ordinality as u(id, n)
               join webhooks.deliveries d on d.id = u.id), '[]'::json) as deliveries`;
 
+/** The oldest instant an event is shown from, `$3` days before now. */
+const RETAINED_FROM = 'now() - make_interval(days => $3)';
+
 const COLUMNS = 'e.id, e.seller_id, e.environment, e.event, e.occurred_at, e.data, e.delivery_ids';
 const NEWEST_FIRST = 'order by occurred_at desc, id desc';
 
@@ -31,13 +34,15 @@ export function eventPageQuery(
   scope: Scope,
   query: EventListQuery,
   cursor: { createdAt: Date; id: string } | null,
+  retentionDays: number,
 ): { text: string; values: unknown[] } {
-  const values: unknown[] = [scope.sellerId, scope.environment];
+  const values: unknown[] = [scope.sellerId, scope.environment, retentionDays];
   const param = (value: unknown) => {
     values.push(value);
     return `$${values.length}`;
   };
-  const where = ['e.seller_id = $1', 'e.environment = $2'];
+  // Nothing older than the retention, whatever its partition still holds (docs/events-api.md).
+  const where = ['e.seller_id = $1', 'e.environment = $2', `e.occurred_at >= ${RETAINED_FROM}`];
   if (query.created_gte) where.push(`e.occurred_at >= ${param(new Date(query.created_gte))}::timestamptz`);
   if (query.created_lte) where.push(`e.occurred_at <= ${param(new Date(query.created_lte))}::timestamptz`);
   if (cursor)
@@ -68,9 +73,10 @@ export async function listEvents(
   sql: Sql,
   scope: Scope,
   query: EventListQuery,
+  retentionDays: number,
 ): Promise<ListResponse<EventRecord>> {
   const cursor = query.cursor ? decodeCursor(query.cursor, EVENT_ID_PATTERN) : null;
-  const { text, values } = eventPageQuery(scope, query, cursor);
+  const { text, values } = eventPageQuery(scope, query, cursor, retentionDays);
   const rows = await sql.query<EventRow>(text, values);
   const kept = rows.slice(0, query.limit);
   const last = kept.at(-1);
@@ -83,9 +89,20 @@ export async function listEvents(
   };
 }
 
-/** `GET /events/{id}/`: another environment's event does not exist; another seller's is a 403. */
-export async function getEvent(sql: Sql, scope: Scope, id: string): Promise<EventRecord> {
-  const [row] = await sql.query<EventRow>(`select ${PRESENTED} from webhooks.events p where p.id = $1`, [id]);
+/**
+ * `GET /events/{id}/`: another environment's event does not exist, nor one past the retention; another
+ * seller's is a 403.
+ */
+export async function getEvent(
+  sql: Sql,
+  scope: Scope,
+  id: string,
+  retentionDays: number,
+): Promise<EventRecord> {
+  const [row] = await sql.query<EventRow>(
+    `select ${PRESENTED} from webhooks.events p where p.id = $1 and p.occurred_at >= now() - make_interval(days => $2)`,
+    [id, retentionDays],
+  );
   const owned = assertOwned(
     row ? { ...row, sellerId: row.seller_id, environment: row.environment } : null,
     scope,
@@ -95,17 +112,24 @@ export async function getEvent(sql: Sql, scope: Scope, id: string): Promise<Even
 }
 
 /**
- * Deletes the events that occurred more than `retentionDays` ago, `batch` rows per statement so that
- * no statement holds many locks or runs long; replicas running it together share the work (SKIP
- * LOCKED). Answers how many went.
+ * Deletes the events that occurred more than `retentionDays` ago from `table`, `batch` rows per
+ * statement so that no statement holds many locks or runs long; replicas running it together share
+ * the work (SKIP LOCKED). Answers how many went. Only for the rows from before the table was
+ * partitioned (`events_legacy`), or all of them while it is not: a partition of its own goes whole
+ * (db/partitions.ts).
  */
-export async function deleteExpiredEvents(sql: Sql, retentionDays: number, batch = 5_000): Promise<number> {
+export async function deleteExpiredEvents(
+  sql: Sql,
+  table: 'events' | 'events_legacy',
+  retentionDays: number,
+  batch = 5_000,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const rows = await sql.query<{ n: number }>(
       `with gone as (
-         delete from webhooks.events where ctid in (
-           select ctid from webhooks.events
+         delete from webhooks.${table} where ctid in (
+           select ctid from webhooks.${table}
             where occurred_at < now() - make_interval(days => $1) limit $2 for update skip locked)
          returning 1)
        select count(*)::int as n from gone`,

@@ -513,6 +513,140 @@ class Migration20261219DestinationPerHost extends Migration {
   }
 }
 
+/**
+ * History partitioned by time (docs/webhooks.md, "History and retention"): `events` by day of
+ * `occurred_at`, `deliveries` by month of `created_at`, `delivery_attempts` by month of `started_at`,
+ * so that retention drops whole partitions (db/partitions.ts) instead of deleting rows.
+ *
+ * Each partition has the old table's primary key, (id) or (delivery_id, attempt), as its own; the
+ * parents have none, since a partitioned table's unique keys must include its partition column. A key
+ * of its own is what tells the planner that a lookup by id finds one row per partition: with (id,
+ * created_at) it planned the sender's outcome batch as a read of the whole table. Ids are random
+ * UUIDs and event ids are derived from their message, whose occurred_at goes with it to the same
+ * partition, so a key per partition holds what the table's did (an event recorded twice is refused).
+ *
+ * `make_history_partition` adds one period to a table: a table of its own, shaped like the parent,
+ * attached afterwards, which holds only a SHARE UPDATE EXCLUSIVE lock on the parent (reads and writes go
+ * on) where `create table ... partition of` would hold an exclusive one. Deliveries keep half of each
+ * page free (Migration20261214DeliveriesCheaperVersions).
+ *
+ * `partition_history` turns one of today's tables into a partitioned one whose first partition,
+ * `<table>_legacy`, is the old table with everything in it, bounded above by a cutover: no row is
+ * copied (an empty old table is dropped instead). The old rows must be known to lie below the bound:
+ * when the upgrade's prepare step (db/history-upgrade.ts) checked it beforehand without blocking
+ * writes (a check constraint validated while writes go on), the swap is a rename and an attach, a
+ * moment's lock. Otherwise it is checked here, under the swap's lock: fine for a new or small table.
+ *
+ * A deploy that made the tables (a new installation) partitions them at once: nothing older reads
+ * them. An existing installation keeps its tables until the upgrade is run (docs/deploy.md,
+ * "Partitioned history"), once every replica runs this release: a replica of an earlier build inserts
+ * events with `on conflict (id)`, which a partitioned table cannot serve.
+ */
+class Migration20261220PartitionedHistory extends Migration {
+  override async up(): Promise<void> {
+    this
+      .addSql(`create or replace procedure webhooks.make_history_partition(tbl text, name text, lower timestamptz, upper timestamptz)
+      language plpgsql as $$
+      begin
+        execute format('create table if not exists webhooks.%I (like webhooks.%I including defaults including constraints,
+                          primary key (%s))%s',
+                       name, tbl,
+                       case tbl when 'delivery_attempts' then 'delivery_id, attempt' else 'id' end,
+                       case when tbl = 'deliveries' then ' with (fillfactor = 50)' else '' end);
+        execute format('alter table webhooks.%I attach partition webhooks.%I for values from (%L) to (%L)',
+                       tbl, name, lower, upper);
+      end
+      $$`);
+    this.addSql(`create or replace procedure webhooks.partition_history(tbl text)
+      language plpgsql as $$
+      declare
+        col text;
+        unit text;
+        legacy text := tbl || '_legacy';
+        bound text := tbl || '_before_partitioning';
+        cutover timestamptz;
+        kept boolean;
+        old_index record;
+      begin
+        if tbl = 'events' then col := 'occurred_at'; unit := 'day';
+        elsif tbl = 'deliveries' then col := 'created_at'; unit := 'month';
+        elsif tbl = 'delivery_attempts' then col := 'started_at'; unit := 'month';
+        else raise exception 'not a history table: %', tbl;
+        end if;
+        if exists (select from pg_class c where c.oid = format('webhooks.%I', tbl)::regclass and c.relkind = 'p') then
+          return;
+        end if;
+        -- The parent first: "like" would copy the bound below.
+        execute format('create table webhooks.%I (like webhooks.%I including defaults including constraints) partition by range (%I)',
+                       tbl || '_partitioned', tbl, col);
+        execute format('alter table webhooks.%I drop constraint if exists %I', tbl || '_partitioned', bound);
+        -- The bound the prepare step validated; else, checked now, the next period's start, or the
+        -- current one's when the table is empty (a new installation's partitions hold everything).
+        select (regexp_match(pg_get_constraintdef(c.oid), '''([^'']+)'''))[1]::timestamptz into cutover
+          from pg_constraint c
+         where c.conrelid = format('webhooks.%I', tbl)::regclass and c.conname = bound and c.convalidated;
+        if cutover is null then
+          execute format('select case when max(%I) is null then date_trunc(%L, now(), ''UTC'')
+                                      else date_trunc(%L, greatest(now(), max(%I)), ''UTC'') + %L::interval end
+                            from webhooks.%I',
+                         col, unit, unit, col, '1 ' || unit, tbl) into cutover;
+          execute format('alter table webhooks.%I drop constraint if exists %I', tbl, bound);
+          execute format('alter table webhooks.%I add constraint %I check (%I < %L)', tbl, bound, col, cutover);
+        end if;
+        -- The old table and its indexes step aside; the parent's indexes take their names.
+        execute format('alter table webhooks.%I rename to %I', tbl, legacy);
+        for old_index in
+          select i.relname from pg_index x join pg_class i on i.oid = x.indexrelid
+           where x.indrelid = format('webhooks.%I', legacy)::regclass
+        loop
+          execute format('alter index webhooks.%I rename to %I', old_index.relname, 'legacy_' || old_index.relname);
+        end loop;
+        execute format('alter table webhooks.%I rename to %I', tbl || '_partitioned', tbl);
+        if tbl = 'events' then
+          create index events_list_idx on webhooks.events (seller_id, environment, occurred_at desc, id desc);
+          create index events_type_idx on webhooks.events (seller_id, environment, event, occurred_at desc, id desc);
+          create index events_order_idx on webhooks.events (order_id) where order_id is not null;
+        elsif tbl = 'deliveries' then
+          create index deliveries_due_idx on webhooks.deliveries (next_attempt_at) where status = 'pending';
+          create index deliveries_list_idx on webhooks.deliveries (webhook_id, created_at desc, id desc);
+          create index deliveries_postback_list_idx on webhooks.deliveries (order_id, created_at desc, id desc)
+            where webhook_id is null;
+          create index deliveries_postbacks_idx on webhooks.deliveries (seller_id, environment, created_at)
+            where webhook_id is null;
+          alter table webhooks.deliveries add constraint deliveries_webhook_id_fkey
+            foreign key (webhook_id) references webhooks.webhooks (id);
+          create trigger deliveries_never_deleted before delete or truncate on webhooks.deliveries
+            for each statement execute function webhooks.refuse_delivery_delete();
+        end if;
+        -- The old table's matching indexes and foreign key become the partition's: no scan.
+        -- Empty (a new installation), it goes: the partitions made for the past then hold late rows.
+        execute format('select exists (select from webhooks.%I)', legacy) into kept;
+        if kept then
+          execute format('alter table webhooks.%I attach partition webhooks.%I for values from (minvalue) to (%L)',
+                         tbl, legacy, cutover);
+        else
+          execute format('drop table webhooks.%I', legacy);
+        end if;
+        call webhooks.make_history_partition(tbl, tbl || '_p' || to_char(cutover at time zone 'UTC',
+                                             case when unit = 'day' then 'YYYYMMDD' else 'YYYYMM' end),
+                                             cutover, cutover + ('1 ' || unit)::interval);
+      end
+      $$`);
+    // A new installation: the tables were made by this same deploy (its migrations share one
+    // transaction, whose start is now()), so no replica of an earlier build uses them.
+    this.addSql(`do $$
+      begin
+        if exists (select from webhooks.schema_migrations
+                    where name = 'Migration20261123Webhooks' and executed_at = now()) then
+          call webhooks.partition_history('events');
+          call webhooks.partition_history('deliveries');
+          call webhooks.partition_history('delivery_attempts');
+        end if;
+      end
+      $$`);
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Webhooks', class: Migration20261123Webhooks },
@@ -540,4 +674,5 @@ export const migrations = [
   { name: 'Migration20261217RetiredWebhooks', class: Migration20261217RetiredWebhooks },
   { name: 'Migration20261218SealedSecrets', class: Migration20261218SealedSecrets },
   { name: 'Migration20261219DestinationPerHost', class: Migration20261219DestinationPerHost },
+  { name: 'Migration20261220PartitionedHistory', class: Migration20261220PartitionedHistory },
 ];

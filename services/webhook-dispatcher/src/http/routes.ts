@@ -57,6 +57,8 @@ export interface RouteDeps {
    */
   changing: ChangeGuard;
   retired(webhookId: string): void;
+  /** EVENTS_RETENTION_DAYS: no event older is shown. */
+  eventsRetentionDays: number;
 }
 
 function present(w: WebhookRow): Webhook {
@@ -74,7 +76,7 @@ const webhookId = (req: Request) => parseOrThrow(WebhookPathParams, req.params, 
 
 export function mountRoutes(
   app: Express,
-  { runtime, policy, secrets, onRequeued, changing, retired }: RouteDeps,
+  { runtime, policy, secrets, onRequeued, changing, retired, eventsRetentionDays }: RouteDeps,
 ): void {
   const em = () => runtime.orm.em.fork();
   const secretAnswer = sealedSecretAnswer(secrets);
@@ -230,7 +232,10 @@ export function mountRoutes(
     route(async (req, res) => {
       const scope = sellerScope(req);
       const query = parseQueryOrThrow(EventListQuery, req.query, 'Invalid query.');
-      res.json({ message: 'Events retrieved.', data: await listEvents(runtime.sql, scope, query) });
+      res.json({
+        message: 'Events retrieved.',
+        data: await listEvents(runtime.sql, scope, query, eventsRetentionDays),
+      });
     }),
   );
   app.get(
@@ -238,7 +243,10 @@ export function mountRoutes(
     route(async (req, res) => {
       const scope = sellerScope(req);
       const { id } = parseOrThrow(EventPathParams, req.params, 'Invalid event id.');
-      res.json({ message: 'Event retrieved.', data: await getEvent(runtime.sql, scope, id) });
+      res.json({
+        message: 'Event retrieved.',
+        data: await getEvent(runtime.sql, scope, id, eventsRetentionDays),
+      });
     }),
   );
 }

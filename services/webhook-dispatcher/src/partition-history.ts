@@ -1,0 +1,41 @@
+// `node services/webhook-dispatcher/dist/partition-history.js`: partition the history tables of an
+// installation that has them unpartitioned, without stopping it (db/history-upgrade.ts; docs/deploy.md,
+// "Partitioned history"). Run it once every dispatcher replica runs this release or a later one. It
+// reads only DATABASE_URL and LOG_LEVEL.
+import { ConfigError, commonEnv, createLogger, loadConfig, openDatabase } from '@seller-api/service-kit';
+import { entities } from './db/entities';
+import { partitionHistoryTable } from './db/history-upgrade';
+import { SCHEMA, migrations } from './db/migrations';
+import { HISTORY_TABLES } from './domain/partitions';
+
+async function main(): Promise<void> {
+  const config = loadConfig(
+    { DATABASE_URL: commonEnv.DATABASE_URL, LOG_LEVEL: commonEnv.LOG_LEVEL },
+    process.env,
+  );
+  const logger = createLogger('webhook-dispatcher-partition-history', config.LOG_LEVEL);
+  const orm = await openDatabase({
+    url: config.DATABASE_URL,
+    schema: SCHEMA,
+    entities,
+    migrations,
+    logger,
+    poolMax: 2,
+  });
+  try {
+    for (const spec of HISTORY_TABLES) {
+      await partitionHistoryTable(orm, spec, new Date(), (step) => logger.info(step, 'history upgrade'));
+    }
+    logger.info('history tables partitioned; the dispatcher makes and drops their partitions from now on');
+  } finally {
+    await orm.close(true);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err instanceof ConfigError ? err.message : err);
+    process.exit(1);
+  },
+);
