@@ -107,7 +107,7 @@ export const commonEnv = {
    * through a pooler in transaction mode, where a session lock would stay on a server connection the
    * next client gets (docs/deploy.md, "PgBouncer"). Unset: DATABASE_URL.
    */
-  DATABASE_LOCK_URL: z.url().optional(),
+  DATABASE_LOCK_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'Must be a postgres:// URL' }).optional(),
   /**
    * false: every statement is sent unnamed, planned at every run, for a pooler in transaction mode
    * that does not carry prepared statements between server connections (PgBouncer before 1.21).
