@@ -65,6 +65,7 @@ const TickSchema = new EntitySchema<Tick>({
 
 const db = useDatabase({
   schema: SCHEMA,
+  fresh: true,
   entities: [TickSchema],
   migrations: [{ name: 'Init', class: Init }],
 });
@@ -128,13 +129,13 @@ const onAllClients = (rounds: number, run: (client: number, round: number) => Pr
     }),
   );
 
-test('named statements fail across server connections: PgBouncer 1.18 keeps none', async () => {
+test('with prepared statements on, the kit fails through PgBouncer 1.18: it keeps them per server connection', async () => {
   // The other PgBouncer: the prepared statements this leaves on its server connection stay there.
   const sql = sqlOf(await replica(single));
   const text = `select $1::int as n, pg_sleep(0.02) /* ${randomUUID()} */`;
   // Ten clients preparing one name on one server connection: the second meets it there already.
   await expect(onAllClients(3, (client) => sql.query(text, [client]))).rejects.toThrow(
-    /prepared statement "sql_\w+" (already exists|does not exist)/,
+    /prepared statement "sql_\w+" already exists/,
   );
 });
 
