@@ -13,6 +13,7 @@ export const SERVICES = [...SERVICE_NAMES];
 
 const str = { type: 'string' };
 const bool = { type: 'boolean' };
+const nullableBool = { type: ['boolean', 'null'] };
 const int = (minimum = 0) => ({ type: 'integer', minimum });
 const port = { type: 'integer', minimum: 1, maximum: 65535 };
 const obj = (properties, extra = {}) => ({
@@ -50,7 +51,7 @@ const dependency = obj({ enabled: bool, port, to: list() });
 // PAYOUT_PIX_KEY (a public receiving key), *_TLS_CERT_FILE and *_TLS_KEY_FILE (paths to a mounted Secret),
 // WEBHOOK_ALLOW_PRIVATE_TARGETS, REDIS_KEY_PREFIX.
 const SECRET_WORDS =
-  '(^|_)(SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|CLIENT_ID|API_KEY|ACCESS_KEY|PRIVATE_KEY)(_|$)|^INTERNAL_(CALLER_)?KEYS?$|(^|_)(DATABASE|AMQP|REDIS)_URL$';
+  '(^|_)(SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|CLIENT_ID|API_KEY|ACCESS_KEY|PRIVATE_KEY)(_|$)|^INTERNAL_(CALLER_)?KEYS?$|(^|_)(DATABASE(_LOCK)?|AMQP|REDIS)_URL$';
 const secretName = {
   anyOf: [
     { pattern: SECRET_WORDS },
@@ -72,6 +73,7 @@ const global = {
     // A label value (seller-api/group on every pod).
     releaseGroup: { type: 'string', maxLength: 63, pattern: '^([A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?)?$' },
     otlpEndpoint: str,
+    databasePreparedStatements: nullableBool,
     monitoring: obj({ serviceMonitor: bool, prometheusRule: bool }),
   },
 };
@@ -95,13 +97,14 @@ function serviceSchema(name) {
     existingSecret: {
       ...str,
       description:
-        "Name of this service's own Secret (its DATABASE_URL, AMQP_URL, its INTERNAL_KEY and INTERNAL_CALLER_KEYS, ...; docs/deploy.md, Secrets); empty: <global.secretPrefix>-<service>.",
+        "Name of this service's own Secret (its DATABASE_URL, DATABASE_LOCK_URL behind PgBouncer, AMQP_URL, its INTERNAL_KEY and INTERNAL_CALLER_KEYS, ...; docs/deploy.md, Secrets); empty: <global.secretPrefix>-<service>.",
     },
     nodeEnv: { enum: ['production', 'development', 'test'] },
     logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     shutdownTimeoutMs: int(1000),
     terminationGracePeriodSeconds: int(1),
     otlpEndpoint: str,
+    databasePreparedStatements: nullableBool,
     config: {
       type: 'object',
       description:

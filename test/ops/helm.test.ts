@@ -263,6 +263,30 @@ describe('each service chart installs alone', () => {
     expect(config.data.MIGRATE_ON_START).toBe('true');
   });
 
+  it('behind PgBouncer: DATABASE_PREPARED_STATEMENTS from the chart or global, never DATABASE_LOCK_URL in values', () => {
+    const dataOf = (objects: K8sObject[], name?: string) =>
+      (one(objects, 'ConfigMap', name) as unknown as { data: Record<string, string> }).data;
+    // Unset: the services' own default.
+    expect(dataOf(charts.template('orders'))).not.toHaveProperty('DATABASE_PREPARED_STATEMENTS');
+    expect(
+      dataOf(charts.template('orders', { set: ['databasePreparedStatements=false'] }))
+        .DATABASE_PREPARED_STATEMENTS,
+    ).toBe('false');
+    const umbrella = charts.template('seller-api', {
+      release: 'seller-api',
+      set: ['global.databasePreparedStatements=false', 'payments.databasePreparedStatements=true'],
+    });
+    expect(dataOf(umbrella, 'seller-api-orders').DATABASE_PREPARED_STATEMENTS).toBe('false');
+    expect(dataOf(umbrella, 'seller-api-payments').DATABASE_PREPARED_STATEMENTS).toBe('true');
+    expect(() => charts.template('orders', { set: ['databasePreparedStatements=no'] })).toThrow(
+      /databasePreparedStatements/,
+    );
+    // The lock address holds the role's password: the Secret's, like DATABASE_URL.
+    expect(() =>
+      charts.template('orders', { set: ['config.DATABASE_LOCK_URL=postgres://u:p@db/x'] }),
+    ).toThrow(/DATABASE_LOCK_URL/);
+  });
+
   it('a wrong value is refused by the chart schema', () => {
     expect(() => charts.template('orders', { set: ['replicaCount=two'] })).toThrow(/replicaCount/);
     expect(() => charts.template('gateway', { set: ['ingress.pspMtls.path=psp'] })).toThrow(/pspMtls/);

@@ -7,6 +7,7 @@ import {
   type DatabaseOptions,
   type MikroORM,
 } from '@seller-api/service-kit';
+import { Client } from 'pg';
 import { testEnv } from './env';
 
 /** The test database (created if missing) opened on `schema`, with its migrations run. */
@@ -25,11 +26,13 @@ export async function openMigrated(
  * The file's database with a schema of its own, for a test of the kit's database code: migrated
  * (`migrations`, else one that creates the schema), then opened on a pool of `poolMax` connections in
  * a beforeAll, closed in an afterAll. Migrating takes a connection of its own, so it runs on a pool
- * that is closed first: a pool of one then holds only what the tests run.
+ * that is closed first: a pool of one then holds only what the tests run. `fresh`: the schema is
+ * dropped first, so every run starts empty and migrates from the beginning.
  */
 export function useDatabase(options: {
   schema: string;
   poolMax?: number;
+  fresh?: boolean;
   entities?: DatabaseOptions['entities'];
   migrations?: DatabaseOptions['migrations'];
 }): { env: NodeJS.ProcessEnv; readonly orm: MikroORM } {
@@ -48,6 +51,7 @@ export function useDatabase(options: {
   };
   let orm: MikroORM | undefined;
   beforeAll(async () => {
+    if (options.fresh) await dropSchema(env.DATABASE_URL as string, schema);
     await (await openMigrated(env, database)).close();
     orm = await openDatabase({ ...database, url: env.DATABASE_URL as string, poolMax: options.poolMax });
   });
@@ -62,4 +66,15 @@ export function useDatabase(options: {
       return orm;
     },
   };
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  await ensureDatabase(url);
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema.replace(/"/g, '""')}" cascade`);
+  } finally {
+    await client.end();
+  }
 }

@@ -1,13 +1,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { SERVICES } from '../../scripts/stack.cjs';
 import { testEnv } from './env';
 import { deleteQueues } from './queues';
+import { freePort } from './servers';
 import { SERVICE_QUEUES } from './system';
 import { waitFor } from './wait';
 
@@ -48,15 +48,6 @@ export async function buildOnce(): Promise<void> {
   } finally {
     fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
   }
-}
-
-/** A port nothing listens on now (the kernel's choice), for a child process to take. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export interface StartedSystem {

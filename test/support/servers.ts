@@ -20,3 +20,12 @@ export function reachable(url: string, defaultPort: number, timeoutMs = 1_500): 
     socket.once('error', () => done(false));
   });
 }
+
+/** A port nothing listens on now (the kernel's choice), for a child process to take. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

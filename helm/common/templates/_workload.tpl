@@ -245,6 +245,13 @@ data:
   {{- with .Values.otlpEndpoint | default (.Values.global).otlpEndpoint }}
   OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
   {{- end }}
+  {{- $prepared := .Values.databasePreparedStatements }}
+  {{- if kindIs "invalid" $prepared }}
+  {{- $prepared = (.Values.global).databasePreparedStatements }}
+  {{- end }}
+  {{- if and (not (kindIs "invalid" $prepared)) (not (hasKey (.Values.config | default dict) "DATABASE_PREPARED_STATEMENTS")) }}
+  DATABASE_PREPARED_STATEMENTS: {{ $prepared | quote }}
+  {{- end }}
   {{- range $key, $value := .Values.config }}
   {{- if not (kindIs "invalid" $value) }}
   {{ $key }}: {{ include "common.tplvalues" (dict "value" (toString $value) "context" $) | quote }}

@@ -3,6 +3,7 @@ import {
   ConfigError,
   calleeSecret,
   commonEnv,
+  databaseEnv,
   devCallerKeys,
   type KeyOptions,
   devInternalKey,
@@ -35,6 +36,28 @@ describe('loadConfig', () => {
       AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
       MIGRATE_ON_START: true,
     });
+  });
+
+  it('reads the database settings for a pooler: prepared statements on and no lock address unless set', () => {
+    expect(loadConfig(databaseEnv, {})).toEqual({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/seller_api',
+      DATABASE_PREPARED_STATEMENTS: true,
+    });
+    expect(
+      loadConfig(databaseEnv, {
+        DATABASE_URL: 'postgres://sa_orders:p@pgbouncer:6432/seller_api',
+        DATABASE_LOCK_URL: 'postgres://sa_orders:p@db:5432/seller_api',
+        DATABASE_PREPARED_STATEMENTS: 'false',
+      }),
+    ).toMatchObject({
+      DATABASE_LOCK_URL: 'postgres://sa_orders:p@db:5432/seller_api',
+      DATABASE_PREPARED_STATEMENTS: false,
+    });
+    expect(() =>
+      loadConfig(databaseEnv, { DATABASE_LOCK_URL: 'db:5432', DATABASE_PREPARED_STATEMENTS: 'off' }),
+    ).toThrow(
+      /DATABASE_LOCK_URL[\s\S]*DATABASE_PREPARED_STATEMENTS|DATABASE_PREPARED_STATEMENTS[\s\S]*DATABASE_LOCK_URL/,
+    );
   });
 
   it('names every bad variable at once, without echoing values', () => {

@@ -102,6 +102,18 @@ export const commonEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/seller_api'),
   /**
+   * A direct PostgreSQL address (same database and role) for the session-level advisory locks:
+   * migrations' lock and the one-replica-at-a-time jobs' (replica-lock.ts). Set when DATABASE_URL goes
+   * through a pooler in transaction mode, where a session lock would stay on a server connection the
+   * next client gets (docs/deploy.md, "PgBouncer"). Unset: DATABASE_URL.
+   */
+  DATABASE_LOCK_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'Must be a postgres:// URL' }).optional(),
+  /**
+   * false: every statement is sent unnamed, planned at every run, for a pooler in transaction mode
+   * that does not carry prepared statements between server connections (PgBouncer before 1.21).
+   */
+  DATABASE_PREPARED_STATEMENTS: bool.default(true),
+  /**
    * The broker, or a cluster's nodes as URLs separated by commas: a service connects to one and moves
    * to the next when it fails (docs/messaging.md, "A cluster").
    */
@@ -138,6 +150,13 @@ export const commonEnv = {
 };
 
 export const env = { bool, port };
+
+/** The database variables alone, for a command that needs nothing else (migrations, a CLI). */
+export const databaseEnv = {
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  DATABASE_LOCK_URL: commonEnv.DATABASE_LOCK_URL,
+  DATABASE_PREPARED_STATEMENTS: commonEnv.DATABASE_PREPARED_STATEMENTS,
+};
 
 /** What `loadConfig` checks of a service's keys. */
 export interface KeyOptions {

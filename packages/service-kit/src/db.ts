@@ -4,13 +4,28 @@ import type { Migration } from '@mikro-orm/migrations';
 import { Client } from 'pg';
 import type { Logger } from './logger';
 import { OutboxMessageSchema } from './outbox';
-import { pgConnections, rowsOfResult, type PgStatement } from './pg-connections';
+import {
+  connectionSettings,
+  lockConnectionConfig,
+  pgConnections,
+  rememberSettings,
+  rowsOfResult,
+  type PgClient,
+  type PgStatement,
+} from './pg-connections';
 
 export type { MikroORM };
 export type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
 export interface DatabaseOptions {
   url: string;
+  /**
+   * A direct address of the same database for the session-level advisory locks (migrate, and
+   * withReplicaLock), when `url` goes through a pooler in transaction mode. Unset: `url`.
+   */
+  lockUrl?: string;
+  /** false: the kit's statements are sent unnamed (sql.ts). Default true. */
+  preparedStatements?: boolean;
   /** Each service owns one PostgreSQL schema; nobody else reads it. */
   schema: string;
   entities: EntitySchema[];
@@ -65,15 +80,32 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
     debug: false,
     logger: (message) => options.logger.debug({ orm: message }, 'orm'),
   };
-  return MikroORM.init(config);
+  const orm = await MikroORM.init(config);
+  rememberSettings(orm, { lockUrl: options.lockUrl, preparedStatements: options.preparedStatements ?? true });
+  return orm;
+}
+
+/** The database settings of a loaded configuration (config.ts, databaseEnv), as openDatabase takes them. */
+export function databaseOptionsOf(config: {
+  DATABASE_URL: string;
+  DATABASE_LOCK_URL?: string;
+  DATABASE_PREPARED_STATEMENTS?: boolean;
+}): Pick<DatabaseOptions, 'url' | 'lockUrl' | 'preparedStatements'> {
+  return {
+    url: config.DATABASE_URL,
+    lockUrl: config.DATABASE_LOCK_URL,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+  };
 }
 
 /** Apply pending migrations; safe to run on every start and from several replicas at once. */
 export async function migrate(orm: MikroORM, schema: string): Promise<string[]> {
   // One migrator at a time per schema, across replicas: a transaction-scoped advisory lock would be
-  // released too early, so take a connection-level lock on a dedicated connection.
-  const connections = pgConnections(orm);
-  const client = await connections.acquire();
+  // released too early, so take a connection-level lock on a dedicated connection while the migrator
+  // runs on others. Behind a pooler in transaction mode a pooled connection is no session of its own:
+  // the lock goes to the direct lock address then.
+  const lockConnection = await openLockConnection(orm);
+  const client = lockConnection.client;
   const lockKey = `migrate:${schema}`;
   const lock: PgStatement = { name: '', text: 'select pg_advisory_lock(hashtext($1))', values: [lockKey] };
   try {
@@ -92,8 +124,25 @@ export async function migrate(orm: MikroORM, schema: string): Promise<string[]> 
     return applied.map((m) => m.name);
   } finally {
     await client.query({ ...lock, text: 'select pg_advisory_unlock(hashtext($1))' }).catch(() => undefined);
-    await connections.release(client);
+    await lockConnection.close();
   }
+}
+
+/**
+ * A connection for a session-level lock: one of the ORM's pool, or, with a lock address, a direct one
+ * of its own, closed after (which ends its lock too).
+ */
+async function openLockConnection(orm: MikroORM): Promise<{ client: PgClient; close(): Promise<void> }> {
+  if (connectionSettings(orm).lockUrl === undefined) {
+    const connections = pgConnections(orm);
+    const client = await connections.acquire();
+    return { client, close: () => connections.release(client) };
+  }
+  const client = new Client(lockConnectionConfig(orm));
+  // A connection lost while idle reports here; the next statement fails and says so.
+  client.on('error', () => undefined);
+  await client.connect();
+  return { client, close: () => client.end().catch(() => undefined) };
 }
 
 export async function pingDatabase(orm: MikroORM): Promise<void> {

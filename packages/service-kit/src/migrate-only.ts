@@ -1,6 +1,6 @@
 import type { EntitySchema } from '@mikro-orm/postgresql';
-import { commonEnv, loadConfig } from './config';
-import { ensureDatabase, migrate, openDatabase, type MigrationClass } from './db';
+import { commonEnv, databaseEnv, loadConfig } from './config';
+import { databaseOptionsOf, ensureDatabase, migrate, openDatabase, type MigrationClass } from './db';
 import { createLogger } from './logger';
 
 export interface MigrateOnlyOptions {
@@ -13,20 +13,21 @@ export interface MigrateOnlyOptions {
 /**
  * `node services/<name>/dist/migrate.js`: apply the service's pending migrations, then return. Helm runs
  * it as a pre-install/pre-upgrade Job, so the Deployment can start with MIGRATE_ON_START=false. It reads
- * only DATABASE_URL, NODE_ENV and LOG_LEVEL: the Job needs no broker, Redis or other secret.
+ * only the database variables (DATABASE_URL, DATABASE_LOCK_URL), NODE_ENV and LOG_LEVEL: the Job needs
+ * no broker, Redis or other secret.
  */
 export async function migrateOnly(
   options: MigrateOnlyOptions,
   source: NodeJS.ProcessEnv = process.env,
 ): Promise<string[]> {
   const config = loadConfig(
-    { DATABASE_URL: commonEnv.DATABASE_URL, NODE_ENV: commonEnv.NODE_ENV, LOG_LEVEL: commonEnv.LOG_LEVEL },
+    { ...databaseEnv, NODE_ENV: commonEnv.NODE_ENV, LOG_LEVEL: commonEnv.LOG_LEVEL },
     source,
   );
   const logger = createLogger(`${options.service}-migrate`, config.LOG_LEVEL);
   if (config.NODE_ENV !== 'production') await ensureDatabase(config.DATABASE_URL);
   const orm = await openDatabase({
-    url: config.DATABASE_URL,
+    ...databaseOptionsOf(config),
     schema: options.schema,
     entities: options.entities,
     migrations: options.migrations,

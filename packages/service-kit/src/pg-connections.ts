@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Pool, PoolClient } from 'pg';
+import type { ClientConfig, Pool, PoolClient } from 'pg';
 
 /** A query's result; several, one per statement, for a simple query of several statements. */
 export type PgResult = { rows: unknown[] } | Array<{ rows: unknown[] }>;
@@ -69,5 +69,45 @@ export function pgConnections(source: MikroORM | EntityManager): PgConnections {
   return {
     acquire: async () => client,
     release: async () => undefined,
+  };
+}
+
+/** How the ORM's connections are used beyond MikroORM's own options (openDatabase's). */
+export interface ConnectionSettings {
+  /** The direct address of the session-level advisory locks; unset, the ORM's own. */
+  lockUrl?: string;
+  /** false: the kit's statements are sent unnamed (sql.ts). */
+  preparedStatements: boolean;
+}
+
+const settingsOf = new WeakMap<MikroORM, ConnectionSettings>();
+
+export function rememberSettings(orm: MikroORM, settings: ConnectionSettings): void {
+  settingsOf.set(orm, settings);
+}
+
+/** The settings openDatabase gave `orm`; an ORM opened otherwise gets the defaults. */
+export function connectionSettings(orm: MikroORM): ConnectionSettings {
+  return settingsOf.get(orm) ?? { preparedStatements: true };
+}
+
+/**
+ * The settings of a connection of its own for a session-level advisory lock: the lock address when
+ * there is one, else those the ORM's pool opens its connections with (MikroORM's public
+ * `getConnectionOptions`), with the `driverOptions` openDatabase gives it (application name, connect
+ * timeout) either way.
+ */
+export function lockConnectionConfig(orm: MikroORM): ClientConfig {
+  const driverOptions = orm.config.get('driverOptions') as ClientConfig | undefined;
+  const { lockUrl } = connectionSettings(orm);
+  return {
+    ...(lockUrl
+      ? { connectionString: lockUrl }
+      : (orm.em.getConnection().getConnectionOptions() as ClientConfig)),
+    ...driverOptions,
+    // The connection may idle for a long time: TCP keepalive lets a peer lost behind a partition or a
+    // NAT be noticed in a minute rather than the OS's two hours, so its lock does not outlive it.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   };
 }

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Client, type ClientConfig } from 'pg';
+import { Client } from 'pg';
+import { lockConnectionConfig } from './pg-connections';
 
 export interface ReplicaLockOptions {
   /** Names the lock; PostgreSQL hashes it (`hashtext`) into the advisory lock's key. */
@@ -20,7 +21,8 @@ const RETRY_MS = 500;
 /**
  * Runs `work` holding a connection-level advisory lock (PostgreSQL calls it session level), so one
  * replica at a time runs it (a periodic job's run: docs/finance.md, "Reconciliation"). The lock is held
- * on a connection of its own, opened for it with the ORM's connection settings and closed after: the
+ * on a connection of its own, opened for it with the ORM's connection settings (to the direct lock
+ * address, DATABASE_LOCK_URL, when the ORM's goes through a pooler) and closed after: the
  * lock ends with that connection, so a crash or a lost connection releases it, and a connection that may
  * still hold it never goes back to a pool. It is one connection beside the ORM's pool while a run lasts.
  * `{ locked: false }` when another held it for `waitMs`.
@@ -66,20 +68,4 @@ async function tryLock(client: Client, options: ReplicaLockOptions): Promise<boo
     if (Date.now() >= deadline || options.givingUp?.() === true) return false;
     await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MS, deadline - Date.now())));
   }
-}
-
-/**
- * The settings the ORM's pool opens its connections with (MikroORM's public `getConnectionOptions`,
- * and the `driverOptions` openDatabase gives it: application name, connect timeout).
- */
-function lockConnectionConfig(orm: MikroORM): ClientConfig {
-  const driverOptions = orm.config.get('driverOptions') as ClientConfig | undefined;
-  return {
-    ...(orm.em.getConnection().getConnectionOptions() as ClientConfig),
-    ...driverOptions,
-    // The connection idles for the whole run: TCP keepalive lets a peer lost behind a partition or a
-    // NAT be noticed in a minute rather than the OS's two hours, so its lock does not outlive it.
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
-  };
 }

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import pino from 'pino';
 import { Broker, type Topology } from './broker';
 import {
+  databaseOptionsOf,
   ensureDatabase,
   migrate,
   openDatabase,
@@ -23,6 +24,8 @@ export interface RuntimeConfig {
   NODE_ENV: string;
   LOG_LEVEL: string;
   DATABASE_URL: string;
+  DATABASE_LOCK_URL?: string;
+  DATABASE_PREPARED_STATEMENTS?: boolean;
   AMQP_URL: string;
   AMQP_NAMESPACE: string;
   MIGRATE_ON_START: boolean;
@@ -78,7 +81,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const metrics = createMetrics(options.service);
   if (config.NODE_ENV !== 'production') await ensureDatabase(config.DATABASE_URL);
   const orm = await openDatabase({
-    url: config.DATABASE_URL,
+    ...databaseOptionsOf(config),
     schema,
     entities: options.entities,
     migrations: options.migrations,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntitySchema } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { pgConnections, rowsOfResult, type PgStatement } from './pg-connections';
+import { connectionSettings, pgConnections, rowsOfResult, type PgStatement } from './pg-connections';
 import { WriteBatch, type WriteBatchOptions } from './write-batch';
 
 /**
@@ -57,13 +57,20 @@ export interface TableOf {
 // connection never holds an unbounded number of prepared statements. A statement's result columns
 // must be named, never `*`: a prepared statement whose result type changes under it (a migration of a
 // newer release adding a column) fails until its connection is replaced. Behind PgBouncer in
-// transaction mode this needs its prepared statement support (docs/deploy.md).
+// transaction mode this needs its prepared statement support (1.21 and later, max_prepared_statements
+// at least MAX_NAMED); before it, DATABASE_PREPARED_STATEMENTS=false sends every statement unnamed
+// (docs/deploy.md, "PgBouncer").
 const MAX_NAMED = 200;
 const statementNames = new Map<string, string>();
 
-function statement(text: string, values: unknown[], options?: QueryOptions): string | PgStatement {
+function statement(
+  text: string,
+  values: unknown[],
+  named: boolean,
+  options?: QueryOptions,
+): string | PgStatement {
   if (values.length === 0) return text;
-  if (options?.planEachRun) return { name: '', text, values };
+  if (!named || options?.planEachRun) return { name: '', text, values };
   let name = statementNames.get(text);
   if (name === undefined) {
     if (statementNames.size >= MAX_NAMED) return { name: '', text, values };
@@ -77,6 +84,7 @@ const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export function sqlOf(orm: MikroORM): Sql {
   const connections = pgConnections(orm);
+  const named = connectionSettings(orm).preparedStatements;
   const defaultSchema = orm.config.get('schema');
   const tables = new Map<string, TableOf>();
   return {
@@ -87,7 +95,7 @@ export function sqlOf(orm: MikroORM): Sql {
     ): Promise<R[]> {
       const connection = await connections.acquire();
       try {
-        return rowsOfResult(await connection.query(statement(text, values, options))) as R[];
+        return rowsOfResult(await connection.query(statement(text, values, named, options))) as R[];
       } finally {
         await connections.release(connection);
       }
@@ -98,7 +106,7 @@ export function sqlOf(orm: MikroORM): Sql {
     ): Promise<T> {
       const connection = await connections.acquire();
       const query: SqlQuery = async <Q extends object>(text: string, values: unknown[] = []) =>
-        rowsOfResult(await connection.query(statement(text, values))) as Q[];
+        rowsOfResult(await connection.query(statement(text, values, named))) as Q[];
       let broken = false;
       try {
         // No parameters, so pg sends a simple query, which may hold several statements. If the
@@ -145,8 +153,9 @@ export function sqlOf(orm: MikroORM): Sql {
  */
 export function sqlInTransaction(sql: Sql, tx: EntityManager): Sql {
   const connections = pgConnections(tx);
+  // Kysely, which runs the ORM transaction's statements, sends them unnamed whatever the name.
   const query: SqlQuery = async <R extends object>(text: string, values: unknown[] = []) =>
-    rowsOfResult(await (await connections.acquire()).query(statement(text, values))) as R[];
+    rowsOfResult(await (await connections.acquire()).query(statement(text, values, false))) as R[];
   return {
     query: (text, values) => query(text, values ?? []).then((rows) => rows as never),
     transaction: async (opening, work) => work((await query(opening)) as never, query),

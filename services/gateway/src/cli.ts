@@ -9,6 +9,8 @@ import { Environment, Role } from '@seller-api/contracts';
 import {
   ConfigError,
   commonEnv,
+  databaseEnv,
+  databaseOptionsOf,
   ensureDatabase,
   loadConfig,
   migrate,
@@ -210,7 +212,7 @@ async function execute(
 ): Promise<void> {
   const config = loadConfig(
     {
-      DATABASE_URL: commonEnv.DATABASE_URL,
+      ...databaseEnv,
       NODE_ENV: commonEnv.NODE_ENV,
       // The gateway's Redis: panel sessions live there (a new password ends them), and key changes are
       // announced there (KeyVersions).
@@ -222,7 +224,7 @@ async function execute(
   const logger = createLogger('gateway-cli', 'silent');
   if (config.NODE_ENV !== 'production') await ensureDatabase(config.DATABASE_URL);
   const orm = await openDatabase({
-    url: config.DATABASE_URL,
+    ...databaseOptionsOf(config),
     schema: SCHEMA,
     entities,
     migrations,

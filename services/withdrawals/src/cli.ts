@@ -8,6 +8,8 @@ import {
   ConfigError,
   callKeyOf,
   commonEnv,
+  databaseEnv,
+  databaseOptionsOf,
   createLogger,
   loadConfig,
   openDatabase,
@@ -108,7 +110,7 @@ async function reconcile(
 ): Promise<ReconciliationRun | null> {
   const config = loadConfig(
     {
-      DATABASE_URL: commonEnv.DATABASE_URL,
+      ...databaseEnv,
       NODE_ENV: commonEnv.NODE_ENV,
       // The run reads payments as withdrawals does: signed with withdrawals' key.
       INTERNAL_KEY: commonEnv.INTERNAL_KEY,
@@ -123,7 +125,7 @@ async function reconcile(
   const logger = createLogger('withdrawals-cli', 'silent');
   const database = decodeURIComponent(new URL(config.DATABASE_URL).pathname.slice(1));
   const orm = await openDatabase({
-    url: config.DATABASE_URL,
+    ...databaseOptionsOf(config),
     schema: SCHEMA,
     entities,
     migrations,
