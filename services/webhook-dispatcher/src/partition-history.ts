@@ -1,21 +1,27 @@
 // `node services/webhook-dispatcher/dist/partition-history.js`: partition the history tables of an
 // installation that has them unpartitioned, without stopping it (db/history-upgrade.ts; docs/deploy.md,
 // "Partitioned history"). Run it once every dispatcher replica runs this release or a later one. It
-// reads only DATABASE_URL and LOG_LEVEL.
-import { ConfigError, commonEnv, createLogger, loadConfig, openDatabase } from '@seller-api/service-kit';
+// reads only the database variables (DATABASE_URL, DATABASE_LOCK_URL, DATABASE_PREPARED_STATEMENTS) and
+// LOG_LEVEL.
+import {
+  ConfigError,
+  commonEnv,
+  createLogger,
+  databaseEnv,
+  databaseOptionsOf,
+  loadConfig,
+  openDatabase,
+} from '@seller-api/service-kit';
 import { entities } from './db/entities';
 import { partitionHistoryTable } from './db/history-upgrade';
 import { SCHEMA, migrations } from './db/migrations';
 import { HISTORY_TABLES } from './domain/partitions';
 
 async function main(): Promise<void> {
-  const config = loadConfig(
-    { DATABASE_URL: commonEnv.DATABASE_URL, LOG_LEVEL: commonEnv.LOG_LEVEL },
-    process.env,
-  );
+  const config = loadConfig({ ...databaseEnv, LOG_LEVEL: commonEnv.LOG_LEVEL }, process.env);
   const logger = createLogger('webhook-dispatcher-partition-history', config.LOG_LEVEL);
   const orm = await openDatabase({
-    url: config.DATABASE_URL,
+    ...databaseOptionsOf(config),
     schema: SCHEMA,
     entities,
     migrations,
