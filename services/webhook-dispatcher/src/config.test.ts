@@ -28,6 +28,14 @@ describe('dispatcher configuration', () => {
     }
   });
 
+  it('keeps deliveries 90 days by default, and never fewer than 7', () => {
+    expect(loadDispatcherConfig({}).DELIVERIES_RETENTION_DAYS).toBe(90);
+    expect(loadDispatcherConfig({ DELIVERIES_RETENTION_DAYS: '7' }).DELIVERIES_RETENTION_DAYS).toBe(7);
+    for (const value of ['6', '30.5', 'never', '4000']) {
+      expect(() => loadDispatcherConfig({ DELIVERIES_RETENTION_DAYS: value })).toThrow(ConfigError);
+    }
+  });
+
   describe('WEBHOOK_SECRETS_KEY', () => {
     const problemsOf = (source: NodeJS.ProcessEnv): string[] => {
       try {

@@ -64,7 +64,9 @@ export const dispatcherEnv = {
   DELIVERIES_RETENTION_DAYS: z.coerce
     .number()
     .int()
-    .min(7, { error: 'Must be at least 7: a delivery retries for up to three days' })
+    .min(7, {
+      error: 'Must be at least 7: a retry schedule may run for days, and a re-send needs its delivery',
+    })
     .max(3650, { error: 'Must be at most 3650 (ten years)' })
     .default(90),
 };
