@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
 import { Migration } from '@mikro-orm/migrations';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import {
   createLogger,
   databaseEnv,
@@ -16,7 +16,7 @@ import {
   type DatabaseOptions,
   type MikroORM,
 } from '@seller-api/service-kit';
-import { useDatabase } from '../support/database';
+import { useDatabase, withClient } from '../support/database';
 import { usePgBouncer } from '../support/pgbouncer';
 import { waitFor } from '../support/wait';
 
@@ -101,15 +101,8 @@ async function replica(
   return orm;
 }
 
-const direct = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-  const client = new Client({ connectionString: db.env.DATABASE_URL });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-};
+const direct = <T>(work: (client: Client) => Promise<T>): Promise<T> =>
+  withClient(db.env.DATABASE_URL as string, work);
 
 /** The PostgreSQL process holding the advisory lock `key` (hashtext), if any. */
 const lockHolder = (key: string) =>

@@ -1,6 +1,6 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { withReplicaLock } from '@seller-api/service-kit';
-import { useDatabase } from '../support/database';
+import { useDatabase, withClient } from '../support/database';
 
 /*
  * The kit's lock across replicas (replica-lock.ts): one holder at a time, held on a connection of its
@@ -10,15 +10,8 @@ const SCHEMA = 'kit_replica_lock_test';
 const KEY = `kit.replica_lock_test.${process.pid}`;
 const db = useDatabase({ schema: SCHEMA, poolMax: 1 });
 
-const other = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
-  const client = new Client({ connectionString: db.env.DATABASE_URL });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-};
+const other = <T>(work: (client: Client) => Promise<T>): Promise<T> =>
+  withClient(db.env.DATABASE_URL as string, work);
 const tryLock = (client: Client) =>
   client
     .query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [KEY])

@@ -70,10 +70,17 @@ export function useDatabase(options: {
 
 async function dropSchema(url: string, schema: string): Promise<void> {
   await ensureDatabase(url);
+  await withClient(url, (client) =>
+    client.query(`drop schema if exists "${schema.replace(/"/g, '""')}" cascade`),
+  );
+}
+
+/** Runs `work` on a connection of its own to `url` (outside any pool), closed after. */
+export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`drop schema if exists "${schema.replace(/"/g, '""')}" cascade`);
+    return await work(client);
   } finally {
     await client.end();
   }
