@@ -184,9 +184,12 @@ describe('retention', () => {
     const { rows } = await admin.query(`select 1 from ${SCHEMA}.events where id = $1`, [eventId]);
     expect(rows).toEqual([]);
 
-    // Delivered: the month goes at the next run.
+    // Delivered: the month goes at the next run. A period a run detached and died before dropping
+    // goes too.
     await admin.query(`update ${SCHEMA}.deliveries set status = 'delivered' where id = $1`, [deliveryId]);
+    await admin.query(`create table ${SCHEMA}.events_p20000101 (like ${SCHEMA}.events)`);
     await keepHistory({ sql, logger }, RETENTION, new Date());
+    expect(await kind('events_p20000101')).toBe('missing');
     expect((await listPartitions(sql, 'deliveries')).map((p) => p.name)).not.toContain(oldMonth);
     expect(await count('deliveries')).toBe(0);
     // What remains is what the retention keeps: no period wholly past it.

@@ -118,7 +118,26 @@ export async function dropExpiredPartitions(
     await sql.query(`drop table webhooks."${partition.name}"`);
     result.dropped.push(partition.name);
   }
+  // Detached by a run that died before its drop: no longer a partition, still on disk.
+  for (const name of await detachedPartitions(sql, spec.table)) {
+    await sql.query(`drop table webhooks."${name}"`);
+    result.dropped.push(name);
+  }
   return result;
+}
+
+/**
+ * The tables named as `table`'s partitions that are not one: only a detach makes them (a period is made
+ * and attached in one transaction by webhooks.make_history_partition).
+ */
+async function detachedPartitions(sql: Sql, table: HistoryTableName): Promise<string[]> {
+  const rows = await sql.query<{ name: string }>(
+    `select c.relname as name from pg_class c
+      where c.relnamespace = 'webhooks'::regnamespace and c.relkind = 'r' and not c.relispartition
+        and c.relname ~ ('^' || $1 || '_(p[0-9]+|legacy)$')`,
+    [table],
+  );
+  return rows.map((r) => r.name);
 }
 
 /** Whether a deliveries partition holds a pending delivery: a read of its due index. */
