@@ -11,6 +11,7 @@ import {
 } from '@seller-api/service-kit';
 import { entities } from '../../services/webhook-dispatcher/src/db/entities';
 import { getEvent, listEvents } from '../../services/webhook-dispatcher/src/db/events';
+import { outcomeQuery } from '../../services/webhook-dispatcher/src/db/delivery-claims';
 import { storeFanOut } from '../../services/webhook-dispatcher/src/db/delivery-writes';
 import { partitionHistoryTable } from '../../services/webhook-dispatcher/src/db/history-upgrade';
 import { SCHEMA, migrations } from '../../services/webhook-dispatcher/src/db/migrations';
@@ -156,6 +157,58 @@ describe('a new installation', () => {
     expect((await listEvents(sql, SCOPE, { limit: 10 }, 20)).results).toEqual([]);
     await expect(getEvent(sql, SCOPE, recent.eventId, 20)).rejects.toMatchObject({ status: 404 });
     await expect(getEvent(sql, SCOPE, old.eventId, RETENTION.events)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('the sender on partitions', () => {
+  it("records an outcome in its delivery's own month only", async () => {
+    const { sql } = await freshSchema(migrations);
+    await keepHistory({ sql, logger }, RETENTION, new Date());
+    const claimed = [];
+    for (const age of [0, 35, 70]) {
+      const { deliveryId } = await storeEvent(sql, new Date());
+      const { rows } = await admin.query<{ created_at: string }>(
+        `update ${SCHEMA}.deliveries set created_at = now() - make_interval(days => $2) where id = $1
+         returning created_at::text`,
+        [deliveryId, age],
+      );
+      claimed.push({ id: deliveryId, created_at: rows[0]?.created_at as string });
+    }
+    expect((await listPartitions(sql, 'deliveries')).length).toBeGreaterThanOrEqual(4);
+    const { text, values } = outcomeQuery(
+      claimed.map((c) => ({
+        ...c,
+        attempt: 1,
+        started_at: new Date().toISOString(),
+        duration_ms: 4,
+        response_status: 200,
+        response_body: '',
+        error: null,
+        status: 'delivered' as const,
+        next_attempt_at: null,
+        delivered: true,
+      })),
+    );
+    await admin.query('begin');
+    try {
+      // The plan the sender gets once the table has grown (test/webhooks/sender-plans.test.ts): the
+      // deliveries looked up by key one by one, which these few rows would not make worth it.
+      await admin.query('set local enable_hashjoin = off');
+      await admin.query('set local enable_mergejoin = off');
+      const { rows } = await admin.query<{ 'QUERY PLAN': string }>(
+        `explain (analyze, costs off, timing off) ${text}`,
+        values,
+      );
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      // One read per outcome in all: each finds its own month's partition, the other months pruned.
+      const loops = [
+        ...plan.matchAll(/Scan .*on deliveries_p\d+ d_\d+ \(actual rows=\d+ loops=(\d+)\)/g),
+      ].map((m) => Number(m[1]));
+      expect(loops.reduce((a, b) => a + b, 0)).toBe(claimed.length);
+      expect(plan).toMatch(/never executed/);
+    } finally {
+      await admin.query('rollback');
+    }
   });
 });
 

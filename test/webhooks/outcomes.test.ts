@@ -26,23 +26,26 @@ afterAll(async () => {
   await orm?.close();
 });
 
-/** A pending postback, leased, that has had `attempts` attempts. */
-async function leasedDelivery(attempts: number): Promise<string> {
+/** A pending postback, leased, that has had `attempts` attempts: its id and created_at, as claimed. */
+async function leasedDelivery(attempts: number): Promise<Claimed> {
   const id = randomUUID();
-  await pool.query(
+  const { rows } = await pool.query<{ created_at: string }>(
     `insert into webhooks.deliveries (id, event_id, webhook_id, order_id, seller_id, environment, event, url,
        signed, payload, occurred_at, status, attempts, next_attempt_at, lease_until, created_at)
      values ($1::uuid, 'evt_' || md5($1::text), null, gen_random_uuid(), gen_random_uuid(), 'test', 'order.created',
-       'http://127.0.0.1:1/postback', false, '{}', now(), 'pending', $2, now(), now() + interval '1 minute', now())`,
+       'http://127.0.0.1:1/postback', false, '{}', now(), 'pending', $2, now(), now() + interval '1 minute', now())
+     returning created_at::text`,
     [id, attempts],
   );
-  return id;
+  return { id, created_at: rows[0]?.created_at as string };
 }
 
-function outcome(id: string, attempt: number, status: number, next: Date | null): AttemptOutcome {
+type Claimed = Pick<AttemptOutcome, 'id' | 'created_at'>;
+
+function outcome(claimed: Claimed, attempt: number, status: number, next: Date | null): AttemptOutcome {
   const delivered = status >= 200 && status < 300;
   return {
-    id,
+    ...claimed,
     attempt,
     started_at: new Date().toISOString(),
     duration_ms: 3,
@@ -55,7 +58,7 @@ function outcome(id: string, attempt: number, status: number, next: Date | null)
   };
 }
 
-async function stateOf(id: string) {
+async function stateOf({ id }: Claimed) {
   const { rows } = await pool.query<{ status: string; attempts: number; lease_until: Date | null }>(
     `select status, attempts, lease_until from webhooks.deliveries where id = $1`,
     [id],
@@ -91,11 +94,11 @@ test('an outcome moves its delivery and records its attempt; the same outcome ag
 });
 
 test('a late outcome, its delivery attempted again meanwhile, records nothing', async () => {
-  const id = await leasedDelivery(0);
-  await pool.query(outcomeQuery([outcome(id, 1, 200, null)]));
+  const claimed = await leasedDelivery(0);
+  await pool.query(outcomeQuery([outcome(claimed, 1, 200, null)]));
   // The first replica's answer to the same attempt, after its lease ran out.
-  await pool.query(outcomeQuery([outcome(id, 1, 500, new Date())]));
-  expect(await stateOf(id)).toEqual({
+  await pool.query(outcomeQuery([outcome(claimed, 1, 500, new Date())]));
+  expect(await stateOf(claimed)).toEqual({
     status: 'delivered',
     attempts: 1,
     lease_until: null,

@@ -51,11 +51,18 @@ export interface ClaimedDelivery {
    * this lease only, never a later claim's.
    */
   lease: string;
+  /**
+   * When the delivery was made (text: to the microsecond), its partition's key: its outcome and its
+   * hand-back find it in its own month's partition only (docs/webhooks.md, "History and retention").
+   */
+  created_at: string;
 }
 
 /** What one attempt did, as `webhooks.delivery_attempts` and `webhooks.deliveries` record it. */
 export interface AttemptOutcome {
   id: string;
+  /** The delivery's created_at, as the claim gave it (ClaimedDelivery). */
+  created_at: string;
   attempt: number;
   started_at: string;
   duration_ms: number;
@@ -91,24 +98,25 @@ const CLAIM_SQL = `with due as (select * from webhooks.due_window_by_destination
      ranked as (
        select due.*, row_number() over (partition by destination order by next_attempt_at) as rank from due),
      picked as (
-       select locked.id, r.target from (
+       select locked.id, locked.created_at, r.target from (
            select * from ranked
             where rank <= coalesce(($4::jsonb ->> destination)::int, $3)
             order by next_attempt_at limit $5) r
          cross join lateral (
-           select d.id, d.status, d.lease_until, d.next_attempt_at, d.attempts, d.webhook_id
+           select d.id, d.created_at, d.status, d.lease_until, d.next_attempt_at, d.attempts, d.webhook_id
              from webhooks.deliveries d where d.id = r.id offset 0 for update skip locked) locked
         where locked.status = 'pending' and (locked.lease_until is null or locked.lease_until < now())
           and locked.next_attempt_at <= now() and locked.attempts = r.attempts
           and locked.webhook_id is not distinct from r.webhook_id)
      update webhooks.deliveries d set lease_until = now() + interval '${LEASE_SECONDS} seconds'
        from picked
-      where d.id = picked.id
+      where d.id = picked.id and d.created_at = picked.created_at
      returning d.id, d.webhook_id, d.event_id, d.event, picked.target as url, d.signed,
                (select coalesce(w.secret, w.secret_sealed) from webhooks.webhooks w where w.id = d.webhook_id) as secret,
                d.environment, d.payload::text as payload,
                (extract(epoch from d.occurred_at) * 1000)::float8 as occurred_at_ms, d.attempts, d.max_attempts,
-               d.trace_context, d.lease_until::text as lease, (select count(*) from due)::int as scanned,
+               d.trace_context, d.lease_until::text as lease, d.created_at::text as created_at,
+               (select count(*) from due)::int as scanned,
                (select extract(epoch from min(next_attempt_at)) * 1000 from due)::float8 as window_start_ms`;
 
 /**
@@ -119,15 +127,15 @@ const CLAIM_SQL = `with due as (select * from webhooks.due_window_by_destination
  * check, which would be a noticeable part of the statement.
  */
 const OUTCOME_SQL = `with v as (
-       select * from json_to_recordset($1::json) as v(id uuid, attempt int, started_at timestamptz,
-         duration_ms int, response_status int, response_body text, error text, status text,
-         next_attempt_at timestamptz, delivered boolean)),
+       select * from json_to_recordset($1::json) as v(id uuid, created_at timestamptz, attempt int,
+         started_at timestamptz, duration_ms int, response_status int, response_body text, error text,
+         status text, next_attempt_at timestamptz, delivered boolean)),
      moved as (
        update webhooks.deliveries d
           set attempts = v.attempt, status = v.status, next_attempt_at = v.next_attempt_at, lease_until = null,
               delivered_at = case when v.delivered then now() else d.delivered_at end
          from v
-        where d.id = v.id and d.attempts = v.attempt - 1
+        where d.id = v.id and d.created_at = v.created_at and d.attempts = v.attempt - 1
        returning d.id)
      insert into webhooks.delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_body, error)
      select v.id, v.attempt, v.started_at, v.duration_ms, v.response_status, v.response_body, v.error
@@ -139,8 +147,8 @@ const OUTCOME_SQL = `with v as (
  * lease of another replica's claim since, which would let a third send the same attempt at once.
  */
 const HAND_BACK_SQL = `update webhooks.deliveries d set lease_until = null
-  from unnest($1::uuid[], $2::text[]) as h(id, lease)
- where d.id = h.id and d.lease_until = h.lease::timestamptz`;
+  from unnest($1::uuid[], $2::text[], $3::text[]) as h(id, lease, created_at)
+ where d.id = h.id and d.created_at = h.created_at::timestamptz and d.lease_until = h.lease::timestamptz`;
 
 /** What a claim asks for (domain/claim-plan.ts, ClaimPlan, and where its window starts). */
 export interface ClaimRequest {
@@ -202,7 +210,11 @@ export async function recordOutcomes(sql: Sql, outcomes: AttemptOutcome[]): Prom
 /** Clears the leases of `ids`: due again now, for any replica. */
 export async function handBackDeliveries(
   sql: Sql,
-  deliveries: ReadonlyArray<Pick<ClaimedDelivery, 'id' | 'lease'>>,
+  deliveries: ReadonlyArray<Pick<ClaimedDelivery, 'id' | 'lease' | 'created_at'>>,
 ): Promise<void> {
-  await sql.query(HAND_BACK_SQL, [deliveries.map((d) => d.id), deliveries.map((d) => d.lease)]);
+  await sql.query(HAND_BACK_SQL, [
+    deliveries.map((d) => d.id),
+    deliveries.map((d) => d.lease),
+    deliveries.map((d) => d.created_at),
+  ]);
 }

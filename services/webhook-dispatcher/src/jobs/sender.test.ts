@@ -30,6 +30,7 @@ function delivery(n: number, webhookId: string | null = WEBHOOK) {
     max_attempts: 8,
     trace_context: null,
     lease: '2026-11-28 12:00:00.123456+00',
+    created_at: '2026-11-28 11:59:59.5+00',
     scanned: 1,
     window_start_ms: Date.now(),
   };

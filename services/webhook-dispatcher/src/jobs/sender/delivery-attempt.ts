@@ -130,6 +130,7 @@ export class DeliveryAttempts {
     this.outcomes
       .submit({
         id: delivery.id,
+        created_at: delivery.created_at,
         attempt: number,
         started_at: startedAt.toISOString(),
         duration_ms: durationMs,
