@@ -11,10 +11,13 @@ import {
   databaseOptionsOf,
   loadConfig,
   openDatabase,
+  sqlOf,
+  withReplicaLock,
 } from '@seller-api/service-kit';
 import { entities } from './db/entities';
 import { partitionHistoryTable } from './db/history-upgrade';
 import { SCHEMA, migrations } from './db/migrations';
+import { databaseNow } from './db/partitions';
 import { HISTORY_TABLES } from './domain/partitions';
 
 async function main(): Promise<void> {
@@ -29,9 +32,19 @@ async function main(): Promise<void> {
     poolMax: 2,
   });
   try {
-    for (const spec of HISTORY_TABLES) {
-      await partitionHistoryTable(orm, spec, new Date(), (step) => logger.info(step, 'history upgrade'));
-    }
+    // The retention job's lock: no replica deletes or drops history while a table changes shape.
+    const done = await withReplicaLock(
+      orm,
+      { key: 'webhooks:history-retention', waitMs: 120_000 },
+      async () => {
+        for (const spec of HISTORY_TABLES) {
+          const now = await databaseNow(sqlOf(orm));
+          await partitionHistoryTable(orm, spec, now, (step) => logger.info(step, 'history upgrade'));
+        }
+      },
+    );
+    if (!done.locked)
+      throw new Error('a dispatcher replica kept the history retention lock for 2 minutes: run it again');
     logger.info('history tables partitioned; the dispatcher makes and drops their partitions from now on');
   } finally {
     await orm.close(true);

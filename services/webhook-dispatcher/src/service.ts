@@ -77,7 +77,13 @@ export async function startDispatcher(
         changing: (id, change) => sender.changing(id, change),
         retired: (id) => sender.changed(id),
         eventsRetentionDays: config.EVENTS_RETENTION_DAYS,
+        deliveriesRetentionDays: config.DELIVERIES_RETENTION_DAYS,
       }),
+  });
+  // Before the first message: the partitions it is stored in must exist (jobs/history-retention.ts).
+  const retention = await startHistoryRetention(runtime, {
+    events: config.EVENTS_RETENTION_DAYS,
+    deliveries: config.DELIVERIES_RETENTION_DAYS,
   });
   const intake = intakeHandler(runtime.sql, config.EVENTS_RETENTION_DAYS);
   await runtime.broker.consume(INTAKE_QUEUE, async (message) => {
@@ -85,10 +91,6 @@ export async function startDispatcher(
     sender.wake();
   });
   sender.start();
-  const retention = startHistoryRetention(runtime, {
-    events: config.EVENTS_RETENTION_DAYS,
-    deliveries: config.DELIVERIES_RETENTION_DAYS,
-  });
   const stranded = startStrandedMoves(runtime, () => sender.rescan());
   const sealing = startSecretSealing(runtime.sql, secrets, runtime.logger);
   const address = server.address();

@@ -34,17 +34,32 @@ export type DeliveryOwner =
   { webhookId: string } | { orderId: string; sellerId: string; environment: Environment };
 
 /**
- * The owner's deliveries, as a condition on `webhooks.deliveries d` and its parameters, numbered from
- * `$first` on.
+ * The owner's deliveries within the retention, as a condition on `webhooks.deliveries d` and its
+ * parameters, numbered from `$first` on. Older ones are neither listed nor re-sent: their month is
+ * about to be dropped, and one made pending again would hold it (docs/webhooks.md, "History and
+ * retention").
  */
-function ownedBy(owner: DeliveryOwner, first = 1): { where: string; params: unknown[] } {
-  if ('webhookId' in owner) return { where: `d.webhook_id = $${first}`, params: [owner.webhookId] };
+function ownedBy(
+  owner: DeliveryOwner,
+  retentionDays: number,
+  first = 1,
+): { where: string; params: unknown[] } {
+  const kept = (n: number) => `d.created_at >= now() - make_interval(days => $${n})`;
+  if ('webhookId' in owner) {
+    return {
+      where: `d.webhook_id = $${first} and ${kept(first + 1)}`,
+      params: [owner.webhookId, retentionDays],
+    };
+  }
   // Served by deliveries_postback_list_idx (db/migrations.ts).
   return {
-    where: `d.order_id = $${first} and d.webhook_id is null and d.seller_id = $${first + 1} and d.environment = $${first + 2}`,
-    params: [owner.orderId, owner.sellerId, owner.environment],
+    where: `d.order_id = $${first} and d.webhook_id is null and d.seller_id = $${first + 1} and d.environment = $${first + 2} and ${kept(first + 3)}`,
+    params: [owner.orderId, owner.sellerId, owner.environment, retentionDays],
   };
 }
+
+/** DELIVERIES_RETENTION_DAYS' default, for callers outside the service (the benches). */
+const RETENTION_DAYS_DEFAULT = 90;
 
 interface DeliveryRecord {
   id: string;
@@ -70,9 +85,10 @@ export async function listDeliveries(
   scope: Scope,
   webhookId: string,
   query: DeliveryListQuery,
+  retentionDays = RETENTION_DAYS_DEFAULT,
 ): Promise<DeliveryList> {
   await getWebhook(em, scope, webhookId);
-  return listOwnedDeliveries(sql, { webhookId }, query);
+  return listOwnedDeliveries(sql, { webhookId }, query, retentionDays);
 }
 
 /**
@@ -86,6 +102,7 @@ export async function listPostbackDeliveries(
   scope: Scope,
   orderId: string,
   query: DeliveryListQuery,
+  retentionDays = RETENTION_DAYS_DEFAULT,
 ): Promise<DeliveryList> {
   const owner = await sql.query<{ seller_id: string; environment: Environment }>(
     `select seller_id, environment from webhooks.deliveries where order_id = $1 and webhook_id is null limit 1`,
@@ -99,6 +116,7 @@ export async function listPostbackDeliveries(
     sql,
     { orderId, sellerId: scope.sellerId, environment: scope.environment },
     query,
+    retentionDays,
   );
 }
 
@@ -106,9 +124,10 @@ async function listOwnedDeliveries(
   sql: Sql,
   owner: DeliveryOwner,
   query: DeliveryListQuery,
+  retentionDays: number,
 ): Promise<DeliveryList> {
   const cursor = query.cursor ? decodeCursor(query.cursor) : null;
-  const { where, params } = ownedBy(owner);
+  const { where, params } = ownedBy(owner, retentionDays);
   const values = [...params];
   const param = (value: unknown) => `$${values.push(value)}`;
   const status = query.status ? `and d.status = ${param(query.status)}` : '';
@@ -164,9 +183,10 @@ export async function resendDelivery(
   scope: Scope,
   webhookId: string,
   deliveryId: string,
+  retentionDays = RETENTION_DAYS_DEFAULT,
 ): Promise<void> {
   assertSendable(await getWebhook(em, scope, webhookId));
-  await resendOwned(sql, { webhookId }, deliveryId);
+  await resendOwned(sql, { webhookId }, deliveryId, retentionDays);
 }
 
 /** As resendDelivery, for a postback delivery of one of the seller's orders: 404 for any other. */
@@ -175,12 +195,23 @@ export async function resendPostbackDelivery(
   scope: Scope,
   orderId: string,
   deliveryId: string,
+  retentionDays = RETENTION_DAYS_DEFAULT,
 ): Promise<void> {
-  await resendOwned(sql, { orderId, sellerId: scope.sellerId, environment: scope.environment }, deliveryId);
+  await resendOwned(
+    sql,
+    { orderId, sellerId: scope.sellerId, environment: scope.environment },
+    deliveryId,
+    retentionDays,
+  );
 }
 
-async function resendOwned(sql: Sql, owner: DeliveryOwner, deliveryId: string): Promise<void> {
-  const { where, params } = ownedBy(owner, 2);
+async function resendOwned(
+  sql: Sql,
+  owner: DeliveryOwner,
+  deliveryId: string,
+  retentionDays: number,
+): Promise<void> {
+  const { where, params } = ownedBy(owner, retentionDays, 2);
   // A delivery being attempted (pending and leased) is left alone: its attempt's outcome would then
   // overwrite the re-queue.
   const requeued = await sql.query<{ id: string }>(
@@ -209,9 +240,10 @@ export async function resendDead(
   scope: Scope,
   webhookId: string,
   input: BulkResendRequest,
+  retentionDays = RETENTION_DAYS_DEFAULT,
 ): Promise<number> {
   assertSendable(await getWebhook(em, scope, webhookId));
-  const values: unknown[] = [webhookId];
+  const values: unknown[] = [webhookId, retentionDays];
   const param = (value: unknown) => `$${values.push(value)}`;
   const since = input.since ? `and created_at >= ${param(new Date(input.since))}` : '';
   const until = input.until ? `and created_at <= ${param(new Date(input.until))}` : '';
@@ -220,6 +252,7 @@ export async function resendDead(
        update webhooks.deliveries
           set status = 'pending', next_attempt_at = now(), max_attempts = attempts + 1
         where webhook_id = $1 and status = 'dead'
+          and created_at >= now() - make_interval(days => $2)
           ${since} ${until}
        returning 1)
      select count(*)::int as n from requeued`,

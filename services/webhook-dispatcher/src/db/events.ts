@@ -127,9 +127,11 @@ export async function deleteExpiredEvents(
   let total = 0;
   for (;;) {
     const rows = await sql.query<{ n: number }>(
+      // By table and row position: a row position is only unique within one table, and the table
+      // may have been partitioned since the caller looked.
       `with gone as (
-         delete from webhooks.${table} where ctid in (
-           select ctid from webhooks.${table}
+         delete from webhooks.${table} where (tableoid, ctid) in (
+           select tableoid, ctid from webhooks.${table}
             where occurred_at < now() - make_interval(days => $1) limit $2 for update skip locked)
          returning 1)
        select count(*)::int as n from gone`,

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { sqlInTransaction, sqlOf, type Sql } from '@seller-api/service-kit';
 import { addPeriods, periodStart, type HistoryTable } from '../domain/partitions';
-import { isPartitioned } from './partitions';
+import { isPartitioned, makePartitions } from './partitions';
 
 /**
  * The upgrade of an existing installation's history tables to partitioned ones, without stopping
@@ -44,7 +44,8 @@ export async function partitionHistoryTable(
   const bound = `${spec.table}_before_partitioning`;
 
   const existing = await boundOf(sql, table, bound);
-  // A bound from an earlier run is kept while it is still far enough ahead.
+  // A bound from an earlier run is kept while it is still far enough ahead (dropStaleBound drops one
+  // that is not, if this upgrade is never run again).
   const margin = addPeriods(spec.unit, periodStart(spec.unit, now), spec.ahead);
   let cutover = existing?.cutover;
   if (!cutover || cutover < margin) {
@@ -62,7 +63,33 @@ export async function partitionHistoryTable(
   report({ table: spec.table, step: 'bound validated', cutover });
 
   await withLockWait(orm, (tx) => tx.query(`call webhooks.partition_history($1)`, [spec.table]));
+  // The coming periods at once, not at the retention job's next run.
+  await makePartitions(sql, spec, now, 0);
   report({ table: spec.table, step: 'swapped' });
+}
+
+/**
+ * Drops the bound an upgrade left on a table it did not swap (stopped, and not run again) once the
+ * cutover is a period away: past it, the check would refuse every new row. Waits at most LOCK_WAIT
+ * for its lock, else leaves it for the next run. Answers whether it dropped one.
+ */
+export async function dropStaleBound(sql: Sql, spec: HistoryTable, now: Date): Promise<boolean> {
+  const table = `webhooks.${spec.table}`;
+  const bound = `${spec.table}_before_partitioning`;
+  const existing = await boundOf(sql, table, bound);
+  if (!existing || existing.cutover > addPeriods(spec.unit, periodStart(spec.unit, now), 2)) return false;
+  try {
+    await sql.query(
+      `do $$ begin
+         set local lock_timeout = '${LOCK_WAIT}';
+         alter table ${table} drop constraint if exists ${bound};
+       end $$`,
+    );
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === '55P03') return false;
+    throw err;
+  }
 }
 
 async function boundOf(sql: Sql, table: string, name: string): Promise<{ cutover: Date } | null> {

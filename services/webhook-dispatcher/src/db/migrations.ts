@@ -613,19 +613,23 @@ class Migration20261220PartitionedHistory extends Migration {
             where webhook_id is null;
           create index deliveries_postbacks_idx on webhooks.deliveries (seller_id, environment, created_at)
             where webhook_id is null;
-          alter table webhooks.deliveries add constraint deliveries_webhook_id_fkey
-            foreign key (webhook_id) references webhooks.webhooks (id);
+          -- No foreign key to webhooks.webhooks: attaching a partition would lock that table against
+          -- writes, and dropping one would lock it against reads (its triggers go). Webhooks are never
+          -- deleted (a deleted one is marked DELETED), so the key caught nothing.
+          execute format('alter table webhooks.%I drop constraint if exists deliveries_webhook_id_fkey', legacy);
           create trigger deliveries_never_deleted before delete or truncate on webhooks.deliveries
             for each statement execute function webhooks.refuse_delivery_delete();
         end if;
-        -- The old table's matching indexes and foreign key become the partition's: no scan.
-        -- Empty (a new installation), it goes: the partitions made for the past then hold late rows.
+        -- The old table's matching indexes become the partition's: no scan. Empty (a new installation),
+        -- it goes, and the partitions start with the current period: the dispatcher makes those of the
+        -- past (which late rows need) and of the coming periods before it takes any message.
         execute format('select exists (select from webhooks.%I)', legacy) into kept;
         if kept then
           execute format('alter table webhooks.%I attach partition webhooks.%I for values from (minvalue) to (%L)',
                          tbl, legacy, cutover);
         else
           execute format('drop table webhooks.%I', legacy);
+          cutover := date_trunc(unit, now(), 'UTC');
         end if;
         call webhooks.make_history_partition(tbl, tbl || '_p' || to_char(cutover at time zone 'UTC',
                                              case when unit = 'day' then 'YYYYMMDD' else 'YYYYMM' end),

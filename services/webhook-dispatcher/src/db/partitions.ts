@@ -13,6 +13,12 @@ import {
  * its own (no transaction): a detach is concurrent, which PostgreSQL runs only outside one.
  */
 
+/** PostgreSQL's clock: the one the writes and reads compare with (`now()`). */
+export async function databaseNow(sql: Sql): Promise<Date> {
+  const rows = await sql.query<{ now: string | Date }>('select now() as now');
+  return new Date(rows[0]?.now ?? Date.now());
+}
+
 /** Whether `table` is partitioned yet (an installation upgraded in place may not be: docs/deploy.md). */
 export async function isPartitioned(sql: Sql, table: HistoryTableName): Promise<boolean> {
   const rows = await sql.query<{ partitioned: boolean }>(
@@ -95,6 +101,7 @@ export async function dropExpiredPartitions(
   spec: HistoryTable,
   now: Date,
   retentionDays: number,
+  lost?: AbortSignal,
 ): Promise<DroppedPartitions> {
   const result: DroppedPartitions = { dropped: [], kept: [] };
   const partitions = await partitionsOf(sql, spec.table);
@@ -107,6 +114,7 @@ export async function dropExpiredPartitions(
   );
   for (const partition of partitions) {
     if (!partition.detaching && !expired.has(partition.name)) continue;
+    lost?.throwIfAborted();
     if (!partition.detaching && spec.table === 'deliveries' && (await holdsPending(sql, partition.name))) {
       result.kept.push(partition.name);
       continue;

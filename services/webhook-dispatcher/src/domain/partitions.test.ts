@@ -43,7 +43,7 @@ describe('the periods to make', () => {
       'deliveries_p202612',
       'deliveries_p202701',
     ]);
-    expect(periodsToMake(events, [], now, 30)).toHaveLength(31 + 7);
+    expect(periodsToMake(events, [], now, 30)).toHaveLength(31 + 14);
   });
 
   it('leave out what the existing partitions cover, the legacy one included', () => {

@@ -23,12 +23,13 @@ export interface HistoryTable {
 }
 
 /**
- * Events by day: their retention is a number of days, and a read stops at it anyway. Deliveries and
+ * Events by day: their retention is a number of days, and a read stops at it anyway. Two weeks of
+ * days ahead, one more than the week an event's time may run ahead of ours (db/delivery-writes.ts). Deliveries and
  * attempts by month, on one calendar, so that a delivery's attempts are never in an older partition
  * than the delivery (an attempt starts after its delivery is made).
  */
 export const HISTORY_TABLES: readonly HistoryTable[] = [
-  { table: 'events', column: 'occurred_at', unit: 'day', retention: 'events', ahead: 7 },
+  { table: 'events', column: 'occurred_at', unit: 'day', retention: 'events', ahead: 14 },
   { table: 'deliveries', column: 'created_at', unit: 'month', retention: 'deliveries', ahead: 2 },
   { table: 'delivery_attempts', column: 'started_at', unit: 'month', retention: 'deliveries', ahead: 2 },
 ];

@@ -59,6 +59,8 @@ export interface RouteDeps {
   retired(webhookId: string): void;
   /** EVENTS_RETENTION_DAYS: no event older is shown. */
   eventsRetentionDays: number;
+  /** DELIVERIES_RETENTION_DAYS: no delivery older is shown or re-sent. */
+  deliveriesRetentionDays: number;
 }
 
 function present(w: WebhookRow): Webhook {
@@ -76,7 +78,16 @@ const webhookId = (req: Request) => parseOrThrow(WebhookPathParams, req.params, 
 
 export function mountRoutes(
   app: Express,
-  { runtime, policy, secrets, onRequeued, changing, retired, eventsRetentionDays }: RouteDeps,
+  {
+    runtime,
+    policy,
+    secrets,
+    onRequeued,
+    changing,
+    retired,
+    eventsRetentionDays,
+    deliveriesRetentionDays,
+  }: RouteDeps,
 ): void {
   const em = () => runtime.orm.em.fork();
   const secretAnswer = sealedSecretAnswer(secrets);
@@ -171,7 +182,7 @@ export function mountRoutes(
       const query = parseQueryOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
       res.json({
         message: 'Deliveries retrieved.',
-        data: await listDeliveries(em(), runtime.sql, scope, id, query),
+        data: await listDeliveries(em(), runtime.sql, scope, id, query, deliveriesRetentionDays),
       });
     }),
   );
@@ -182,7 +193,7 @@ export function mountRoutes(
       const id = webhookId(req);
       const input = parseOrThrow(BulkResendRequest, req.body, 'Invalid resend request.');
       const answer = await runtime.idempotency.run(keyedRequest(req), async (tx, sql) => {
-        const count = await resendDead(tx, sql, scope, id, input);
+        const count = await resendDead(tx, sql, scope, id, input, deliveriesRetentionDays);
         return { status: 200, body: { message: `${count} deliveries re-queued.`, data: { count } } };
       });
       if (!answer.replayed) onRequeued();
@@ -195,7 +206,7 @@ export function mountRoutes(
       const scope = sellerScope(req);
       const params = parseOrThrow(DeliveryPathParams, req.params, 'Invalid delivery id.');
       const answer = await runtime.idempotency.run(keyedRequest(req), async (tx, sql) => {
-        await resendDelivery(tx, sql, scope, params.id, params.delivery_id);
+        await resendDelivery(tx, sql, scope, params.id, params.delivery_id, deliveriesRetentionDays);
         return { status: 200, body: { message: 'Delivery re-queued.' } };
       });
       if (!answer.replayed) onRequeued();
@@ -210,7 +221,7 @@ export function mountRoutes(
       const query = parseQueryOrThrow(DeliveryListQuery, req.query, 'Invalid query.');
       res.json({
         message: 'Postback deliveries retrieved.',
-        data: await listPostbackDeliveries(runtime.sql, scope, uuid, query),
+        data: await listPostbackDeliveries(runtime.sql, scope, uuid, query, deliveriesRetentionDays),
       });
     }),
   );
@@ -220,7 +231,7 @@ export function mountRoutes(
       const scope = sellerScope(req);
       const params = parseOrThrow(PostbackDeliveryPathParams, req.params, 'Invalid delivery id.');
       const answer = await runtime.idempotency.run(keyedRequest(req), async (_tx, sql) => {
-        await resendPostbackDelivery(sql, scope, params.uuid, params.delivery_id);
+        await resendPostbackDelivery(sql, scope, params.uuid, params.delivery_id, deliveriesRetentionDays);
         return { status: 200, body: { message: 'Delivery re-queued.' } };
       });
       if (!answer.replayed) onRequeued();
