@@ -33,3 +33,4 @@ export * from './telemetry';
 export * from './deadline';
 export * from './periodic-job';
 export * from './replica-lock';
+export * from './processed-messages';

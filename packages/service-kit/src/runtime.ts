@@ -14,6 +14,7 @@ import {
 } from './db';
 import { mountHealth, type HealthOptions, type Probe } from './health';
 import { IdempotencyCleanup, IdempotencyGuard } from './idempotency';
+import { startProcessedMessagesPruning } from './processed-messages';
 import { closeServer, listen } from './lifecycle';
 import { createLogger, type Logger } from './logger';
 import { createMetrics, registerOutboxGauges, startMetricsServer, type Metrics } from './metrics';
@@ -110,6 +111,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const idempotency = new IdempotencyGuard(orm, sql, schema);
   const cleanup = options.idempotency ? new IdempotencyCleanup(sql, schema, logger) : null;
   cleanup?.start();
+  const pruning = startProcessedMessagesPruning(sql, schema, logger);
 
   let shuttingDown = false;
   let stopping: Promise<void> | null = null;
@@ -158,6 +160,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         await Promise.all(servers.map((s) => closeServer(s, grace)));
         await relay.stop();
         await cleanup?.stop();
+        await pruning.stop();
         await beforeClose?.();
         await broker.close();
         await orm.close(true);

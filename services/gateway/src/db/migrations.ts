@@ -62,7 +62,23 @@ class Migration20261202TraceContext extends Migration {
   }
 }
 
+/**
+ * The consumers' records of handled messages go after PROCESSED_MESSAGES_RETENTION_DAYS (the kit's
+ * processed-messages.ts), found by this index: BRIN, since rows arrive in time order, so it is a few
+ * pages that the consumers' writes barely touch. Building it reads the table once, holding writes
+ * meanwhile: on a large table build it beforehand with `create index concurrently` under this name
+ * (docs/deploy.md).
+ */
+class Migration20261221ProcessedMessagesByTime extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `create index if not exists processed_messages_processed_at_idx on "gateway".processed_messages using brin (processed_at)`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261202TraceContext', class: Migration20261202TraceContext },
+  { name: 'Migration20261221ProcessedMessagesByTime', class: Migration20261221ProcessedMessagesByTime },
 ];

@@ -249,6 +249,21 @@ class Migration20270105DueDate extends Migration {
   }
 }
 
+/**
+ * The consumers' records of handled messages go after PROCESSED_MESSAGES_RETENTION_DAYS (the kit's
+ * processed-messages.ts), found by this index: BRIN, since rows arrive in time order, so it is a few
+ * pages that the consumers' writes barely touch. Building it reads the table once, holding writes
+ * meanwhile: on a large table build it beforehand with `create index concurrently` under this name
+ * (docs/deploy.md).
+ */
+class Migration20270106ProcessedMessagesByTime extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `create index if not exists processed_messages_processed_at_idx on "orders".processed_messages using brin (processed_at)`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261123Orders', class: Migration20261123Orders },
@@ -259,4 +274,5 @@ export const migrations = [
   { name: 'Migration20261218RefundState', class: Migration20261218RefundState },
   { name: 'Migration20261228PixQrImage', class: Migration20261228PixQrImage },
   { name: 'Migration20270105DueDate', class: Migration20270105DueDate },
+  { name: 'Migration20270106ProcessedMessagesByTime', class: Migration20270106ProcessedMessagesByTime },
 ];

@@ -196,6 +196,21 @@ class Migration20261215DueDateFees extends Migration {
   }
 }
 
+/**
+ * The consumers' records of handled messages go after PROCESSED_MESSAGES_RETENTION_DAYS (the kit's
+ * processed-messages.ts), found by this index: BRIN, since rows arrive in time order, so it is a few
+ * pages that the consumers' writes barely touch. Building it reads the table once, holding writes
+ * meanwhile: on a large table build it beforehand with `create index concurrently` under this name
+ * (docs/deploy.md).
+ */
+class Migration20261221ProcessedMessagesByTime extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `create index if not exists processed_messages_processed_at_idx on "payments".processed_messages using brin (processed_at)`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261124Transactions', class: Migration20261124Transactions },
@@ -208,4 +223,5 @@ export const migrations = [
   { name: 'Migration20261212RefundAskKey', class: Migration20261212RefundAskKey },
   { name: 'Migration20261214DueDateCharges', class: Migration20261214DueDateCharges },
   { name: 'Migration20261215DueDateFees', class: Migration20261215DueDateFees },
+  { name: 'Migration20261221ProcessedMessagesByTime', class: Migration20261221ProcessedMessagesByTime },
 ];

@@ -344,6 +344,21 @@ class Migration20261211PayoutControls extends Migration {
   }
 }
 
+/**
+ * The consumers' records of handled messages go after PROCESSED_MESSAGES_RETENTION_DAYS (the kit's
+ * processed-messages.ts), found by this index: BRIN, since rows arrive in time order, so it is a few
+ * pages that the consumers' writes barely touch. Building it reads the table once, holding writes
+ * meanwhile: on a large table build it beforehand with `create index concurrently` under this name
+ * (docs/deploy.md).
+ */
+class Migration20261221ProcessedMessagesByTime extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `create index if not exists processed_messages_processed_at_idx on "withdrawals".processed_messages using brin (processed_at)`,
+    );
+  }
+}
+
 export const migrations = [
   { name: 'Migration20261123Init', class: Migration20261123Init },
   { name: 'Migration20261201Ledger', class: Migration20261201Ledger },
@@ -357,4 +372,5 @@ export const migrations = [
   { name: 'Migration20261209RefundHolds', class: Migration20261209RefundHolds },
   { name: 'Migration20261210RefundFailures', class: Migration20261210RefundFailures },
   { name: 'Migration20261211PayoutControls', class: Migration20261211PayoutControls },
+  { name: 'Migration20261221ProcessedMessagesByTime', class: Migration20261221ProcessedMessagesByTime },
 ];
