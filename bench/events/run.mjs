@@ -9,8 +9,8 @@
 // sellers and to the measured seller's `live` environment, with a small `data` (no page reads them).
 // Events are spread evenly over the last 29 days (29 daily partitions), in the order they are loaded,
 // over the 17 names, four to an order for the order and payment events. Loading is server-side
-// (generate_series, LOAD_BATCH events a statement); 10,000,000 events take about 15 minutes on a
-// 2-core VM.
+// (generate_series, LOAD_BATCH events a statement); 10,000,000 events took 6.5 minutes on a 2-core
+// VM, the whole bench about 9.
 //
 // It measures listEvents from the build, LIST_READS sequential reads per query, round and database
 // after a warm-up, for five queries of 20 events: the first page; two names

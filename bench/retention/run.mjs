@@ -394,6 +394,14 @@ async function main() {
     console.log(
       `retention run: ${((runTo - runFrom) / 1000).toFixed(2)} s, ${retentionLog.length} statements`,
     );
+    for (const kind of ['detach partition', 'drop table']) {
+      const of = retentionLog.filter((l) => l.text.includes(kind));
+      const total = of.reduce((sum, l) => sum + l.ms, 0);
+      const longest = of.reduce((max, l) => Math.max(max, l.ms), 0);
+      console.log(
+        `  ${kind}: ${of.length}, ${total.toFixed(0)} ms in all, the longest ${longest.toFixed(0)} ms`,
+      );
+    }
     const slowest = [...retentionLog].sort((a, b) => b.ms - a.ms).slice(0, 5);
     printTable([
       ['its longest statements', 'ms'],
@@ -421,14 +429,19 @@ async function main() {
     }
     printTable(rows);
 
-    const workloadWaits = waits.sort((a, b) => b.ms - a.ms);
+    // A wait seen during the run (the sampler may see it up to one interval late), and before it.
+    const byLength = waits.sort((a, b) => b.ms - a.ms);
+    const during = byLength.filter((w) => w.last >= runFrom && w.first <= runTo + SAMPLE_MS);
+    const before = byLength.filter((w) => w.last < runFrom && w.first >= baselineFrom);
     console.log(
-      `\nlock waits of the workload seen in ${fmt(samples)} samples every ${SAMPLE_MS} ms: ${workloadWaits.length}`,
+      `\nlock waits of the workload seen in ${fmt(samples)} samples every ${SAMPLE_MS} ms: ${during.length} ` +
+        `during the run, ${before.length} in the ${BASELINE_SECONDS} s before it ` +
+        `(longest ${(before[0]?.ms ?? 0).toFixed(0)} ms); the longest during it:`,
     );
-    for (const w of workloadWaits.slice(0, 5)) {
+    for (const w of during.slice(0, 8)) {
       console.log(`  ${w.ms.toFixed(0)} ms  ${w.wait_event} on ${w.waiting_for ?? '?'}: ${w.query}`);
     }
-    const longestWait = workloadWaits[0]?.ms ?? 0;
+    const longestWait = during[0]?.ms ?? 0;
     verdicts.push(['longest lock wait of the workload', longestWait]);
     console.log(`\nloading took ${loadSeconds.toFixed(0)} s\n`);
     for (const [name, ms] of verdicts) {
