@@ -11,7 +11,7 @@
 // measured seller's order postbacks (four to an order), the rest other sellers' webhooks' (1,000) and
 // postbacks; every delivery has its attempts (one or two for the measured seller's, one for the rest:
 // about 1.1 per delivery). Loading is server-side (./load.mjs); 10,000,000 deliveries take about
-// 12 minutes on a 2-core VM.
+// 6.5 minutes on a 2-core VM (390 s), the whole bench about 9.
 //
 // It measures the dispatcher's own functions from its build, LIST_READS sequential reads per query,
 // round and database after a warm-up, for four pages of 20: the webhook's first page (after its
@@ -25,7 +25,7 @@
 // Environment: DELIVERIES_SMALL (deliveries in the table, default 10000), DELIVERIES_LARGE (default
 // 10000000), BENCH_ROUNDS (default 3), LIST_READS (per query, round and database, default 500),
 // BENCH_KEEP=1 (keep the databases afterwards, to read a plan; drop them then: the large one takes
-// about 9 GB). The plumbing is in ../lib.mjs.
+// about 11 GB). The plumbing is in ../lib.mjs.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';

@@ -228,13 +228,17 @@ async function claimOnce(sql, record) {
 }
 
 /**
- * Samples the database's backends waiting on a lock every SAMPLE_MS, `skip` (a pid) left out. Each wait
- * is known by its backend and statement start; its length is from the first sample to the last that saw
- * it, plus one interval.
+ * Samples every SAMPLE_MS the database's backends waiting on a lock, the retention's own
+ * (`retention.pid`, known once its run starts) left out; and the locks the retention holds on the
+ * tables the workload uses that stop its statements (SHARE and stronger). A wait is known by its backend
+ * and statement start, a lock held by its table and mode while samples in a row see it; its length is
+ * from the first sample to the last that saw it, plus one interval.
  */
-function lockSampler(url, skip) {
+function lockSampler(url, retention) {
   const client = new pg.Client({ connectionString: url, application_name: 'bench_sampler' });
   const waits = new Map();
+  const held = [];
+  const holding = new Map(); // table and mode -> the episode seen in the last sample
   let running = true;
   let samples = 0;
   const done = (async () => {
@@ -246,9 +250,20 @@ function lockSampler(url, skip) {
                    from pg_locks l where l.pid = a.pid and not l.granted) as waiting_for
            from pg_stat_activity a
           where a.datname = current_database() and a.wait_event_type = 'Lock'
-            and a.pid <> pg_backend_pid() and a.pid <> $1`,
-        [skip],
+            and a.pid <> pg_backend_pid() and a.pid is distinct from $1::int`,
+        [retention.pid],
       );
+      const { rows: locks } =
+        retention.pid === null
+          ? { rows: [] }
+          : await client.query(
+              `select l.relation::regclass::text as rel, l.mode from pg_locks l
+                where l.pid = $1 and l.granted and l.locktype = 'relation'
+                  and l.relation in ('webhooks.webhooks'::regclass, 'webhooks.deliveries'::regclass,
+                                     'webhooks.delivery_attempts'::regclass, 'webhooks.events'::regclass)
+                  and l.mode in ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')`,
+              [retention.pid],
+            );
       samples += 1;
       const at = performance.now();
       for (const row of rows) {
@@ -257,15 +272,29 @@ function lockSampler(url, skip) {
         if (wait) wait.last = at;
         else waits.set(key, { ...row, first: at, last: at });
       }
+      const seen = new Set();
+      for (const { rel, mode } of locks) {
+        const key = `${rel} ${mode}`;
+        seen.add(key);
+        const episode = holding.get(key);
+        if (episode) episode.last = at;
+        else {
+          const started = { rel, mode, first: at, last: at };
+          holding.set(key, started);
+          held.push(started);
+        }
+      }
+      for (const key of [...holding.keys()]) if (!seen.has(key)) holding.delete(key);
       await sleep(SAMPLE_MS);
     }
     await client.end();
   })();
+  const length = (e) => ({ ...e, ms: e.last - e.first + SAMPLE_MS });
   return {
     stop: async () => {
       running = false;
       await done;
-      return { samples, waits: [...waits.values()].map((w) => ({ ...w, ms: w.last - w.first + SAMPLE_MS })) };
+      return { samples, waits: [...waits.values()].map(length), held: held.map(length) };
     },
   };
 }
@@ -341,11 +370,10 @@ async function main() {
     });
     const retentionLog = [];
     const retentionSql = timed(kit.sqlOf(retentionOrm), retentionLog);
-    const [{ pid: retentionPid }] = await retentionSql.query('select pg_backend_pid() as pid');
-    retentionLog.length = 0;
+    const retention = { pid: null };
 
     console.error(`workload: ${WARMUP_SECONDS} s warm-up, ${BASELINE_SECONDS} s before the retention run...`);
-    const sampler = lockSampler(db.url, retentionPid);
+    const sampler = lockSampler(db.url, retention);
     const loops = {
       'fan-out': loop('fan-out loop', (record) => fanOutOnce(db.sql, record)),
       list: loop('list loop', (record) =>
@@ -360,12 +388,15 @@ async function main() {
     await sleep(BASELINE_SECONDS * 1000);
 
     console.error('retention run...');
+    // Its one connection, taken just now (an idle one is closed after 30 s), serves the whole run.
+    [{ pid: retention.pid }] = await retentionSql.query('select pg_backend_pid() as pid');
+    retentionLog.length = 0;
     const runFrom = performance.now();
     await keepHistory({ sql: retentionSql, logger }, RETENTION, new Date());
     const runTo = performance.now();
     await sleep(AFTER_SECONDS * 1000);
     for (const l of Object.values(loops)) await l.stop();
-    const { samples, waits } = await sampler.stop();
+    const { samples, waits, held } = await sampler.stop();
 
     const { rows: after } = await db.client.query(
       `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
@@ -442,6 +473,13 @@ async function main() {
       console.log(`  ${w.ms.toFixed(0)} ms  ${w.wait_event} on ${w.waiting_for ?? '?'}: ${w.query}`);
     }
     const longestWait = during[0]?.ms ?? 0;
+    const strong = held.sort((a, b) => b.ms - a.ms);
+    console.log(
+      `\nlocks the run was seen holding that stop the workload's statements: ${strong.length}` +
+        `${strong.length ? '; the longest:' : ''}`,
+    );
+    for (const h of strong.slice(0, 5)) console.log(`  ${h.ms.toFixed(0)} ms  ${h.mode} on ${h.rel}`);
+    verdicts.push(['longest lock it held that stops them', strong[0]?.ms ?? 0]);
     verdicts.push(['longest lock wait of the workload', longestWait]);
     console.log(`\nloading took ${loadSeconds.toFixed(0)} s\n`);
     for (const [name, ms] of verdicts) {
