@@ -18,8 +18,8 @@
 // AFTER_SECONDS more. Every 10 ms a sampler reads pg_stat_activity for the database's backends waiting
 // on a lock (wait_event_type `Lock`), the retention's own left out, and pg_locks for the locks the
 // retention holds that stop the workload's statements (SHARE or stronger on webhooks.webhooks and the
-// history tables: dropping a detached deliveries partition drops its foreign key, which takes ACCESS
-// EXCLUSIVE on webhooks.webhooks until the drop commits).
+// history tables; deliveries have no foreign key to webhooks.webhooks, whose triggers a drop would
+// otherwise remove under an ACCESS EXCLUSIVE lock).
 //
 // It prints the rows the run dropped, its duration and its statements' longest, each loop's p50 and p99
 // before the run and its longest statement during it, the longest wait on a lock any backend of the
@@ -217,6 +217,7 @@ async function claimOnce(sql, record) {
       sql,
       claimed.map((d) => ({
         id: d.id,
+        created_at: d.created_at,
         attempt: d.attempts + 1,
         started_at: startedAt,
         duration_ms: 40,
