@@ -488,6 +488,58 @@ export async function load(target, seconds, connections) {
 // Report.
 
 /** Columns aligned; the first one to the left, the figures to the right. */
+/**
+ * The report of a bench that reads the same queries on a small and a large database (`latencies[name]`
+ * holds each query's `small` and `large` ms): a table of p50 and p99 at both sizes and their p99 ratio,
+ * each query's ratio answered for printSizeVerdicts.
+ */
+export function printSizeComparison(latencies, names, sizes) {
+  const fmt = (n) => n.toLocaleString('en-US');
+  const rows = [
+    [
+      'query',
+      `p50 ${fmt(sizes.small)}`,
+      `p99 ${fmt(sizes.small)}`,
+      `p50 ${fmt(sizes.large)}`,
+      `p99 ${fmt(sizes.large)}`,
+      'p99 ratio',
+    ],
+  ];
+  const verdicts = [];
+  for (const name of names) {
+    const at = (which) => {
+      const sorted = Float64Array.from(latencies[name][which]).sort();
+      return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+    };
+    const small = at('small');
+    const large = at('large');
+    const ratio = large.p99 / small.p99;
+    verdicts.push([name, ratio]);
+    rows.push([
+      name,
+      `${small.p50.toFixed(2)} ms`,
+      `${small.p99.toFixed(2)} ms`,
+      `${large.p50.toFixed(2)} ms`,
+      `${large.p99.toFixed(2)} ms`,
+      ratio.toFixed(2),
+    ]);
+  }
+  printTable(rows);
+  return verdicts;
+}
+
+/** The verdict lines of printSizeComparison's answer. */
+export function printSizeVerdicts(verdicts, sizes, maxRatio) {
+  const fmt = (n) => n.toLocaleString('en-US');
+  const width = Math.max(...verdicts.map(([name]) => name.length));
+  for (const [name, ratio] of verdicts) {
+    console.log(
+      `p99 at ${fmt(sizes.large)} over ${fmt(sizes.small)}, ${name.padEnd(width)} ${ratio.toFixed(2).padStart(5)}   ` +
+        `target <= ${maxRatio}   ${ratio <= maxRatio ? 'PASS' : 'MISS'}`,
+    );
+  }
+}
+
 export function printTable(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   for (const row of rows) {

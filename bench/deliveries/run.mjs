@@ -31,7 +31,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ROOT, dropDatabase, intFromEnv, percentile, printTable, runBench } from '../lib.mjs';
+import { ROOT, dropDatabase, intFromEnv, runBench, printSizeComparison, printSizeVerdicts } from '../lib.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
@@ -149,46 +149,12 @@ async function main() {
         `${fmt(of.large.measured)}), over ${SPREAD_DAYS} days in monthly partitions - ${ROUNDS} rounds of ` +
         `${READS} sequential reads per query; ${os.availableParallelism()} CPU cores shared with the bench\n`,
     );
-    const rows = [
-      [
-        'query',
-        `p50 ${fmt(SMALL)}`,
-        `p99 ${fmt(SMALL)}`,
-        `p50 ${fmt(LARGE)}`,
-        `p99 ${fmt(LARGE)}`,
-        'p99 ratio',
-      ],
-    ];
-    const verdicts = [];
-    for (const name of names) {
-      const at = (which) => {
-        const sorted = Float64Array.from(latencies[name][which]).sort();
-        return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
-      };
-      const small = at('small');
-      const large = at('large');
-      const ratio = large.p99 / small.p99;
-      verdicts.push([name, ratio]);
-      rows.push([
-        name,
-        `${small.p50.toFixed(2)} ms`,
-        `${small.p99.toFixed(2)} ms`,
-        `${large.p50.toFixed(2)} ms`,
-        `${large.p99.toFixed(2)} ms`,
-        ratio.toFixed(2),
-      ]);
-    }
-    printTable(rows);
+    const verdicts = printSizeComparison(latencies, names, sizes);
     console.log(
       `\nloading took ${loadSeconds.small.toFixed(0)} s and ${loadSeconds.large.toFixed(0)} s ` +
         `(${fmt(SMALL)} and ${fmt(LARGE)} deliveries, with their attempts)\n`,
     );
-    for (const [name, ratio] of verdicts) {
-      console.log(
-        `p99 at ${fmt(LARGE)} over ${fmt(SMALL)}, ${name.padEnd(27)} ${ratio.toFixed(2).padStart(5)}   ` +
-          `target <= ${TARGET_MAX_P99_RATIO}   ${ratio <= TARGET_MAX_P99_RATIO ? 'PASS' : 'MISS'}`,
-      );
-    }
+    printSizeVerdicts(verdicts, sizes, TARGET_MAX_P99_RATIO);
   } finally {
     for (const { name, orm, client } of Object.values(dbs)) {
       await client.end().catch(() => undefined);

@@ -6,7 +6,7 @@ import { HttpError } from './errors';
 import { identityOf } from './identity';
 import type { Logger } from './logger';
 import { startPeriodicJob, type PeriodicJob } from './periodic-job';
-import { sqlInTransaction, type Sql } from './sql';
+import { deleteInBatches, sqlInTransaction, type Sql } from './sql';
 
 /**
  * Idempotency-Key, kept by the service that makes the change, in its own schema and in the change's
@@ -301,21 +301,13 @@ export class IdempotencyCleanup {
 
   /** Deletes what has expired; answers how many records went. */
   async sweep(batch = 5_000): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const rows = await this.sql.query<{ n: number }>(
-        `with gone as (
-           delete from "${this.schema}".idempotency_keys where ctid in (
-             select ctid from "${this.schema}".idempotency_keys
-              where created_at < now() - make_interval(hours => $1) limit $2 for update skip locked)
-           returning 1)
-         select count(*)::int as n from gone`,
-        [IDEMPOTENCY_RETENTION_HOURS, batch],
-      );
-      const n = rows[0]?.n ?? 0;
-      total += n;
-      if (n < batch) return total;
-    }
+    return deleteInBatches(
+      this.sql,
+      `"${this.schema}".idempotency_keys`,
+      'created_at < now() - make_interval(hours => $1)',
+      [IDEMPOTENCY_RETENTION_HOURS],
+      batch,
+    );
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Logger } from './logger';
 import { startPeriodicJob, type PeriodicJob } from './periodic-job';
-import type { Sql } from './sql';
+import { deleteInBatches, type Sql } from './sql';
 
 /**
  * How long a consumer's record of a message it handled (consumer.ts, `processed_messages`) is kept:
@@ -21,21 +21,13 @@ const PRUNE_INTERVAL_MS = 60 * 60_000;
  * share the work (SKIP LOCKED). Answers how many went.
  */
 export async function pruneProcessedMessages(sql: Sql, schema: string, batch = 5_000): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const rows = await sql.query<{ n: number }>(
-      `with gone as (
-         delete from "${schema}".processed_messages where ctid in (
-           select ctid from "${schema}".processed_messages
-            where processed_at < now() - make_interval(days => $1) limit $2 for update skip locked)
-         returning 1)
-       select count(*)::int as n from gone`,
-      [PROCESSED_MESSAGES_RETENTION_DAYS, batch],
-    );
-    const n = rows[0]?.n ?? 0;
-    total += n;
-    if (n < batch) return total;
-  }
+  return deleteInBatches(
+    sql,
+    `"${schema}".processed_messages`,
+    'processed_at < now() - make_interval(days => $1)',
+    [PROCESSED_MESSAGES_RETENTION_DAYS],
+    batch,
+  );
 }
 
 /** Runs pruneProcessedMessages every PRUNE_INTERVAL_MS, the first time one interval after start. */

@@ -267,3 +267,32 @@ export function insertBatch<I>(
     return items.map(() => undefined);
   }, options);
 }
+
+/**
+ * Deletes the rows of `table` (schema-qualified and quoted as needed) that match `where` (its
+ * parameters `$1`... are `values`), `batch` rows per statement, so that no statement holds many locks
+ * or runs long; callers running it together share the work (SKIP LOCKED). Rows are named by table and
+ * position, which stays right on a partitioned table. Answers how many went.
+ */
+export async function deleteInBatches(
+  sql: Sql,
+  table: string,
+  where: string,
+  values: unknown[],
+  batch: number,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const rows = await sql.query<{ n: number }>(
+      `with gone as (
+         delete from ${table} where (tableoid, ctid) in (
+           select tableoid, ctid from ${table} where ${where} limit $${values.length + 1} for update skip locked)
+         returning 1)
+       select count(*)::int as n from gone`,
+      [...values, batch],
+    );
+    const n = rows[0]?.n ?? 0;
+    total += n;
+    if (n < batch) return total;
+  }
+}

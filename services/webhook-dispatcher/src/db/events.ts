@@ -4,7 +4,14 @@ import {
   type EventRecord,
   type ListResponse,
 } from '@seller-api/contracts';
-import { assertOwned, decodeCursor, encodeCursor, type Scope, type Sql } from '@seller-api/service-kit';
+import {
+  assertOwned,
+  decodeCursor,
+  deleteInBatches,
+  encodeCursor,
+  type Scope,
+  type Sql,
+} from '@seller-api/service-kit';
 import { presentEvent, type EventRow } from '../domain/events';
 
 /**
@@ -124,21 +131,13 @@ export async function deleteExpiredEvents(
   retentionDays: number,
   batch = 5_000,
 ): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const rows = await sql.query<{ n: number }>(
-      // By table and row position: a row position is only unique within one table, and the table
-      // may have been partitioned since the caller looked.
-      `with gone as (
-         delete from webhooks.${table} where (tableoid, ctid) in (
-           select tableoid, ctid from webhooks.${table}
-            where occurred_at < now() - make_interval(days => $1) limit $2 for update skip locked)
-         returning 1)
-       select count(*)::int as n from gone`,
-      [retentionDays, batch],
-    );
-    const n = rows[0]?.n ?? 0;
-    total += n;
-    if (n < batch) return total;
-  }
+  // By table and row position (deleteInBatches): the table may have been partitioned since the caller
+  // looked.
+  return deleteInBatches(
+    sql,
+    `webhooks.${table}`,
+    'occurred_at < now() - make_interval(days => $1)',
+    [retentionDays],
+    batch,
+  );
 }
