@@ -540,6 +540,16 @@ export function printSizeVerdicts(verdicts, sizes, maxRatio) {
   }
 }
 
+/** Exits with a hint when one of `files` (a build's output the bench loads) is missing. */
+export function exitUnlessBuilt(files) {
+  for (const file of files) {
+    if (!existsSync(file)) {
+      console.error(`${file} is missing: run \`npm run build\` first`);
+      process.exit(1);
+    }
+  }
+}
+
 export function printTable(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   for (const row of rows) {

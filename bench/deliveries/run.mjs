@@ -26,26 +26,25 @@
 // 10000000), BENCH_ROUNDS (default 3), LIST_READS (per query, round and database, default 500),
 // BENCH_KEEP=1 (keep the databases afterwards, to read a plan; drop them then: the large one takes
 // about 11 GB). The plumbing is in ../lib.mjs.
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ROOT, dropDatabase, intFromEnv, runBench, printSizeComparison, printSizeVerdicts } from '../lib.mjs';
+import {
+  ROOT,
+  dropDatabase,
+  intFromEnv,
+  runBench,
+  printSizeComparison,
+  printSizeVerdicts,
+  exitUnlessBuilt,
+} from '../lib.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
 
 const dist = (file) => path.join(ROOT, 'services/webhook-dispatcher/dist', file);
-for (const file of [
-  dist('jobs/history-retention.js'),
-  path.join(ROOT, 'packages/service-kit/dist/index.js'),
-]) {
-  if (!existsSync(file)) {
-    console.error(`${file} is missing: run \`npm run build\` first`);
-    process.exit(1);
-  }
-}
+exitUnlessBuilt([dist('jobs/history-retention.js'), path.join(ROOT, 'packages/service-kit/dist/index.js')]);
 const { SCOPE, WEBHOOK, loadDeliveries, openDeliveriesDatabase } = await import('./load.mjs');
 const kit = require(path.join(ROOT, 'packages/service-kit/dist/index.js'));
 const { listDeliveries, listPostbackDeliveries } = require(dist('db/deliveries.js'));
@@ -83,14 +82,19 @@ async function queriesOf(db) {
     [SCOPE.sellerId],
   );
   const cursor = kit.encodeCursor({ createdAt: new Date(deep[0].created_at), id: deep[0].id });
-  const webhookPage = (query) => () => listDeliveries(db.orm.em.fork(), db.sql, SCOPE, WEBHOOK, query);
+  const webhookPage = (query) => () =>
+    listDeliveries(db.orm.em.fork(), db.sql, SCOPE, WEBHOOK, query, RETENTION.deliveries);
   return {
     measured: counted[0].n,
     queries: [
       ['webhook, first page', webhookPage({ limit: PAGE })],
       ['webhook, status=dead', webhookPage({ limit: PAGE, status: 'dead' })],
       ['webhook, deep cursor (90 %)', webhookPage({ limit: PAGE, cursor })],
-      ['order postbacks', () => listPostbackDeliveries(db.sql, SCOPE, orders[0].order_id, { limit: PAGE })],
+      [
+        'order postbacks',
+        () =>
+          listPostbackDeliveries(db.sql, SCOPE, orders[0].order_id, { limit: PAGE }, RETENTION.deliveries),
+      ],
     ],
   };
 }

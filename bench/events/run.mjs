@@ -25,12 +25,19 @@
 // EVENTS_SHARE (the measured seller's percentage, default 10), BENCH_ROUNDS (default 3), LIST_READS
 // (per query, round and database, default 500), BENCH_KEEP=1 (keep the databases afterwards, to read a
 // plan; drop them then: the large one takes about 5 GB). The plumbing is in ../lib.mjs.
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ROOT, dropDatabase, intFromEnv, runBench, printSizeComparison, printSizeVerdicts } from '../lib.mjs';
+import {
+  ROOT,
+  dropDatabase,
+  intFromEnv,
+  runBench,
+  printSizeComparison,
+  printSizeVerdicts,
+  exitUnlessBuilt,
+} from '../lib.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
@@ -57,12 +64,7 @@ const DATABASES = { small: 'seller_api_bench_events_small', large: 'seller_api_b
 const urlOf = (name) => `postgres://postgres@127.0.0.1:5432/${name}`;
 
 const dist = (file) => path.join(ROOT, 'services/webhook-dispatcher/dist', file);
-for (const file of [dist('domain/events.js'), path.join(ROOT, 'packages/service-kit/dist/index.js')]) {
-  if (!existsSync(file)) {
-    console.error(`${file} is missing: run \`npm run build\` first`);
-    process.exit(1);
-  }
-}
+exitUnlessBuilt([dist('domain/events.js'), path.join(ROOT, 'packages/service-kit/dist/index.js')]);
 const kit = require(path.join(ROOT, 'packages/service-kit/dist/index.js'));
 const { EVENT_NAMES, EVENT_ID_PATTERN } = require(path.join(ROOT, 'packages/contracts/dist/index.js'));
 const { SCHEMA, migrations } = require(dist('db/migrations.js'));

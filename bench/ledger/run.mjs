@@ -26,7 +26,6 @@
 // BENCH_CONNECTIONS (default 8), LEDGER_READS (per round and database, default 2000). The plumbing is in
 // ../lib.mjs.
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,6 +39,7 @@ import {
   printTable,
   runBench,
   withCpu,
+  exitUnlessBuilt,
 } from '../lib.mjs';
 
 const require = createRequire(import.meta.url);
@@ -64,18 +64,20 @@ const DATABASES = { empty: 'seller_api_bench_ledger_empty', loaded: 'seller_api_
 const urlOf = (name) => `postgres://postgres@127.0.0.1:5432/${name}`;
 
 const dist = (file) => path.join(ROOT, 'services/withdrawals/dist', file);
-for (const file of [dist('domain/order-ledger.js'), path.join(ROOT, 'packages/service-kit/dist/index.js')]) {
-  if (!existsSync(file)) {
-    console.error(`${file} is missing: run \`npm run build\` first`);
-    process.exit(1);
-  }
-}
+exitUnlessBuilt([dist('db/order-funds.js'), path.join(ROOT, 'packages/service-kit/dist/index.js')]);
 const kit = require(path.join(ROOT, 'packages/service-kit/dist/index.js'));
 const { SCHEMA, migrations } = require(dist('db/migrations.js'));
 const { entities } = require(dist('db/entities.js'));
-const { recordOrderMessage } = require(dist('domain/order-ledger.js'));
-const { balanceOf } = require(dist('domain/balance.js'));
+const { recordOrderMessage } = require(dist('db/order-funds.js'));
+const { balanceOf } = require(dist('db/balances.js'));
 const { LEDGER_QUEUE } = require(dist('events/topology.js'));
+
+/** One kit `Sql` per database, as a service has one per process. */
+const sqls = new WeakMap();
+const sqlOf = (orm) => {
+  if (!sqls.has(orm)) sqls.set(orm, kit.sqlOf(orm));
+  return sqls.get(orm);
+};
 
 /** A sale at the default fee (399 bps), as payments' `payment.approved` carries it. */
 const SALE = { gross: 15000, fee: 599, net: 14401 };
@@ -94,6 +96,7 @@ async function post(orm, owner) {
     );
     await recordOrderMessage(
       em,
+      sqlOf(orm),
       owner,
       randomUUID(),
       { kind: 'payment', status: 'PAID', amounts: SALE },
@@ -131,11 +134,11 @@ async function postings(orm, owners) {
 
 /** `GET /finance/balance/`'s read, one after the other. */
 async function balanceReads(orm, owner) {
-  for (let i = 0; i < READ_WARMUP; i += 1) await balanceOf(orm.em.fork(), owner);
+  for (let i = 0; i < READ_WARMUP; i += 1) await balanceOf(sqlOf(orm), owner);
   const latencies = [];
   for (let i = 0; i < READS; i += 1) {
     const from = performance.now();
-    await balanceOf(orm.em.fork(), owner);
+    await balanceOf(sqlOf(orm), owner);
     latencies.push(performance.now() - from);
   }
   return latencies;

@@ -33,27 +33,26 @@
 // FANOUT_BATCH (default 20), BENCH_KEEP=1 (keep the database afterwards; drop it then). The plumbing is in
 // ../lib.mjs.
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT, dropDatabase, intFromEnv, percentile, printTable, runBench } from '../lib.mjs';
+import {
+  ROOT,
+  dropDatabase,
+  intFromEnv,
+  percentile,
+  printTable,
+  runBench,
+  exitUnlessBuilt,
+} from '../lib.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
 
 const dist = (file) => path.join(ROOT, 'services/webhook-dispatcher/dist', file);
-for (const file of [
-  dist('jobs/history-retention.js'),
-  path.join(ROOT, 'packages/service-kit/dist/index.js'),
-]) {
-  if (!existsSync(file)) {
-    console.error(`${file} is missing: run \`npm run build\` first`);
-    process.exit(1);
-  }
-}
+exitUnlessBuilt([dist('jobs/history-retention.js'), path.join(ROOT, 'packages/service-kit/dist/index.js')]);
 const {
   SCHEMA,
   SCOPE,
@@ -383,7 +382,7 @@ async function main() {
       'fan-out': loop('fan-out loop', (record) => fanOutOnce(db.sql, record)),
       list: loop('list loop', (record) =>
         timedStep(record, 'list', () =>
-          listDeliveries(db.orm.em.fork(), db.sql, SCOPE, WEBHOOK, { limit: 20 }),
+          listDeliveries(db.orm.em.fork(), db.sql, SCOPE, WEBHOOK, { limit: 20 }, RETENTION.deliveries),
         ),
       ),
       claim: loop('claim loop', (record) => claimOnce(db.sql, record)),

@@ -17,6 +17,9 @@ export type SettableWebhookStatus = z.infer<typeof SettableWebhookStatus>;
 
 /** Delivery states; lower case, as the `?status=` filter spells them (docs/webhooks.md). */
 export const DeliveryStatus = z.enum(['pending', 'delivered', 'dead']);
+
+/** How long deliveries and their attempts are kept by default (the dispatcher's DELIVERIES_RETENTION_DAYS). */
+export const DELIVERIES_RETENTION_DAYS_DEFAULT = 90;
 export type DeliveryStatus = z.infer<typeof DeliveryStatus>;
 
 /** `POST /config/webhooks/` body: one event per webhook (docs/webhooks.md). */

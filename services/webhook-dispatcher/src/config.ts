@@ -1,4 +1,4 @@
-import { EVENTS_RETENTION_DAYS_DEFAULT } from '@seller-api/contracts';
+import { DELIVERIES_RETENTION_DAYS_DEFAULT, EVENTS_RETENTION_DAYS_DEFAULT } from '@seller-api/contracts';
 import { ConfigError, commonEnv, env, loadConfig } from '@seller-api/service-kit';
 import { z } from 'zod';
 import { RetryScheduleEnv } from './domain/retry';
@@ -68,7 +68,7 @@ export const dispatcherEnv = {
       error: 'Must be at least 7: a retry schedule may run for days, and a re-send needs its delivery',
     })
     .max(3650, { error: 'Must be at most 3650 (ten years)' })
-    .default(90),
+    .default(DELIVERIES_RETENTION_DAYS_DEFAULT),
 };
 
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;

@@ -33,6 +33,11 @@ import { getWebhook } from './webhooks';
 export type DeliveryOwner =
   { webhookId: string } | { orderId: string; sellerId: string; environment: Environment };
 
+/** The postback deliveries of one of the scope's orders. */
+function postbacksOf(scope: Scope, orderId: string): DeliveryOwner {
+  return { orderId, sellerId: scope.sellerId, environment: scope.environment };
+}
+
 /**
  * The owner's deliveries within the retention, as a condition on `webhooks.deliveries d` and its
  * parameters, numbered from `$first` on. Older ones are neither listed nor re-sent: their month is
@@ -58,9 +63,6 @@ function ownedBy(
   };
 }
 
-/** DELIVERIES_RETENTION_DAYS' default, for callers outside the service (the benches). */
-const RETENTION_DAYS_DEFAULT = 90;
-
 interface DeliveryRecord {
   id: string;
   event: EventName;
@@ -85,7 +87,7 @@ export async function listDeliveries(
   scope: Scope,
   webhookId: string,
   query: DeliveryListQuery,
-  retentionDays = RETENTION_DAYS_DEFAULT,
+  retentionDays: number,
 ): Promise<DeliveryList> {
   await getWebhook(em, scope, webhookId);
   return listOwnedDeliveries(sql, { webhookId }, query, retentionDays);
@@ -102,7 +104,7 @@ export async function listPostbackDeliveries(
   scope: Scope,
   orderId: string,
   query: DeliveryListQuery,
-  retentionDays = RETENTION_DAYS_DEFAULT,
+  retentionDays: number,
 ): Promise<DeliveryList> {
   const owner = await sql.query<{ seller_id: string; environment: Environment }>(
     `select seller_id, environment from webhooks.deliveries where order_id = $1 and webhook_id is null limit 1`,
@@ -112,12 +114,7 @@ export async function listPostbackDeliveries(
   if (found && (found.seller_id !== scope.sellerId || found.environment !== scope.environment)) {
     throw notFound('Order not found.');
   }
-  return listOwnedDeliveries(
-    sql,
-    { orderId, sellerId: scope.sellerId, environment: scope.environment },
-    query,
-    retentionDays,
-  );
+  return listOwnedDeliveries(sql, postbacksOf(scope, orderId), query, retentionDays);
 }
 
 async function listOwnedDeliveries(
@@ -183,7 +180,7 @@ export async function resendDelivery(
   scope: Scope,
   webhookId: string,
   deliveryId: string,
-  retentionDays = RETENTION_DAYS_DEFAULT,
+  retentionDays: number,
 ): Promise<void> {
   assertSendable(await getWebhook(em, scope, webhookId));
   await resendOwned(sql, { webhookId }, deliveryId, retentionDays);
@@ -195,14 +192,9 @@ export async function resendPostbackDelivery(
   scope: Scope,
   orderId: string,
   deliveryId: string,
-  retentionDays = RETENTION_DAYS_DEFAULT,
+  retentionDays: number,
 ): Promise<void> {
-  await resendOwned(
-    sql,
-    { orderId, sellerId: scope.sellerId, environment: scope.environment },
-    deliveryId,
-    retentionDays,
-  );
+  await resendOwned(sql, postbacksOf(scope, orderId), deliveryId, retentionDays);
 }
 
 async function resendOwned(
@@ -240,7 +232,7 @@ export async function resendDead(
   scope: Scope,
   webhookId: string,
   input: BulkResendRequest,
-  retentionDays = RETENTION_DAYS_DEFAULT,
+  retentionDays: number,
 ): Promise<number> {
   assertSendable(await getWebhook(em, scope, webhookId));
   const values: unknown[] = [webhookId, retentionDays];

@@ -28,39 +28,33 @@ export async function isPartitioned(sql: Sql, table: HistoryTableName): Promise<
   return rows[0]?.partitioned === true;
 }
 
-interface PartitionRow {
-  name: string;
-  lower: Date | null;
-  upper: Date;
+/** A partition, and whether a detach of it was left unfinished. */
+interface PartitionRow extends ExistingPartition {
   detaching: boolean;
 }
 
 // A partition's bounds, out of its catalog text: FOR VALUES FROM ('…') TO ('…'), or FROM (MINVALUE).
 const PARTITIONS_SQL = `select c.relname as name, i.inhdetachpending as detaching,
-         (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz as lower,
-         (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz as upper
+         (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz as "from",
+         (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz as "to"
     from pg_inherits i join pg_class c on c.oid = i.inhrelid
    where i.inhparent = to_regclass($1)
-   order by upper`;
+   order by "to"`;
 
 async function partitionsOf(sql: Sql, table: HistoryTableName): Promise<PartitionRow[]> {
   const rows = await sql.query<{
     name: string;
-    lower: string | Date | null;
-    upper: string | Date;
+    from: string | Date | null;
+    to: string | Date;
     detaching: boolean;
   }>(PARTITIONS_SQL, [`webhooks.${table}`]);
   // The driver may hand timestamps over as text.
-  return rows.map((r) => ({
-    ...r,
-    lower: r.lower === null ? null : new Date(r.lower),
-    upper: new Date(r.upper),
-  }));
+  return rows.map((r) => ({ ...r, from: r.from === null ? null : new Date(r.from), to: new Date(r.to) }));
 }
 
 /** The partitions of `table`, oldest first (none while it is not partitioned). */
 export async function listPartitions(sql: Sql, table: HistoryTableName): Promise<ExistingPartition[]> {
-  return (await partitionsOf(sql, table)).map((p) => ({ name: p.name, from: p.lower, to: p.upper }));
+  return partitionsOf(sql, table);
 }
 
 /** Makes the periods of `spec`'s table that `now` and its retention call for; answers their names. */
@@ -105,13 +99,7 @@ export async function dropExpiredPartitions(
 ): Promise<DroppedPartitions> {
   const result: DroppedPartitions = { dropped: [], kept: [] };
   const partitions = await partitionsOf(sql, spec.table);
-  const expired = new Set(
-    expiredPartitions(
-      partitions.map((p) => ({ name: p.name, from: p.lower, to: p.upper })),
-      now,
-      retentionDays,
-    ).map((p) => p.name),
-  );
+  const expired = new Set(expiredPartitions(partitions, now, retentionDays).map((p) => p.name));
   for (const partition of partitions) {
     if (!partition.detaching && !expired.has(partition.name)) continue;
     lost?.throwIfAborted();
